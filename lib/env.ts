@@ -1,0 +1,75 @@
+/**
+ * Validated configuration. One place reads process.env; every limit the Hub enforces comes from
+ * here, and the capability document (§8.0) advertises the same values (docs: README configuration).
+ */
+import { z } from "zod";
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const flag = z
+  .string()
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const schema = z.object({
+  DATABASE_URL: z.string().min(1, "DATABASE_URL is required"),
+  REDIS_URL: z.string().optional().transform((v) => (v ? v : undefined)),
+  PORT: int(3000, 1),
+  HOST: z.string().default("127.0.0.1"),
+  MA2H_PUBLIC_URL: z.string().optional(),
+  AUTH_SECRET: z.string().optional(),
+  MA2H_SECRETS_KEY: z.string().optional(),
+  MA2H_DEV_MODE: flag,
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // §8.6 limits (advertised from these same values).
+  MA2H_MAX_BODY_BYTES: int(1048576, 1024),
+  MA2H_MAX_PART_BYTES: int(262144, 1),
+  MA2H_MAX_CONTEXT_PARTS: int(16, 0),
+  MA2H_RATE_LIMIT_PER_MINUTE: int(300, 1),
+  MA2H_INBOX_DEPTH: int(1000, 1),
+  MA2H_RETENTION_DAYS: int(30, 1),
+  MA2H_REPLAY_WINDOW_SECONDS: int(120, 1),
+  MA2H_IDEMPOTENCY_TTL_SECONDS: int(86400, 86400),
+  MA2H_MAX_WAIT_SECONDS: int(60, 1),
+  MA2H_EXPIRY_SWEEP_MS: int(5000, 100),
+});
+
+export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
+
+let cached: Env | null = null;
+
+export function env(): Env {
+  if (cached) return cached;
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new Error(`Invalid configuration: ${first?.path.join(".")}: ${first?.message}`);
+  }
+  const e = parsed.data;
+  // The long-poll cap is 60 s by §8.2; a larger configured value is clamped, never honoured.
+  e.MA2H_MAX_WAIT_SECONDS = Math.min(e.MA2H_MAX_WAIT_SECONDS, 60);
+  e.MA2H_EXPIRY_SWEEP_MS = Math.min(e.MA2H_EXPIRY_SWEEP_MS, 5000);
+  const publicUrl = (e.MA2H_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
+  cached = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY ?? e.AUTH_SECRET };
+  return cached;
+}
+
+/** Tests and the CLI re-read the environment after changing it. */
+export function resetEnvCache(): void {
+  cached = null;
+}
+
+/** The §8.6 limits as the rest of the Hub sees them. */
+export function limits() {
+  const e = env();
+  return {
+    maxBodyBytes: e.MA2H_MAX_BODY_BYTES,
+    maxPartBytes: e.MA2H_MAX_PART_BYTES,
+    maxContextParts: e.MA2H_MAX_CONTEXT_PARTS,
+    requestsPerMinute: e.MA2H_RATE_LIMIT_PER_MINUTE,
+    inboxDepth: e.MA2H_INBOX_DEPTH,
+    retentionDays: e.MA2H_RETENTION_DAYS,
+    replayWindowSeconds: e.MA2H_REPLAY_WINDOW_SECONDS,
+    idempotencyTtlSeconds: e.MA2H_IDEMPOTENCY_TTL_SECONDS,
+    maxWaitSeconds: e.MA2H_MAX_WAIT_SECONDS,
+  };
+}

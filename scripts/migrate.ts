@@ -1,0 +1,121 @@
+/**
+ * Prisma migrations without the native schema engine (it cannot be downloaded here): the wasm engine
+ * behind a driver adapter. `deploy` applies prisma/migrations/* to DATABASE_URL (idempotent, safe to
+ * race: a PostgreSQL advisory lock serialises concurrent deployers). `dev <name>` writes the next
+ * migration by diffing the schema against a throwaway in-memory PGlite that has the existing
+ * migrations applied. The files stay standard Prisma migrations, so `prisma migrate deploy` works too.
+ */
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
+const migrationsDir = join(root, "prisma/migrations");
+const schemaPath = join(root, "prisma/schema.prisma");
+const filters = { externalTables: [], externalEnums: [] };
+const DEPLOY_LOCK = 0x6d613268; // "ma2h"
+
+type Engine = Awaited<ReturnType<typeof import("@prisma/schema-engine-wasm/schema_engine_bg").SchemaEngine.new>>;
+
+async function engineFor(factory: unknown): Promise<Engine> {
+  const rt = await import("@prisma/schema-engine-wasm/schema_engine_bg");
+  const require = createRequire(import.meta.url);
+  const wasmPath = join(dirname(require.resolve("@prisma/schema-engine-wasm/schema_engine_bg")), "schema_engine_bg.wasm");
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(await readFile(wasmPath)), {
+    "./schema_engine_bg.js": rt as unknown as WebAssembly.ModuleImports,
+  });
+  rt.__wbg_set_wasm(instance.exports);
+  (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
+  return rt.SchemaEngine.new({ datamodels: undefined }, () => {}, bindMigrationAwareSqlAdapterFactory(factory as never));
+}
+
+async function migrationsList() {
+  await mkdir(migrationsDir, { recursive: true });
+  const entries = (await readdir(migrationsDir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const lockPath = join(migrationsDir, "migration_lock.toml");
+  const lockContent = await readFile(lockPath, "utf8").catch(() => null);
+  return {
+    baseDir: migrationsDir,
+    lockfile: { path: "migration_lock.toml", content: lockContent },
+    shadowDbInitScript: "",
+    migrationDirectories: await Promise.all(
+      entries.map(async (name) => ({
+        path: name,
+        migrationFile: {
+          path: "migration.sql",
+          content: { tag: "ok" as const, value: await readFile(join(migrationsDir, name, "migration.sql"), "utf8") },
+        },
+      })),
+    ),
+  };
+}
+
+export async function deployMigrations(connectionString: string): Promise<string[]> {
+  const lock = new pg.Client({ connectionString });
+  await lock.connect();
+  try {
+    await lock.query("SELECT pg_advisory_lock($1)", [DEPLOY_LOCK]);
+    const engine = await engineFor(new PrismaPg({ connectionString }));
+    const out = await engine.applyMigrations({ migrationsList: await migrationsList(), filters });
+    return out.appliedMigrationNames;
+  } finally {
+    await lock.query("SELECT pg_advisory_unlock($1)", [DEPLOY_LOCK]).catch(() => {});
+    await lock.end();
+  }
+}
+
+async function createMigration(name: string): Promise<void> {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error("migration name must match [a-z0-9_]+");
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  const shadow = new PGlite();
+  const engine = await engineFor(new PrismaPGlite(shadow));
+  await engine.applyMigrations({ migrationsList: await migrationsList(), filters });
+  const files = [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }];
+  const diff = await engine.diff({
+    from: { tag: "schemaDatasource", files, configDir: root },
+    to: { tag: "schemaDatamodel", files },
+    script: true,
+    exitCode: true,
+    filters,
+  });
+  if (diff.exitCode === 0 || !diff.stdout?.trim()) {
+    console.error("No schema changes: no migration written.");
+    return;
+  }
+  const stamp = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
+  const dir = join(migrationsDir, `${stamp}_${name}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "migration.sql"), diff.stdout);
+  const lockPath = join(migrationsDir, "migration_lock.toml");
+  await writeFile(lockPath, 'provider = "postgresql"\n', { flag: "wx" }).catch(() => {});
+  console.error(`Wrote ${dir}/migration.sql`);
+}
+
+async function main(): Promise<void> {
+  const [cmd, arg] = process.argv.slice(2);
+  if (cmd === "deploy") {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error("DATABASE_URL is required");
+    const applied = await deployMigrations(url);
+    console.error(applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
+  } else if (cmd === "dev" && arg) {
+    await createMigration(arg);
+  } else {
+    console.error("usage: migrate.ts deploy | dev <name>");
+    process.exitCode = 2;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}
