@@ -5,6 +5,13 @@ import type { NextConfig } from "next";
 const config: NextConfig = {
   poweredByHeader: false,
   serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg"],
+  // App Router ignores dot-folders, so the discovery documents live under app/well-known/.
+  async rewrites() {
+    return [
+      { source: "/.well-known/ma2h", destination: "/well-known/ma2h" },
+      { source: "/.well-known/ma2h-capability", destination: "/well-known/ma2h" },
+    ];
+  },
 };
 
 export default config;

@@ -1,0 +1,63 @@
+/**
+ * Reading request bodies ourselves: §8.6 wants an over-size envelope answered `422`, not a
+ * framework 413, and we never buffer more than `max_body_bytes` + 1.
+ */
+import { HubError } from "../protocol/errors";
+
+export interface BodyOptions {
+  maxBytes: number;
+  /** Submit and resolve insist on `application/json`; cancel takes any or none. */
+  requireJson: boolean;
+  /** Cancel accepts an empty body (read as `{}`). */
+  allowEmpty: boolean;
+}
+
+function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  const type = value.split(";")[0]?.trim().toLowerCase();
+  return type === "application/json";
+}
+
+async function readCapped(req: Request, maxBytes: number): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new HubError("invalid_field", `request body exceeds max_body_bytes (${maxBytes})`);
+  }
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new HubError("invalid_field", `request body exceeds max_body_bytes (${maxBytes})`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Returns the parsed JSON object of the request, or throws a §8.5-shaped HubError. */
+export async function readJsonObject(req: Request, options: BodyOptions): Promise<Record<string, unknown>> {
+  if (options.requireJson && !isJsonContentType(req.headers.get("content-type"))) {
+    throw new HubError("validation_error", "Content-Type must be application/json");
+  }
+  const text = await readCapped(req, options.maxBytes);
+  if (text.trim() === "") {
+    if (options.allowEmpty) return {};
+    throw new HubError("validation_error", "request body is empty; a JSON object is required");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new HubError("validation_error", "request body is not valid JSON");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new HubError("validation_error", "request body must be a JSON object");
+  }
+  return parsed as Record<string, unknown>;
+}

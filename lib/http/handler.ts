@@ -1,0 +1,65 @@
+/**
+ * The one wrapper around every /v1 route: request id, structured access log, HubError → §8.5
+ * envelope. Route handlers stay thin: authenticate → parse → one domain call → serialize.
+ */
+import { isHubError, HubError } from "../protocol/errors";
+import { mintId } from "../protocol/ids";
+import { log, type Logger } from "../log";
+
+export interface RouteContext {
+  req: Request;
+  params: Record<string, string>;
+  url: URL;
+  requestId: string;
+  log: Logger;
+}
+
+type RouteArgs = { params: Promise<Record<string, string | string[]>> };
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+export function errorResponse(err: HubError): Response {
+  return json(err.toBody(), err.status, err.headers);
+}
+
+export function route(fn: (ctx: RouteContext) => Promise<Response>) {
+  return async (req: Request, args?: RouteArgs): Promise<Response> => {
+    const started = performance.now();
+    const requestId = mintId("request");
+    const url = new URL(req.url);
+    const rawParams = (await args?.params) ?? {};
+    const params: Record<string, string> = {};
+    for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
+    const reqLog = log.child({ request_id: requestId });
+    let res: Response;
+    let code: string | undefined;
+    try {
+      res = await fn({ req, params, url, requestId, log: reqLog });
+    } catch (err) {
+      if (isHubError(err)) {
+        code = err.code;
+        res = errorResponse(err);
+      } else {
+        // Never the message: driver errors can quote parameters, and parameters carry content.
+        const e = err as { name?: string; code?: string };
+        reqLog.error("unhandled error", { error_name: e?.name ?? "unknown", error_code: e?.code ?? null });
+        code = "internal_error";
+        res = errorResponse(new HubError("internal_error", "internal error"));
+      }
+    }
+    res.headers.set("x-request-id", requestId);
+    reqLog.info("request", {
+      method: req.method,
+      path: url.pathname,
+      status: res.status,
+      code: code ?? null,
+      duration_ms: Math.round(performance.now() - started),
+    });
+    return res;
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Who may see and who may resolve a message (§9.1). A caller with no view of a message gets a 404
+ * identical to an unknown id's; a purged message answers 410 only to its submitter.
+ */
+import { db } from "../db";
+import { HubError } from "../protocol/errors";
+import { seatFor } from "../principals/authenticate";
+import { RESOLVING_ROLES, type AgentPrincipal, type Seat } from "../principals/types";
+import { allowedResolversOf, envelopeOf, type MessageWithResolution } from "./record";
+
+export type Resolver = { kind: "agent"; principal: AgentPrincipal } | { kind: "human"; userId: string };
+
+export function notFound(): HubError {
+  return new HubError("not_found", "no such message");
+}
+
+/** §8.2/§8.4/§9.1: poll and cancel are bound to the submitting principal. */
+export async function loadForSubmitter(principal: AgentPrincipal, id: string): Promise<MessageWithResolution> {
+  const row = await db().message.findUnique({ where: { id }, include: { resolution: true } });
+  if (row && row.agentRowId === principal.agentRowId) return row;
+  if (!row) {
+    const tomb = await db().messageTombstone.findUnique({ where: { id } });
+    if (tomb && tomb.agentRowId === principal.agentRowId) {
+      throw new HubError("gone", "message was deleted after its retention period");
+    }
+  }
+  throw notFound();
+}
+
+/**
+ * §9.1 resolver authorization (docs/decisions.md "Default resolvers"):
+ * - absent `allowed_resolvers`: the submitting agent, plus the account's humans who may resolve;
+ * - an explicit list replaces that default; `agent:<id>` / `human:<handle>` match within the
+ *   message's own account only; a `viewer` never resolves, even listed.
+ * Returns the attested actor (§9.1), never taken from a request body.
+ * A caller that cannot even see the message gets 404; one that can see it but may not resolve, 403.
+ */
+export async function authorizeResolver(row: MessageWithResolution, resolver: Resolver): Promise<string> {
+  const envelope = envelopeOf(row);
+  const list = allowedResolversOf(envelope);
+
+  if (resolver.kind === "agent") {
+    const p = resolver.principal;
+    if (p.accountId !== row.accountId) throw notFound();
+    const isSubmitter = p.agentRowId === row.agentRowId;
+    const listed = list?.includes(`agent:${p.agentId}`) ?? false;
+    if (list === undefined ? isSubmitter : listed) return `agent:${p.agentId}`;
+    if (isSubmitter) throw new HubError("not_authorized", "this agent is not in the message's allowed_resolvers");
+    throw notFound();
+  }
+
+  // The attested actor is the person's handle in the message's own account (§9.1).
+  const seat: Seat | null = await seatFor(resolver.userId, row.accountId);
+  if (!seat) throw notFound();
+  if (!RESOLVING_ROLES.includes(seat.role)) {
+    throw new HubError("not_authorized", `role ${seat.role} may read but not resolve`);
+  }
+  if (list !== undefined && !list.includes(`human:${seat.handle}`)) {
+    throw new HubError("not_authorized", "you are not in the message's allowed_resolvers");
+  }
+  return `human:${seat.handle}`;
+}

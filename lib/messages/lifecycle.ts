@@ -1,0 +1,93 @@
+/**
+ * §7 lifecycle: the one compare-and-set. Every terminal transition of an ask/task — resolve, cancel,
+ * expiry — goes through `commitTerminal`, which is a single conditional UPDATE against the time the
+ * caller passes in (from lib/clock, never the database's now()). In the same transaction it writes
+ * the Resolution, the audit event, the push-delivery obligation (§3.1) and a NOTIFY that wakes
+ * long-poll waiters on commit. First terminal wins; a loser writes nothing.
+ */
+import type { Message as MessageRow } from "../generated/prisma/client";
+import type { Tx } from "../db";
+import { mintId } from "../protocol/ids";
+import type { Message } from "../protocol/message";
+import { TERMINAL_CHANNEL } from "./channel";
+
+export type TerminalKind = "resolve" | "cancel" | "expire";
+
+export interface TerminalOutcome {
+  resolution: string;
+  actor: string;
+  defaulted: boolean;
+  /** The §6 `response` object, or null when the Response carries none (e.g. an expired task). */
+  response: Record<string, unknown> | null;
+}
+
+export interface CommitResult {
+  won: boolean;
+  resolutionId?: string;
+}
+
+/**
+ * The §7 guard, as SQL conditions on the row:
+ * - resolve/cancel win only while open AND (no expires_at OR now <= expires_at): an answer at
+ *   exactly expires_at beats the default, a cancel strictly after it loses to expiry;
+ * - expiry wins only while open AND expires_at < now.
+ */
+function guard(kind: TerminalKind, now: Date) {
+  if (kind === "expire") return { status: "open", expiresAt: { lt: now } };
+  return { status: "open", OR: [{ expiresAt: null }, { expiresAt: { gte: now } }] };
+}
+
+export async function commitTerminal(
+  tx: Tx,
+  row: Pick<MessageRow, "id" | "accountId" | "callbackUrl">,
+  envelope: Message,
+  kind: TerminalKind,
+  outcome: TerminalOutcome,
+  now: Date,
+): Promise<CommitResult> {
+  const cas = await tx.message.updateMany({
+    where: { id: row.id, ...guard(kind, now) },
+    data: { status: outcome.resolution, statusChangedAt: now, terminalAt: now },
+  });
+  if (cas.count !== 1) return { won: false };
+
+  const resolutionId = mintId("resolution");
+  await tx.resolution.create({
+    data: {
+      id: resolutionId,
+      messageId: row.id,
+      resolution: outcome.resolution,
+      actor: outcome.actor,
+      defaulted: outcome.defaulted,
+      response: outcome.response === null ? null : JSON.stringify(outcome.response),
+      resolvedAt: now,
+    },
+  });
+  await tx.auditEvent.create({
+    data: {
+      accountId: row.accountId,
+      messageId: row.id,
+      actor: outcome.actor,
+      event: `message.${outcome.resolution}`,
+      detail: { resolution_id: resolutionId, via: kind, defaulted: outcome.defaulted },
+      at: now,
+    },
+  });
+  // §8.3 / §3.1: the push obligation commits with the transition it reports.
+  const callback = (envelope.type === "ask" ? envelope.request.callback : envelope.type === "task" ? envelope.action.callback : undefined);
+  if (callback?.mode === "push" && row.callbackUrl) {
+    await tx.pushDelivery.create({
+      data: {
+        id: mintId("delivery"),
+        messageId: row.id,
+        resolutionId,
+        callbackUrl: row.callbackUrl,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+  }
+  await tx.$queryRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${row.id})`;
+  return { won: true, resolutionId };
+}

@@ -1,0 +1,54 @@
+/**
+ * Builders for the §6 `response` detail of each terminal cause. The actor is always Hub-attested
+ * (§9.1): it is passed in by the caller that authenticated the request, never read from a body.
+ */
+import type { Message } from "../protocol/message";
+import type { ResolveRequest } from "../protocol/rules";
+import type { TerminalOutcome } from "./lifecycle";
+
+export const EXPIRY_ACTOR = "system:expiry";
+export const DEFAULT_ACTOR = "system:default_on_expire";
+
+/** A resolver's answer (§8.8). Agent and wire resolves are never `edited` (docs/decisions.md). */
+export function resolvedOutcome(envelope: Message, body: ResolveRequest, actor: string, now: Date): TerminalOutcome {
+  const response: Record<string, unknown> = {};
+  if (body.value !== undefined) {
+    response.value = body.value;
+    response.edited = false;
+  }
+  response.actor = actor;
+  response.resolved_at = now.toISOString();
+  if (body.comment !== undefined) response.comment = body.comment;
+  if (body.checklist !== undefined) response.checklist = body.checklist;
+  // §6: a task Response carries `response` only for a comment and/or checklist.
+  const hasDetail = envelope.type === "ask" || body.comment !== undefined || body.checklist !== undefined;
+  return { resolution: body.resolution, actor, defaulted: false, response: hasDetail ? response : null };
+}
+
+/** §8.4: the submitter's cancel; its actor is `agent:<submitter id>`. */
+export function cancelledOutcome(agentId: string, now: Date): TerminalOutcome {
+  const actor = `agent:${agentId}`;
+  return { resolution: "cancelled", actor, defaulted: false, response: { actor, resolved_at: now.toISOString() } };
+}
+
+/**
+ * §7 expiry. An ask with a non-null `default_on_expire` resolves `expired`, `defaulted: true`,
+ * actor `system:default_on_expire`, carrying the default as `value`; without one `system:expiry`
+ * and no value. A task never takes a default and carries no `response`.
+ */
+export function expiredOutcome(envelope: Message, now: Date): TerminalOutcome {
+  const resolved_at = now.toISOString();
+  if (envelope.type !== "ask") {
+    return { resolution: "expired", actor: EXPIRY_ACTOR, defaulted: false, response: null };
+  }
+  const fallback = envelope.request.default_on_expire;
+  if (fallback === undefined || fallback === null) {
+    return { resolution: "expired", actor: EXPIRY_ACTOR, defaulted: false, response: { actor: EXPIRY_ACTOR, resolved_at } };
+  }
+  return {
+    resolution: "expired",
+    actor: DEFAULT_ACTOR,
+    defaulted: true,
+    response: { value: fallback, edited: false, actor: DEFAULT_ACTOR, resolved_at },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * §8.8 resolve, for agents and operators alike (the route authenticates; this verb authorizes,
+ * validates and applies the §7 CAS). On success `{id, status, resolution_id}`; after a terminal,
+ * 409 `already_terminal` with the existing outcome — including an expiry this call applied itself
+ * because it reached an open message after its `expires_at`.
+ */
+import { clock } from "../clock";
+import { db } from "../db";
+import { HubError } from "../protocol/errors";
+import { checkResolution, parseResolveRequest } from "../protocol/rules";
+import { authorizeResolver, notFound, type Resolver } from "./access";
+import { terminalConflict } from "./conflict";
+import { expireInTx } from "./expiry";
+import { commitTerminal } from "./lifecycle";
+import { resolvedOutcome } from "./outcomes";
+import { envelopeOf } from "./record";
+
+export interface ResolveResult {
+  id: string;
+  status: string;
+  resolution_id: string;
+}
+
+export async function resolveMessage(resolver: Resolver, id: string, body: Record<string, unknown>): Promise<ResolveResult> {
+  const row = await db().message.findUnique({ where: { id }, include: { resolution: true } });
+  if (!row) {
+    const tomb = await db().messageTombstone.findUnique({ where: { id } });
+    if (tomb && resolver.kind === "agent" && tomb.agentRowId === resolver.principal.agentRowId) {
+      throw new HubError("gone", "message was deleted after its retention period");
+    }
+    throw notFound();
+  }
+  const actor = await authorizeResolver(row, resolver);
+  if (row.type === "notify") throw new HubError("invalid_field", "a notify has no resolution (§5.1)");
+  const envelope = envelopeOf(row);
+  const request = parseResolveRequest(body);
+  checkResolution(envelope, request);
+
+  const resolutionId = await db().$transaction(async (tx) => {
+    const now = clock.now();
+    const result = await commitTerminal(tx, row, envelope, "resolve", resolvedOutcome(envelope, request, actor, now), now);
+    if (!result.won) await expireInTx(tx, id, now);
+    return result.resolutionId;
+  });
+  if (resolutionId) return { id, status: request.resolution, resolution_id: resolutionId };
+  const after = await db().message.findUniqueOrThrow({ where: { id }, select: { id: true, status: true } });
+  throw terminalConflict(after);
+}

@@ -1,0 +1,50 @@
+/** Wire shapes of the agent→human leg: the §8.1 ack, the §6 Response and the §8.2 GET body. */
+import type { Message as MessageRow, Resolution } from "../generated/prisma/client";
+import { env } from "../env";
+import { envelopeOf, stateOf, type MessageWithResolution } from "./record";
+
+export interface SubmitAck {
+  id: string;
+  status: string;
+  poll_url: string;
+  review_url: string;
+}
+
+/** §8.1: exactly `{id, status, poll_url, review_url}`. */
+export function submitAck(row: Pick<MessageRow, "id" | "status">): SubmitAck {
+  const base = env().publicUrl;
+  return {
+    id: row.id,
+    status: row.status,
+    poll_url: `${base}/v1/messages/${row.id}`,
+    review_url: `${base}/inbox/${row.id}`,
+  };
+}
+
+/** §6 Response, at the message's own `ma2h_version` (§10: signed at the version carried). */
+export function hubResponse(row: MessageRow, resolution: Resolution): Record<string, unknown> {
+  const envelope = envelopeOf(row);
+  const out: Record<string, unknown> = {
+    ma2h_version: row.ma2hVersion,
+    in_reply_to: row.id,
+    resolution_id: resolution.id,
+    agent: { id: envelope.agent.id, run_id: envelope.agent.run_id },
+    resolution: resolution.resolution,
+  };
+  if (resolution.response !== null) out.response = JSON.parse(resolution.response);
+  out.defaulted = resolution.defaulted;
+  const state = stateOf(row);
+  if (state !== undefined) out.state = state;
+  return out;
+}
+
+/** §8.2 GET body: the message as submitted, its Hub id and status, and the Response once terminal. */
+export function messageBody(row: MessageWithResolution): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...envelopeOf(row) };
+  const state = stateOf(row);
+  if (state !== undefined) body.state = state;
+  body.id = row.id;
+  body.status = row.status;
+  if (row.resolution) body.response = hubResponse(row, row.resolution);
+  return body;
+}

@@ -1,0 +1,161 @@
+/**
+ * §8.1 submit. The checks run in the order the issue pins (docs/ARCHITECTURE.md): credential and
+ * `agent.id` match → major version → canonical minor and schema → push parity → idempotency lookup
+ * → time-dependent and semantic checks → create; lookup and create share one transaction, so a
+ * rejected submit changes nothing and concurrent same-key submits create exactly one message.
+ */
+import { Prisma } from "../generated/prisma/client";
+import { clock } from "../clock";
+import { db, type Tx } from "../db";
+import { limits } from "../env";
+import { HubError } from "../protocol/errors";
+import { mintId } from "../protocol/ids";
+import { jcs, sha256Hex } from "../protocol/jcs";
+import { parseMessage, type Message } from "../protocol/message";
+import { checkSubmitSemantics } from "../protocol/rules";
+import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
+import { assertCallbackAllowed } from "../principals/bindings";
+import type { AgentPrincipal } from "../principals/types";
+import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
+import { assertContextLimits, assertOpenCapacity } from "./limits";
+import { submitAck, type SubmitAck } from "./serialize";
+
+export interface SubmitResult {
+  ack: SubmitAck;
+  replayed: boolean;
+  /** Set for a new ask/task that carries `expires_at`, so the caller can schedule expiry. */
+  expiresAt: Date | null;
+}
+
+/** §8.1: the identical-payload comparison excludes `agent.run_id` and `agent.session`. */
+export function payloadHash(body: Record<string, unknown>): string {
+  const agent = { ...(body.agent as Record<string, unknown>) };
+  delete agent.run_id;
+  delete agent.session;
+  return sha256Hex(jcs({ ...body, agent }));
+}
+
+function callbackOf(m: Message) {
+  return m.type === "ask" ? m.request.callback : m.type === "task" ? m.action.callback : undefined;
+}
+
+/** What we store as the envelope: the body as received, minus `state` and Hub-owned fields. */
+function storedEnvelope(body: Record<string, unknown>): string {
+  const { state: _state, id: _id, status: _status, response: _response, ...rest } = body;
+  return JSON.stringify(rest);
+}
+
+export async function submitMessage(principal: AgentPrincipal, body: Record<string, unknown>): Promise<SubmitResult> {
+  const claimed = (body.agent as { id?: unknown } | undefined)?.id;
+  if (typeof claimed === "string" && claimed !== principal.agentId) {
+    throw new HubError("agent_id_mismatch", "agent.id does not match the credential");
+  }
+  assertSupportedMajor(body);
+  assertSenderIdAddressable(body);
+  const message = parseMessage(body);
+  if (message.agent.id !== principal.agentId) {
+    throw new HubError("agent_id_mismatch", "agent.id does not match the credential");
+  }
+  assertInterAgentFieldsAbsent(message);
+  assertPushParity(message);
+  const hash = payloadHash(body);
+
+  try {
+    return await db().$transaction(async (tx) => {
+      const now = clock.now();
+      if (message.idempotency_key !== undefined) {
+        const replay = await claimIdempotencyKey(tx, principal, message.idempotency_key, hash, now);
+        if (replay) return { ack: replay, replayed: true, expiresAt: null };
+      }
+      checkSubmitSemantics(message, now);
+      assertContextLimits(message, limits());
+      await assertCallbackAllowed(principal.agentRowId, callbackOf(message));
+      if (message.type !== "notify") await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
+      return createMessage(tx, principal, message, body, hash, now);
+    });
+  } catch (err) {
+    // Two racing first submits with one key: the loser's insert hit the unique key; replay it.
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002" && message.idempotency_key) {
+      const ack = await db().$transaction((tx) =>
+        claimIdempotencyKey(tx, principal, message.idempotency_key as string, hash, clock.now()),
+      );
+      if (ack) return { ack, replayed: true, expiresAt: null };
+    }
+    throw err;
+  }
+}
+
+/**
+ * §8.1 idempotency on (agent, key), run-independent. An identical replay returns the original ack
+ * with the current status; a differing payload is a 409. Records older than the TTL are reclaimed.
+ */
+async function claimIdempotencyKey(
+  tx: Tx,
+  principal: AgentPrincipal,
+  key: string,
+  hash: string,
+  now: Date,
+): Promise<SubmitAck | null> {
+  const record = await tx.idempotencyRecord.findUnique({
+    where: { agentRowId_idempotencyKey: { agentRowId: principal.agentRowId, idempotencyKey: key } },
+  });
+  if (!record) return null;
+  const ttlMs = limits().idempotencyTtlSeconds * 1000;
+  const original = await tx.message.findUnique({ where: { id: record.messageId }, select: { id: true, status: true } });
+  if (!original && now.getTime() - record.createdAt.getTime() > ttlMs) {
+    await tx.idempotencyRecord.delete({
+      where: { agentRowId_idempotencyKey: { agentRowId: principal.agentRowId, idempotencyKey: key } },
+    });
+    return null;
+  }
+  if (record.payloadHash !== hash) {
+    throw new HubError("idempotency_conflict", "idempotency_key was already used with a different payload");
+  }
+  if (!original) throw new HubError("gone", "the message for this idempotency_key was deleted after retention");
+  return submitAck(original);
+}
+
+async function createMessage(
+  tx: Tx,
+  principal: AgentPrincipal,
+  message: Message,
+  body: Record<string, unknown>,
+  hash: string,
+  now: Date,
+): Promise<SubmitResult> {
+  const id = mintId("message");
+  const status = message.type === "notify" ? "delivered" : "open"; // §5.1: delivered on acceptance
+  const expiresAt = message.type !== "notify" && message.expires_at ? new Date(message.expires_at) : null;
+  const callback = callbackOf(message);
+  const row = await tx.message.create({
+    data: {
+      id,
+      accountId: principal.accountId,
+      agentRowId: principal.agentRowId,
+      type: message.type,
+      status,
+      ma2hVersion: message.ma2h_version,
+      envelope: storedEnvelope(body),
+      state: body.state === undefined ? null : JSON.stringify(body.state),
+      title: message.title,
+      priority: message.priority ?? "normal",
+      sensitive: message.sensitive === true,
+      idempotencyKey: message.idempotency_key ?? null,
+      expiresAt,
+      callbackUrl: callback?.mode === "push" ? (callback.url ?? null) : null,
+      createdAt: now,
+      statusChangedAt: now,
+      terminalAt: status === "delivered" ? now : null,
+    },
+    select: { id: true, status: true },
+  });
+  if (message.idempotency_key !== undefined) {
+    await tx.idempotencyRecord.create({
+      data: { agentRowId: principal.agentRowId, idempotencyKey: message.idempotency_key, payloadHash: hash, messageId: id, createdAt: now },
+    });
+  }
+  await tx.auditEvent.create({
+    data: { accountId: principal.accountId, messageId: id, actor: `agent:${principal.agentId}`, event: "message.submitted", detail: { type: message.type }, at: now },
+  });
+  return { ack: submitAck(row), replayed: false, expiresAt };
+}

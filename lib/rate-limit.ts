@@ -1,0 +1,47 @@
+/**
+ * §8.6 per-`agent.id` submit rate: a fixed one-minute window counted in a store every process
+ * shares — Redis when configured, else a PostgreSQL counter row. Over the limit is 429 with
+ * `Retry-After` in whole seconds until the window ends.
+ */
+import { clock } from "./clock";
+import { db } from "./db";
+import { HubError } from "./protocol/errors";
+import { redis } from "./redis";
+
+const WINDOW_MS = 60_000;
+
+export function retryAfterHeader(seconds: number): Record<string, string> {
+  return { "Retry-After": String(Math.max(1, Math.ceil(seconds))) };
+}
+
+async function increment(key: string, windowStart: Date): Promise<number> {
+  const r = redis();
+  if (r) {
+    const k = `ma2h:rate:${key}:${windowStart.getTime()}`;
+    const [[, count]] = (await r.multi().incr(k).pexpire(k, WINDOW_MS * 2).exec()) as [[unknown, number]];
+    return count;
+  }
+  const rows = await db().$queryRaw<{ count: number }[]>`
+    INSERT INTO rate_counters (key, window_start, count) VALUES (${key}, ${windowStart}, 1)
+    ON CONFLICT (key, window_start) DO UPDATE SET count = rate_counters.count + 1
+    RETURNING count`;
+  return rows[0]?.count ?? 1;
+}
+
+/** Counts one submit for `key`; throws 429 when the window's budget is spent. */
+export async function consumeSubmitBudget(key: string, perMinute: number): Promise<void> {
+  const now = clock.now().getTime();
+  const windowStart = new Date(now - (now % WINDOW_MS));
+  const count = await increment(key, windowStart);
+  if (count > perMinute) {
+    const secondsLeft = (windowStart.getTime() + WINDOW_MS - now) / 1000;
+    throw new HubError("rate_limited", `over ${perMinute} submits per minute for this agent`, {
+      headers: retryAfterHeader(secondsLeft),
+    });
+  }
+}
+
+/** Drops PostgreSQL counter rows of windows long past (the worker calls this from its sweep). */
+export async function pruneRateCounters(now: Date): Promise<void> {
+  await db().rateCounter.deleteMany({ where: { windowStart: { lt: new Date(now.getTime() - 2 * WINDOW_MS) } } });
+}

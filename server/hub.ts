@@ -1,0 +1,66 @@
+/**
+ * `npm run hub`: the whole Hub on one box. Applies migrations (idempotent), then runs the web and
+ * worker processes as children in this process's own process group — signalling the group stops
+ * all of it — and restarts a child that dies. On SIGTERM/SIGINT it stops taking work and exits
+ * within 10 s.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { env } from "../lib/env";
+import { log } from "../lib/log";
+import { deployMigrations } from "../scripts/migrate";
+import { assertTransportAllowed } from "./transport";
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
+const CHILDREN = { web: "server/web.ts", worker: "workers/main.ts" } as const;
+type Name = keyof typeof CHILDREN;
+
+const running = new Map<Name, ChildProcess>();
+let stopping = false;
+
+function start(name: Name): void {
+  const child = spawn(process.execPath, ["--import", "tsx", resolve(root, CHILDREN[name])], {
+    cwd: root,
+    stdio: "inherit",
+    env: process.env,
+  });
+  running.set(name, child);
+  child.on("exit", (code, signal) => {
+    running.delete(name);
+    if (stopping) return;
+    log.error("hub child exited; restarting", { child: name, code, signal });
+    setTimeout(() => !stopping && start(name), 1000);
+  });
+}
+
+async function stop(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info("hub stopping", { signal });
+  for (const child of running.values()) child.kill("SIGTERM");
+  const deadline = setTimeout(() => {
+    for (const child of running.values()) child.kill("SIGKILL");
+    process.exit(0);
+  }, 9000);
+  deadline.unref();
+  while (running.size > 0) await new Promise((r) => setTimeout(r, 50));
+  process.exit(0);
+}
+
+async function main(): Promise<void> {
+  const e = env();
+  assertTransportAllowed(e.MA2H_DEV_MODE);
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  const applied = await deployMigrations(e.DATABASE_URL);
+  log.info("migrations", { applied });
+  if (stopping) return;
+  start("web");
+  start("worker");
+}
+
+main().catch((err: Error) => {
+  log.error("hub failed to start", { error: err });
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+});
