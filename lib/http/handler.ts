@@ -46,8 +46,12 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
         res = errorResponse(err);
       } else {
         // Never the message: driver errors can quote parameters, and parameters carry content.
-        const e = err as { name?: string; code?: string };
-        reqLog.error("unhandled error", { error_name: e?.name ?? "unknown", error_code: e?.code ?? null });
+        const e = err as { name?: string; code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } };
+        reqLog.error("unhandled error", {
+          error_name: e?.name ?? "unknown",
+          error_code: e?.code ?? null,
+          db_code: e?.meta?.code ?? e?.meta?.driverAdapterError?.cause?.originalCode ?? null,
+        });
         code = "internal_error";
         res = errorResponse(new HubError("internal_error", "internal error"));
       }

@@ -88,6 +88,6 @@ export async function commitTerminal(
       },
     });
   }
-  await tx.$queryRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${row.id})`;
+  await tx.$executeRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${row.id})`;
   return { won: true, resolutionId };
 }

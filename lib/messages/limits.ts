@@ -22,7 +22,7 @@ export function assertContextLimits(message: Message, l: { maxContextParts: numb
  * concurrent submits of one agent so the count cannot be overshot.
  */
 export async function assertOpenCapacity(tx: Tx, agentRowId: string, depth: number): Promise<void> {
-  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${agentRowId}))`;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${agentRowId}))`;
   const open = await tx.message.count({ where: { agentRowId, status: "open" } });
   if (open >= depth) {
     throw new HubError("rate_limited", `this agent already has ${open} open asks/tasks (inbox_depth ${depth})`, {

@@ -1,0 +1,145 @@
+/**
+ * Runs the real Hub (the built Next app behind server/web.ts, the worker, or the whole `hub`
+ * supervisor) as child processes on a free port, in its own process group, capturing stdout and
+ * stderr for the log tests. Requires `npm run build` first.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+export const TEST_AUTH_SECRET = "test-auth-secret-0123456789abcdef0123456789abcdef";
+
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once("error", fail);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+export type HubMode = "hub" | "web" | "worker";
+const ENTRY: Record<HubMode, string> = { hub: "server/hub.ts", web: "server/web.ts", worker: "workers/main.ts" };
+
+export interface HubProcess {
+  mode: HubMode;
+  url: string;
+  port: number;
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM (or another signal) to the whole process group; resolves on exit with the elapsed ms. */
+  stop(signal?: NodeJS.Signals): Promise<number>;
+  exited: Promise<number | null>;
+}
+
+export interface HubOptions {
+  databaseUrl: string;
+  mode?: HubMode;
+  port?: number;
+  env?: Record<string, string | undefined>;
+  /** Wait for /.well-known/ma2h (web/hub) before resolving. */
+  waitReady?: boolean;
+}
+
+export function hubEnv(databaseUrl: string, port: number, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    MA2H_DEV_MODE: "1",
+    MA2H_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    AUTH_SECRET: TEST_AUTH_SECRET,
+    LOG_LEVEL: "info",
+    ...extra,
+  };
+}
+
+export async function startHub(options: HubOptions): Promise<HubProcess> {
+  const mode = options.mode ?? "web";
+  const port = options.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  let buffer = "";
+  const child = spawn(process.execPath, ["--import", "tsx", resolve(repoRoot, ENTRY[mode])], {
+    cwd: repoRoot,
+    env: hubEnv(options.databaseUrl, port, options.env),
+    detached: true, // its own process group, so a test can signal all of it
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (buffer += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (buffer += d.toString()));
+  const exited = new Promise<number | null>((ok) => child.on("exit", (code) => ok(code)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+
+  const hub: HubProcess = {
+    mode,
+    url,
+    port,
+    child,
+    exited,
+    output: () => buffer,
+    async stop(signal = "SIGTERM") {
+      const t0 = Date.now();
+      if (!gone) {
+        try {
+          process.kill(-(child.pid as number), signal);
+        } catch {
+          /* already gone */
+        }
+        await exited;
+      }
+      return Date.now() - t0;
+    },
+  };
+  if (options.waitReady !== false && mode !== "worker") await waitForReady(hub);
+  return hub;
+}
+
+export async function waitForReady(hub: HubProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${hub.url}/.well-known/ma2h`);
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (hub.child.exitCode !== null) throw new Error(`hub exited early:\n${hub.output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`hub not ready within ${timeoutMs} ms:\n${hub.output()}`);
+}
+
+/** A tiny client for the /v1 API with a bearer credential. */
+export function client(baseUrl: string, token?: string) {
+  const headers = (extra: Record<string, string> = {}) => ({
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+    ...extra,
+  });
+  return {
+    async post(path: string, body?: unknown, extra: Record<string, string> = {}) {
+      const init: RequestInit = { method: "POST", headers: headers(extra) };
+      if (body !== undefined) {
+        init.body = typeof body === "string" ? body : JSON.stringify(body);
+        init.headers = { "content-type": "application/json", ...headers(extra) };
+      }
+      const res = await fetch(baseUrl + path, init);
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+    },
+    async get(path: string, extra: Record<string, string> = {}) {
+      const res = await fetch(baseUrl + path, { headers: headers(extra) });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+    },
+  };
+}
