@@ -1,0 +1,18 @@
+/** The §14.1 ack envelope, a zod mirror of schema/v0.5/ack.schema.json (open: unknown fields kept). */
+import { z } from "zod";
+import { ACTOR_PATTERN, dateTimeString, patternString } from "./wire";
+
+/** §14: the ack primitive is v0.4+, so the minor must be ≥ 4. */
+const ACK_VERSION_PATTERN = /^0\.([4-9]|[1-9]\d+)$/u;
+
+export const ackSchema = z.looseObject({
+  ma2h_version: patternString(ACK_VERSION_PATTERN),
+  type: z.literal("ack"),
+  in_reply_to: z.string().min(1),
+  by: patternString(ACTOR_PATTERN), // Hub-attested (§14.4)
+  acked_at: dateTimeString(),
+  note: z.string().optional(),
+  resolution_id: z.string().optional(),
+});
+
+export type Ack = z.infer<typeof ackSchema>;
