@@ -17,6 +17,7 @@ import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
 import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
 import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
+import { expireInTx } from "./expiry";
 import { assertContextLimits, assertOpenCapacity } from "./limits";
 import { submitAck, type SubmitAck } from "./serialize";
 
@@ -112,6 +113,8 @@ async function claimIdempotencyKey(
     throw new HubError("idempotency_conflict", "idempotency_key was already used with a different payload");
   }
   if (!original) throw new HubError("gone", "the message for this idempotency_key was deleted after retention");
+  // The current status: an overdue open ask reads `expired`, never `open` (§7, §8.1).
+  if (await expireInTx(tx, original.id, now)) return submitAck({ id: original.id, status: "expired" });
   return submitAck(original);
 }
 

@@ -1,0 +1,71 @@
+/**
+ * Provisioning for HTTP tests: points this test process's lib/ at a test database and creates
+ * accounts, humans, tokens and agents through the same domain verbs the CLI uses.
+ */
+import { closeDb } from "../../lib/db";
+import { resetEnvCache } from "../../lib/env";
+import { createAccount } from "../../lib/principals/accounts";
+import { createAgent } from "../../lib/principals/agents";
+import { addBinding } from "../../lib/principals/bindings";
+import { createToken } from "../../lib/principals/tokens";
+import { addUser } from "../../lib/principals/users";
+import { TEST_AUTH_SECRET } from "./hub";
+
+export async function useDatabase(url: string): Promise<void> {
+  await closeDb();
+  process.env.DATABASE_URL = url;
+  process.env.AUTH_SECRET = TEST_AUTH_SECRET;
+  process.env.LOG_LEVEL = "silent";
+  resetEnvCache();
+}
+
+export async function releaseDatabase(): Promise<void> {
+  await closeDb();
+}
+
+export interface Human {
+  handle: string;
+  role: "owner" | "admin" | "member" | "viewer";
+}
+
+export interface Provisioned {
+  slug: string;
+  /** agent.id → API key */
+  keys: Record<string, string>;
+  /** handle → personal access token */
+  tokens: Record<string, string>;
+}
+
+export async function provisionAccount(slug: string, agents: string[], humans: Human[] = []): Promise<Provisioned> {
+  await createAccount(slug);
+  const keys: Record<string, string> = {};
+  for (const id of agents) keys[id] = (await createAgent(id, slug)).api_key;
+  const tokens: Record<string, string> = {};
+  for (const h of humans) {
+    const email = `${h.handle}@${slug}.test`;
+    await addUser(email, slug, h.handle, h.role);
+    tokens[h.handle] = (await createToken(email)).token;
+  }
+  return { slug, keys, tokens };
+}
+
+export async function approveOrigin(agentId: string, slug: string, origin: string, secretRef = "cb", secret = "s3cret-value"): Promise<void> {
+  await addBinding({ agentRef: { agentId, accountSlug: slug }, origin, secretRef, secret });
+}
+
+let seq = 0;
+/** A valid envelope of the given verb; `over` is merged on top. */
+export function envelope(type: "notify" | "ask" | "task", agentId: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  seq += 1;
+  const base: Record<string, unknown> = {
+    ma2h_version: "0.5",
+    type,
+    created_at: "2026-12-01T12:00:00Z",
+    agent: { id: agentId, run_id: `run_${seq}`, runtime: "cli" },
+    title: `${type} number ${seq}`,
+  };
+  if (type !== "notify") base.idempotency_key = `key-${process.pid}-${Date.now()}-${seq}`;
+  if (type === "ask") base.request = { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }] };
+  if (type === "task") base.action = { instructions: "Rotate the key", checklist: [{ text: "rotate", done: false }] };
+  return { ...base, ...over };
+}
