@@ -36,9 +36,9 @@ export function makeWorker<T>(name: QueueName, processor: Processor<T>, concurre
     const worker = new Worker<T>(name, processor, { connection, concurrency });
     return { worker, close: async () => { await worker.close(); await connection.quit().catch(() => {}); } };
   }
-  const worker = new Worker<T>(
+  const worker = new Worker(
     name,
-    processor,
+    processor as Processor,
     { connection: { connectionString: e.DATABASE_URL, migrate: true, max: 4 }, concurrency },
     createPostgresBackend,
   ) as unknown as Worker<T>;
