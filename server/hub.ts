@@ -5,6 +5,7 @@
  * within 10 s.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { env } from "../lib/env";
 import { log } from "../lib/log";
@@ -16,6 +17,7 @@ const CHILDREN = { web: "server/web.ts", worker: "workers/main.ts" } as const;
 type Name = keyof typeof CHILDREN;
 
 const running = new Map<Name, ChildProcess>();
+const restarts: Record<Name, number> = { web: 0, worker: 0 };
 let stopping = false;
 
 function start(name: Name): void {
@@ -25,11 +27,15 @@ function start(name: Name): void {
     env: process.env,
   });
   running.set(name, child);
+  const started = Date.now();
   child.on("exit", (code, signal) => {
     running.delete(name);
     if (stopping) return;
-    log.error("hub child exited; restarting", { child: name, code, signal });
-    setTimeout(() => !stopping && start(name), 1000);
+    // Back off while a child keeps dying at once (a taken port, a bad config), up to 30 s.
+    restarts[name] = Date.now() - started > 60_000 ? 0 : restarts[name] + 1;
+    const delay = Math.min(30_000, 1000 * 2 ** Math.max(0, restarts[name] - 1));
+    log.error("hub child exited; restarting", { child: name, code, signal, restart_in_ms: delay });
+    setTimeout(() => !stopping && start(name), delay);
   });
 }
 
@@ -50,6 +56,9 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
 async function main(): Promise<void> {
   const e = env();
   assertTransportAllowed(e.MA2H_DEV_MODE);
+  if (!existsSync(resolve(root, ".next/BUILD_ID"))) {
+    throw new Error("No build found: run `npm run build` before `npm run hub`.");
+  }
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
   const applied = await deployMigrations(e.DATABASE_URL);

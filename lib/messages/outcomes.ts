@@ -3,11 +3,11 @@
  * (§9.1): it is passed in by the caller that authenticated the request, never read from a body.
  */
 import type { Message } from "../protocol/message";
+import { DEFAULT_ON_EXPIRE_ACTOR } from "../protocol/response";
 import type { ResolveRequest } from "../protocol/rules";
 import type { TerminalOutcome } from "./lifecycle";
 
 export const EXPIRY_ACTOR = "system:expiry";
-export const DEFAULT_ACTOR = "system:default_on_expire";
 
 /** A resolver's answer (§8.8). Agent and wire resolves are never `edited` (docs/decisions.md). */
 export function resolvedOutcome(envelope: Message, body: ResolveRequest, actor: string, now: Date): TerminalOutcome {
@@ -47,8 +47,8 @@ export function expiredOutcome(envelope: Message, now: Date): TerminalOutcome {
   }
   return {
     resolution: "expired",
-    actor: DEFAULT_ACTOR,
+    actor: DEFAULT_ON_EXPIRE_ACTOR,
     defaulted: true,
-    response: { value: fallback, edited: false, actor: DEFAULT_ACTOR, resolved_at },
+    response: { value: fallback, edited: false, actor: DEFAULT_ON_EXPIRE_ACTOR, resolved_at },
   };
 }

@@ -10,6 +10,7 @@ import { db, type Tx } from "../db";
 import { limits } from "../env";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
+import { dateTimeToMillis } from "../protocol/formats";
 import { jcs, sha256Hex } from "../protocol/jcs";
 import { parseMessage, type Message } from "../protocol/message";
 import { checkSubmitSemantics } from "../protocol/rules";
@@ -128,7 +129,9 @@ async function createMessage(
 ): Promise<SubmitResult> {
   const id = mintId("message");
   const status = message.type === "notify" ? "delivered" : "open"; // §5.1: delivered on acceptance
-  const expiresAt = message.type !== "notify" && message.expires_at ? new Date(message.expires_at) : null;
+  // Parsed as RFC 3339 (offsets and all), floored to the millisecond the database keeps.
+  const expiresMs = message.type !== "notify" && message.expires_at ? dateTimeToMillis(message.expires_at) : null;
+  const expiresAt = expiresMs === null ? null : new Date(Math.floor(expiresMs));
   const callback = callbackOf(message);
   const row = await tx.message.create({
     data: {
