@@ -1,0 +1,166 @@
+/**
+ * The `ma2h-hub` admin commands (issue #2 item 8): each turns parsed arguments into one domain call
+ * (lib/principals) and shapes its result as the documented JSON object plus a readable line.
+ */
+import { HubError } from "../lib/protocol/errors";
+import { createAccount } from "../lib/principals/accounts";
+import { addUser } from "../lib/principals/users";
+import { createToken, revokeToken } from "../lib/principals/tokens";
+import { createAgent, type AgentRef } from "../lib/principals/agents";
+import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
+import { addBinding, listBindings, revokeBinding, type BindingInfo } from "../lib/principals/bindings";
+
+export type Flags = Partial<Record<string, string>>;
+export interface Output {
+  json: Record<string, unknown>;
+  text: string;
+}
+interface Command {
+  usage: string;
+  args: number;
+  run(args: string[], flags: Flags): Promise<Output>;
+}
+
+export function usageError(message: string): HubError {
+  return new HubError("validation_error", message);
+}
+
+function need(flags: Flags, name: string): string {
+  const v = flags[name];
+  if (v === undefined || v === "") throw usageError(`--${name} is required`);
+  return v;
+}
+
+function agentRef(agentId: string, flags: Flags): AgentRef {
+  return flags.account ? { agentId, accountSlug: flags.account } : { agentId };
+}
+
+const bindingJson = (b: BindingInfo) => ({
+  id: b.id,
+  agent: b.agentId,
+  origin: b.origin,
+  path_prefix: b.pathPrefix,
+  secret_refs: b.secretRefs,
+});
+const bindingText = (b: BindingInfo) =>
+  `${b.id}  ${b.agentId} (${b.accountSlug})  ${b.origin}  prefix ${b.pathPrefix}  refs ${b.secretRefs.join(",")}`;
+
+export const COMMANDS: Record<string, Command> = {
+  "account create": {
+    usage: "account create <slug>",
+    args: 1,
+    async run([slug]) {
+      const a = await createAccount(slug!);
+      return { json: { account: { slug: a.slug } }, text: `account ${a.slug} created` };
+    },
+  },
+  "user add": {
+    usage: "user add <email> --account <slug> --handle <handle> --role <owner|admin|member|viewer>",
+    args: 1,
+    async run([email], f) {
+      const u = await addUser(email!, need(f, "account"), need(f, "handle"), need(f, "role"));
+      return {
+        json: { user: { email: u.email, handle: u.handle, role: u.role } },
+        text: `${u.email} added to ${u.accountSlug} as ${u.handle} (${u.role})`,
+      };
+    },
+  },
+  "token create": {
+    usage: "token create --user <email>",
+    args: 0,
+    async run(_, f) {
+      const t = await createToken(need(f, "user"));
+      return { json: { token: t.token, id: t.id }, text: `token ${t.id} (shown once): ${t.token}` };
+    },
+  },
+  "token revoke": {
+    usage: "token revoke <token-id>",
+    args: 1,
+    async run([id]) {
+      const t = await revokeToken(id!);
+      return { json: { token: t }, text: `token ${t.id} revoked` };
+    },
+  },
+  "agent create": {
+    usage: "agent create <agent.id> --account <slug>",
+    args: 1,
+    async run([agentId], f) {
+      const r = await createAgent(agentId!, need(f, "account"));
+      return {
+        json: { agent: { id: r.agent.agentId }, key: r.key, api_key: r.api_key },
+        text: `agent ${r.agent.agentId} created in ${r.agent.accountSlug}; key ${r.key.id} (shown once): ${r.api_key}`,
+      };
+    },
+  },
+  "key list": {
+    usage: "key list <agent.id> [--account <slug>]",
+    args: 1,
+    async run([agentId], f) {
+      const keys = (await listKeys(agentRef(agentId!, f))).map((k) => ({
+        id: k.id,
+        created_at: k.createdAt.toISOString(),
+        revoked_at: k.revokedAt?.toISOString() ?? null,
+      }));
+      const text = keys.map((k) => `${k.id}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}`);
+      return { json: { keys }, text: text.join("\n") || "no keys" };
+    },
+  },
+  "key rotate": {
+    usage: "key rotate <agent.id> [--account <slug>]",
+    args: 1,
+    async run([agentId], f) {
+      const r = await rotateKey(agentRef(agentId!, f));
+      return { json: r, text: `key ${r.key.id} added (shown once): ${r.api_key}; older keys stay valid until revoked` };
+    },
+  },
+  "key revoke": {
+    usage: "key revoke <key-id>",
+    args: 1,
+    async run([id]) {
+      const k = await revokeKey(id!);
+      return { json: { key: k }, text: `key ${k.id} revoked` };
+    },
+  },
+  "binding add": {
+    usage:
+      "binding add --agent <agent.id> [--account <slug>] --origin <scheme://host[:port]> [--path-prefix /p] --secret-ref <ref> --secret <value|->",
+    args: 0,
+    async run(_, f) {
+      const b = await addBinding({
+        agentRef: agentRef(need(f, "agent"), f),
+        origin: need(f, "origin"),
+        pathPrefix: f["path-prefix"],
+        secretRef: need(f, "secret-ref"),
+        secret: need(f, "secret"),
+      });
+      return { json: { binding: bindingJson(b) }, text: `binding added: ${bindingText(b)}` };
+    },
+  },
+  "binding list": {
+    usage: "binding list --agent <agent.id> [--account <slug>]",
+    args: 0,
+    async run(_, f) {
+      const list = await listBindings(agentRef(need(f, "agent"), f));
+      return { json: { bindings: list.map(bindingJson) }, text: list.map(bindingText).join("\n") || "no bindings" };
+    },
+  },
+  "binding revoke": {
+    usage: "binding revoke <binding-id>",
+    args: 1,
+    async run([id]) {
+      const b = await revokeBinding(id!);
+      return { json: { binding: b }, text: `binding ${b.id} revoked` };
+    },
+  },
+};
+
+export const USAGE = [
+  "usage: ma2h-hub <command> [--json]",
+  "",
+  "Reads the Hub's DATABASE_URL and AUTH_SECRET. With --json, stdout carries exactly one JSON object.",
+  "Commands that name an agent take --account <slug>, required when the id exists in several accounts.",
+  "",
+  ...Object.values(COMMANDS).map((c) => `  ma2h-hub ${c.usage}`),
+  "",
+  "  --secret - reads the secret from stdin (keeps it out of the process list).",
+].join("\n");

@@ -1,0 +1,83 @@
+/**
+ * `ma2h-hub`: the admin CLI (issue #2 item 8). Runs via bin/ma2h-hub.js. With `--json`, stdout carries
+ * exactly one JSON object — the result, or `{"error":{"code","message"}}` with a non-zero exit (2 for
+ * usage errors); everything else goes to stderr. Concurrency is settled by the database's unique
+ * constraints, so it is safe beside a running Hub and other CLI runs.
+ */
+import { parseArgs } from "node:util";
+import { closeDb } from "../lib/db";
+import { isHubError } from "../lib/protocol/errors";
+import { COMMANDS, USAGE, usageError, type Flags, type Output } from "./commands";
+
+const STRING_FLAGS = ["account", "handle", "role", "user", "agent", "origin", "path-prefix", "secret-ref", "secret"];
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      ...Object.fromEntries(STRING_FLAGS.map((n) => [n, { type: "string" as const }])),
+    },
+  });
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+async function run(argv: string[]): Promise<Output | "help"> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return "help";
+  const [group, verb, ...args] = positionals;
+  const command = COMMANDS[`${group ?? ""} ${verb ?? ""}`];
+  if (!command) throw usageError(group ? `unknown command: ${positionals.slice(0, 2).join(" ")}` : "no command given");
+  if (args.length !== command.args) throw usageError(`usage: ma2h-hub ${command.usage}`);
+  const flags: Flags = {};
+  const given = values as Record<string, unknown>;
+  for (const name of STRING_FLAGS) if (typeof given[name] === "string") flags[name] = given[name] as string;
+  if (flags.secret === "-") flags.secret = await readStdin();
+  return command.run(args, flags);
+}
+
+function errorOf(err: unknown): { code: string; message: string; exit: number } {
+  if (isHubError(err)) return { code: err.code, message: err.message, exit: err.code === "validation_error" ? 2 : 1 };
+  const message = err instanceof Error ? err.message.split("\n").filter(Boolean).slice(0, 3).join(" ") : String(err);
+  return { code: "internal_error", message, exit: 1 };
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const json = argv.includes("--json");
+  let exit = 0;
+  try {
+    const out = await run(argv);
+    if (out === "help") process.stdout.write((json ? JSON.stringify({ usage: USAGE }) : USAGE) + "\n");
+    else process.stdout.write((json ? JSON.stringify(out.json) : out.text) + "\n");
+  } catch (err) {
+    const e = errorOf(err);
+    exit = e.exit;
+    if (json) process.stdout.write(JSON.stringify({ error: { code: e.code, message: e.message } }) + "\n");
+    process.stderr.write(`ma2h-hub: ${e.code}: ${e.message}\n`);
+    if (e.exit === 2 && !json) process.stderr.write(USAGE + "\n");
+  } finally {
+    await closeDb().catch(() => {});
+  }
+  return exit;
+}
+
+main().then((code) => {
+  process.exitCode = code;
+  // Exit promptly even if a stray handle lingers; the timer itself keeps nothing alive.
+  setTimeout(() => process.exit(code), 1000).unref();
+});

@@ -1,0 +1,61 @@
+/**
+ * Agent API keys (issue #2 item 2, §9.1): several per agent so a key can be rotated — a new one is
+ * added and the old stays valid until revoked. Only `hashCredential(key)` is stored.
+ */
+import { db } from "../db";
+import { clock } from "../clock";
+import { HubError } from "../protocol/errors";
+import { actorOf, audit, type AdminOptions } from "./admin";
+import { issueKey, resolveAgent, type AgentRef } from "./agents";
+
+export interface KeyInfo {
+  id: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** Every key of the agent, oldest first, revoked ones included. */
+export async function listKeys(ref: AgentRef): Promise<KeyInfo[]> {
+  const agent = await resolveAgent(ref);
+  return db().apiKey.findMany({
+    where: { agentRowId: agent.id },
+    select: { id: true, createdAt: true, revokedAt: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+}
+
+/** Adds a key to the agent; existing keys stay valid until revoked. */
+export async function rotateKey(ref: AgentRef, opts?: AdminOptions): Promise<{ key: { id: string }; api_key: string }> {
+  const agent = await resolveAgent(ref);
+  return db().$transaction(async (tx) => {
+    const key = await issueKey(tx, agent.id);
+    await audit(tx, {
+      accountId: agent.accountId,
+      actor: actorOf(opts),
+      event: "key.rotated",
+      detail: { agent_id: agent.agentId, key_id: key.id },
+    });
+    return { key: { id: key.id }, api_key: key.apiKey };
+  });
+}
+
+/** Revokes a key at once. Revoking it again is a no-op; an unknown id is `404`. */
+export async function revokeKey(keyId: string, opts?: AdminOptions): Promise<{ id: string; revoked: true }> {
+  await db().$transaction(async (tx) => {
+    const { count } = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: clock.now() } });
+    const row = await tx.apiKey.findUnique({
+      where: { id: keyId },
+      select: { agent: { select: { accountId: true, agentId: true } } },
+    });
+    if (!row) throw new HubError("not_found", `key ${keyId} not found`);
+    if (count > 0) {
+      await audit(tx, {
+        accountId: row.agent.accountId,
+        actor: actorOf(opts),
+        event: "key.revoked",
+        detail: { agent_id: row.agent.agentId, key_id: keyId },
+      });
+    }
+  });
+  return { id: keyId, revoked: true };
+}

@@ -1,0 +1,95 @@
+/**
+ * Who is calling (§9.1, issue #2 item 5). Agents and operators present a bearer credential the same
+ * way — `Authorization: Bearer <token>` or `X-API-Key: <token>`; its prefix says which table to look
+ * in. Each is looked up by its SHA-256 (unique index) and compared in constant time; revoked or
+ * unknown credentials are `401 unauthenticated`, indistinguishably.
+ */
+import { db } from "../db";
+import { clock } from "../clock";
+import { log } from "../log";
+import { HubError } from "../protocol/errors";
+import { credentialsEqual, hashCredential } from "../secrets";
+import { credentialKind } from "./credentials";
+import { ROLES, type AgentPrincipal, type OperatorPrincipal, type Principal, type Role, type Seat } from "./types";
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** The presented credential, or null when none is presented in a recognised form. */
+export function presentedCredential(headers: Headers): string | null {
+  const authorization = headers.get("authorization");
+  if (authorization !== null) {
+    const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(authorization.trim());
+    return m?.[1] ?? null;
+  }
+  const apiKey = headers.get("x-api-key")?.trim();
+  return apiKey ? apiKey : null;
+}
+
+function rejected(message = "invalid or revoked credential"): HubError {
+  return new HubError("unauthenticated", message);
+}
+
+/** Records use at most once a minute, without waiting for or failing on the write. */
+function touch(table: "apiKey" | "personalAccessToken", id: string, lastUsedAt: Date | null): void {
+  const now = clock.now();
+  if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < TOUCH_INTERVAL_MS) return;
+  const stale = new Date(now.getTime() - TOUCH_INTERVAL_MS);
+  const args = {
+    where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: stale } }] },
+    data: { lastUsedAt: now },
+  };
+  const write = table === "apiKey" ? db().apiKey.updateMany(args) : db().personalAccessToken.updateMany(args);
+  write.catch((err: unknown) => log.warn("credential last-used update failed", { table, id, error: err as Error }));
+}
+
+async function agentFor(token: string): Promise<AgentPrincipal> {
+  const hash = hashCredential(token);
+  const row = await db().apiKey.findUnique({
+    where: { keyHash: hash },
+    select: { id: true, keyHash: true, revokedAt: true, lastUsedAt: true, agent: { select: { id: true, agentId: true, accountId: true } } },
+  });
+  if (!row || !credentialsEqual(row.keyHash, hash) || row.revokedAt) throw rejected();
+  touch("apiKey", row.id, row.lastUsedAt);
+  return { kind: "agent", agentRowId: row.agent.id, agentId: row.agent.agentId, accountId: row.agent.accountId, keyId: row.id };
+}
+
+async function operatorFor(token: string): Promise<OperatorPrincipal> {
+  const hash = hashCredential(token);
+  const row = await db().personalAccessToken.findUnique({
+    where: { tokenHash: hash },
+    select: { id: true, tokenHash: true, revokedAt: true, lastUsedAt: true, userId: true },
+  });
+  if (!row || !credentialsEqual(row.tokenHash, hash) || row.revokedAt) throw rejected();
+  touch("personalAccessToken", row.id, row.lastUsedAt);
+  return { kind: "operator", userId: row.userId, tokenId: row.id };
+}
+
+/** Resolves the request's principal or throws `401 unauthenticated`. */
+export async function authenticate(headers: Headers): Promise<Principal> {
+  const token = presentedCredential(headers);
+  if (!token) throw rejected("missing credential: send Authorization: Bearer <token> or X-API-Key: <token>");
+  switch (credentialKind(token)) {
+    case "api_key":
+      return agentFor(token);
+    case "pat":
+      return operatorFor(token);
+    default:
+      throw rejected();
+  }
+}
+
+/** Narrows to an agent: a PAT is not an agent credential (issue #2 item 5) — `401`. */
+export function requireAgent(p: Principal): AgentPrincipal {
+  if (p.kind !== "agent") throw new HubError("unauthenticated", "an operator token is not an agent credential");
+  return p;
+}
+
+/** The user's seat (handle and role) in an account, or null when they hold none there. */
+export async function seatFor(userId: string, accountId: string): Promise<Seat | null> {
+  const m = await db().membership.findUnique({
+    where: { accountId_userId: { accountId, userId } },
+    select: { accountId: true, handle: true, role: true },
+  });
+  if (!m || !(ROLES as readonly string[]).includes(m.role)) return null;
+  return { accountId: m.accountId, handle: m.handle, role: m.role as Role };
+}

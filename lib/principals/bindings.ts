@@ -1,0 +1,135 @@
+/**
+ * Callback host bindings (issue #2 item 6, §9.4): an admin-approved tie between one agent and one
+ * callback origin (+ optional path prefix), holding one or more named secrets sealed at rest
+ * (lib/secrets) and never shown again. Adding a binding is the approval: it is active at once.
+ * The submit-path checks live in callback-bindings.ts and are re-exported here.
+ */
+import { db } from "../db";
+import { clock } from "../clock";
+import { HubError } from "../protocol/errors";
+import { mintId } from "../protocol/ids";
+import { sealSecret } from "../secrets";
+import { actorOf, audit, requireMatch, uniquely, type AdminOptions } from "./admin";
+import { resolveAgent, type AgentRef } from "./agents";
+import { formatOrigin, parseOrigin, parsePathPrefix } from "./origins";
+
+export { assertCallbackAllowed, findCallbackBinding, resolveCallbackSecret } from "./callback-bindings";
+
+export interface BindingInfo {
+  id: string;
+  /** The wire `agent.id`. */
+  agentId: string;
+  accountSlug: string;
+  origin: string;
+  pathPrefix: string;
+  secretRefs: string[];
+}
+
+// `secret_ref` / `token_ref` are free strings in the schema; we keep them printable and short.
+const REF_PATTERN = /^[\x21-\x7e]{1,200}$/;
+const MAX_SECRET_CHARS = 8192;
+
+function checkSecret(ref: string, secret: string): void {
+  requireMatch("secret ref", ref, REF_PATTERN, "1-200 printable ASCII characters, no spaces");
+  if (secret.length === 0 || secret.length > MAX_SECRET_CHARS) {
+    throw new HubError("invalid_field", `secret for ${ref} must be 1-${MAX_SECRET_CHARS} characters`);
+  }
+}
+
+export interface AddBindingInput {
+  agentRef: AgentRef;
+  origin: string;
+  pathPrefix?: string;
+  secretRef: string;
+  secret: string;
+}
+
+/** Approves `origin` (+ path prefix) for the agent with one sealed secret. */
+export async function addBinding(input: AddBindingInput, opts?: AdminOptions): Promise<BindingInfo> {
+  const origin = parseOrigin(input.origin);
+  const pathPrefix = parsePathPrefix(input.pathPrefix);
+  checkSecret(input.secretRef, input.secret);
+  const agent = await resolveAgent(input.agentRef);
+  const sealed = sealSecret(input.secret);
+  const id = mintId("binding");
+  const now = clock.now();
+  await db().$transaction(async (tx) => {
+    await tx.callbackBinding.create({ data: { id, agentRowId: agent.id, ...origin, pathPrefix, createdAt: now } });
+    await tx.bindingSecret.create({ data: { id: mintId("bindingSecret"), bindingId: id, ref: input.secretRef, sealed, createdAt: now } });
+    await audit(tx, {
+      accountId: agent.accountId,
+      actor: actorOf(opts),
+      event: "binding.added",
+      detail: { binding_id: id, agent_id: agent.agentId, origin: formatOrigin(origin), path_prefix: pathPrefix, secret_refs: [input.secretRef] },
+    });
+  });
+  const originText = formatOrigin(origin);
+  return { id, agentId: agent.agentId, accountSlug: agent.accountSlug, origin: originText, pathPrefix, secretRefs: [input.secretRef] };
+}
+
+/** Adds another named secret to an active binding; a ref already on it is `invalid_field`. */
+export async function addBindingSecret(
+  bindingId: string,
+  ref: string,
+  secret: string,
+  opts?: AdminOptions,
+): Promise<{ bindingId: string; ref: string }> {
+  checkSecret(ref, secret);
+  const binding = await db().callbackBinding.findFirst({
+    where: { id: bindingId, revokedAt: null },
+    select: { agent: { select: { accountId: true, agentId: true } } },
+  });
+  if (!binding) throw new HubError("not_found", `binding ${bindingId} not found`);
+  const sealed = sealSecret(secret);
+  await uniquely(`binding ${bindingId} already has a secret named ${ref}`, () =>
+    db().$transaction(async (tx) => {
+      await tx.bindingSecret.create({ data: { id: mintId("bindingSecret"), bindingId, ref, sealed, createdAt: clock.now() } });
+      await audit(tx, {
+        accountId: binding.agent.accountId,
+        actor: actorOf(opts),
+        event: "binding.secret_added",
+        detail: { binding_id: bindingId, agent_id: binding.agent.agentId, secret_ref: ref },
+      });
+    }),
+  );
+  return { bindingId, ref };
+}
+
+/** The agent's active bindings, oldest first, with their secret refs (never the secrets). */
+export async function listBindings(ref: AgentRef): Promise<BindingInfo[]> {
+  const agent = await resolveAgent(ref);
+  const rows = await db().callbackBinding.findMany({
+    where: { agentRowId: agent.id, revokedAt: null },
+    select: { id: true, scheme: true, host: true, port: true, pathPrefix: true, secrets: { select: { ref: true } } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    agentId: agent.agentId,
+    accountSlug: agent.accountSlug,
+    origin: formatOrigin(r),
+    pathPrefix: r.pathPrefix,
+    secretRefs: r.secrets.map((s) => s.ref).sort(),
+  }));
+}
+
+/** Withdraws the approval at once. Revoking again is a no-op; an unknown id is `404`. */
+export async function revokeBinding(id: string, opts?: AdminOptions): Promise<{ id: string; revoked: true }> {
+  await db().$transaction(async (tx) => {
+    const { count } = await tx.callbackBinding.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: clock.now() } });
+    const row = await tx.callbackBinding.findUnique({
+      where: { id },
+      select: { agent: { select: { accountId: true, agentId: true } } },
+    });
+    if (!row) throw new HubError("not_found", `binding ${id} not found`);
+    if (count > 0) {
+      await audit(tx, {
+        accountId: row.agent.accountId,
+        actor: actorOf(opts),
+        event: "binding.revoked",
+        detail: { binding_id: id, agent_id: row.agent.agentId },
+      });
+    }
+  });
+  return { id, revoked: true };
+}

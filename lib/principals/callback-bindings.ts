@@ -1,0 +1,67 @@
+/**
+ * The submit- and delivery-path view of callback bindings (issue #2 item 6, §9.4): a push callback is
+ * accepted only when its URL — parsed, never string-prefixed — lies within one of the submitting
+ * agent's active bindings and the secret/token ref it names belongs to that binding.
+ */
+import { db } from "../db";
+import { HubError } from "../protocol/errors";
+import { openSecret } from "../secrets";
+import { formatOrigin, parseCallbackUrl, pathWithin } from "./origins";
+
+/** The agent's active binding that `callbackUrl` falls within (and that holds `ref`, when given). */
+export async function findCallbackBinding(
+  agentRowId: string,
+  callbackUrl: string,
+  ref: string | undefined,
+): Promise<{ bindingId: string; origin: string } | null> {
+  const url = parseCallbackUrl(callbackUrl);
+  if (!url) return null;
+  const candidates = await db().callbackBinding.findMany({
+    // Exact equality on the parsed scheme, host and effective port.
+    where: { agentRowId, revokedAt: null, scheme: url.scheme, host: url.host, port: url.port },
+    select: { id: true, pathPrefix: true, secrets: { select: { ref: true } } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  const match = candidates
+    .filter((b) => pathWithin(url.pathname, b.pathPrefix))
+    .filter((b) => ref === undefined || b.secrets.some((s) => s.ref === ref))
+    // The most specific prefix wins when several bindings cover the URL.
+    .sort((a, b) => b.pathPrefix.length - a.pathPrefix.length)[0];
+  return match ? { bindingId: match.id, origin: formatOrigin(url) } : null;
+}
+
+export interface CallbackSpec {
+  mode: string;
+  url?: string;
+  auth?: { scheme: string; secret_ref?: string; token_ref?: string };
+}
+
+/** §9.4 at submit: a push callback outside the agent's approved bindings is `422 invalid_field`. */
+export async function assertCallbackAllowed(agentRowId: string, callback: CallbackSpec | undefined): Promise<void> {
+  if (!callback || callback.mode !== "push") return;
+  if (!callback.url) throw new HubError("invalid_field", "callback.url is required when callback.mode is push");
+  const parsed = parseCallbackUrl(callback.url);
+  if (!parsed) throw new HubError("invalid_field", "callback.url must be an http or https URL without userinfo");
+  const origin = formatOrigin(parsed);
+  const approve = `an admin must approve it: ma2h-hub binding add --agent <id> --origin ${origin}`;
+  if (!(await findCallbackBinding(agentRowId, callback.url, undefined))) {
+    throw new HubError("invalid_field", `callback.url origin ${origin} is not an approved callback binding for this agent; ${approve} ...`);
+  }
+  const refField = callback.auth?.secret_ref !== undefined ? "secret_ref" : "token_ref";
+  const ref = callback.auth?.secret_ref ?? callback.auth?.token_ref;
+  if (ref !== undefined && !(await findCallbackBinding(agentRowId, callback.url, ref))) {
+    throw new HubError(
+      "invalid_field",
+      `callback.auth.${refField} ${JSON.stringify(ref)} does not belong to an approved callback binding for origin ${origin} of this agent; ${approve} --secret-ref ${ref} ...`,
+    );
+  }
+}
+
+/** The plaintext of a binding's named secret, for the delivery worker; null when gone or revoked. */
+export async function resolveCallbackSecret(bindingId: string, ref: string): Promise<string | null> {
+  const row = await db().bindingSecret.findFirst({
+    where: { bindingId, ref, binding: { revokedAt: null } },
+    select: { sealed: true },
+  });
+  return row ? openSecret(row.sealed) : null;
+}

@@ -1,0 +1,228 @@
+/**
+ * The `ma2h-hub` admin CLI (issue #2 item 8), run as a real child process against real PostgreSQL:
+ * every command's JSON shape, its errors, concurrency, and that credentials are stored only hashed
+ * and secrets only sealed.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "./support/database";
+import { hashCredential } from "../lib/secrets";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const AUTH_SECRET = "cli-test-auth-secret";
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: Record<string, any>;
+}
+
+function cli(args: string[], input?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ["bin/ma2h-hub.js", ...args],
+      { cwd: root, env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        let json: Record<string, any> = {};
+        try {
+          json = args.includes("--json") ? JSON.parse(stdout) : {};
+        } catch {
+          json = { unparseable: stdout };
+        }
+        resolve({ code, stdout, stderr, json });
+      },
+    );
+    if (input !== undefined) child.stdin?.end(input);
+    else child.stdin?.end();
+  });
+}
+
+/** With --json, stdout is exactly one line holding one JSON object, and nothing else. */
+function expectOneObject(r: Run): void {
+  expect(r.stdout.endsWith("\n") && r.stdout.trim().split("\n").length === 1, r.stdout).toBe(true);
+  expect(r.json.unparseable).toBeUndefined();
+}
+const ok = async (...args: string[]) => {
+  const r = await cli([...args, "--json"]);
+  expect(r.code, r.stderr).toBe(0);
+  expectOneObject(r);
+  return r.json;
+};
+const fails = async (code: string, ...args: string[]) => {
+  const r = await cli([...args, "--json"]);
+  expect(r.code).not.toBe(0);
+  expectOneObject(r);
+  expect(Object.keys(r.json)).toEqual(["error"]);
+  expect(r.json.error).toEqual({ code, message: expect.any(String) });
+  return r;
+};
+
+async function sql(text: string): Promise<any[]> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+
+afterAll(async () => {
+  await database?.drop();
+});
+
+const KEY = /^ma2h_key_[A-Za-z0-9_-]{43}$/;
+const plaintexts: string[] = [];
+
+describe("accounts, users and tokens", () => {
+  it("creates accounts and refuses duplicates and bad slugs", async () => {
+    expect(await ok("account", "create", "acme")).toEqual({ account: { slug: "acme" } });
+    expect(await ok("account", "create", "beta-2")).toEqual({ account: { slug: "beta-2" } });
+    await Promise.all([fails("invalid_field", "account", "create", "acme"), fails("invalid_field", "account", "create", "Acme!")]);
+  });
+
+  it("adds users (one person in several accounts), refusing bad roles and taken handles", async () => {
+    const args = ["--account", "acme", "--handle", "alice", "--role", "owner"];
+    expect(await ok("user", "add", "Alice@Example.com", ...args)).toEqual({
+      user: { email: "alice@example.com", handle: "alice", role: "owner" },
+    });
+    expect(await ok("user", "add", "alice@example.com", "--account", "beta-2", "--handle", "al", "--role", "viewer")).toEqual({
+      user: { email: "alice@example.com", handle: "al", role: "viewer" },
+    });
+    const bob = (account: string, handle: string, role: string) => ["user", "add", "bob@example.com", "--account", account, "--handle", handle, "--role", role];
+    const [, taken] = await Promise.all([
+      fails("invalid_field", ...bob("acme", "bob", "boss")),
+      fails("invalid_field", ...bob("acme", "alice", "member")),
+      fails("invalid_field", ...bob("acme", "Bob!", "member")),
+      fails("not_found", ...bob("nope", "bob", "member")),
+    ]);
+    expect(taken.json.error.message).toContain("handle alice is already taken");
+  });
+
+  it("creates and revokes personal access tokens", async () => {
+    const created = await ok("token", "create", "--user", "alice@example.com");
+    expect(created).toEqual({ token: expect.stringMatching(/^ma2h_pat_[A-Za-z0-9_-]{43}$/), id: expect.stringMatching(/^pat_/) });
+    plaintexts.push(created.token);
+    expect(await ok("token", "revoke", created.id)).toEqual({ token: { id: created.id, revoked: true } });
+    await Promise.all([
+      fails("not_found", "token", "create", "--user", "nobody@example.com"),
+      fails("not_found", "token", "revoke", "pat_unknown"),
+    ]);
+  });
+});
+
+describe("agents and keys", () => {
+  let firstKey: string;
+
+  it("creates an agent whose id contains a slash", async () => {
+    const r = await ok("agent", "create", "deploybot/dev-team", "--account", "acme");
+    expect(r).toEqual({ agent: { id: "deploybot/dev-team" }, key: { id: expect.stringMatching(/^key_/) }, api_key: expect.stringMatching(KEY) });
+    expect(Object.keys(r)).toEqual(["agent", "key", "api_key"]);
+    firstKey = r.key.id;
+    plaintexts.push(r.api_key);
+    await Promise.all([
+      fails("invalid_field", "agent", "create", "deploybot/dev-team", "--account", "acme"),
+      fails("not_found", "agent", "create", "x", "--account", "missing"),
+    ]);
+  });
+
+  it("lists, rotates and revokes keys", async () => {
+    const rotated = await ok("key", "rotate", "deploybot/dev-team");
+    expect(rotated).toEqual({ key: { id: expect.stringMatching(/^key_/) }, api_key: expect.stringMatching(KEY) });
+    plaintexts.push(rotated.api_key);
+    expect(await ok("key", "revoke", firstKey)).toEqual({ key: { id: firstKey, revoked: true } });
+    const { keys } = await ok("key", "list", "deploybot/dev-team", "--account", "acme");
+    expect(keys).toEqual([
+      { id: firstKey, created_at: expect.any(String), revoked_at: expect.any(String) },
+      { id: rotated.key.id, created_at: expect.any(String), revoked_at: null },
+    ]);
+    await Promise.all([fails("not_found", "key", "revoke", "key_unknown"), fails("not_found", "key", "list", "no-such-agent")]);
+  });
+
+  it("requires --account when the agent id exists in two accounts", async () => {
+    await ok("agent", "create", "deploybot/dev-team", "--account", "beta-2");
+    const r = await fails("invalid_field", "key", "list", "deploybot/dev-team");
+    expect(r.json.error.message).toContain("--account");
+    expect((await ok("key", "list", "deploybot/dev-team", "--account", "beta-2")).keys).toHaveLength(1);
+  });
+
+  it("creates agents concurrently", async () => {
+    const runs = await Promise.all([1, 2, 3, 4, 5].map((i) => cli(["agent", "create", `par/${i}`, "--account", "acme", "--json"])));
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
+    expect(new Set(runs.map((r) => r.json.api_key)).size).toBe(5);
+    const racing = await Promise.all([1, 2, 3].map(() => cli(["account", "create", "racy", "--json"])));
+    expect(racing.filter((r) => r.code === 0)).toHaveLength(1);
+    expect(racing.filter((r) => r.json.error?.code === "invalid_field")).toHaveLength(2);
+  });
+});
+
+describe("callback bindings", () => {
+  const SECRET = "PLAINTEXT_CALLBACK_SECRET_42";
+
+  it("adds, lists and revokes bindings without ever printing the secret", async () => {
+    const added = await cli([
+      "binding", "add", "--agent", "deploybot/dev-team", "--account", "acme", "--origin", "HTTPS://Hooks.Example.com:443",
+      "--path-prefix", "/ma2h/", "--secret-ref", "hmac-main", "--secret", SECRET, "--json",
+    ]);
+    expect(added.code).toBe(0);
+    const binding = { id: expect.stringMatching(/^bnd_/), agent: "deploybot/dev-team", origin: "https://hooks.example.com", path_prefix: "/ma2h", secret_refs: ["hmac-main"] };
+    expect(added.json).toEqual({ binding });
+    const fromStdin = await cli(["binding", "add", "--agent", "par/1", "--origin", "http://127.0.0.1:8080", "--secret-ref", "r", "--secret", "-", "--json"], `${SECRET}\n`);
+    expect(fromStdin.json.binding).toMatchObject({ origin: "http://127.0.0.1:8080", path_prefix: "/" });
+    expect(added.stdout + added.stderr + fromStdin.stdout + fromStdin.stderr).not.toContain(SECRET);
+    expect(await ok("binding", "list", "--agent", "deploybot/dev-team", "--account", "acme")).toEqual({ bindings: [binding] });
+    expect(await ok("binding", "revoke", added.json.binding.id)).toEqual({ binding: { id: added.json.binding.id, revoked: true } });
+    expect(await ok("binding", "list", "--agent", "deploybot/dev-team", "--account", "acme")).toEqual({ bindings: [] });
+    await Promise.all([
+      fails("invalid_field", "binding", "add", "--agent", "par/1", "--origin", "https://a.example/path", "--secret-ref", "r", "--secret", "x"),
+      fails("invalid_field", "binding", "list", "--agent", "deploybot/dev-team"),
+      fails("not_found", "binding", "revoke", "bnd_unknown"),
+    ]);
+  });
+
+  it("stores API keys and PATs hashed and secrets sealed — no plaintext anywhere in the database", async () => {
+    const keys = await sql("SELECT key_hash FROM api_keys");
+    for (const k of plaintexts.filter((p) => p.startsWith("ma2h_key_"))) {
+      expect(keys.map((r) => r.key_hash)).toContain(hashCredential(k));
+    }
+    const tables = await sql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    for (const { tablename } of tables) {
+      const [row] = await sql(`SELECT coalesce(string_agg(t::text, ' '), '') AS dump FROM "${tablename}" t`);
+      for (const p of [...plaintexts, SECRET]) expect(row.dump, tablename).not.toContain(p);
+    }
+    const sealed = await sql("SELECT sealed FROM binding_secrets");
+    expect(sealed.length).toBeGreaterThan(0);
+    for (const r of sealed) expect(r.sealed).toMatch(/^v1\./);
+    const audit = await sql("SELECT event FROM audit_events WHERE actor = 'system:cli'");
+    expect(audit.map((r) => r.event)).toEqual(
+      expect.arrayContaining(["account.created", "member.added", "token.created", "token.revoked", "agent.created", "key.rotated", "key.revoked", "binding.added", "binding.revoked"]),
+    );
+  });
+});
+
+describe("usage", () => {
+  it("prints help, readable lines without --json, and usage errors with exit 2", async () => {
+    const help = await cli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("binding add --agent");
+    const plain = await cli(["key", "list", "deploybot/dev-team", "--account", "acme"]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/^key_\S+ {2}created /);
+    const bad = [["frobnicate", "all"], ["account", "create"], ["account", "create", "x", "--bogus"], []];
+    const runs = await Promise.all(bad.map((args) => cli([...args, "--json"])));
+    for (const [i, r] of runs.entries()) {
+      expect(r.code, bad[i]!.join(" ")).toBe(2);
+      expect(r.json.error.code).toBe("validation_error");
+    }
+  });
+});
