@@ -61,9 +61,16 @@ export async function deployMigrations(connectionString: string): Promise<string
   await lock.connect();
   try {
     await lock.query("SELECT pg_advisory_lock($1)", [DEPLOY_LOCK]);
-    const engine = await engineFor(new PrismaPg({ connectionString }));
-    const out = await engine.applyMigrations({ migrationsList: await migrationsList(), filters });
-    return out.appliedMigrationNames;
+    // Our own pool, so no connection outlives the deploy (a template database must be idle).
+    const pool = new pg.Pool({ connectionString, max: 2 });
+    try {
+      const engine = await engineFor(new PrismaPg(pool));
+      const out = await engine.applyMigrations({ migrationsList: await migrationsList(), filters });
+      engine.free();
+      return out.appliedMigrationNames;
+    } finally {
+      await pool.end();
+    }
   } finally {
     await lock.query("SELECT pg_advisory_unlock($1)", [DEPLOY_LOCK]).catch(() => {});
     await lock.end();

@@ -3,9 +3,12 @@
  * with the same wasm-engine path as `npm run db:migrate`. The admin URL is TEST_PG_URL or the local
  * superuser over trust auth.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import pg from "pg";
 import { deployMigrations } from "../../scripts/migrate";
+import { repoRoot } from "./hub";
 
 const ADMIN_URL = process.env.TEST_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
@@ -25,16 +28,40 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `ma2h_t_${randomBytes(6).toString("hex")}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
-  const url = withDatabase(ADMIN_URL, name);
-  try {
-    await deployMigrations(url);
-  } catch (err) {
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    throw err;
+/**
+ * A migrated template per migration set, made once (under an advisory lock, so parallel files and
+ * processes agree) and cloned per test file: cloning is near-instant, migrating is not.
+ */
+async function templateDatabase(): Promise<string> {
+  const dir = join(repoRoot, "prisma/migrations");
+  const hash = createHash("sha256");
+  for (const name of readdirSync(dir).sort()) {
+    const file = join(dir, name, "migration.sql");
+    if (existsSync(file)) hash.update(name).update(readFileSync(file));
   }
+  const template = `ma2h_t_tpl_${hash.digest("hex").slice(0, 12)}`;
+  await admin(async (c) => {
+    await c.query("SELECT pg_advisory_lock(7277001)");
+    try {
+      const found = await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [template]);
+      if (found.rowCount) return;
+      const staging = `${template}_staging`;
+      await c.query(`DROP DATABASE IF EXISTS ${staging} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${staging}`);
+      await deployMigrations(withDatabase(ADMIN_URL, staging));
+      await c.query(`ALTER DATABASE ${staging} RENAME TO ${template}`);
+    } finally {
+      await c.query("SELECT pg_advisory_unlock(7277001)");
+    }
+  });
+  return template;
+}
+
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const template = await templateDatabase();
+  const name = `ma2h_t_${randomBytes(6).toString("hex")}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  const url = withDatabase(ADMIN_URL, name);
   return {
     url,
     drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
