@@ -13,6 +13,7 @@ const config: NextConfig = {
     return [
       { source: "/.well-known/ma2h", destination: "/well-known/ma2h" },
       { source: "/.well-known/ma2h-capability", destination: "/well-known/ma2h" },
+      { source: "/.well-known/ma2h-keys", destination: "/well-known/ma2h-keys" },
     ];
   },
 };

@@ -9,6 +9,7 @@ import { createToken, revokeToken } from "../lib/principals/tokens";
 import { createAgent, type AgentRef } from "../lib/principals/agents";
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
 import { addBinding, listBindings, revokeBinding, type BindingInfo } from "../lib/principals/bindings";
+import { DELIVERY_COMMANDS } from "./delivery-commands";
 
 export type Flags = Partial<Record<string, string>>;
 export interface Output {
@@ -152,6 +153,7 @@ export const COMMANDS: Record<string, Command> = {
       return { json: { binding: b }, text: `binding ${b.id} revoked` };
     },
   },
+  ...DELIVERY_COMMANDS,
 };
 
 export const USAGE = [

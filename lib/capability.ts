@@ -3,11 +3,13 @@
  * modules this Hub does not offer yet (inbound, ack, presence, sessions, inter_agent) are omitted,
  * which is how §8.0 says "not here".
  */
+import { deliveryPolicy } from "./delivery/policy";
 import { limits } from "./env";
 import { HUB_VERSION } from "./protocol/versions";
 
 export function capabilityDocument(): Record<string, unknown> {
   const l = limits();
+  const p = deliveryPolicy();
   return {
     ma2h_version: HUB_VERSION,
     max_body_bytes: l.maxBodyBytes,
@@ -22,5 +24,7 @@ export function capabilityDocument(): Record<string, unknown> {
     // Extensions for limits §8 calls "advertised" but gives no field (docs/decisions.md).
     max_wait_seconds: l.maxWaitSeconds,
     idempotency_ttl_seconds: l.idempotencyTtlSeconds,
+    callback_max_attempts: p.retry.maxAttempts,
+    callback_max_duration_seconds: Math.floor(p.retry.maxDurationMs / 1000),
   };
 }

@@ -31,6 +31,16 @@ const schema = z.object({
   MA2H_IDEMPOTENCY_TTL_SECONDS: int(86400, 86400),
   MA2H_MAX_WAIT_SECONDS: int(60, 1),
   MA2H_EXPIRY_SWEEP_MS: int(5000, 100),
+  // §8.3 push delivery (advertised as callback_max_attempts / callback_max_duration_seconds).
+  MA2H_PUSH_BASE_DELAY_MS: int(2000, 1),
+  MA2H_PUSH_BACKOFF_FACTOR: z.coerce.number().min(2).default(2),
+  MA2H_PUSH_MAX_GAP_MS: int(3_600_000, 1),
+  MA2H_PUSH_MAX_ATTEMPTS: int(20, 5),
+  MA2H_PUSH_MAX_DURATION_SECONDS: int(86_400, 1),
+  MA2H_PUSH_TIMEOUT_MS: int(10_000, 100),
+  MA2H_DELIVERY_SWEEP_MS: int(10_000, 100),
+  MA2H_DEV_CALLBACK_ALLOWLIST: z.string().default(""),
+  MA2H_SIGNING_KEY_OVERLAP_DAYS: int(7, 0),
 });
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
@@ -48,6 +58,10 @@ export function env(): Env {
   // The long-poll cap is 60 s by §8.2; a larger configured value is clamped, never honoured.
   e.MA2H_MAX_WAIT_SECONDS = Math.min(e.MA2H_MAX_WAIT_SECONDS, 60);
   e.MA2H_EXPIRY_SWEEP_MS = Math.min(e.MA2H_EXPIRY_SWEEP_MS, 5000);
+  // §8.3 caps: never past 24 h in total, each gap at most an hour, a sweep at least every 10 s.
+  e.MA2H_PUSH_MAX_DURATION_SECONDS = Math.min(e.MA2H_PUSH_MAX_DURATION_SECONDS, 86_400);
+  e.MA2H_PUSH_MAX_GAP_MS = Math.min(e.MA2H_PUSH_MAX_GAP_MS, 3_600_000);
+  e.MA2H_DELIVERY_SWEEP_MS = Math.min(e.MA2H_DELIVERY_SWEEP_MS, 10_000);
   const publicUrl = (e.MA2H_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
   cached = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY ?? e.AUTH_SECRET };
   return cached;

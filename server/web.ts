@@ -11,9 +11,10 @@ import { env } from "../lib/env";
 import { log } from "../lib/log";
 import { closeDb } from "../lib/db";
 import { closeRedis } from "../lib/redis";
-import { closeExpiryQueue } from "../lib/jobs/expiry";
+import { closeProducers } from "../lib/jobs/producer";
 import { terminalWaiters } from "../lib/messages/waiters";
-import { assertTransportAllowed, DEV_MODE_WARNING, isLoopback } from "./transport";
+import { ensureSigningKey } from "../lib/keys/signing-keys";
+import { assertTransportAllowed, DEV_MODE_WARNING, isLoopback, warnIgnoredSettings } from "./transport";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const SHUTDOWN_BUDGET_MS = 8000;
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   const e = env();
   assertTransportAllowed(e.MA2H_DEV_MODE);
   log.warn(DEV_MODE_WARNING);
+  warnIgnoredSettings(e);
   const app = next({ dev: false, dir: root, hostname: e.HOST, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
   server.headersTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
   await terminalWaiters().ready();
+  await ensureSigningKey();
   await new Promise<void>((ok) => server.listen(e.PORT, e.HOST, ok));
   log.info("web listening", { url: `http://${e.HOST}:${e.PORT}`, public_url: e.publicUrl });
 
@@ -54,7 +57,7 @@ async function main(): Promise<void> {
     await terminalWaiters().close(); // held long-polls answer with the current status now
     await new Promise((r) => setTimeout(r, 300));
     server.closeAllConnections();
-    await Promise.allSettled([closeExpiryQueue(), closeRedis(), closeDb()]);
+    await Promise.allSettled([closeProducers(), closeRedis(), closeDb()]);
     clearTimeout(hardExit);
     process.exit(0);
   };

@@ -7,25 +7,18 @@ import { log } from "../log";
 import { clock } from "../clock";
 import { db } from "../db";
 import { expireMessage } from "../messages/expiry";
-import { makeQueue, QUEUE } from "./queues";
+import { producer } from "./producer";
+import { QUEUE } from "./queues";
 
 export const expireJobSchema = z.object({ messageId: z.string().startsWith("msg_") });
 export type ExpireJob = z.infer<typeof expireJobSchema>;
-
-const KEY = Symbol.for("ma2h.queue.expire");
-type Holder = { [KEY]?: ReturnType<typeof makeQueue> };
-
-function queue() {
-  const g = globalThis as Holder;
-  return (g[KEY] ??= makeQueue(QUEUE.expire));
-}
 
 /** Best effort: a failure is logged and left to the sweep. */
 export async function scheduleExpiry(messageId: string, expiresAt: Date): Promise<void> {
   // +1 ms: expiry wins only strictly after expires_at (§7).
   const delay = Math.max(0, expiresAt.getTime() + 1 - clock.now().getTime());
   try {
-    await queue().queue.add("message.expire", { messageId } satisfies ExpireJob, {
+    await producer(QUEUE.expire).add("message.expire", { messageId } satisfies ExpireJob, {
       jobId: `expire-${messageId}`,
       delay,
       removeOnComplete: true,
@@ -46,11 +39,4 @@ export async function handleExpireJob(data: unknown): Promise<void> {
   const early = row.expiresAt.getTime() + 1 - clock.now().getTime();
   if (early > 0) await new Promise((r) => setTimeout(r, early));
   await expireMessage(messageId);
-}
-
-export async function closeExpiryQueue(): Promise<void> {
-  const g = globalThis as Holder;
-  const q = g[KEY];
-  delete g[KEY];
-  await q?.close();
 }

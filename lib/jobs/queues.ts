@@ -10,6 +10,7 @@ import { env } from "../env";
 
 export const QUEUE = {
   expire: "message-expire",
+  push: "delivery-push",
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];

@@ -4,6 +4,7 @@ import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter } from "./access";
+import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import { commitTerminal } from "./lifecycle";
 import { cancelledOutcome } from "./outcomes";
@@ -16,11 +17,12 @@ export async function cancelMessage(principal: AgentPrincipal, id: string): Prom
     throw new HubError("invalid_field", `a ${row.type} cannot be cancelled; only an open ask can (§8.4)`);
   }
   const envelope = envelopeOf(row);
-  await db().$transaction(async (tx) => {
+  const result = await db().$transaction(async (tx) => {
     const now = clock.now();
-    const won = await commitTerminal(tx, row, envelope, "cancel", cancelledOutcome(principal.agentId, now), now);
-    if (!won.won) await expireInTx(tx, id, now); // §7: strictly after expires_at, expiry wins
+    const cancelled = await commitTerminal(tx, row, envelope, "cancel", cancelledOutcome(principal.agentId, now), now);
+    return cancelled.won ? cancelled : expireInTx(tx, id, now); // §7: strictly after expires_at, expiry wins
   });
+  await afterTerminal(result);
   const after = await db().message.findUniqueOrThrow({ where: { id }, select: { id: true, status: true } });
   if (after.status === "cancelled") return { id, status: "cancelled" }; // also a repeat cancel (§8.4)
   throw terminalConflict(after);

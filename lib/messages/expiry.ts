@@ -5,21 +5,27 @@
  */
 import { db, type Tx } from "../db";
 import { clock } from "../clock";
-import { commitTerminal } from "./lifecycle";
+import { afterTerminal } from "./after-terminal";
+import { commitTerminal, type CommitResult } from "./lifecycle";
 import { expiredOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 
-/** Applies expiry to one message if it is open and overdue at `now`. Returns true if it expired it. */
-export async function expireInTx(tx: Tx, id: string, now: Date): Promise<boolean> {
+/**
+ * Applies expiry to one message if it is open and overdue at `now`. The caller owns the transaction
+ * and must hand the result to `afterTerminal` once it commits.
+ */
+export async function expireInTx(tx: Tx, id: string, now: Date): Promise<CommitResult> {
   const row = await tx.message.findUnique({ where: { id }, select: { id: true, accountId: true, callbackUrl: true, envelope: true, status: true, expiresAt: true } });
-  if (!row || row.status !== "open" || !row.expiresAt || row.expiresAt.getTime() >= now.getTime()) return false;
+  if (!row || row.status !== "open" || !row.expiresAt || row.expiresAt.getTime() >= now.getTime()) return { won: false };
   const envelope = envelopeOf(row);
-  const result = await commitTerminal(tx, row, envelope, "expire", expiredOutcome(envelope, now), now);
-  return result.won;
+  return commitTerminal(tx, row, envelope, "expire", expiredOutcome(envelope, now), now);
 }
 
+/** Expires one message if overdue; true when this call expired it. */
 export async function expireMessage(id: string, now: Date = clock.now()): Promise<boolean> {
-  return db().$transaction((tx) => expireInTx(tx, id, now));
+  const result = await db().$transaction((tx) => expireInTx(tx, id, now));
+  await afterTerminal(result);
+  return result.won;
 }
 
 /** The sweep: every open message whose `expires_at` has passed, in bounded batches. */

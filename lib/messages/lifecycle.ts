@@ -24,6 +24,8 @@ export interface TerminalOutcome {
 export interface CommitResult {
   won: boolean;
   resolutionId?: string;
+  /** The push obligation written with the transition; enqueue it once the transaction commits. */
+  deliveryId?: string;
 }
 
 /**
@@ -75,19 +77,22 @@ export async function commitTerminal(
   });
   // §8.3 / §3.1: the push obligation commits with the transition it reports.
   const callback = (envelope.type === "ask" ? envelope.request.callback : envelope.type === "task" ? envelope.action.callback : undefined);
+  let deliveryId: string | undefined;
   if (callback?.mode === "push" && row.callbackUrl) {
+    deliveryId = mintId("delivery");
     await tx.pushDelivery.create({
       data: {
-        id: mintId("delivery"),
+        id: deliveryId,
         messageId: row.id,
         resolutionId,
         callbackUrl: row.callbackUrl,
         nextAttemptAt: now,
+        cycleStartedAt: now,
         createdAt: now,
         updatedAt: now,
       },
     });
   }
   await tx.$executeRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${row.id})`;
-  return { won: true, resolutionId };
+  return { won: true, resolutionId, deliveryId };
 }

@@ -10,6 +10,7 @@ import { HubError } from "../protocol/errors";
 import { checkResolution, parseResolveRequest } from "../protocol/rules";
 import { authorizeResolver, notFound, type Resolver } from "./access";
 import { terminalConflict } from "./conflict";
+import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
@@ -36,13 +37,14 @@ export async function resolveMessage(resolver: Resolver, id: string, body: Recor
   const request = parseResolveRequest(body);
   checkResolution(envelope, request);
 
-  const resolutionId = await db().$transaction(async (tx) => {
+  const { resolved, expired } = await db().$transaction(async (tx) => {
     const now = clock.now();
     const result = await commitTerminal(tx, row, envelope, "resolve", resolvedOutcome(envelope, request, actor, now), now);
-    if (!result.won) await expireInTx(tx, id, now);
-    return result.resolutionId;
+    return { resolved: result, expired: result.won ? null : await expireInTx(tx, id, now) };
   });
-  if (resolutionId) return { id, status: request.resolution, resolution_id: resolutionId };
+  await afterTerminal(resolved);
+  if (expired) await afterTerminal(expired);
+  if (resolved.resolutionId) return { id, status: request.resolution, resolution_id: resolved.resolutionId };
   const after = await db().message.findUniqueOrThrow({ where: { id }, select: { id: true, status: true } });
   throw terminalConflict(after);
 }

@@ -18,7 +18,9 @@ import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
 import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
 import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
+import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
+import type { CommitResult } from "./lifecycle";
 import { assertContextLimits, assertOpenCapacity } from "./limits";
 import { submitAck, type SubmitAck } from "./serialize";
 
@@ -63,11 +65,11 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
   const hash = payloadHash(body);
 
   try {
-    return await db().$transaction(async (tx) => {
+    const outcome = await db().$transaction(async (tx) => {
       const now = clock.now();
       if (message.idempotency_key !== undefined) {
         const replay = await claimIdempotencyKey(tx, principal, message.idempotency_key, hash, now);
-        if (replay) return { ack: replay, replayed: true, expiresAt: null };
+        if (replay) return replay;
       }
       checkSubmitSemantics(message, now);
       assertContextLimits(message, limits());
@@ -75,16 +77,28 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
       if (message.type !== "notify") await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
       return createMessage(tx, principal, message, body, hash, now);
     });
+    if ("result" in outcome) return outcome.result;
+    await afterTerminal(outcome.expiry);
+    return { ack: outcome.ack, replayed: true, expiresAt: null };
   } catch (err) {
     // Two racing first submits with one key: the loser's insert hit the unique key; replay it.
     if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002" && message.idempotency_key) {
-      const ack = await db().$transaction((tx) =>
+      const replay = await db().$transaction((tx) =>
         claimIdempotencyKey(tx, principal, message.idempotency_key as string, hash, clock.now()),
       );
-      if (ack) return { ack, replayed: true, expiresAt: null };
+      if (replay) {
+        await afterTerminal(replay.expiry);
+        return { ack: replay.ack, replayed: true, expiresAt: null };
+      }
     }
     throw err;
   }
+}
+
+interface Replay {
+  ack: SubmitAck;
+  /** An expiry this replay applied to an overdue original, to hand to `afterTerminal`. */
+  expiry: CommitResult;
 }
 
 /**
@@ -97,7 +111,7 @@ async function claimIdempotencyKey(
   key: string,
   hash: string,
   now: Date,
-): Promise<SubmitAck | null> {
+): Promise<Replay | null> {
   const record = await tx.idempotencyRecord.findUnique({
     where: { agentRowId_idempotencyKey: { agentRowId: principal.agentRowId, idempotencyKey: key } },
   });
@@ -115,8 +129,8 @@ async function claimIdempotencyKey(
   }
   if (!original) throw new HubError("gone", "the message for this idempotency_key was deleted after retention");
   // The current status: an overdue open ask reads `expired`, never `open` (§7, §8.1).
-  if (await expireInTx(tx, original.id, now)) return submitAck({ id: original.id, status: "expired" });
-  return submitAck(original);
+  const expiry = await expireInTx(tx, original.id, now);
+  return { ack: submitAck(expiry.won ? { id: original.id, status: "expired" } : original), expiry };
 }
 
 async function createMessage(
@@ -126,7 +140,7 @@ async function createMessage(
   body: Record<string, unknown>,
   hash: string,
   now: Date,
-): Promise<SubmitResult> {
+): Promise<{ result: SubmitResult }> {
   const id = mintId("message");
   const status = message.type === "notify" ? "delivered" : "open"; // §5.1: delivered on acceptance
   // Parsed as RFC 3339 (offsets and all), floored to the millisecond the database keeps.
@@ -163,5 +177,5 @@ async function createMessage(
   await tx.auditEvent.create({
     data: { accountId: principal.accountId, messageId: id, actor: `agent:${principal.agentId}`, event: "message.submitted", detail: { type: message.type }, at: now },
   });
-  return { ack: submitAck(row), replayed: false, expiresAt };
+  return { result: { ack: submitAck(row), replayed: false, expiresAt } };
 }

@@ -1,0 +1,7 @@
+import { json, route } from "@/lib/http/handler";
+import { publishedKeys } from "@/lib/keys/signing-keys";
+
+export const dynamic = "force-dynamic";
+
+/** The Hub's public ed25519 keys (JWKS) for §9.2 verification; no credential needed. */
+export const GET = route(async () => json(await publishedKeys(), 200, { "cache-control": "max-age=300" }));

@@ -1,0 +1,59 @@
+/** Operator views and actions on push obligations (CLI `deliveries …`; later the admin UI). */
+import { clock } from "../clock";
+import { db } from "../db";
+import { HubError } from "../protocol/errors";
+
+export interface DeliveryView {
+  id: string;
+  message_id: string;
+  resolution_id: string;
+  callback_url: string;
+  status: string;
+  attempts: Array<{ attempt: number; at: string; status_code: number | null; latency_ms: number; error_class: string | null; outcome: string }>;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+export async function listDeliveries(messageId: string): Promise<DeliveryView[]> {
+  const rows = await db().pushDelivery.findMany({
+    where: { messageId },
+    include: { attemptLog: { orderBy: { attempt: "asc" } } },
+    orderBy: { createdAt: "asc" },
+  });
+  return rows.map((d) => ({
+    id: d.id,
+    message_id: d.messageId,
+    resolution_id: d.resolutionId,
+    callback_url: d.callbackUrl,
+    status: d.status,
+    attempts: d.attemptLog.map((a) => ({
+      attempt: a.attempt,
+      at: a.at.toISOString(),
+      status_code: a.statusCode,
+      latency_ms: a.latencyMs,
+      error_class: a.errorClass,
+      outcome: a.outcome,
+    })),
+    next_attempt_at: d.status === "pending" ? d.nextAttemptAt.toISOString() : null,
+    delivered_at: d.deliveredAt?.toISOString() ?? null,
+  }));
+}
+
+/**
+ * Starts a fresh retry cycle for an obligation that is not delivered (failed, exhausted, refused,
+ * or revoked-and-since-reapproved): due now, with the full attempt and duration budget again.
+ */
+export async function redriveDelivery(id: string, actor = "system:cli"): Promise<{ id: string; status: "pending" }> {
+  const now = clock.now();
+  const d = await db().pushDelivery.findUnique({ where: { id }, include: { message: { select: { accountId: true } } } });
+  if (!d) throw new HubError("not_found", `no delivery ${id}`);
+  if (d.status === "delivered") throw new HubError("invalid_field", `delivery ${id} was already delivered`);
+  await db().$transaction([
+    db().pushDelivery.update({
+      where: { id },
+      data: { status: "pending", nextAttemptAt: now, cycleStartedAt: now, cycleAttempts: 0, leaseUntil: null, updatedAt: now },
+    }),
+    db().auditEvent.create({ data: { accountId: d.message.accountId, messageId: d.messageId, actor, event: "delivery.redriven", detail: { delivery_id: id }, at: now } }),
+  ]);
+  return { id, status: "pending" };
+}

@@ -1,0 +1,154 @@
+/**
+ * §8.3 push delivery of one obligation row: claim it (a lease, so two workers never send the same
+ * attempt), rebuild the §6 Response from PostgreSQL, sign it afresh (§9.2: new `t` and `jti` each
+ * attempt, same `resolution_id` and body), send it through the SSRF-safe egress client (§9.4), record
+ * the attempt, and decide: delivered, retry later, or final. Every outcome is a row; nothing lives
+ * only in a queue (§3.1).
+ */
+import { clock } from "../clock";
+import { db } from "../db";
+import { env } from "../env";
+import { log } from "../log";
+import { mintId } from "../protocol/ids";
+import { formatSignatureHeader, responseSignedContext, signContext } from "../protocol/signing";
+import { findCallbackBinding, resolveCallbackSecret } from "../principals/bindings";
+import { activeSigningKey } from "../keys/signing-keys";
+import { envelopeOf } from "../messages/record";
+import { hubResponse } from "../messages/serialize";
+import { postJson, type EgressResult } from "./egress";
+import { deliveryPolicy, devCallbackAllowlist, originKey } from "./policy";
+import { nextAttemptAt, verdictForStatus } from "./schedule";
+
+const LEASE_MS = 60_000;
+
+export type AttemptOutcome = "delivered" | "retry" | "failed" | "exhausted" | "refused" | "binding_revoked" | "skipped";
+
+/** Claims the row for one attempt; false when it is not due, not pending, or leased elsewhere. */
+async function claim(id: string, now: Date): Promise<boolean> {
+  const res = await db().pushDelivery.updateMany({
+    where: {
+      id,
+      status: "pending",
+      nextAttemptAt: { lte: new Date(now.getTime() + 250) },
+      OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
+    },
+    data: { leaseUntil: new Date(now.getTime() + LEASE_MS) },
+  });
+  return res.count === 1;
+}
+
+interface Prepared {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Body, signature and credential for one attempt; null when the binding no longer allows it. */
+async function prepare(deliveryId: string): Promise<Prepared | null> {
+  const d = await db().pushDelivery.findUniqueOrThrow({
+    where: { id: deliveryId },
+    include: { message: { include: { resolution: true } } },
+  });
+  const { message } = d;
+  if (!message.resolution) throw new Error("push obligation without a resolution");
+  const envelope = envelopeOf(message);
+  const callback = envelope.type === "ask" ? envelope.request.callback : envelope.type === "task" ? envelope.action.callback : undefined;
+  const auth = callback?.auth;
+  const ref = auth?.scheme === "hmac" ? auth.secret_ref : auth?.token_ref;
+  const binding = await findCallbackBinding(message.agentRowId, d.callbackUrl, ref);
+  if (!binding) return null; // revoked since submit (§9.4: credentials only to a bound host)
+
+  const response = hubResponse(message, message.resolution);
+  const body = JSON.stringify(response);
+  const jti = mintId("jti");
+  const t = Math.floor(clock.now().getTime() / 1000);
+  const context = responseSignedContext({ response: response as never, callbackUrl: d.callbackUrl, jti, t });
+  const headers: Record<string, string> = {};
+  let v1: string;
+  if (auth?.scheme === "hmac") {
+    const secret = await resolveCallbackSecret(binding.bindingId, auth.secret_ref as string);
+    if (secret === null) return null;
+    v1 = signContext(context, { alg: "hmac-sha256", secret });
+  } else {
+    if (auth && ref) {
+      const token = await resolveCallbackSecret(binding.bindingId, ref);
+      if (token === null) return null;
+      if (auth.scheme === "bearer") headers.authorization = `Bearer ${token}`;
+      else headers["x-api-key"] = token;
+    }
+    const key = await activeSigningKey();
+    v1 = signContext(context, { alg: "ed25519", privateKey: key.privateKey });
+  }
+  headers["ma2h-signature"] = formatSignatureHeader({ t, jti, v1 });
+  return { url: d.callbackUrl, body, headers };
+}
+
+/** §9.4: plaintext or loopback callbacks only in dev mode, and only to exactly allowlisted origins. */
+function transportAllowed(url: string): boolean {
+  const parsed = new URL(url);
+  if (parsed.protocol === "https:") return true;
+  return env().MA2H_DEV_MODE && devCallbackAllowlist().has(originKey(parsed));
+}
+
+async function send(p: Prepared): Promise<EgressResult> {
+  if (!transportAllowed(p.url)) {
+    return { ok: false, errorClass: "refused_url", detail: "plaintext callback outside the dev allowlist", latencyMs: 0 };
+  }
+  return postJson(p.url, p.body, {
+    headers: p.headers,
+    timeoutMs: deliveryPolicy().timeoutMs,
+    allowLoopback: env().MA2H_DEV_MODE ? devCallbackAllowlist() : new Set(),
+  });
+}
+
+function outcomeOf(result: EgressResult): "delivered" | "retry" | "failed" | "refused" {
+  if (result.ok) return verdictForStatus(result.status);
+  if (result.errorClass === "refused_address" || result.errorClass === "refused_url") return "refused";
+  return "retry"; // timeouts, DNS and network errors, TLS failures, oversized answers
+}
+
+/** One attempt at one obligation. Returns what happened and, for a retry, when it is due. */
+export async function attemptPush(deliveryId: string): Promise<{ outcome: AttemptOutcome; nextAt?: Date }> {
+  const startedAt = clock.now();
+  if (!(await claim(deliveryId, startedAt))) return { outcome: "skipped" };
+  const row = await db().pushDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+  const attempt = row.cycleAttempts + 1;
+  const prepared = await prepare(deliveryId);
+  const result: EgressResult | null = prepared ? await send(prepared) : null;
+  const now = clock.now();
+
+  let outcome: AttemptOutcome = result ? outcomeOf(result) : "binding_revoked";
+  let nextAt: Date | null = null;
+  if (outcome === "retry") {
+    nextAt = nextAttemptAt(deliveryPolicy().retry, row.cycleStartedAt, now, attempt);
+    if (!nextAt) outcome = "exhausted";
+  }
+  await db().$transaction([
+    db().pushAttempt.create({
+      data: {
+        deliveryId,
+        attempt: row.attempts + 1,
+        at: startedAt,
+        statusCode: result?.ok ? result.status : null,
+        latencyMs: result?.latencyMs ?? 0,
+        errorClass: result && !result.ok ? result.errorClass : outcome === "binding_revoked" ? "binding_revoked" : null,
+        outcome,
+      },
+    }),
+    db().pushDelivery.update({
+      where: { id: deliveryId },
+      data: {
+        attempts: { increment: 1 },
+        cycleAttempts: attempt,
+        status: outcome === "retry" ? "pending" : outcome,
+        nextAttemptAt: nextAt ?? row.nextAttemptAt,
+        leaseUntil: null,
+        deliveredAt: outcome === "delivered" ? now : null,
+        lastError: result && !result.ok ? result.errorClass : result?.ok && outcome !== "delivered" ? `http_${result.status}` : null,
+        updatedAt: now,
+      },
+    }),
+  ]);
+  log.info("push attempt", { delivery_id: deliveryId, attempt: row.attempts + 1, outcome, status: result?.ok ? result.status : null, error_class: result && !result.ok ? result.errorClass : null, latency_ms: result?.latencyMs ?? 0 });
+  return nextAt ? { outcome, nextAt } : { outcome };
+}

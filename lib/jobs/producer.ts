@@ -1,0 +1,24 @@
+/** Process-wide queue producers, one per queue name, kept on globalThis (Next bundles share it). */
+import { makeQueue, type QueueName } from "./queues";
+
+const KEY = Symbol.for("ma2h.queues");
+type Holder = { [KEY]?: Map<QueueName, ReturnType<typeof makeQueue>> };
+
+function registry(): Map<QueueName, ReturnType<typeof makeQueue>> {
+  const g = globalThis as Holder;
+  return (g[KEY] ??= new Map());
+}
+
+export function producer(name: QueueName) {
+  const map = registry();
+  let q = map.get(name);
+  if (!q) map.set(name, (q = makeQueue(name)));
+  return q.queue;
+}
+
+export async function closeProducers(): Promise<void> {
+  const map = registry();
+  const all = [...map.values()];
+  map.clear();
+  await Promise.allSettled(all.map((q) => q.close()));
+}

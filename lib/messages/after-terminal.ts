@@ -1,0 +1,12 @@
+/**
+ * What follows a committed terminal transition outside the transaction: the first push attempt is
+ * enqueued at once (within 2 s of the commit). Best effort by design — the delivery sweep re-derives
+ * every pending obligation from PostgreSQL, so a failure here delays a push, never loses it.
+ */
+import { clock } from "../clock";
+import { enqueuePush } from "../jobs/push";
+import type { CommitResult } from "./lifecycle";
+
+export async function afterTerminal(result: CommitResult): Promise<void> {
+  if (result.won && result.deliveryId) await enqueuePush(result.deliveryId, clock.now(), 1);
+}
