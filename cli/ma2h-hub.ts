@@ -9,7 +9,7 @@ import { closeDb } from "../lib/db";
 import { isHubError } from "../lib/protocol/errors";
 import { COMMANDS, USAGE, usageError, type Flags, type Output } from "./commands";
 
-const STRING_FLAGS = ["account", "handle", "role", "user", "agent", "origin", "path-prefix", "secret-ref", "secret"];
+const STRING_FLAGS = ["account", "handle", "role", "user", "agent", "origin", "path-prefix", "secret-ref", "secret", "message"];
 
 function parse(argv: string[]) {
   return parseArgs({
