@@ -4,7 +4,10 @@
  * usage errors); everything else goes to stderr. Concurrency is settled by the database's unique
  * constraints, so it is safe beside a running Hub and other CLI runs.
  */
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { useEmbeddedEnvFromDisk } from "../server/embedded-env";
 import { closeDb } from "../lib/db";
 import { isHubError } from "../lib/protocol/errors";
 import { COMMANDS, USAGE, usageError, type Flags, type Output } from "./commands";
@@ -57,6 +60,8 @@ function errorOf(err: unknown): { code: string; message: string; exit: number } 
 }
 
 async function main(): Promise<number> {
+  // Beside a zero-setup Hub (no DATABASE_URL), talk to its embedded database under ./.data/.
+  useEmbeddedEnvFromDisk(resolve(dirname(fileURLToPath(import.meta.url)), ".."));
   const argv = process.argv.slice(2);
   const json = argv.includes("--json");
   let exit = 0;

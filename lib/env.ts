@@ -19,6 +19,9 @@ const schema = z.object({
   AUTH_SECRET: z.string().optional(),
   MA2H_SECRETS_KEY: z.string().optional(),
   MA2H_DEV_MODE: flag,
+  TLS_CERT_FILE: z.string().optional().transform((v) => (v ? v : undefined)),
+  TLS_KEY_FILE: z.string().optional().transform((v) => (v ? v : undefined)),
+  MA2H_TRUST_PROXY: flag,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // §8.6 limits (advertised from these same values).
   MA2H_MAX_BODY_BYTES: int(1048576, 1024),

@@ -1,16 +1,21 @@
 /**
- * `npm run hub`: the whole Hub on one box. Applies migrations (idempotent), then runs the web and
- * worker processes as children in this process's own process group — signalling the group stops
- * all of it — and restarts a child that dies. On SIGTERM/SIGINT it stops taking work and exits
- * within 10 s.
+ * `npm run hub`: the whole Hub on one box. Without DATABASE_URL it first starts the embedded
+ * PostgreSQL (server/embedded-db.ts; implies dev mode on 127.0.0.1). It applies migrations
+ * (idempotent), then runs the web and worker processes as children in this process's own process
+ * group — signalling the group stops all of it — and restarts a child that dies. On SIGTERM/SIGINT
+ * it stops taking work and exits within 10 s, stopping the embedded database too.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { env } from "../lib/env";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { env, resetEnvCache } from "../lib/env";
 import { log } from "../lib/log";
 import { deployMigrations } from "../scripts/migrate";
-import { assertTransportAllowed } from "./transport";
+import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-db";
+import { persistedSecret } from "./embedded-env";
+import { transportMode } from "./transport";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const CHILDREN = { web: "server/web.ts", worker: "workers/main.ts" } as const;
@@ -19,6 +24,7 @@ type Name = keyof typeof CHILDREN;
 const running = new Map<Name, ChildProcess>();
 const restarts: Record<Name, number> = { web: 0, worker: 0 };
 let stopping = false;
+let embedded: EmbeddedDatabase | null = null;
 
 function start(name: Name): void {
   const child = spawn(process.execPath, ["--import", "tsx", resolve(root, CHILDREN[name])], {
@@ -50,17 +56,31 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   }, 9000);
   deadline.unref();
   while (running.size > 0) await new Promise((r) => setTimeout(r, 50));
+  await embedded?.stop().catch(() => {});
   process.exit(0);
 }
 
+/** The zero-setup default: no DATABASE_URL means the embedded database, dev mode, loopback only. */
+async function useEmbeddedDefaults(): Promise<void> {
+  if (process.env.DATABASE_URL) return;
+  mkdirSync(join(root, ".data"), { recursive: true });
+  process.env.MA2H_DEV_MODE = "1";
+  process.env.HOST = "127.0.0.1";
+  process.env.AUTH_SECRET ||= persistedSecret(join(root, ".data/auth-secret"), () => randomBytes(32).toString("hex"));
+  embedded = await startEmbeddedDatabase(root);
+  process.env.DATABASE_URL = embedded.url;
+  resetEnvCache();
+}
+
 async function main(): Promise<void> {
-  const e = env();
-  assertTransportAllowed(e.MA2H_DEV_MODE);
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
   if (!existsSync(resolve(root, ".next/BUILD_ID"))) {
     throw new Error("No build found: run `npm run build` before `npm run hub`.");
   }
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  await useEmbeddedDefaults();
+  const e = env();
+  transportMode(e);
   const applied = await deployMigrations(e.DATABASE_URL);
   log.info("migrations", { applied });
   if (stopping) return;
@@ -68,8 +88,9 @@ async function main(): Promise<void> {
   start("worker");
 }
 
-main().catch((err: Error) => {
+main().catch(async (err: Error) => {
   log.error("hub failed to start", { error: err });
   process.stderr.write(`${err.message}\n`);
+  await embedded?.stop().catch(() => {});
   process.exit(1);
 });

@@ -1,9 +1,16 @@
 /**
- * §8 "Plaintext MUST NOT be offered". Until TLS and proxy modes land, the Hub serves plaintext only
- * in dev mode (MA2H_DEV_MODE=1), only to loopback peers; otherwise it refuses to start.
+ * §8 "Plaintext MUST NOT be offered". Three ways to serve, chosen from the environment:
+ * - `tls`: HTTPS from TLS_CERT_FILE / TLS_KEY_FILE (reloaded on SIGHUP), any peer;
+ * - `proxy`: behind a TLS-terminating proxy (MA2H_TRUST_PROXY=1), refusing any request whose
+ *   X-Forwarded-Proto is not `https`;
+ * - `dev`: plaintext to loopback peers only (MA2H_DEV_MODE=1), with a loud warning.
+ * With none of them the Hub refuses to start and says why.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { log } from "../lib/log";
 import type { Env } from "../lib/env";
+
+export type TransportMode = "tls" | "proxy" | "dev";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
@@ -11,17 +18,41 @@ export function isLoopback(address: string | undefined): boolean {
   return address !== undefined && LOOPBACK.has(address);
 }
 
-export function assertTransportAllowed(devMode: boolean): void {
-  if (!devMode) {
-    throw new Error(
-      "Refusing to start: plaintext HTTP is only allowed in dev mode (MA2H_DEV_MODE=1, loopback peers only). " +
-        "TLS and reverse-proxy modes are not available in this version.",
-    );
+export function transportMode(e: Env): TransportMode {
+  if (e.TLS_CERT_FILE || e.TLS_KEY_FILE) {
+    if (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE) throw new Error("Refusing to start: set both TLS_CERT_FILE and TLS_KEY_FILE.");
+    return "tls";
   }
+  if (e.MA2H_TRUST_PROXY) return "proxy";
+  if (e.MA2H_DEV_MODE) return "dev";
+  throw new Error(
+    "Refusing to start: plaintext HTTP is never offered (MA2H §8). Set TLS_CERT_FILE and TLS_KEY_FILE to serve HTTPS, " +
+      "or MA2H_TRUST_PROXY=1 behind a TLS-terminating proxy, or MA2H_DEV_MODE=1 for plaintext to loopback peers only.",
+  );
 }
 
 export const DEV_MODE_WARNING =
   "DEV MODE: serving plaintext HTTP to loopback peers only (127.0.0.1, ::1). Never expose this Hub to a network in this mode.";
+
+function refuse(res: ServerResponse, message: string): void {
+  res.writeHead(403, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code: "not_authorized", message } }));
+}
+
+/** Per-request transport gate; false when the request was refused (and answered). */
+export function admitRequest(mode: TransportMode, req: IncomingMessage, res: ServerResponse): boolean {
+  if (mode === "dev" && !isLoopback(req.socket.remoteAddress)) {
+    refuse(res, "dev mode serves loopback peers only");
+    return false;
+  }
+  if (mode === "proxy") {
+    const proto = String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim().toLowerCase();
+    if (proto !== "https") {
+      refuse(res, "plaintext is not offered: this Hub is reachable over HTTPS only");
+      return false;
+    }
+  }
+  return true;
+}
 
 /** §9.4: the dev callback allowlist means nothing outside dev mode; say so rather than ignore it silently. */
 export function warnIgnoredSettings(e: Env): void {

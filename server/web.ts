@@ -4,7 +4,9 @@
  * (§8.2) are ours to keep; on SIGTERM it stops accepting, wakes long-polls so they answer at once,
  * and exits within the shutdown budget.
  */
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import { dirname, resolve } from "node:path";
 import next from "next";
 import { env } from "../lib/env";
@@ -14,37 +16,51 @@ import { closeRedis } from "../lib/redis";
 import { closeProducers } from "../lib/jobs/producer";
 import { terminalWaiters } from "../lib/messages/waiters";
 import { ensureSigningKey } from "../lib/keys/signing-keys";
-import { assertTransportAllowed, DEV_MODE_WARNING, isLoopback, warnIgnoredSettings } from "./transport";
+import { admitRequest, DEV_MODE_WARNING, transportMode, warnIgnoredSettings } from "./transport";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const SHUTDOWN_BUDGET_MS = 8000;
 
 async function main(): Promise<void> {
   const e = env();
-  assertTransportAllowed(e.MA2H_DEV_MODE);
-  log.warn(DEV_MODE_WARNING);
+  const mode = transportMode(e);
+  if (mode === "dev") log.warn(DEV_MODE_WARNING);
   warnIgnoredSettings(e);
   const app = next({ dev: false, dir: root, hostname: e.HOST, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
 
-  const server = http.createServer((req, res) => {
-    if (!isLoopback(req.socket.remoteAddress)) {
-      res.writeHead(403, { "content-type": "application/json" }).end(
-        JSON.stringify({ error: { code: "not_authorized", message: "dev mode serves loopback peers only" } }),
-      );
-      return;
-    }
-    void handle(req, res);
-  });
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (admitRequest(mode, req, res)) void handle(req, res);
+  };
+  const tls = () => ({ cert: readFileSync(e.TLS_CERT_FILE as string), key: readFileSync(e.TLS_KEY_FILE as string) });
+  const server = mode === "tls" ? https.createServer(tls(), onRequest) : http.createServer(onRequest);
+  if (server instanceof https.Server) {
+    // Certificate renewal without a restart: SIGHUP re-reads the files.
+    process.on("SIGHUP", () => {
+      try {
+        server.setSecureContext(tls());
+        log.info("TLS certificate reloaded");
+      } catch (err) {
+        log.error("TLS certificate reload failed; keeping the previous one", { error_name: (err as Error).name });
+      }
+    });
+  }
   // Long-polls hold up to 60 s; leave room above that for the response itself.
   server.requestTimeout = 120_000;
   server.headersTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
-  await terminalWaiters().ready();
-  await ensureSigningKey();
+  // A database that is down at start must not keep the web from answering: /healthz stays 200
+  // and /readyz 503 until it returns. Long-polls reconnect the LISTEN on first use, and the
+  // signing key is ensured on first use (and by the worker).
+  try {
+    await terminalWaiters().ready();
+    await ensureSigningKey();
+  } catch (err) {
+    log.warn("database unavailable at start; /readyz answers 503 until it returns", { error_name: (err as Error).name });
+  }
   await new Promise<void>((ok) => server.listen(e.PORT, e.HOST, ok));
-  log.info("web listening", { url: `http://${e.HOST}:${e.PORT}`, public_url: e.publicUrl });
+  log.info("web listening", { url: `${mode === "tls" ? "https" : "http"}://${e.HOST}:${e.PORT}`, mode, public_url: e.publicUrl });
 
   let stopping = false;
   const stop = async (signal: string) => {
