@@ -1,6 +1,9 @@
 /** Authenticating the caller of a /v1 route (§9.1). */
-import { authenticate, requireAgent } from "../principals/authenticate";
+import { env } from "../env";
+import { HubError } from "../protocol/errors";
+import { authenticate, presentedCredential, requireAgent } from "../principals/authenticate";
 import type { AgentPrincipal } from "../principals/types";
+import { humanForSessionToken, sessionTokenFrom } from "../principals/web-sessions";
 import type { Resolver } from "../messages/access";
 
 /** Submit, poll and cancel take an agent credential; a PAT here is `401 unauthenticated`. */
@@ -8,8 +11,41 @@ export async function agentCaller(req: Request): Promise<AgentPrincipal> {
   return requireAgent(await authenticate(req.headers));
 }
 
-/** Resolve takes an agent credential or an operator's personal access token (§8.8). */
+function sessionCookie(req: Request): string | undefined {
+  const jar = new Map<string, string>();
+  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name) jar.set(name, decodeURIComponent(rest.join("=")));
+  }
+  return sessionTokenFrom((n) => jar.get(n));
+}
+
+/**
+ * A cookie-authenticated write must come from our own pages: the browser's Origin (or
+ * Sec-Fetch-Site) says so. Bearer-authenticated requests carry no ambient authority and are exempt.
+ */
+function assertSameOrigin(req: Request): void {
+  const origin = req.headers.get("origin");
+  const site = req.headers.get("sec-fetch-site");
+  const ours = new URL(env().publicUrl).origin;
+  if (origin ? origin === ours : site === "same-origin") return;
+  throw new HubError("not_authorized", "cross-site request refused");
+}
+
+/**
+ * Resolve takes an agent credential, an operator's personal access token (§8.8), or — for the
+ * inbox's own pages — the browser session cookie with a same-origin check.
+ */
 export async function resolverCaller(req: Request): Promise<Resolver> {
+  if (!presentedCredential(req.headers)) {
+    const token = sessionCookie(req);
+    if (token) {
+      assertSameOrigin(req);
+      const human = await humanForSessionToken(token);
+      if (!human) throw new HubError("unauthenticated", "the session has ended; sign in again");
+      return { kind: "human", userId: human.userId };
+    }
+  }
   const p = await authenticate(req.headers);
   return p.kind === "agent" ? { kind: "agent", principal: p } : { kind: "human", userId: p.userId };
 }

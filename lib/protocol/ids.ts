@@ -18,6 +18,8 @@ export const ID_PREFIX = {
   delivery: "dlv_",
   jti: "jti_",
   request: "req_",
+  webSession: "web_",
+  identity: "idn_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
