@@ -14,9 +14,17 @@ export function notFound(): HubError {
   return new HubError("not_found", "no such message");
 }
 
+export function loadMessage(id: string): Promise<MessageWithResolution | null> {
+  return db().message.findUnique({ where: { id }, include: { resolution: true } });
+}
+
 /** §8.2/§8.4/§9.1: poll and cancel are bound to the submitting principal. */
-export async function loadForSubmitter(principal: AgentPrincipal, id: string): Promise<MessageWithResolution> {
-  const row = await db().message.findUnique({ where: { id }, include: { resolution: true } });
+export async function loadForSubmitter(
+  principal: AgentPrincipal,
+  id: string,
+  load: (id: string) => Promise<MessageWithResolution | null> = loadMessage,
+): Promise<MessageWithResolution> {
+  const row = await load(id);
   if (row && row.agentRowId === principal.agentRowId) return row;
   if (!row) {
     const tomb = await db().messageTombstone.findUnique({ where: { id } });

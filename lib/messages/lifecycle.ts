@@ -9,7 +9,7 @@ import type { Message as MessageRow } from "../generated/prisma/client";
 import type { Tx } from "../db";
 import { mintId } from "../protocol/ids";
 import type { Message } from "../protocol/message";
-import { TERMINAL_CHANNEL } from "./channel";
+import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "./channel";
 
 export type TerminalKind = "resolve" | "cancel" | "expire";
 
@@ -94,5 +94,6 @@ export async function commitTerminal(
     });
   }
   await tx.$executeRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${row.id})`;
+  await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${row.accountId}:${row.id}`})`;
   return { won: true, resolutionId, deliveryId };
 }

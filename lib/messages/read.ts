@@ -7,7 +7,7 @@
 import { clock } from "../clock";
 import { limits } from "../env";
 import type { AgentPrincipal } from "../principals/types";
-import { loadForSubmitter } from "./access";
+import { loadForSubmitter, loadMessage } from "./access";
 import { expireMessage } from "./expiry";
 import { messageBody } from "./serialize";
 import type { MessageWithResolution } from "./record";
@@ -26,8 +26,10 @@ function changedSince(row: MessageWithResolution, since: Date | undefined): bool
   return since === undefined || row.statusChangedAt.getTime() > since.getTime();
 }
 
-async function current(principal: AgentPrincipal, id: string): Promise<MessageWithResolution> {
-  const row = await loadForSubmitter(principal, id);
+/** The row as it is now. A long-poll (`shared`) joins this process's in-flight read of the same id. */
+async function current(principal: AgentPrincipal, id: string, shared = false): Promise<MessageWithResolution> {
+  const load = shared ? (mid: string) => terminalWaiters().shared(mid, () => loadMessage(mid)) : loadMessage;
+  const row = await loadForSubmitter(principal, id, load);
   if (row.status === "open" && row.expiresAt && row.expiresAt.getTime() < clock.now().getTime()) {
     await expireMessage(id);
     return loadForSubmitter(principal, id);
@@ -37,7 +39,7 @@ async function current(principal: AgentPrincipal, id: string): Promise<MessageWi
 
 export async function readMessage(principal: AgentPrincipal, id: string, options: ReadOptions = {}): Promise<ReadResult> {
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
-  let row = await current(principal, id);
+  let row = await current(principal, id, waitMs > 0);
   const settled = (r: MessageWithResolution) =>
     r.status !== "open" || (options.since !== undefined && changedSince(r, options.since));
 
@@ -48,16 +50,16 @@ export async function readMessage(principal: AgentPrincipal, id: string, options
     // Registered before the re-read, so a commit landing in between still wakes us.
     for (;;) {
       const remaining = deadline - clock.now().getTime();
-      if (remaining <= 0 || options.signal?.aborted) break;
+      if (remaining <= 0 || options.signal?.aborted || waiters.closing) break;
       const untilExpiry = row.expiresAt ? row.expiresAt.getTime() + 1 - clock.now().getTime() : Infinity;
       const waiting = waiters.wait(id, Math.min(remaining, Math.max(untilExpiry, 0)), options.signal);
-      row = await current(principal, id);
+      row = await current(principal, id, true);
       if (settled(row)) {
         waiting.cancel();
         break;
       }
       await waiting.promise;
-      row = await current(principal, id);
+      row = await current(principal, id, true);
       if (settled(row)) break;
     }
   }

@@ -21,6 +21,7 @@ import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addre
 import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
+import { INBOX_CHANNEL } from "./channel";
 import { assertContextLimits, assertOpenCapacity } from "./limits";
 import { submitAck, type SubmitAck } from "./serialize";
 
@@ -177,5 +178,6 @@ async function createMessage(
   await tx.auditEvent.create({
     data: { accountId: principal.accountId, messageId: id, actor: `agent:${principal.agentId}`, event: "message.submitted", detail: { type: message.type }, at: now },
   });
+  await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${principal.accountId}:${id}`})`; // the inbox updates live
   return { result: { ack: submitAck(row), replayed: false, expiresAt } };
 }

@@ -14,13 +14,15 @@ type Wake = () => void;
 
 class TerminalWaiters {
   private readonly waiters = new Map<string, Set<Wake>>();
+  /** In-flight row reads per message id, shared by the long-polls of one process (see `shared`). */
+  private readonly reads = new Map<string, Promise<unknown>>();
   private client: pg.Client | null = null;
   private connecting: Promise<void> | null = null;
   private closed = false;
 
   /** Resolves once this process is listening, so a caller can register before re-reading. */
   ready(): Promise<void> {
-    if (this.client) return Promise.resolve();
+    if (this.client || this.closed) return Promise.resolve();
     this.connecting ??= this.connect().finally(() => {
       this.connecting = null;
     });
@@ -72,13 +74,37 @@ class TerminalWaiters {
     return { promise, cancel: () => done() };
   }
 
+  /**
+   * One database read of a message for all the long-polls of this process that need it at once
+   * (a NOTIFY waking a thousand waiters on one message costs one read, not a thousand). A read in
+   * flight is joined only until the next wake for that id: `wake` drops it first, so every waiter
+   * woken by a commit reads a row fetched after that commit. Only for waiters, which a later NOTIFY
+   * corrects — a plain GET reads on its own, so it always sees the caller's own earlier writes.
+   */
+  shared<T>(messageId: string, read: () => Promise<T>): Promise<T> {
+    const inflight = this.reads.get(messageId) as Promise<T> | undefined;
+    if (inflight) return inflight;
+    const p: Promise<T> = read().finally(() => {
+      if (this.reads.get(messageId) === p) this.reads.delete(messageId);
+    });
+    this.reads.set(messageId, p);
+    return p;
+  }
+
   wake(messageId: string): void {
+    this.reads.delete(messageId);
     const set = this.waiters.get(messageId);
     if (set) for (const fn of [...set]) fn();
   }
 
   wakeAll(): void {
+    this.reads.clear();
     for (const set of [...this.waiters.values()]) for (const fn of [...set]) fn();
+  }
+
+  /** True once the process is shutting down: long-polls answer with what they have. */
+  get closing(): boolean {
+    return this.closed;
   }
 
   get size(): number {
