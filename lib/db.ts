@@ -16,7 +16,13 @@ export function db(): PrismaClient {
   const g = globalThis as Holder;
   if (!g[KEY]) {
     // No query logging in any mode: queries carry `state` and envelopes (§9.6).
-    g[KEY] = new PrismaClient({ adapter: new PrismaPg({ connectionString: env().DATABASE_URL, max: 10 }) });
+    // Prisma's interactive-transaction defaults (2 s to get a connection, 5 s to finish) turn a burst
+    // of submits from one agent — serialised on its inbox-depth advisory lock while holding pooled
+    // connections — into 500s (P2028) on a busy box; queue instead, within bounds.
+    g[KEY] = new PrismaClient({
+      adapter: new PrismaPg({ connectionString: env().DATABASE_URL, max: 10 }),
+      transactionOptions: { maxWait: 15_000, timeout: 20_000 },
+    });
   }
   return g[KEY];
 }
