@@ -4,6 +4,8 @@ import type { NextConfig } from "next";
 // long-polls and (later) TLS are ours. Packages with native or wasm parts stay external.
 const config: NextConfig = {
   poweredByHeader: false,
+  // Protocol bodies are small and latency matters; compression belongs to the TLS proxy if any.
+  compress: false,
   // Type checking is its own step (`npm run typecheck`, run by .ci/run over app, lib, tests and
   // scripts alike), so the build does not check a second time.
   typescript: { ignoreBuildErrors: true },
