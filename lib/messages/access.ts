@@ -60,11 +60,19 @@ export async function authorizeResolver(row: MessageWithResolution, resolver: Re
   // The attested actor is the person's handle in the message's own account (§9.1).
   const seat: Seat | null = await seatFor(resolver.userId, row.accountId);
   if (!seat) throw notFound();
-  if (!RESOLVING_ROLES.includes(seat.role)) {
-    throw new HubError("not_authorized", `role ${seat.role} may read but not resolve`);
-  }
-  if (list !== undefined && !list.includes(`human:${seat.handle}`)) {
-    throw new HubError("not_authorized", "you are not in the message's allowed_resolvers");
-  }
+  const refusal = humanResolveRefusal(seat, envelope);
+  if (refusal !== null) throw new HubError("not_authorized", refusal);
   return `human:${seat.handle}`;
+}
+
+/**
+ * Why a person seated in the message's account may not resolve it, or null when they may (§9.1):
+ * a `viewer` never resolves; an explicit `allowed_resolvers` must list `human:<handle>`. The inbox
+ * asks this to decide which controls to show; `authorizeResolver` enforces it.
+ */
+export function humanResolveRefusal(seat: Seat, envelope: ReturnType<typeof envelopeOf>): string | null {
+  if (!RESOLVING_ROLES.includes(seat.role)) return `role ${seat.role} may read but not resolve`;
+  const list = allowedResolversOf(envelope);
+  if (list !== undefined && !list.includes(`human:${seat.handle}`)) return "you are not in the message's allowed_resolvers";
+  return null;
 }

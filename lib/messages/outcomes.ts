@@ -9,12 +9,15 @@ import type { TerminalOutcome } from "./lifecycle";
 
 export const EXPIRY_ACTOR = "system:expiry";
 
-/** A resolver's answer (§8.8). Agent and wire resolves are never `edited` (docs/decisions.md). */
-export function resolvedOutcome(envelope: Message, body: ResolveRequest, actor: string, now: Date): TerminalOutcome {
+/**
+ * A resolver's answer (§8.8). `edited` is true only when the inbox says a human changed the
+ * prefilled value; agent and wire resolves are never `edited` (docs/decisions.md).
+ */
+export function resolvedOutcome(envelope: Message, body: ResolveRequest, actor: string, now: Date, edited = false): TerminalOutcome {
   const response: Record<string, unknown> = {};
   if (body.value !== undefined) {
     response.value = body.value;
-    response.edited = false;
+    response.edited = edited;
   }
   response.actor = actor;
   response.resolved_at = now.toISOString();

@@ -22,7 +22,20 @@ export interface ResolveResult {
   resolution_id: string;
 }
 
-export async function resolveMessage(resolver: Resolver, id: string, body: Record<string, unknown>): Promise<ResolveResult> {
+export interface ResolveOptions {
+  /**
+   * The inbox's report that the human changed the value prefilled from `default_on_expire` (§6
+   * `response.edited`). Honoured for human resolvers only: an agent's resolve is never edited.
+   */
+  edited?: boolean;
+}
+
+export async function resolveMessage(
+  resolver: Resolver,
+  id: string,
+  body: Record<string, unknown>,
+  options: ResolveOptions = {},
+): Promise<ResolveResult> {
   const row = await db().message.findUnique({ where: { id }, include: { resolution: true } });
   if (!row) {
     const tomb = await db().messageTombstone.findUnique({ where: { id } });
@@ -36,10 +49,11 @@ export async function resolveMessage(resolver: Resolver, id: string, body: Recor
   const envelope = envelopeOf(row);
   const request = parseResolveRequest(body);
   checkResolution(envelope, request);
+  const edited = resolver.kind === "human" && options.edited === true;
 
   const { resolved, expired } = await db().$transaction(async (tx) => {
     const now = clock.now();
-    const result = await commitTerminal(tx, row, envelope, "resolve", resolvedOutcome(envelope, request, actor, now), now);
+    const result = await commitTerminal(tx, row, envelope, "resolve", resolvedOutcome(envelope, request, actor, now, edited), now);
     return { resolved: result, expired: result.won ? null : await expireInTx(tx, id, now) };
   });
   await afterTerminal(resolved);

@@ -23,6 +23,7 @@ import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
 import { INBOX_CHANNEL } from "./channel";
 import { assertContextLimits, assertOpenCapacity } from "./limits";
+import { listingColumns } from "./listing";
 import { submitAck, type SubmitAck } from "./serialize";
 
 export interface SubmitResult {
@@ -160,6 +161,7 @@ async function createMessage(
       state: body.state === undefined ? null : JSON.stringify(body.state),
       title: message.title,
       priority: message.priority ?? "normal",
+      ...listingColumns(message),
       sensitive: message.sensitive === true,
       idempotencyKey: message.idempotency_key ?? null,
       expiresAt,

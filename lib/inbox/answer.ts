@@ -1,0 +1,117 @@
+/**
+ * Resolving from the inbox: turns what a person did on an item page (or a bulk action on the list)
+ * into a §8.8 resolve body and calls `resolveMessage` — the same verb, authorization and §7 CAS as
+ * the API. Only the ids, the chosen option, raw form values, ticks and a comment come from the
+ * browser; the actor comes from the session (§9.1) and the checklist texts from the envelope.
+ * A lost race answers with the outcome that won, read after the 409.
+ */
+import { HubError, isHubError } from "../protocol/errors";
+import { resolveMessage } from "../messages/resolve";
+import { completeRefusal, declineRefusal } from "./affordances";
+import { coerceInput, differsFromPrefill, type RawInput } from "./input-form";
+import { itemForHuman } from "./item";
+import type { ItemView, ResolutionView } from "./view";
+
+export type HumanAction =
+  | { kind: "answer"; value?: string; input?: RawInput; comment?: string }
+  | { kind: "decline"; comment?: string }
+  | { kind: "complete" | "dismiss"; comment?: string; checklist?: boolean[] };
+
+export type ActionResult =
+  | { ok: true; status: string }
+  | { ok: false; code: string; message: string; conflict?: ResolutionView & { status: string } };
+
+const MAX_COMMENT = 10_000;
+
+function refuse(message: string): never {
+  throw new HubError("invalid_field", message);
+}
+
+/** The resolve body and the `edited` flag for an action on this item; throws on a bad action. */
+export function resolveBodyFor(item: ItemView, action: HumanAction): { body: Record<string, unknown>; edited: boolean } {
+  const body: Record<string, unknown> = {};
+  let edited = false;
+  if (action.kind === "answer") {
+    const ask = item.ask ?? refuse("only an ask can be answered");
+    body.resolution = "answered";
+    const prefill = ask.defaultOnExpire;
+    if (ask.mode === "input") {
+      const coerced = coerceInput(ask.fields, action.input ?? {});
+      if ("problem" in coerced) refuse(coerced.problem);
+      body.value = coerced.value;
+      const differs = prefill !== null && typeof prefill === "object" && differsFromPrefill(ask.fields, coerced.value, prefill);
+      // docs/decisions.md: with allow_edit false a prefilled form is read-only.
+      if (differs && !ask.permissions.allowEdit) refuse("the suggested value cannot be changed (permissions.allow_edit is false)");
+      edited = differs;
+    } else {
+      if (typeof action.value !== "string") refuse("choose an option");
+      body.value = action.value;
+      edited = ask.permissions.allowEdit && typeof prefill === "string" && action.value !== prefill;
+    }
+  } else if (action.kind === "decline") {
+    body.resolution = item.type === "task" ? "dismissed" : "declined";
+  } else {
+    if (!item.task) refuse(`only a task can be ${action.kind === "complete" ? "completed" : "dismissed"}`);
+    body.resolution = action.kind === "complete" ? "completed" : "dismissed";
+    // §6: the final checklist, texts from the envelope and ticks from the person.
+    if (item.task.checklist.length > 0) body.checklist = item.task.checklist.map((c, i) => ({ text: c.text, done: action.checklist?.[i] ?? c.done }));
+  }
+  const comment = action.comment?.trim();
+  if (comment) body.comment = comment.slice(0, MAX_COMMENT);
+  return { body, edited };
+}
+
+function failure(err: unknown): { ok: false; code: string; message: string } {
+  if (isHubError(err)) return { ok: false, code: err.code, message: err.message };
+  throw err;
+}
+
+export async function answerAsHuman(userId: string, id: string, action: HumanAction): Promise<ActionResult> {
+  const item = await itemForHuman(userId, id);
+  if (!item) return { ok: false, code: "not_found", message: "no such message" };
+  try {
+    const { body, edited } = resolveBodyFor(item, action);
+    const res = await resolveMessage({ kind: "human", userId }, id, body, { edited });
+    return { ok: true, status: res.status };
+  } catch (err) {
+    if (isHubError(err) && err.code === "already_terminal") {
+      const after = await itemForHuman(userId, id);
+      if (after?.resolution) {
+        return { ok: false, code: err.code, message: err.message, conflict: { ...after.resolution, status: after.status } };
+      }
+    }
+    return failure(err);
+  }
+}
+
+export interface BulkReport {
+  done: Array<{ id: string; title: string; status: string }>;
+  skipped: Array<{ id: string; title: string | null; reason: string }>;
+}
+
+export const BULK_LIMIT = 200;
+
+/**
+ * Bulk decline (asks → declined, tasks → dismissed) or complete (tasks), one `resolveMessage` per
+ * item, in order. Items this person may not resolve, or whose permissions forbid the action, are
+ * skipped with the reason; so is anything the verb refuses (e.g. answered meanwhile).
+ */
+export async function bulkResolve(userId: string, ids: string[], kind: "decline" | "complete"): Promise<BulkReport> {
+  const report: BulkReport = { done: [], skipped: [] };
+  for (const id of [...new Set(ids)].slice(0, BULK_LIMIT)) {
+    const item = await itemForHuman(userId, id);
+    if (!item) {
+      report.skipped.push({ id, title: null, reason: "not found" });
+      continue;
+    }
+    const refusal = kind === "decline" ? declineRefusal(item.can, item.type) : completeRefusal(item.can, item.type);
+    if (refusal !== null) {
+      report.skipped.push({ id, title: item.title, reason: refusal });
+      continue;
+    }
+    const res = await answerAsHuman(userId, id, { kind });
+    if (res.ok) report.done.push({ id, title: item.title, status: res.status });
+    else report.skipped.push({ id, title: item.title, reason: res.conflict ? `already ${res.conflict.status} by ${res.conflict.actor}` : res.message });
+  }
+  return report;
+}

@@ -1,0 +1,57 @@
+/**
+ * The generated input form (§5.2 flat schema) on the server side: what the browser sends is raw
+ * form values (strings, and booleans for checkboxes); they are turned into typed values here, from
+ * the schema, so a value's type never depends on the browser. `edited` compares what was submitted
+ * with what the untouched prefilled form would have submitted.
+ */
+import { jcs } from "../protocol/jcs";
+import type { FieldView } from "./view";
+
+export type RawInput = Record<string, string | boolean | undefined>;
+
+export function coerceInput(fields: FieldView[], raw: RawInput): { value: Record<string, unknown> } | { problem: string } {
+  const value: Record<string, unknown> = {};
+  for (const f of fields) {
+    const r = raw[f.name];
+    const label = f.title ?? f.name;
+    if (f.type === "boolean" && f.enum === null) {
+      value[f.name] = r === true || r === "true" || r === "on";
+      continue;
+    }
+    const text = typeof r === "string" ? r : r === undefined ? "" : String(r);
+    if (text === "") {
+      if (f.required) return { problem: `${label} is required` };
+      continue;
+    }
+    if (f.enum !== null) {
+      const member = f.enum.find((e) => String(e) === text);
+      if (member === undefined) return { problem: `${label} must be one of ${f.enum.join(", ")}` };
+      value[f.name] = member;
+    } else if (f.type === "number" || f.type === "integer") {
+      const n = Number(text.trim());
+      if (text.trim() === "" || !Number.isFinite(n)) return { problem: `${label} must be a number` };
+      if (f.type === "integer" && !Number.isInteger(n)) return { problem: `${label} must be a whole number` };
+      value[f.name] = n;
+    } else {
+      value[f.name] = text;
+    }
+  }
+  return { value };
+}
+
+/** The raw form values a prefill (`default_on_expire`) puts in the form. */
+export function prefillToRaw(fields: FieldView[], prefill: Record<string, unknown> | null): RawInput {
+  const raw: RawInput = {};
+  for (const f of fields) {
+    const v = prefill?.[f.name];
+    if (v === undefined || v === null) continue;
+    raw[f.name] = f.type === "boolean" && f.enum === null ? v === true : String(v);
+  }
+  return raw;
+}
+
+/** True when `value` differs from what the untouched prefilled form submits. */
+export function differsFromPrefill(fields: FieldView[], value: Record<string, unknown>, prefill: Record<string, unknown>): boolean {
+  const untouched = coerceInput(fields, prefillToRaw(fields, prefill));
+  return !("value" in untouched) || jcs(untouched.value) !== jcs(value);
+}

@@ -1,0 +1,22 @@
+/**
+ * One inbox item for a person: null when they hold no seat in its account (the page answers 404,
+ * exactly as for an unknown id — no existence oracle across accounts, §9.1).
+ */
+import { db } from "../db";
+import { envelopeOf } from "../messages/record";
+import { seatFor } from "../principals/authenticate";
+import { affordancesFor } from "./affordances";
+import { buildItemView, type ItemView } from "./view";
+
+export async function itemForHuman(userId: string, id: string): Promise<ItemView | null> {
+  if (!/^msg_[0-9A-Za-z]{1,64}$/.test(id)) return null;
+  const row = await db().message.findUnique({
+    where: { id },
+    include: { resolution: true, agent: { select: { agentId: true } }, account: { select: { slug: true } } },
+  });
+  if (!row) return null;
+  const seat = await seatFor(userId, row.accountId);
+  if (!seat) return null;
+  const message = envelopeOf(row);
+  return buildItemView(row, message, seat, affordancesFor(seat, message, row.status));
+}

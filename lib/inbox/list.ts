@@ -1,0 +1,176 @@
+/**
+ * The inbox list: every message in the accounts the person has a seat in (or one of them), open
+ * items first by priority then age (oldest first: it has waited longest), then everything else
+ * newest first. Keyset-paged: each account's rows come from `messages_inbox_order_idx` /
+ * `messages_inbox_recent_idx` through a LATERAL per account, so a page costs one index range scan
+ * per seat however many items are open (docs/PERFORMANCE.md, "Inbox").
+ * Never selects `state`; rows carry only what the list shows and the keyboard acts on.
+ */
+import { Prisma } from "../generated/prisma/client";
+import { db } from "../db";
+import { effectiveOptions } from "../protocol/rules";
+import { envelopeOf } from "../messages/record";
+import { affordancesFor } from "./affordances";
+import { facetCounts, type FacetCounts } from "./counts";
+import { decodeCursor, encodeCursor, type Cursor, type InboxFilters } from "./filters";
+import { filterConditions, whereAnd } from "./sql";
+import { seatsOf, type InboxSeat } from "./seats";
+
+export const PAGE_SIZE = 50;
+
+export interface InboxRow {
+  id: string;
+  account: string;
+  type: "notify" | "ask" | "task";
+  status: string;
+  title: string;
+  priority: string;
+  agentId: string;
+  project: string | null;
+  tags: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  mode: "select" | "input" | "confirm" | null;
+  /** The value `a` answers with from the list (confirm: approve; select: the first option). */
+  quickValue: string | null;
+  canAnswer: boolean;
+  canDecline: boolean;
+  canComplete: boolean;
+  /** Why this person may not resolve it (role, allowed_resolvers, state), or null. */
+  refusal: string | null;
+}
+
+export interface InboxPage {
+  rows: InboxRow[];
+  /** Cursor of the next page, or null on the last one. */
+  next: string | null;
+  /** Matching items in total (all pages). */
+  total: number;
+  counts: FacetCounts;
+  seats: InboxSeat[];
+}
+
+interface RawRow {
+  id: string;
+  account_id: string;
+  type: string;
+  status: string;
+  title: string;
+  priority: string;
+  priority_rank: number;
+  project: string | null;
+  tags: string[] | null;
+  created_at: Date;
+  expires_at: Date | null;
+  agent_id: string;
+}
+
+const COLUMNS = Prisma.sql`m.id, m.account_id, m.type, m.status, m.title, m.priority, m.priority_rank, m.project, m.tags, m.created_at, m.expires_at, m.agent_row_id`;
+
+/** Open items of each account by (priority_rank, created_at, id), merged. */
+function openPage(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Promise<RawRow[]> {
+  const keyset = after?.g === 0 ? [Prisma.sql`(m.priority_rank, m.created_at, m.id) > (${after.r}::smallint, ${after.c}::timestamptz, ${after.i})`] : [];
+  return db().$queryRaw<RawRow[]>`
+    SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
+    CROSS JOIN LATERAL (
+      SELECT ${COLUMNS} FROM messages m
+      WHERE m.account_id = a.id AND m.status = 'open' ${whereAnd([...conds, ...keyset])}
+      ORDER BY m.priority_rank, m.created_at, m.id LIMIT ${n}
+    ) x JOIN agents g ON g.id = x.agent_row_id
+    ORDER BY x.priority_rank, x.created_at, x.id LIMIT ${n}`;
+}
+
+/** Everything not open, newest first. */
+function restPage(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Promise<RawRow[]> {
+  const keyset = after?.g === 1 ? [Prisma.sql`(m.created_at, m.id) < (${after.c}::timestamptz, ${after.i})`] : [];
+  return db().$queryRaw<RawRow[]>`
+    SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
+    CROSS JOIN LATERAL (
+      SELECT ${COLUMNS} FROM messages m
+      WHERE m.account_id = a.id AND m.status <> 'open' ${whereAnd([...conds, ...keyset])}
+      ORDER BY m.created_at DESC, m.id DESC LIMIT ${n}
+    ) x JOIN agents g ON g.id = x.agent_row_id
+    ORDER BY x.created_at DESC, x.id DESC LIMIT ${n}`;
+}
+
+function cursorOf(r: RawRow): Cursor {
+  return r.status === "open"
+    ? { g: 0, r: r.priority_rank, c: r.created_at.toISOString(), i: r.id }
+    : { g: 1, c: r.created_at.toISOString(), i: r.id };
+}
+
+/** The accounts in scope: every seat, or the one selected (none when it is not theirs). */
+export function scopeOf(seats: InboxSeat[], filters: InboxFilters): InboxSeat[] {
+  return filters.account === undefined ? seats : seats.filter((s) => s.slug === filters.account);
+}
+
+export async function listInbox(
+  userId: string,
+  filters: InboxFilters,
+  page: { after?: string | null; limit?: number } = {},
+): Promise<InboxPage> {
+  const seats = await seatsOf(userId);
+  const scope = scopeOf(seats, filters);
+  const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE, 1), 200);
+  if (scope.length === 0) return { rows: [], next: null, total: 0, counts: await facetCounts(seats, filters), seats };
+
+  const ids = scope.map((s) => s.accountId);
+  const conds = filterConditions(filters);
+  const after = decodeCursor(page.after);
+  const wantOpen = filters.status === undefined || filters.status === "open";
+  const wantRest = filters.status !== "open";
+  const [counts, raw] = await Promise.all([
+    facetCounts(seats, filters),
+    (async () => {
+      const rows = wantOpen && (after === null || after.g === 0) ? await openPage(ids, conds, after, limit + 1) : [];
+      if (wantRest && rows.length <= limit) rows.push(...(await restPage(ids, conds, after?.g === 1 ? after : null, limit + 1 - rows.length)));
+      return rows;
+    })(),
+  ]);
+  const pageRows = raw.slice(0, limit);
+  const last = pageRows[pageRows.length - 1];
+  return {
+    rows: await withActions(pageRows, scope),
+    next: raw.length > limit && last ? encodeCursor(cursorOf(last)) : null,
+    total: counts.total,
+    counts,
+    seats,
+  };
+}
+
+/** Adds what the keyboard needs (mode, quick value, affordances) from the page's envelopes only. */
+async function withActions(rows: RawRow[], scope: InboxSeat[]): Promise<InboxRow[]> {
+  const envelopes = new Map(
+    (await db().message.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true, envelope: true } })).map((m) => [m.id, envelopeOf(m)]),
+  );
+  const seatOf = new Map(scope.map((s) => [s.accountId, s]));
+  return rows.flatMap((r) => {
+    const envelope = envelopes.get(r.id);
+    const seat = seatOf.get(r.account_id);
+    if (!envelope || !seat) return [];
+    const can = affordancesFor(seat, envelope, r.status);
+    const request = envelope.type === "ask" ? envelope.request : null;
+    const first = request && request.mode !== "input" ? (effectiveOptions(request)[0]?.value ?? null) : null;
+    return [
+      {
+        id: r.id,
+        account: seat.slug,
+        type: envelope.type,
+        status: r.status,
+        title: r.title,
+        priority: r.priority,
+        agentId: r.agent_id,
+        project: r.project,
+        tags: r.tags ?? [],
+        createdAt: r.created_at.toISOString(),
+        expiresAt: r.expires_at?.toISOString() ?? null,
+        mode: request?.mode ?? null,
+        quickValue: first,
+        canAnswer: can.answer,
+        canDecline: can.decline || can.dismiss,
+        canComplete: can.complete,
+        refusal: can.refusal,
+      },
+    ];
+  });
+}

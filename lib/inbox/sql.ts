@@ -1,0 +1,23 @@
+/** The inbox filters as SQL conditions on `messages m` (parameterised; never string-built). */
+import { Prisma } from "../generated/prisma/client";
+import { PRIORITY_RANK } from "../messages/listing";
+import { likePattern, type FilterKey, type InboxFilters } from "./filters";
+
+/** Every filter but the account scope (applied per query) and `except` (for that facet's counts). */
+export function filterConditions(f: InboxFilters, except?: FilterKey): Prisma.Sql[] {
+  const on = (k: FilterKey) => f[k] !== undefined && k !== except;
+  const c: Prisma.Sql[] = [];
+  if (on("verb")) c.push(Prisma.sql`m.type = ${f.verb}`);
+  if (on("status")) c.push(Prisma.sql`m.status = ${f.status}`);
+  if (on("priority") && f.priority) c.push(Prisma.sql`m.priority_rank = ${PRIORITY_RANK[f.priority]}::smallint`);
+  if (on("agent")) c.push(Prisma.sql`m.agent_row_id IN (SELECT ag.id FROM agents ag WHERE ag.agent_id = ${f.agent})`);
+  if (on("project")) c.push(Prisma.sql`m.project = ${f.project}`);
+  if (on("tag")) c.push(Prisma.sql`m.tags @> ARRAY[${f.tag}]::text[]`);
+  if (on("q") && f.q) c.push(Prisma.sql`m.title ILIKE ${likePattern(f.q)}`);
+  return c;
+}
+
+/** ` AND c1 AND c2 …`, or nothing. */
+export function whereAnd(conds: Prisma.Sql[]): Prisma.Sql {
+  return conds.length === 0 ? Prisma.empty : Prisma.sql` AND ${Prisma.join(conds, " AND ")}`;
+}

@@ -1,0 +1,197 @@
+/**
+ * The item view model a resolver sees, built field by field from the stored envelope — an allow
+ * list, so `state` and `client_ref` (§9.1, §9.3) can never reach a page. Values of sensitive input
+ * fields (§9.6) are masked in a recorded outcome.
+ */
+import type { MessageWithResolution } from "../messages/record";
+import type { Message } from "../protocol/message";
+import { effectiveOptions } from "../protocol/rules";
+import { sensitiveProperties, type FlatProperty, type FlatSchema } from "../protocol/flat-schema";
+import type { Seat } from "../principals/types";
+import type { Affordances } from "./affordances";
+
+export const MASK = "••••••";
+
+export type ContextPartView =
+  | { kind: "text"; text: string }
+  | { kind: "data"; json: string }
+  | { kind: "file"; name: string | null; mimeType: string | null; uri: string; host: string | null; href: string | null };
+
+export interface FieldView {
+  name: string;
+  type: FlatProperty["type"];
+  enum: Array<string | number | boolean> | null;
+  title: string | null;
+  description: string | null;
+  required: boolean;
+  sensitive: boolean;
+}
+
+export interface AskView {
+  mode: "select" | "input" | "confirm";
+  options: Array<{ value: string; label: string; description: string | null }>;
+  fields: FieldView[];
+  permissions: { allowAccept: boolean; allowEdit: boolean; allowRespond: boolean; allowIgnore: boolean };
+  /** `default_on_expire` (null when absent or null): the prefill, and what expiry will apply. */
+  defaultOnExpire: string | Record<string, unknown> | null;
+  /** What expiry will apply, for display (option label; sensitive input values masked). */
+  defaultSummary: string | null;
+}
+
+export interface TaskView {
+  instructions: string;
+  checklist: Array<{ text: string; done: boolean }>;
+  verification: string | null;
+}
+
+export interface ResolutionView {
+  resolution: string;
+  actor: string;
+  resolvedAt: string;
+  defaulted: boolean;
+  value: string | Record<string, unknown> | null;
+  /** The chosen option's label (select/confirm), when it has one. */
+  valueLabel: string | null;
+  edited: boolean;
+  comment: string | null;
+  checklist: Array<{ text: string; done: boolean }> | null;
+}
+
+export interface ItemView {
+  id: string;
+  account: string;
+  type: "notify" | "ask" | "task";
+  status: string;
+  title: string;
+  priority: "urgent" | "high" | "normal" | "low";
+  tags: string[];
+  body: string | null;
+  sensitive: boolean;
+  agent: { id: string; runId: string; runtime: string; project: string | null; labels: Array<[string, string]> };
+  context: ContextPartView[];
+  createdAt: string;
+  expiresAt: string | null;
+  ask: AskView | null;
+  task: TaskView | null;
+  resolution: ResolutionView | null;
+  viewer: { handle: string; role: string };
+  can: Affordances;
+}
+
+/** An http(s) URL's host, or null — only those become links; nothing is ever fetched. */
+export function webHost(uri: string): string | null {
+  try {
+    const u = new URL(uri);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.host : null;
+  } catch {
+    return null;
+  }
+}
+
+function contextView(message: Message): ContextPartView[] {
+  return (message.context ?? []).map((part): ContextPartView => {
+    if (part.kind === "text") return { kind: "text", text: part.text };
+    if (part.kind === "data") return { kind: "data", json: JSON.stringify(part.data, null, 2) };
+    const host = webHost(part.file.uri);
+    return { kind: "file", name: part.file.name ?? null, mimeType: part.file.mime_type ?? null, uri: part.file.uri, host, href: host ? part.file.uri : null };
+  });
+}
+
+function fieldsOf(schema: FlatSchema): FieldView[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties).map(([name, p]) => ({
+    name,
+    type: p.type,
+    enum: p.enum ?? null,
+    title: p.title ?? null,
+    description: p.description ?? null,
+    required: required.has(name),
+    sensitive: p["x-ma2h-sensitive"] === true,
+  }));
+}
+
+function askView(message: Extract<Message, { type: "ask" }>): AskView {
+  const r = message.request;
+  const p = r.permissions ?? {};
+  const fallback = r.default_on_expire ?? null;
+  const shown = maskValue(message, fallback);
+  const label = typeof fallback === "string" ? effectiveOptions(r).find((o) => o.value === fallback)?.label : undefined;
+  return {
+    mode: r.mode,
+    options: r.mode === "input" ? [] : effectiveOptions(r).map((o) => ({ value: o.value, label: o.label, description: o.description ?? null })),
+    fields: r.mode === "input" ? fieldsOf(r.schema as unknown as FlatSchema) : [],
+    permissions: {
+      allowAccept: p.allow_accept !== false,
+      allowEdit: p.allow_edit !== false,
+      allowRespond: p.allow_respond !== false,
+      allowIgnore: p.allow_ignore !== false,
+    },
+    defaultOnExpire: fallback as AskView["defaultOnExpire"],
+    defaultSummary: shown === null ? null : typeof shown === "string" ? (label ? `${label} (${shown})` : shown) : JSON.stringify(shown),
+  };
+}
+
+/** Input values of sensitive fields (every field, on a `sensitive: true` message) are masked. */
+function maskValue(message: Message, value: unknown): string | Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return value;
+  if (typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value);
+  const schema = message.type === "ask" ? message.request.schema : undefined;
+  const hidden = new Set(sensitiveProperties(schema));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, message.sensitive === true || hidden.has(k) ? MASK : v]));
+}
+
+function resolutionView(row: MessageWithResolution, message: Message): ResolutionView | null {
+  const r = row.resolution;
+  if (!r) return null;
+  const response = (r.response === null ? {} : JSON.parse(r.response)) as Record<string, unknown>;
+  const value = maskValue(message, response.value);
+  const label = message.type === "ask" && typeof value === "string" ? effectiveOptions(message.request).find((o) => o.value === value)?.label : undefined;
+  return {
+    resolution: r.resolution,
+    actor: r.actor,
+    resolvedAt: r.resolvedAt.toISOString(),
+    defaulted: r.defaulted,
+    value,
+    valueLabel: label ?? null,
+    edited: response.edited === true,
+    comment: typeof response.comment === "string" ? response.comment : null,
+    checklist: Array.isArray(response.checklist) ? (response.checklist as ResolutionView["checklist"]) : null,
+  };
+}
+
+export function buildItemView(
+  row: MessageWithResolution & { agent: { agentId: string }; account: { slug: string } },
+  message: Message,
+  seat: Seat,
+  can: Affordances,
+): ItemView {
+  const a = message.agent;
+  return {
+    id: row.id,
+    account: row.account.slug,
+    type: message.type,
+    status: row.status,
+    title: message.title,
+    priority: message.priority ?? "normal",
+    tags: message.tags ?? [],
+    body: message.body ?? null,
+    sensitive: message.sensitive === true,
+    agent: { id: row.agent.agentId, runId: a.run_id, runtime: a.runtime, project: a.project ?? null, labels: Object.entries(a.labels ?? {}) },
+    context: contextView(message),
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    ask: message.type === "ask" ? askView(message) : null,
+    task:
+      message.type === "task"
+        ? {
+            instructions: message.action.instructions,
+            checklist: (message.action.checklist ?? []).map((c) => ({ text: c.text, done: c.done === true })),
+            verification: message.action.verification ?? null,
+          }
+        : null,
+    resolution: resolutionView(row, message),
+    viewer: { handle: seat.handle, role: seat.role },
+    can,
+  };
+}
