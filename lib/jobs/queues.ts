@@ -7,6 +7,7 @@
 import { Queue, Worker, createPostgresBackend, type Processor } from "bullmq";
 import { Redis } from "ioredis";
 import { env } from "../env";
+import { log } from "../log";
 
 export const QUEUE = {
   expire: "message-expire",
@@ -14,6 +15,17 @@ export const QUEUE = {
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
+
+/**
+ * Without an `error` listener BullMQ prints store errors raw with console.error (not JSON, and a
+ * driver error can quote query parameters); log them by name and code only (docs/decisions.md).
+ */
+function logErrors<E extends { on(event: "error", fn: (err: Error) => void): unknown }>(emitter: E, queue: QueueName, role: string): E {
+  emitter.on("error", (err: Error) =>
+    log.warn("queue store error", { queue, role, error_name: err.name, error_code: (err as { code?: unknown }).code ?? null }),
+  );
+  return emitter;
+}
 
 function redisConnection(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: null });
@@ -23,10 +35,14 @@ export function makeQueue(name: QueueName): { queue: Queue; close: () => Promise
   const e = env();
   if (e.REDIS_URL) {
     const connection = redisConnection(e.REDIS_URL);
-    const queue = new Queue(name, { connection });
+    const queue = logErrors(new Queue(name, { connection }), name, "queue");
     return { queue, close: async () => { await queue.close(); await connection.quit().catch(() => {}); } };
   }
-  const queue = new Queue(name, { connection: { connectionString: e.DATABASE_URL, migrate: true, max: 2 } }, createPostgresBackend) as unknown as Queue;
+  const queue = logErrors(
+    new Queue(name, { connection: { connectionString: e.DATABASE_URL, migrate: true, max: 2 } }, createPostgresBackend) as unknown as Queue,
+    name,
+    "queue",
+  );
   return { queue, close: () => queue.close() };
 }
 
@@ -34,14 +50,18 @@ export function makeWorker<T>(name: QueueName, processor: Processor<T>, concurre
   const e = env();
   if (e.REDIS_URL) {
     const connection = redisConnection(e.REDIS_URL);
-    const worker = new Worker<T>(name, processor, { connection, concurrency });
+    const worker = logErrors(new Worker<T>(name, processor, { connection, concurrency }), name, "worker");
     return { worker, close: async () => { await worker.close(); await connection.quit().catch(() => {}); } };
   }
-  const worker = new Worker(
+  const worker = logErrors(
+    new Worker(
+      name,
+      processor as Processor,
+      { connection: { connectionString: e.DATABASE_URL, migrate: true, max: 4 }, concurrency },
+      createPostgresBackend,
+    ) as unknown as Worker<T>,
     name,
-    processor as Processor,
-    { connection: { connectionString: e.DATABASE_URL, migrate: true, max: 4 }, concurrency },
-    createPostgresBackend,
-  ) as unknown as Worker<T>;
+    "worker",
+  );
   return { worker, close: () => worker.close() };
 }
