@@ -13,6 +13,7 @@ const flag = z
 const schema = z.object({
   DATABASE_URL: z.string().min(1, "DATABASE_URL is required"),
   REDIS_URL: z.string().optional().transform((v) => (v ? v : undefined)),
+  MA2H_QUEUE_PREFIX: z.string().optional().transform((v) => (v ? v : undefined)),
   PORT: int(3000, 1),
   HOST: z.string().default("127.0.0.1"),
   MA2H_PUBLIC_URL: z.string().optional(),
@@ -65,7 +66,10 @@ export function env(): Env {
   e.MA2H_PUSH_MAX_DURATION_SECONDS = Math.min(e.MA2H_PUSH_MAX_DURATION_SECONDS, 86_400);
   e.MA2H_PUSH_MAX_GAP_MS = Math.min(e.MA2H_PUSH_MAX_GAP_MS, 3_600_000);
   e.MA2H_DELIVERY_SWEEP_MS = Math.min(e.MA2H_DELIVERY_SWEEP_MS, 10_000);
-  const publicUrl = (e.MA2H_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
+  // The default base of poll_url/review_url uses the scheme the Hub itself serves: a TLS Hub must
+  // not hand out http:// links it will never answer.
+  const scheme = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? "https" : "http";
+  const publicUrl = (e.MA2H_PUBLIC_URL ?? `${scheme}://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
   cached = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY ?? e.AUTH_SECRET };
   return cached;
 }

@@ -4,6 +4,7 @@
  * jobs carry row ids only and PostgreSQL rows stay the source of truth (§3.1): sweeps rebuild any
  * job a store forgot.
  */
+import { createHash } from "node:crypto";
 import { Queue, Worker, createPostgresBackend, type Processor } from "bullmq";
 import { Redis } from "ioredis";
 import { env } from "../env";
@@ -27,6 +28,15 @@ function logErrors<E extends { on(event: "error", fn: (err: Error) => void): unk
   return emitter;
 }
 
+/**
+ * Redis key prefix per Hub database: two Hubs (or test runs) sharing one Redis never take each
+ * other's jobs. Override with MA2H_QUEUE_PREFIX.
+ */
+function queuePrefix(): string {
+  const e = env();
+  return e.MA2H_QUEUE_PREFIX ?? `ma2h-${createHash("sha256").update(e.DATABASE_URL).digest("hex").slice(0, 10)}`;
+}
+
 function redisConnection(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: null });
 }
@@ -35,7 +45,7 @@ export function makeQueue(name: QueueName): { queue: Queue; close: () => Promise
   const e = env();
   if (e.REDIS_URL) {
     const connection = redisConnection(e.REDIS_URL);
-    const queue = logErrors(new Queue(name, { connection }), name, "queue");
+    const queue = logErrors(new Queue(name, { connection, prefix: queuePrefix() }), name, "queue");
     return { queue, close: async () => { await queue.close(); await connection.quit().catch(() => {}); } };
   }
   const queue = logErrors(
@@ -50,7 +60,7 @@ export function makeWorker<T>(name: QueueName, processor: Processor<T>, concurre
   const e = env();
   if (e.REDIS_URL) {
     const connection = redisConnection(e.REDIS_URL);
-    const worker = logErrors(new Worker<T>(name, processor, { connection, concurrency }), name, "worker");
+    const worker = logErrors(new Worker<T>(name, processor, { connection, concurrency, prefix: queuePrefix() }), name, "worker");
     return { worker, close: async () => { await worker.close(); await connection.quit().catch(() => {}); } };
   }
   const worker = logErrors(
