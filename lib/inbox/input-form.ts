@@ -5,9 +5,10 @@
  * with what the untouched prefilled form would have submitted.
  */
 import { jcs } from "../protocol/jcs";
+import { prefillToRaw, type RawInput } from "./form-values";
 import type { FieldView } from "./view";
 
-export type RawInput = Record<string, string | boolean | undefined>;
+export type { RawInput };
 
 export function coerceInput(fields: FieldView[], raw: RawInput): { value: Record<string, unknown> } | { problem: string } {
   const value: Record<string, unknown> = {};
@@ -37,17 +38,6 @@ export function coerceInput(fields: FieldView[], raw: RawInput): { value: Record
     }
   }
   return { value };
-}
-
-/** The raw form values a prefill (`default_on_expire`) puts in the form. */
-export function prefillToRaw(fields: FieldView[], prefill: Record<string, unknown> | null): RawInput {
-  const raw: RawInput = {};
-  for (const f of fields) {
-    const v = prefill?.[f.name];
-    if (v === undefined || v === null) continue;
-    raw[f.name] = f.type === "boolean" && f.enum === null ? v === true : String(v);
-  }
-  return raw;
 }
 
 /** True when `value` differs from what the untouched prefilled form submits. */

@@ -110,6 +110,13 @@ function fieldsOf(schema: FlatSchema): FieldView[] {
   }));
 }
 
+/** `percent: 10, region: eu` */
+function summarize(value: Record<string, unknown>): string {
+  return Object.entries(value)
+    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(", ");
+}
+
 function askView(message: Extract<Message, { type: "ask" }>): AskView {
   const r = message.request;
   const p = r.permissions ?? {};
@@ -127,7 +134,7 @@ function askView(message: Extract<Message, { type: "ask" }>): AskView {
       allowIgnore: p.allow_ignore !== false,
     },
     defaultOnExpire: fallback as AskView["defaultOnExpire"],
-    defaultSummary: shown === null ? null : typeof shown === "string" ? (label ? `${label} (${shown})` : shown) : JSON.stringify(shown),
+    defaultSummary: shown === null ? null : typeof shown === "string" ? (label ? `${label} (${shown})` : shown) : summarize(shown),
   };
 }
 

@@ -1,0 +1,124 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { requireHuman } from "@/app/_auth/current-human";
+import { Countdown, LocalTime } from "@/components/Clock";
+import { LiveRefresh } from "@/components/LiveRefresh";
+import { MarkdownView } from "@/components/Markdown";
+import { itemForHuman } from "@/lib/inbox/item";
+import type { ItemView } from "@/lib/inbox/view";
+import { ContextParts } from "../_components/context-parts";
+import { ResolvePanel } from "../_components/resolve-panel";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Item · MA2H Hub", referrer: "no-referrer" };
+
+/** What happens at `expires_at` (§7): the default that will apply, or a bare expiry. */
+function onExpiry(item: ItemView): string {
+  if (item.type === "task") return "it expires with no default";
+  if (item.ask?.defaultSummary) return `the default applies: ${item.ask.defaultSummary}`;
+  return "it expires unanswered (no default)";
+}
+
+export default async function ItemPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const human = await requireHuman(`/inbox/${encodeURIComponent(id)}`);
+  const item = await itemForHuman(human.userId, id);
+  if (!item) notFound();
+  const a = item.agent;
+  return (
+    <main className="item">
+      <nav className="crumbs">
+        <Link prefetch={false} href="/inbox">← Inbox</Link>
+        <span className="account">{item.account}</span>
+      </nav>
+      <article>
+        <header className="item-head">
+          <div className="item-badges">
+            <span className={`prio prio-${item.priority}`}>{item.priority}</span>
+            <span className={`verb verb-${item.type}`}>{item.ask ? `ask · ${item.ask.mode}` : item.type}</span>
+            <span className={`status status-${item.status}`}>{item.status}</span>
+            {item.sensitive && <span className="sensitive">sensitive</span>}
+          </div>
+          <h1 data-testid="item-title">{item.title}</h1>
+          {item.tags.length > 0 && (
+            <p className="tags">
+              {item.tags.map((t) => (
+                <Link prefetch={false} key={t} className="tag" href={`/inbox?tag=${encodeURIComponent(t)}`}>
+                  #{t}
+                </Link>
+              ))}
+            </p>
+          )}
+        </header>
+
+        <dl className="facts">
+          <div>
+            <dt>Agent</dt>
+            <dd>
+              <code>{a.id}</code>
+            </dd>
+          </div>
+          <div>
+            <dt>Run</dt>
+            <dd>
+              <code>{a.runId}</code> · {a.runtime}
+            </dd>
+          </div>
+          {a.project && (
+            <div>
+              <dt>Project</dt>
+              <dd>{a.project}</dd>
+            </div>
+          )}
+          {a.labels.length > 0 && (
+            <div>
+              <dt>Labels</dt>
+              <dd className="labels">
+                {a.labels.map(([k, v]) => (
+                  <span key={k} className="label">
+                    {k}: {v}
+                  </span>
+                ))}
+              </dd>
+            </div>
+          )}
+          <div>
+            <dt>Created</dt>
+            <dd>
+              <LocalTime iso={item.createdAt} />
+            </dd>
+          </div>
+          {item.expiresAt && (
+            <div>
+              <dt>Expires</dt>
+              <dd>
+                <LocalTime iso={item.expiresAt} /> — {item.status === "open" ? <Countdown expiresAt={item.expiresAt} testId="item-countdown" /> : <span data-testid="item-countdown">closed</span>}
+                <span className="on-expiry">; then {onExpiry(item)}</span>
+              </dd>
+            </div>
+          )}
+        </dl>
+
+        {item.body && <MarkdownView testId="item-body">{item.body}</MarkdownView>}
+
+        {item.task && (
+          <section className="task-brief">
+            <h2>Instructions</h2>
+            <MarkdownView>{item.task.instructions}</MarkdownView>
+            {item.task.verification && (
+              <>
+                <h2>Verification</h2>
+                <p className="verification">{item.task.verification}</p>
+              </>
+            )}
+          </section>
+        )}
+
+        {item.context.length > 0 && <ContextParts parts={item.context} />}
+
+        <ResolvePanel item={item} />
+      </article>
+      <LiveRefresh only={item.id} />
+    </main>
+  );
+}

@@ -1,0 +1,69 @@
+"use client";
+/** A terminal item's outcome (§6): who resolved it, when, and what — sensitive values masked. */
+import { LocalTime } from "@/components/Clock";
+import type { ItemView, ResolutionView } from "@/lib/inbox/view";
+
+const VERB: Record<string, string> = {
+  answered: "Answered",
+  declined: "Declined",
+  cancelled: "Cancelled",
+  expired: "Expired",
+  completed: "Completed",
+  dismissed: "Dismissed",
+};
+
+export function Outcome({ item, resolution: r }: { item: ItemView; resolution: ResolutionView }) {
+  return (
+    <section className={`panel outcome outcome-${r.resolution}`} data-testid="outcome" aria-live="polite">
+      <h2>
+        {VERB[r.resolution] ?? r.resolution} by <code>{r.actor}</code>
+      </h2>
+      <p className="when">
+        <LocalTime iso={r.resolvedAt} />
+        {r.defaulted && " · the default on expiry was applied"}
+        {r.edited && " · edited from the suggestion"}
+      </p>
+      {r.value !== null && (
+        <div className="value">
+          <h3>Value</h3>
+          {typeof r.value === "string" ? (
+            <p>
+              {r.valueLabel ? (
+                <>
+                  <strong>{r.valueLabel}</strong> <code>{r.value}</code>
+                </>
+              ) : (
+                <code>{r.value}</code>
+              )}
+            </p>
+          ) : (
+            <dl className="values">
+              {Object.entries(r.value).map(([k, v]) => (
+                <div key={k}>
+                  <dt>{item.ask?.fields.find((f) => f.name === k)?.title ?? k}</dt>
+                  <dd>
+                    <code>{typeof v === "string" ? v : JSON.stringify(v)}</code>
+                  </dd>
+                </div>
+              ))}
+            </dl>
+          )}
+        </div>
+      )}
+      {r.comment && (
+        <blockquote className="comment-out">
+          <p>{r.comment}</p>
+        </blockquote>
+      )}
+      {r.checklist && (
+        <ul className="checklist checklist-final">
+          {r.checklist.map((c, i) => (
+            <li key={i} className={c.done ? "done" : "undone"}>
+              <span aria-hidden="true">{c.done ? "☑" : "☐"}</span> {c.text}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,67 @@
+import { cookies } from "next/headers";
+import { inboxEvents, type InboxEvent } from "@/lib/inbox/events";
+import { seatsOf } from "@/lib/inbox/seats";
+import { humanForSessionToken, sessionTokenFrom } from "@/lib/principals/web-sessions";
+
+export const dynamic = "force-dynamic";
+
+const KEEP_ALIVE_MS = 20_000;
+
+/**
+ * Server-sent events for the inbox pages: `event: inbox` with `{"id": "<message id>"}` whenever a
+ * message in one of the person's accounts is submitted or turns terminal (ids only; the page
+ * re-reads through the session), `event: resync` if the Hub's listener reconnected, and a comment
+ * keep-alive every 20 s — at which the session is checked again, so a revoked one ends the stream.
+ */
+export async function GET(req: Request): Promise<Response> {
+  const jar = await cookies();
+  const token = sessionTokenFrom((n) => jar.get(n)?.value);
+  const human = await humanForSessionToken(token);
+  if (!human) return Response.json({ error: { code: "unauthenticated", message: "sign in first" } }, { status: 401 });
+  const accounts = (await seatsOf(human.userId)).map((s) => s.accountId);
+  const encoder = new TextEncoder();
+  let stop = () => {};
+
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let open = true;
+      const write = (text: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          stop();
+        }
+      };
+      const unsubscribe = await inboxEvents().subscribe(accounts, (e: InboxEvent) => {
+        write(e.kind === "change" ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n` : "event: resync\ndata: {}\n\n");
+      });
+      const timer = setInterval(() => {
+        void humanForSessionToken(token).then((still) => (still ? write(": keep-alive\n\n") : stop()), () => write(": keep-alive\n\n"));
+      }, KEEP_ALIVE_MS);
+      stop = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(timer);
+        unsubscribe();
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client going away
+        }
+      };
+      req.signal.addEventListener("abort", () => stop(), { once: true });
+      write("retry: 2000\n: connected\n\n");
+    },
+    cancel() {
+      stop();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-store, no-transform",
+      "x-accel-buffering": "no",
+    },
+  });
+}
