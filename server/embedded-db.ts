@@ -8,9 +8,9 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { log } from "../lib/log";
 import { persistedSecret } from "./embedded-env";
@@ -116,6 +116,29 @@ async function spawnPostgres(dataDir: string, port: number): Promise<ChildProces
   return child;
 }
 
+/**
+ * As root, PostgreSQL runs as the `postgres` OS user, which must be able to traverse every directory
+ * above the data directory — a clone under /root (mode 0700) is not. initdb only says "Permission
+ * denied"; say which directory and what to do.
+ */
+function withRootHint(err: Error, dataDir: string): Error {
+  if (process.getuid?.() !== 0 || !/permission denied/i.test(err.message)) return err;
+  const blocked: string[] = [];
+  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+    try {
+      if ((statSync(dir).mode & 0o001) === 0) blocked.unshift(dir);
+    } catch {
+      /* not there yet */
+    }
+    if (dir === dirname(dir)) break;
+  }
+  const where = blocked.length ? ` (not searchable by others: ${blocked.join(", ")})` : "";
+  return new Error(
+    `${err.message}\nRunning as root, the embedded PostgreSQL runs as the "postgres" OS user, which cannot reach ${dataDir}${where}. ` +
+      "Make those directories searchable (chmod o+x), run the Hub as a non-root user, or set DATABASE_URL to a PostgreSQL of your own.",
+  );
+}
+
 export async function startEmbeddedDatabase(root: string): Promise<EmbeddedDatabase> {
   const dataRoot = join(root, ".data");
   const dataDir = join(dataRoot, "pg");
@@ -123,7 +146,9 @@ export async function startEmbeddedDatabase(root: string): Promise<EmbeddedDatab
   const password = persistedSecret(join(dataRoot, "pg-password"), () => randomBytes(18).toString("base64url"));
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
     log.info("initialising the embedded database", { dir: dataDir });
-    await run(process.execPath, ["--import", "tsx", join(root, "server/embedded-init.ts"), dataDir, password]);
+    await run(process.execPath, ["--import", "tsx", join(root, "server/embedded-init.ts"), dataDir, password]).catch((err: Error) => {
+      throw withRootHint(err, dataDir);
+    });
   }
   await clearLeftovers(dataDir);
   const port = await choosePort(join(dataRoot, "pg-port"));

@@ -25,6 +25,10 @@ async function main(): Promise<void> {
   const e = env();
   const mode = transportMode(e);
   if (mode === "dev") log.warn(DEV_MODE_WARNING);
+  // Behind a proxy or on a public address the default (127.0.0.1) is not where clients reach us.
+  if (mode !== "dev" && !process.env.MA2H_PUBLIC_URL) {
+    log.warn("MA2H_PUBLIC_URL is not set: poll_url and review_url will point at the default", { public_url: e.publicUrl });
+  }
   warnIgnoredSettings(e);
   const app = next({ dev: false, dir: root, hostname: e.HOST, port: e.PORT });
   await app.prepare();

@@ -1,0 +1,241 @@
+/**
+ * Shared pieces of the benchmark scripts (scripts/bench-*.ts): start the built web process with
+ * its log going to a file (as a deployment's would), a closed-loop HTTP load driver with a fixed
+ * concurrency over keep-alive connections, and percentile summaries. Loopback only; every phase is
+ * bounded in time. Figures are printed, never asserted.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import http from "node:http";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { freePort, hubEnv, repoRoot } from "../../test/support/hub";
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface WebProcess {
+  pid: number;
+  port: number;
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** The real web process (built Next app behind server/web.ts), dev mode on loopback, log to a file. */
+export async function startWeb(
+  databaseUrl: string,
+  env: Record<string, string | undefined>,
+  logFile: string,
+  entry = "server/web.ts",
+  nodeArgs: string[] = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+): Promise<WebProcess> {
+  const port = await freePort();
+  const fd = openSync(logFile, "a");
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", resolve(repoRoot, entry)], {
+    cwd: repoRoot,
+    env: hubEnv(databaseUrl, port, env),
+    detached: true,
+    stdio: ["ignore", fd, fd],
+  });
+  closeSync(fd);
+  const exited = new Promise<void>((ok) => child.on("exit", () => ok()));
+  const web: WebProcess = {
+    pid: child.pid as number,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-(child.pid as number), "SIGTERM");
+      } catch {
+        /* gone */
+      }
+      await Promise.race([exited, sleep(15_000)]);
+    },
+  };
+  if (entry === "server/web.ts") {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      try {
+        if ((await fetch(`${web.url}/.well-known/ma2h`)).ok) break;
+      } catch {
+        /* not yet */
+      }
+      if (child.exitCode !== null) throw new Error(`web exited early; see ${logFile}`);
+      if (Date.now() > deadline) throw new Error(`web not ready; see ${logFile}`);
+      await sleep(200);
+    }
+  }
+  return web;
+}
+
+export interface Target {
+  host: string;
+  port: number;
+}
+
+export interface RequestSpec {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface DriveResult {
+  seconds: number;
+  ok: number;
+  statuses: Record<string, number>;
+  /** Latency of each counted (ok) response, ms. */
+  latencies: number[];
+  /** CPU time the `cpuPids` processes used during the measured window, ms (contention-independent). */
+  cpuMs?: number;
+}
+
+/** One request over a keep-alive agent; resolves with the status code (0 on a socket error). */
+export function send(agent: http.Agent, target: Target, spec: RequestSpec): Promise<{ status: number; body: string }> {
+  return new Promise((ok) => {
+    const req = http.request(
+      { host: target.host, port: target.port, method: spec.method, path: spec.path, agent, headers: spec.body === undefined ? spec.headers : { ...spec.headers, "content-length": Buffer.byteLength(spec.body) } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (body += d));
+        res.on("end", () => ok({ status: res.statusCode ?? 0, body }));
+        res.on("error", () => ok({ status: 0, body }));
+      },
+    );
+    req.on("error", () => ok({ status: 0, body: "" }));
+    req.end(spec.body);
+  });
+}
+
+/**
+ * Closed loop: `concurrency` workers, each sending its next request as soon as the previous one
+ * answered, for `seconds` after a `warmupSeconds` that is not counted. Worker i talks to
+ * targets[i % targets.length]. Only responses with status `okStatus` are counted and timed.
+ */
+export async function drive(options: {
+  targets: Target[];
+  concurrency: number;
+  seconds: number;
+  warmupSeconds?: number;
+  okStatus: number;
+  request: (worker: number, seq: number) => RequestSpec;
+  /** Server processes whose CPU time to measure over the counted window. */
+  cpuPids?: number[];
+}): Promise<DriveResult> {
+  const agents = options.targets.map(() => new http.Agent({ keepAlive: true, maxSockets: options.concurrency }));
+  const warmupEnd = Date.now() + (options.warmupSeconds ?? 3) * 1000;
+  const end = warmupEnd + options.seconds * 1000;
+  const result: DriveResult = { seconds: options.seconds, ok: 0, statuses: {}, latencies: [] };
+  let seq = 0;
+  const pids = options.cpuPids ?? [];
+  const ticks = () => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+  let cpuStart = 0;
+  const cpuMark = setTimeout(() => (cpuStart = ticks()), Math.max(0, warmupEnd - Date.now()));
+  let cpuEnd = 0;
+  const cpuEndMark = setTimeout(() => (cpuEnd = ticks()), Math.max(0, end - Date.now()));
+  const worker = async (w: number) => {
+    const t = w % options.targets.length;
+    for (;;) {
+      const started = Date.now();
+      if (started >= end) return;
+      const spec = options.request(w, seq++);
+      const t0 = performance.now();
+      const res = await send(agents[t]!, options.targets[t]!, spec);
+      const ms = performance.now() - t0;
+      if (started < warmupEnd) continue;
+      if (Date.now() > end) return; // straddles the end: not counted
+      result.statuses[res.status] = (result.statuses[res.status] ?? 0) + 1;
+      if (res.status === options.okStatus) {
+        result.ok++;
+        result.latencies.push(ms);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
+  clearTimeout(cpuMark);
+  clearTimeout(cpuEndMark);
+  if (pids.length) result.cpuMs = ((cpuEnd || ticks()) - cpuStart) * (1000 / CLOCK_TICKS_PER_SECOND);
+  for (const a of agents) a.destroy();
+  return result;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx]!;
+}
+
+export interface Summary {
+  /** Server CPU per counted request, ms (when measured). */
+  cpuPerReq?: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  statuses: Record<string, number>;
+}
+
+export function summarize(r: DriveResult): Summary {
+  return {
+    rps: r.ok / r.seconds,
+    p50: percentile(r.latencies, 50),
+    p99: percentile(r.latencies, 99),
+    ok: r.ok,
+    statuses: r.statuses,
+    ...(r.cpuMs !== undefined && r.ok > 0 ? { cpuPerReq: r.cpuMs / r.ok } : {}),
+  };
+}
+
+export function fmt(s: Summary): string {
+  const cpu = s.cpuPerReq === undefined ? "" : `   server CPU ${s.cpuPerReq.toFixed(2)} ms/req`;
+  return `${s.rps.toFixed(0).padStart(6)} req/s   p50 ${s.p50.toFixed(1).padStart(7)} ms   p99 ${s.p99.toFixed(1).padStart(7)} ms${cpu}   (${s.ok} × 202; statuses ${JSON.stringify(s.statuses)})`;
+}
+
+export function machine(): string {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  return `${cpus().length} cores (${cpu.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${new Date().toISOString()}`;
+}
+
+/** Resident set size of a process, from /proc/<pid>/status, in MiB. */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Linux USER_HZ: /proc reports CPU time in these ticks. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) a process has used so far, in clock ticks. */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Where the benchmark processes write their logs (outside the repo). */
+export function logDir(): string {
+  const dir = join(tmpdir(), "ma2h-bench");
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** A plain envelope for the benchmarks: `notify` or `ask`, each ask with its own idempotency key. */
+export function benchEnvelope(type: "notify" | "ask", agentId: string, seq: number, runTag: string): string {
+  const body: Record<string, unknown> = {
+    ma2h_version: "0.5",
+    type,
+    created_at: "2026-12-01T12:00:00Z",
+    agent: { id: agentId, run_id: `run_${runTag}`, runtime: "cli" },
+    title: `${type} ${seq}`,
+    body: "Benchmark message: a short markdown body of typical size for a deploy approval.",
+  };
+  if (type === "ask") {
+    body.idempotency_key = `bench-${runTag}-${seq}`;
+    body.request = { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }] };
+  }
+  return JSON.stringify(body);
+}
