@@ -14,14 +14,19 @@ import { QUEUE } from "./queues";
 
 export const pushJobSchema = z.object({ deliveryId: z.string().startsWith("dlv_") });
 
-/** Best effort: a failure to enqueue is logged and left to the sweep. */
+/**
+ * Best effort: a failure to enqueue is logged and left to the sweep. The job id (row + attempt
+ * number) deduplicates the enqueue-on-commit, the handler's retry and the sweep; finished jobs are
+ * removed either way, because BullMQ ignores an add whose id it still holds — a kept failed job
+ * would block the sweep's re-enqueue of that attempt for good. The worker logs failures.
+ */
 export async function enqueuePush(deliveryId: string, at: Date, attemptNo: number): Promise<void> {
   try {
     await producer(QUEUE.push).add("delivery.push", { deliveryId }, {
       jobId: `push-${deliveryId}-${attemptNo}`,
       delay: Math.max(0, at.getTime() - clock.now().getTime()),
       removeOnComplete: true,
-      removeOnFail: 1000,
+      removeOnFail: true,
     });
   } catch (err) {
     log.warn("could not enqueue push; the sweep will", { delivery_id: deliveryId, error_name: (err as Error).name });

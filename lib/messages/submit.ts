@@ -75,7 +75,7 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
       }
       checkSubmitSemantics(message, now);
       assertContextLimits(message, limits());
-      await assertCallbackAllowed(principal.agentRowId, callbackOf(message));
+      await assertCallbackAllowed(principal.agentRowId, callbackOf(message), tx);
       if (message.type !== "notify") await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
       return createMessage(tx, principal, message, body, hash, now);
     });

@@ -3,20 +3,24 @@
  * accepted only when its URL — parsed, never string-prefixed — lies within one of the submitting
  * agent's active bindings and the secret/token ref it names belongs to that binding.
  */
-import { db } from "../db";
+import { db, type Tx } from "../db";
 import { HubError } from "../protocol/errors";
 import { openSecret } from "../secrets";
 import { formatOrigin, parseCallbackUrl, pathWithin } from "./origins";
+
+/** Reads go through the caller's transaction when it has one (see assertCallbackAllowed). */
+type Reader = Pick<Tx, "callbackBinding">;
 
 /** The agent's active binding that `callbackUrl` falls within (and that holds `ref`, when given). */
 export async function findCallbackBinding(
   agentRowId: string,
   callbackUrl: string,
   ref: string | undefined,
+  client: Reader = db(),
 ): Promise<{ bindingId: string; origin: string } | null> {
   const url = parseCallbackUrl(callbackUrl);
   if (!url) return null;
-  const candidates = await db().callbackBinding.findMany({
+  const candidates = await client.callbackBinding.findMany({
     // Exact equality on the parsed scheme, host and effective port.
     where: { agentRowId, revokedAt: null, scheme: url.scheme, host: url.host, port: url.port },
     select: { id: true, pathPrefix: true, secrets: { select: { ref: true } } },
@@ -36,20 +40,25 @@ export interface CallbackSpec {
   auth?: { scheme: string; secret_ref?: string; token_ref?: string };
 }
 
-/** §9.4 at submit: a push callback outside the agent's approved bindings is `422 invalid_field`. */
-export async function assertCallbackAllowed(agentRowId: string, callback: CallbackSpec | undefined): Promise<void> {
+/**
+ * §9.4 at submit: a push callback outside the agent's approved bindings is `422 invalid_field`.
+ * Called inside the submit transaction, it must read through that transaction (`client`): a second
+ * pooled connection per open transaction deadlocks the pool once as many push submits run at once
+ * as there are connections.
+ */
+export async function assertCallbackAllowed(agentRowId: string, callback: CallbackSpec | undefined, client: Reader = db()): Promise<void> {
   if (!callback || callback.mode !== "push") return;
   if (!callback.url) throw new HubError("invalid_field", "callback.url is required when callback.mode is push");
   const parsed = parseCallbackUrl(callback.url);
   if (!parsed) throw new HubError("invalid_field", "callback.url must be an http or https URL without userinfo");
   const origin = formatOrigin(parsed);
   const approve = `an admin must approve it: ma2h-hub binding add --agent <id> --origin ${origin}`;
-  if (!(await findCallbackBinding(agentRowId, callback.url, undefined))) {
+  if (!(await findCallbackBinding(agentRowId, callback.url, undefined, client))) {
     throw new HubError("invalid_field", `callback.url origin ${origin} is not an approved callback binding for this agent; ${approve} ...`);
   }
   const refField = callback.auth?.secret_ref !== undefined ? "secret_ref" : "token_ref";
   const ref = callback.auth?.secret_ref ?? callback.auth?.token_ref;
-  if (ref !== undefined && !(await findCallbackBinding(agentRowId, callback.url, ref))) {
+  if (ref !== undefined && !(await findCallbackBinding(agentRowId, callback.url, ref, client))) {
     throw new HubError(
       "invalid_field",
       `callback.auth.${refField} ${JSON.stringify(ref)} does not belong to an approved callback binding for origin ${origin} of this agent; ${approve} --secret-ref ${ref} ...`,
