@@ -8,7 +8,7 @@ import { addUser } from "../lib/principals/users";
 import { createToken, revokeToken } from "../lib/principals/tokens";
 import { createAgent, type AgentRef } from "../lib/principals/agents";
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
-import { addBinding, listBindings, revokeBinding, type BindingInfo } from "../lib/principals/bindings";
+import { addBinding, addBindingSecret, listBindings, removeBindingSecret, revokeBinding, type BindingInfo } from "../lib/principals/bindings";
 import { DELIVERY_COMMANDS } from "./delivery-commands";
 
 export type Flags = Partial<Record<string, string>>;
@@ -143,6 +143,25 @@ export const COMMANDS: Record<string, Command> = {
     async run(_, f) {
       const list = await listBindings(agentRef(need(f, "agent"), f));
       return { json: { bindings: list.map(bindingJson) }, text: list.map(bindingText).join("\n") || "no bindings" };
+    },
+  },
+  "binding add-secret": {
+    usage: "binding add-secret <binding-id> --secret-ref <ref> --secret <value|->",
+    args: 1,
+    async run([id], f) {
+      const r = await addBindingSecret(id!, need(f, "secret-ref"), need(f, "secret"));
+      return { json: { secret: { binding_id: r.bindingId, ref: r.ref } }, text: `secret ${r.ref} added to binding ${r.bindingId}` };
+    },
+  },
+  "binding remove-secret": {
+    usage: "binding remove-secret <binding-id> --secret-ref <ref>",
+    args: 1,
+    async run([id], f) {
+      const r = await removeBindingSecret(id!, need(f, "secret-ref"));
+      return {
+        json: { secret: { binding_id: r.bindingId, ref: r.ref, removed: true } },
+        text: `secret ${r.ref} removed from binding ${r.bindingId}; pushes naming it stop`,
+      };
     },
   },
   "binding revoke": {

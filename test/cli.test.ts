@@ -190,6 +190,32 @@ describe("callback bindings", () => {
     ]);
   });
 
+  it("rotates a binding's secret: add-secret, then remove-secret of the old ref (never the last)", async () => {
+    const NEW_SECRET = "PLAINTEXT_ROTATED_SECRET_43";
+    const added = await ok("binding", "add", "--agent", "par/1", "--origin", "https://rotate.example", "--secret-ref", "hmac-2026", "--secret", SECRET);
+    const id = added.binding.id as string;
+    const second = await cli(["binding", "add-secret", id, "--secret-ref", "hmac-2027", "--secret", "-", "--json"], `${NEW_SECRET}\n`);
+    expect(second.code, second.stderr).toBe(0);
+    expectOneObject(second);
+    expect(second.json).toEqual({ secret: { binding_id: id, ref: "hmac-2027" } });
+    expect(second.stdout + second.stderr).not.toContain(NEW_SECRET);
+    const listed = (await ok("binding", "list", "--agent", "par/1")).bindings.find((b: { id: string }) => b.id === id);
+    expect(listed.secret_refs).toEqual(["hmac-2026", "hmac-2027"]);
+    await fails("invalid_field", "binding", "add-secret", id, "--secret-ref", "hmac-2027", "--secret", "again");
+    await fails("not_found", "binding", "add-secret", "bnd_unknown", "--secret-ref", "x", "--secret", "y");
+    await fails("validation_error", "binding", "add-secret", id, "--secret-ref", "x");
+
+    expect(await ok("binding", "remove-secret", id, "--secret-ref", "hmac-2026")).toEqual({ secret: { binding_id: id, ref: "hmac-2026", removed: true } });
+    const after = (await ok("binding", "list", "--agent", "par/1")).bindings.find((b: { id: string }) => b.id === id);
+    expect(after.secret_refs).toEqual(["hmac-2027"]);
+    await fails("not_found", "binding", "remove-secret", id, "--secret-ref", "hmac-2026");
+    await fails("invalid_field", "binding", "remove-secret", id, "--secret-ref", "hmac-2027"); // the last one
+    const audit = await sql("SELECT event, detail::text AS detail FROM audit_events WHERE event LIKE 'binding.secret_%'");
+    expect(audit.map((r) => r.event).sort()).toEqual(["binding.secret_added", "binding.secret_removed"]);
+    expect(audit.map((r) => r.detail).join(" ")).not.toContain(NEW_SECRET);
+    plaintexts.push(NEW_SECRET);
+  });
+
   it("stores API keys and PATs hashed and secrets sealed — no plaintext anywhere in the database", async () => {
     const keys = await sql("SELECT key_hash FROM api_keys");
     for (const k of plaintexts.filter((p) => p.startsWith("ma2h_key_"))) {

@@ -95,6 +95,35 @@ export async function addBindingSecret(
   return { bindingId, ref };
 }
 
+/**
+ * Removes one named secret from an active binding (the last step of rotating it): pushes that name
+ * this ref stop at once (`binding_revoked`) and new submits naming it are `422`. The binding's last
+ * secret cannot be removed — revoke the binding instead.
+ */
+export async function removeBindingSecret(bindingId: string, ref: string, opts?: AdminOptions): Promise<{ bindingId: string; ref: string; removed: true }> {
+  await db().$transaction(async (tx) => {
+    // Row lock: two concurrent removals cannot both pass the last-secret check.
+    await tx.$executeRaw`SELECT 1 FROM callback_bindings WHERE id = ${bindingId} FOR UPDATE`;
+    const binding = await tx.callbackBinding.findFirst({
+      where: { id: bindingId, revokedAt: null },
+      select: { agent: { select: { accountId: true, agentId: true } }, secrets: { select: { ref: true } } },
+    });
+    if (!binding) throw new HubError("not_found", `binding ${bindingId} not found`);
+    if (!binding.secrets.some((s) => s.ref === ref)) throw new HubError("not_found", `binding ${bindingId} has no secret named ${ref}`);
+    if (binding.secrets.length === 1) {
+      throw new HubError("invalid_field", `${ref} is the last secret of binding ${bindingId}; revoke the binding instead`);
+    }
+    await tx.bindingSecret.deleteMany({ where: { bindingId, ref } });
+    await audit(tx, {
+      accountId: binding.agent.accountId,
+      actor: actorOf(opts),
+      event: "binding.secret_removed",
+      detail: { binding_id: bindingId, agent_id: binding.agent.agentId, secret_ref: ref },
+    });
+  });
+  return { bindingId, ref, removed: true };
+}
+
 /** The agent's active bindings, oldest first, with their secret refs (never the secrets). */
 export async function listBindings(ref: AgentRef): Promise<BindingInfo[]> {
   const agent = await resolveAgent(ref);
