@@ -2,7 +2,9 @@
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 
-const SETTLE_MS = 150;
+/** A first event refreshes after SETTLE_MS; a burst (a bulk action, a busy agent) at most every GAP_MS. */
+const SETTLE_MS = 100;
+const GAP_MS = 1000;
 
 /**
  * Subscribes to the inbox's server-sent events (app/inbox/events) and re-renders the page's server
@@ -14,12 +16,14 @@ export function LiveRefresh({ only }: { only?: string }) {
   useEffect(() => {
     const source = new EventSource("/inbox/events");
     let timer: ReturnType<typeof setTimeout> | null = null;
+    let last = 0;
     const refresh = () => {
-      // A burst of events (a bulk action) costs one re-render.
-      timer ??= setTimeout(() => {
+      if (timer) return;
+      timer = setTimeout(() => {
         timer = null;
+        last = Date.now();
         router.refresh();
-      }, SETTLE_MS);
+      }, Math.max(SETTLE_MS, last + GAP_MS - Date.now()));
     };
     source.addEventListener("inbox", (e) => {
       if (only === undefined) return refresh();

@@ -1,7 +1,8 @@
 /**
  * Counts per filter option, faceted: each facet counts the items matching every *other* filter, so
- * a badge says how many items choosing that option would show. One grouped query per facet, run in
- * parallel, each over the person's accounts only.
+ * a badge says how many items choosing that option would show. All six column facets come from ONE
+ * scan of the person's rows (GROUPING SETS, one FILTERed count per facet); tags, which need an
+ * unnest, from a second. The title search is no facet, so it narrows both scans directly.
  */
 import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
@@ -23,56 +24,73 @@ export interface FacetCounts {
 }
 
 const TAG_LIMIT = 40;
-
-const KEY: Record<Exclude<FilterKey, "q" | "tag">, Prisma.Sql> = {
+const FACETS = ["account", "verb", "status", "priority", "agent", "project"] as const;
+type Facet = (typeof FACETS)[number];
+const COLUMN: Record<Facet, Prisma.Sql> = {
   account: Prisma.sql`m.account_id`,
   verb: Prisma.sql`m.type`,
   status: Prisma.sql`m.status`,
   priority: Prisma.sql`m.priority`,
-  agent: Prisma.sql`(SELECT ag.agent_id FROM agents ag WHERE ag.id = m.agent_row_id)`,
+  agent: Prisma.sql`m.agent_row_id`,
   project: Prisma.sql`m.project`,
 };
 
-type Pair = { k: string | null; n: number };
+const ids = (seats: InboxSeat[]) => seats.map((s) => s.accountId);
 
-function scopeSql(seats: InboxSeat[], filters: InboxFilters, facet: FilterKey): Prisma.Sql {
-  // The account facet counts across every seat; the others within the selected account.
-  const ids = seats.filter((s) => facet === "account" || filters.account === undefined || s.slug === filters.account).map((s) => s.accountId);
-  return Prisma.sql`m.account_id = ANY(${ids}::text[])`;
+/** The facet's own condition set: every filter but its own; the account facet spans every seat. */
+function facetCondition(seats: InboxSeat[], filters: InboxFilters, facet: FilterKey): Prisma.Sql {
+  const conds = filterConditions({ ...filters, q: undefined }, facet);
+  if (facet !== "account" && filters.account !== undefined) {
+    conds.push(Prisma.sql`m.account_id = ANY(${ids(seats.filter((s) => s.slug === filters.account))}::text[])`);
+  }
+  return conds.length === 0 ? Prisma.sql`TRUE` : Prisma.join(conds, " AND ");
 }
 
-async function grouped(seats: InboxSeat[], filters: InboxFilters, facet: keyof typeof KEY): Promise<Record<string, number>> {
-  const rows = await db().$queryRaw<Pair[]>`
-    SELECT ${KEY[facet]} AS k, count(*)::int AS n FROM messages m
-    WHERE ${scopeSql(seats, filters, facet)} ${whereAnd(filterConditions(filters, facet))}
-    GROUP BY 1`;
-  const out: Record<string, number> = {};
-  for (const r of rows) if (r.k !== null) out[r.k] = r.n;
+function searchOnly(filters: InboxFilters): Prisma.Sql {
+  return whereAnd(filters.q === undefined ? [] : filterConditions({ q: filters.q }));
+}
+
+type GroupRow = { g: number; k: string | null } & Record<`n_${Facet}`, number>;
+
+async function columnFacets(seats: InboxSeat[], filters: InboxFilters): Promise<Record<Facet, Record<string, number>>> {
+  const counts = FACETS.map((f) => Prisma.sql`count(*) FILTER (WHERE ${facetCondition(seats, filters, f)})::int AS ${Prisma.raw(`n_${f}`)}`);
+  // GROUPING(...) is a bitmask over the six columns, leftmost the highest bit; 0 = grouped by it.
+  const rows = await db().$queryRaw<Array<GroupRow & Record<Facet, string | null>>>`
+    SELECT ${Prisma.join(FACETS.map((f) => Prisma.sql`${COLUMN[f]} AS ${Prisma.raw(f)}`))},
+           GROUPING(${Prisma.join(FACETS.map((f) => COLUMN[f]))})::int AS g, ${Prisma.join(counts)}
+    FROM messages m
+    WHERE m.account_id = ANY(${ids(seats)}::text[]) ${searchOnly(filters)}
+    GROUP BY GROUPING SETS (${Prisma.join(FACETS.map((f) => Prisma.sql`(${COLUMN[f]})`))})`;
+  const out = Object.fromEntries(FACETS.map((f) => [f, {} as Record<string, number>])) as Record<Facet, Record<string, number>>;
+  for (const row of rows) {
+    FACETS.forEach((f, i) => {
+      const key = row[f];
+      const n = row[`n_${f}`];
+      if ((row.g & (1 << (FACETS.length - 1 - i))) === 0 && key !== null && n > 0) out[f][key] = n;
+    });
+  }
   return out;
 }
 
-async function tags(seats: InboxSeat[], filters: InboxFilters): Promise<Array<[string, number]>> {
-  const rows = await db().$queryRaw<Pair[]>`
+async function tagFacet(seats: InboxSeat[], filters: InboxFilters): Promise<Array<[string, number]>> {
+  const rows = await db().$queryRaw<Array<{ k: string; n: number }>>`
     SELECT t AS k, count(*)::int AS n FROM messages m CROSS JOIN LATERAL unnest(m.tags) AS t
-    WHERE ${scopeSql(seats, filters, "tag")} ${whereAnd(filterConditions(filters, "tag"))}
+    WHERE m.account_id = ANY(${ids(seats)}::text[]) ${searchOnly(filters)} AND ${facetCondition(seats, filters, "tag")}
     GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${TAG_LIMIT}`;
-  return rows.flatMap((r) => (r.k === null ? [] : [[r.k, r.n] as [string, number]]));
+  return rows.map((r) => [r.k, r.n]);
 }
 
 export async function facetCounts(seats: InboxSeat[], filters: InboxFilters): Promise<FacetCounts> {
   if (seats.length === 0) return { total: 0, account: {}, verb: {}, status: {}, priority: {}, agent: {}, project: {}, tag: [] };
-  const [account, verb, status, priority, agent, project, tag] = await Promise.all([
-    seats.length > 1 ? grouped(seats, filters, "account") : Promise.resolve<Record<string, number>>({}),
-    grouped(seats, filters, "verb"),
-    grouped(seats, filters, "status"),
-    grouped(seats, filters, "priority"),
-    grouped(seats, filters, "agent"),
-    grouped(seats, filters, "project"),
-    tags(seats, filters),
-  ]);
-  const bySlug: Record<string, number> = {};
-  for (const s of seats) if (account[s.accountId] !== undefined) bySlug[s.slug] = account[s.accountId] as number;
+  const [c, tag] = await Promise.all([columnFacets(seats, filters), tagFacet(seats, filters)]);
+  // Row ids → slugs and wire agent ids (the same agent.id in two accounts counts once, summed).
+  const slugOf = new Map(seats.map((s) => [s.accountId, s.slug]));
+  const account: Record<string, number> = {};
+  for (const [id, n] of Object.entries(c.account)) account[slugOf.get(id) ?? id] = n;
+  const agents = await db().agent.findMany({ where: { id: { in: Object.keys(c.agent) } }, select: { id: true, agentId: true } });
+  const agent: Record<string, number> = {};
+  for (const a of agents) agent[a.agentId] = (agent[a.agentId] ?? 0) + (c.agent[a.id] ?? 0);
   // The status facet ignores only the status filter: its selected bucket (or its sum) is the total.
-  const total = filters.status !== undefined ? (status[filters.status] ?? 0) : Object.values(status).reduce((a, b) => a + b, 0);
-  return { total, account: bySlug, verb, status, priority, agent, project, tag };
+  const total = filters.status !== undefined ? (c.status[filters.status] ?? 0) : Object.values(c.status).reduce((a, b) => a + b, 0);
+  return { total, account: seats.length > 1 ? account : {}, verb: c.verb, status: c.status, priority: c.priority, agent, project: c.project, tag };
 }

@@ -67,10 +67,10 @@ interface RawRow {
 
 const COLUMNS = Prisma.sql`m.id, m.account_id, m.type, m.status, m.title, m.priority, m.priority_rank, m.project, m.tags, m.created_at, m.expires_at, m.agent_row_id`;
 
-/** Open items of each account by (priority_rank, created_at, id), merged. */
-function openPage(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Promise<RawRow[]> {
+/** Open items of each account by (priority_rank, created_at, id), merged (exported for EXPLAIN). */
+export function openPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Prisma.Sql {
   const keyset = after?.g === 0 ? [Prisma.sql`(m.priority_rank, m.created_at, m.id) > (${after.r}::smallint, ${after.c}::timestamptz, ${after.i})`] : [];
-  return db().$queryRaw<RawRow[]>`
+  return Prisma.sql`
     SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
     CROSS JOIN LATERAL (
       SELECT ${COLUMNS} FROM messages m
@@ -81,9 +81,9 @@ function openPage(accountIds: string[], conds: Prisma.Sql[], after: Cursor | nul
 }
 
 /** Everything not open, newest first. */
-function restPage(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Promise<RawRow[]> {
+export function restPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Prisma.Sql {
   const keyset = after?.g === 1 ? [Prisma.sql`(m.created_at, m.id) < (${after.c}::timestamptz, ${after.i})`] : [];
-  return db().$queryRaw<RawRow[]>`
+  return Prisma.sql`
     SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
     CROSS JOIN LATERAL (
       SELECT ${COLUMNS} FROM messages m
@@ -122,8 +122,10 @@ export async function listInbox(
   const [counts, raw] = await Promise.all([
     facetCounts(seats, filters),
     (async () => {
-      const rows = wantOpen && (after === null || after.g === 0) ? await openPage(ids, conds, after, limit + 1) : [];
-      if (wantRest && rows.length <= limit) rows.push(...(await restPage(ids, conds, after?.g === 1 ? after : null, limit + 1 - rows.length)));
+      const rows = wantOpen && (after === null || after.g === 0) ? await db().$queryRaw<RawRow[]>(openPageSql(ids, conds, after, limit + 1)) : [];
+      if (wantRest && rows.length <= limit) {
+        rows.push(...(await db().$queryRaw<RawRow[]>(restPageSql(ids, conds, after?.g === 1 ? after : null, limit + 1 - rows.length))));
+      }
       return rows;
     })(),
   ]);

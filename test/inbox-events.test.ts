@@ -1,0 +1,62 @@
+/**
+ * Live inbox updates (lib/inbox/events.ts): one LISTEN per process fans each submit and terminal
+ * transition out to the subscribers seated in that account — and to no one else.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { db } from "../lib/db";
+import { inboxEvents, type InboxEvent } from "../lib/inbox/events";
+import { answerAsHuman } from "../lib/inbox/answer";
+import { submitMessage } from "../lib/messages/submit";
+import { authenticate, requireAgent } from "../lib/principals/authenticate";
+import { addUser } from "../lib/principals/users";
+import { createTestDatabase } from "./support/database";
+import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let acme: Provisioned;
+let other: Provisioned;
+const A = "deploybot/dev-team";
+
+async function submit(p: Provisioned, type: "ask" | "notify" = "ask"): Promise<string> {
+  const principal = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${p.keys[A]}` })));
+  return (await submitMessage(principal, envelope(type, A))).ack.id;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await useDatabase(database.url);
+  acme = await provisionAccount("acme", [A]);
+  other = await provisionAccount("other", [A]);
+});
+
+afterAll(async () => {
+  await inboxEvents().close();
+  await releaseDatabase();
+  await database?.drop();
+});
+
+it("delivers an account's submits and resolutions to its subscribers only, on commit", async () => {
+  const acmeId = (await db().account.findUniqueOrThrow({ where: { slug: "acme" } })).id;
+  const mine: InboxEvent[] = [];
+  const theirs: InboxEvent[] = [];
+  const stop = await inboxEvents().subscribe([acmeId], (e) => mine.push(e));
+  const stopOther = await inboxEvents().subscribe(["acc_nobody"], (e) => theirs.push(e));
+  const ask = await submit(acme);
+  await submit(other);
+  const note = await submit(acme, "notify");
+  const alice = (await addUser("alice@acme.test", "acme", "alice", "owner")).userId;
+  await answerAsHuman(alice, ask, { kind: "answer", value: "ship" });
+  await expect.poll(() => mine.length).toBe(3);
+  expect(mine).toEqual([
+    { kind: "change", accountId: acmeId, messageId: ask },
+    { kind: "change", accountId: acmeId, messageId: note },
+    { kind: "change", accountId: acmeId, messageId: ask },
+  ]);
+  expect(theirs).toEqual([]);
+  stop();
+  stopOther();
+  expect(inboxEvents().size).toBe(0);
+  await submit(acme);
+  await new Promise((r) => setTimeout(r, 200));
+  expect(mine.length).toBe(3);
+});
