@@ -1,0 +1,92 @@
+/**
+ * Playwright global setup: a fresh migrated database, two accounts provisioned through the same
+ * domain verbs as the CLI, the dev OpenID provider in this process, and the built Hub (web + worker)
+ * as child processes pointed at it. The specs browse at MA2H_PUBLIC_URL's origin (127.0.0.1), as
+ * next-auth requires. Everything is stopped and the database dropped by global-teardown.ts.
+ */
+import { createWriteStream, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FullConfig } from "@playwright/test";
+import { startDevIdp } from "../scripts/dev-idp-provider";
+import { createTestDatabase } from "../test/support/database";
+import { freePort, repoRoot, startHub, type HubProcess } from "../test/support/hub";
+import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";
+import { STATE_ENV, type E2EState } from "./support/state";
+import { e2eRuntime } from "./support/runtime";
+
+export const OIDC_CLIENT = { id: "ma2h-e2e", secret: "ma2h-e2e-secret" };
+
+export default async function globalSetup(_config: FullConfig): Promise<void> {
+  const rt = e2eRuntime();
+  process.env.MA2H_DEV_MODE = "1";
+  const outDir = join(repoRoot, "test-results");
+  mkdirSync(outDir, { recursive: true });
+
+  const database = await createTestDatabase();
+  rt.dropDatabase = database.drop;
+  await useDatabase(database.url);
+  const acme = await provisionAccount(
+    "acme",
+    ["deploybot/dev-team", "xss-bot"],
+    [
+      { handle: "alice", role: "owner" },
+      { handle: "bob", role: "member" },
+      { handle: "vic", role: "viewer" },
+      { handle: "mallory", role: "member" },
+    ],
+  );
+  // Another account whose member must see nothing of acme's.
+  const globex = await provisionAccount("globex", ["globex-bot/ops"], [{ handle: "gina", role: "member" }]);
+  // Accounts of their own for the keyboard spec (a predictable list) and the docs screenshots.
+  const initech = await provisionAccount("initech", ["triage-bot"], [{ handle: "kim", role: "member" }]);
+  const demo = await provisionAccount("demo", ["deploybot/dev-team"], [{ handle: "dana", role: "owner" }]);
+  await releaseDatabase();
+
+  const port = await freePort();
+  const hubUrl = `http://127.0.0.1:${port}`;
+  const idp = await startDevIdp({
+    clients: [{ client_id: OIDC_CLIENT.id, client_secret: OIDC_CLIENT.secret, redirect_uris: [`${hubUrl}/api/auth/callback/oidc`] }],
+    accounts: [
+      { login: "mallory", email: "mallory@acme.test", email_verified: false },
+      { login: "alice-elsewhere", email: "alice@acme.test", email_verified: true, sub: "another-subject-for-alice" },
+    ],
+    emailDomain: "acme.test",
+    log: () => {},
+  });
+  rt.idp = idp;
+
+  const env = {
+    AUTH_OIDC_ISSUER: idp.issuer,
+    AUTH_OIDC_CLIENT_ID: OIDC_CLIENT.id,
+    AUTH_OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
+    AUTH_OIDC_NAME: "Dev IdP",
+    MA2H_PUBLIC_URL: hubUrl,
+  };
+  const logFiles: string[] = [];
+  const capture = (hub: HubProcess, name: string) => {
+    const file = join(outDir, `e2e-${name}.log`);
+    const out = createWriteStream(file);
+    hub.child.stdout?.on("data", (d: Buffer) => out.write(d));
+    hub.child.stderr?.on("data", (d: Buffer) => out.write(d));
+    logFiles.push(file);
+  };
+  const web = await startHub({ databaseUrl: database.url, mode: "web", port, env });
+  rt.hubs.push(web);
+  capture(web, "web");
+  // The output before the listeners were attached (start-up lines).
+  writeFileSync(join(outDir, "e2e-web-startup.log"), web.output());
+  const worker = await startHub({ databaseUrl: database.url, mode: "worker", port: await freePort(), env });
+  rt.hubs.push(worker);
+  capture(worker, "worker");
+
+  const state: E2EState = {
+    hubUrl,
+    idpIssuer: idp.issuer,
+    databaseUrl: database.url,
+    keys: { acme: acme.keys, globex: globex.keys, initech: initech.keys, demo: demo.keys },
+    tokens: { acme: acme.tokens, globex: globex.tokens, initech: initech.tokens, demo: demo.tokens },
+    logFiles: [...logFiles, join(outDir, "e2e-web-startup.log")],
+  };
+  process.env[STATE_ENV] = JSON.stringify(state);
+  writeFileSync(join(outDir, "e2e-state.json"), JSON.stringify(state, null, 2));
+}

@@ -1,0 +1,12 @@
+/** Stops the Hub processes and the dev IdP, then drops the run's database (see global-setup.ts). */
+import { e2eRuntime } from "./support/runtime";
+
+export default async function globalTeardown(): Promise<void> {
+  const rt = e2eRuntime();
+  for (const hub of rt.hubs.splice(0).reverse()) await hub.stop().catch(() => undefined);
+  await rt.idp?.stop().catch(() => undefined);
+  rt.idp = undefined;
+  const drop = rt.dropDatabase;
+  rt.dropDatabase = undefined;
+  await drop?.();
+}
