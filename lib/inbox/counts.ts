@@ -1,12 +1,13 @@
 /**
  * Counts per filter option, faceted: each facet counts the items matching every *other* filter, so
  * a badge says how many items choosing that option would show. All six column facets come from ONE
- * scan of the person's rows (GROUPING SETS, one FILTERed count per facet); tags, which need an
- * unnest, from a second. The title search is no facet, so it narrows both scans directly.
+ * scan of the person's rows (grouped at the finest grain, one FILTERed count per facet, rolled up
+ * here) that reads `messages_inbox_facets_idx` only; tags, which need an unnest, from a second.
+ * The title search is no facet, so it narrows both scans directly.
  */
 import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
-import type { FilterKey, InboxFilters } from "./filters";
+import { PRIORITIES, type FilterKey, type InboxFilters } from "./filters";
 import type { InboxSeat } from "./seats";
 import { filterConditions, whereAnd } from "./sql";
 
@@ -30,7 +31,7 @@ const COLUMN: Record<Facet, Prisma.Sql> = {
   account: Prisma.sql`m.account_id`,
   verb: Prisma.sql`m.type`,
   status: Prisma.sql`m.status`,
-  priority: Prisma.sql`m.priority`,
+  priority: Prisma.sql`m.priority_rank::text`, // ranks, named below: the facets index holds the rank
   agent: Prisma.sql`m.agent_row_id`,
   project: Prisma.sql`m.project`,
 };
@@ -50,24 +51,24 @@ function searchOnly(filters: InboxFilters): Prisma.Sql {
   return whereAnd(filters.q === undefined ? [] : filterConditions({ q: filters.q }));
 }
 
-type GroupRow = { g: number; k: string | null } & Record<`n_${Facet}`, number>;
+type GroupRow = Record<Facet, string | null> & Record<`n_${Facet}`, number>;
 
 async function columnFacets(seats: InboxSeat[], filters: InboxFilters): Promise<Record<Facet, Record<string, number>>> {
+  // One pass at the finest grain (a few hundred groups at most), each group counted once per facet
+  // under that facet's conditions; rolled up per facet below.
   const counts = FACETS.map((f) => Prisma.sql`count(*) FILTER (WHERE ${facetCondition(seats, filters, f)})::int AS ${Prisma.raw(`n_${f}`)}`);
-  // GROUPING(...) is a bitmask over the six columns, leftmost the highest bit; 0 = grouped by it.
-  const rows = await db().$queryRaw<Array<GroupRow & Record<Facet, string | null>>>`
-    SELECT ${Prisma.join(FACETS.map((f) => Prisma.sql`${COLUMN[f]} AS ${Prisma.raw(f)}`))},
-           GROUPING(${Prisma.join(FACETS.map((f) => COLUMN[f]))})::int AS g, ${Prisma.join(counts)}
+  const rows = await db().$queryRaw<GroupRow[]>`
+    SELECT ${Prisma.join(FACETS.map((f) => Prisma.sql`${COLUMN[f]} AS ${Prisma.raw(f)}`))}, ${Prisma.join(counts)}
     FROM messages m
     WHERE m.account_id = ANY(${ids(seats)}::text[]) ${searchOnly(filters)}
-    GROUP BY GROUPING SETS (${Prisma.join(FACETS.map((f) => Prisma.sql`(${COLUMN[f]})`))})`;
+    GROUP BY ${Prisma.join(FACETS.map((f) => COLUMN[f]))}`;
   const out = Object.fromEntries(FACETS.map((f) => [f, {} as Record<string, number>])) as Record<Facet, Record<string, number>>;
   for (const row of rows) {
-    FACETS.forEach((f, i) => {
+    for (const f of FACETS) {
       const key = row[f];
       const n = row[`n_${f}`];
-      if ((row.g & (1 << (FACETS.length - 1 - i))) === 0 && key !== null && n > 0) out[f][key] = n;
-    });
+      if (key !== null && n > 0) out[f][key] = (out[f][key] ?? 0) + n;
+    }
   }
   return out;
 }
@@ -90,7 +91,9 @@ export async function facetCounts(seats: InboxSeat[], filters: InboxFilters): Pr
   const agents = await db().agent.findMany({ where: { id: { in: Object.keys(c.agent) } }, select: { id: true, agentId: true } });
   const agent: Record<string, number> = {};
   for (const a of agents) agent[a.agentId] = (agent[a.agentId] ?? 0) + (c.agent[a.id] ?? 0);
+  const priority: Record<string, number> = {};
+  for (const [rank, n] of Object.entries(c.priority)) priority[PRIORITIES[Number(rank)] ?? rank] = n;
   // The status facet ignores only the status filter: its selected bucket (or its sum) is the total.
   const total = filters.status !== undefined ? (c.status[filters.status] ?? 0) : Object.values(c.status).reduce((a, b) => a + b, 0);
-  return { total, account: seats.length > 1 ? account : {}, verb: c.verb, status: c.status, priority: c.priority, agent, project: c.project, tag };
+  return { total, account: seats.length > 1 ? account : {}, verb: c.verb, status: c.status, priority, agent, project: c.project, tag };
 }

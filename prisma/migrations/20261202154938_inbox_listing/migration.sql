@@ -12,13 +12,15 @@ CREATE INDEX "messages_inbox_recent_idx" ON "messages"("account_id", "created_at
 -- CreateIndex
 CREATE INDEX "messages_tags_idx" ON "messages" USING GIN ("tags");
 
--- Backfill the listing columns from the stored envelopes (lib/messages/listing.ts writes them on submit)
+-- Backfill the listing columns from the stored envelopes, with the limits lib/messages/listing.ts
+-- applies on submit (no project or tag over 200 characters, at most 32 tags: index entry size)
 UPDATE "messages" SET
   "priority_rank" = CASE "priority" WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'low' THEN 3 ELSE 2 END,
-  "project" = ("envelope"::jsonb -> 'agent' ->> 'project'),
+  "project" = CASE WHEN length("envelope"::jsonb -> 'agent' ->> 'project') <= 200 THEN "envelope"::jsonb -> 'agent' ->> 'project' END,
   "tags" = COALESCE(
-    (SELECT array_agg(t) FROM jsonb_array_elements_text(
-      CASE WHEN jsonb_typeof("envelope"::jsonb -> 'tags') = 'array' THEN "envelope"::jsonb -> 'tags' ELSE '[]'::jsonb END) AS t),
+    (SELECT (array_agg(DISTINCT t))[1:32] FROM jsonb_array_elements_text(
+      CASE WHEN jsonb_typeof("envelope"::jsonb -> 'tags') = 'array' THEN "envelope"::jsonb -> 'tags' ELSE '[]'::jsonb END) AS t
+     WHERE length(t) <= 200),
     ARRAY[]::TEXT[]);
 
 -- Title search (ILIKE '%...%') uses a trigram index where the pg_trgm extension can be created,
