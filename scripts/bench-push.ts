@@ -133,7 +133,8 @@ async function main(): Promise<void> {
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
 
-  const results: Record<string, { latency: ReturnType<typeof summary>; load: ReturnType<typeof summary> }> = {};
+  type Figures = ReturnType<typeof summary>;
+  const results: Record<string, { latency: Figures; load: Figures; resolveCall: { alone: Figures; loaded: Figures } }> = {};
   try {
     // --- baseline: sign the same body and POST it from this bare Node process -------------------
     const sampleBody = async (hubUrl: string, id: string, i: number) =>
@@ -188,7 +189,8 @@ async function main(): Promise<void> {
         if (res.status !== 202) throw new Error(`submit ${res.status} ${JSON.stringify(res.body)}`);
         return res.body.id as string;
       };
-      const resolveAndWait = async (tag: string, id: string, i: number, latencies: number[]) => {
+      /** Resolve → push landed into `latencies`; the resolve call's own 200 into `calls`. */
+      const resolveAndWait = async (tag: string, id: string, i: number, latencies: number[], calls: number[] = []) => {
         const t0 = performance.now();
         const res = await json(`${web.url}/v1/messages/${id}/resolve`, {
           method: "POST",
@@ -196,6 +198,7 @@ async function main(): Promise<void> {
           body: JSON.stringify({ resolution: "answered", value: "approve" }),
         });
         if (res.status !== 200) throw new Error(`resolve ${res.status} ${JSON.stringify(res.body)}`);
+        calls.push(performance.now() - t0);
         latencies.push((await landed.wait(`/${tag}/${i}`)) - t0);
       };
 
@@ -205,21 +208,24 @@ async function main(): Promise<void> {
 
       progress(`${backend}: warmed up`);
       const lat: number[] = [];
+      const latCalls: number[] = [];
       const ids1: string[] = [];
       for (let i = 0; i < N_LATENCY; i++) ids1.push(await submit(`${backend}-lat`, i));
-      const latElapsed = await pool(N_LATENCY, 1, (i) => resolveAndWait(`${backend}-lat`, ids1[i]!, i, lat));
+      const latElapsed = await pool(N_LATENCY, 1, (i) => resolveAndWait(`${backend}-lat`, ids1[i]!, i, lat, latCalls));
 
       progress(`${backend}: latency phase done`);
       const load: number[] = [];
+      const loadCalls: number[] = [];
       const ids2: string[] = [];
       await pool(N_THROUGHPUT, CONCURRENCY, async (i) => void (ids2[i] = await submit(`${backend}-load`, i)));
       progress(`${backend}: ${N_THROUGHPUT} submitted`);
-      const loadElapsed = await pool(N_THROUGHPUT, CONCURRENCY, (i) => resolveAndWait(`${backend}-load`, ids2[i]!, i, load));
+      const loadElapsed = await pool(N_THROUGHPUT, CONCURRENCY, (i) => resolveAndWait(`${backend}-load`, ids2[i]!, i, load, loadCalls));
       progress(`${backend}: throughput phase done`);
 
       results[`Hub (${backend === "redis" ? "BullMQ on Redis" : "BullMQ on PostgreSQL"})`] = {
         latency: summary({ latencies: lat, elapsedMs: latElapsed, count: N_LATENCY }),
         load: summary({ latencies: load, elapsedMs: loadElapsed, count: N_THROUGHPUT }),
+        resolveCall: { alone: summary({ latencies: latCalls, elapsedMs: 1, count: 0 }), loaded: summary({ latencies: loadCalls, elapsedMs: 1, count: 0 }) },
       };
       if (bodies.length === 0) bodies = await Promise.all(ids2.map((id, i) => sampleBody(web.url, id, i)));
       await Promise.all([web.stop(), worker.stop()]);
@@ -244,7 +250,7 @@ async function main(): Promise<void> {
     };
 
     console.log("");
-    const row = (label: string, r: typeof baseline) =>
+    const row = (label: string, r: { latency: Figures; load: Figures }) =>
       console.log(
         `${label.padEnd(30)} one-at-a-time p50 ${ms(r.latency.p50).padStart(9)} p99 ${ms(r.latency.p99).padStart(9)} | ` +
           `${CONCURRENCY} concurrent ${r.load.perSecond.toFixed(0).padStart(5)} pushes/s p50 ${ms(r.load.p50).padStart(9)} p99 ${ms(r.load.p99).padStart(9)}`,
@@ -255,7 +261,8 @@ async function main(): Promise<void> {
     for (const [label, r] of Object.entries(results)) {
       console.log(
         `${label}: latency ×${(r.latency.p50 / baseline.latency.p50).toFixed(1)} (p50), ×${(r.latency.p99 / baseline.latency.p99).toFixed(1)} (p99); ` +
-          `throughput ${((r.load.perSecond / baseline.load.perSecond) * 100).toFixed(1)} % of the baseline`,
+          `throughput ${((r.load.perSecond / baseline.load.perSecond) * 100).toFixed(1)} % of the baseline; ` +
+          `the resolve call itself (to its 200): p50 ${ms(r.resolveCall.alone.p50)} alone, ${ms(r.resolveCall.loaded.p50)} under load`,
       );
     }
     console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
