@@ -139,6 +139,17 @@ describe("listInbox", () => {
   });
 });
 
+describe("listing columns", () => {
+  it("accept an agent's over-long project and tags (kept in the envelope, just not filterable)", async () => {
+    const long = "x".repeat(3000);
+    const id = await submit(A, envelope("ask", A, { title: "Long strings", tags: [long, "short"], agent: { id: A, run_id: "r", runtime: "cli", project: long } }));
+    const row = await db().message.findUniqueOrThrow({ where: { id } });
+    expect([row.project, row.tags]).toEqual([null, ["short"]]);
+    const item = await itemForHuman(users.bob as string, id);
+    expect([item?.agent.project, item?.tags]).toEqual([long, [long, "short"]]);
+  });
+});
+
 describe("itemForHuman", () => {
   it("is null without a seat in the message's account, and for unknown ids", async () => {
     const id = await submit(A, envelope("ask", A));
