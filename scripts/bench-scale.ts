@@ -22,6 +22,8 @@ const CONCURRENCY = 64;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/11";
 const ENV = { REDIS_URL, MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "1000000000" };
 
+let pgDatabase = "";
+
 async function phase(label: string, webs: WebProcess[], keys: string[], agents: string[]): Promise<Summary> {
   const tag = `${label.replace(/\W+/g, "")}${Date.now()}`;
   const targets: Target[] = webs.map((w) => ({ host: "127.0.0.1", port: w.port }));
@@ -31,6 +33,7 @@ async function phase(label: string, webs: WebProcess[], keys: string[], agents: 
     seconds: SECONDS,
     okStatus: 202,
     cpuPids: webs.map((w) => w.pid),
+    pgDatabase,
     request: (w, seq) => ({
       method: "POST",
       path: "/v1/messages",
@@ -84,6 +87,7 @@ async function main(): Promise<void> {
   console.log(`bench:scale — ${machine()}`);
   console.log(`concurrency ${CONCURRENCY}, ${SECONDS} s per phase after a 3 s warm-up, notify:ask 1:1, 64 agents; logs in ${logDir()}`);
   const database = await createTestDatabase();
+  pgDatabase = new URL(database.url).pathname.slice(1);
   await useDatabase(database.url);
   const agents = Array.from({ length: 64 }, (_, i) => `scale/agent-${i}`);
   const { keys } = await provisionAccount("bench", agents);

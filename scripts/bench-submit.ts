@@ -21,6 +21,8 @@ const CONCURRENCY = 64;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/10";
 const RAISED = { MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "1000000000" };
 
+let pgDatabase = "";
+
 async function run(label: string, targets: Target[], keys: string[], agents: string[], cpuPids: number[]): Promise<Summary> {
   const tag = `${label.replace(/\W+/g, "")}${Date.now()}`;
   const r = await drive({
@@ -29,6 +31,7 @@ async function run(label: string, targets: Target[], keys: string[], agents: str
     seconds: SECONDS,
     okStatus: 202,
     cpuPids,
+    pgDatabase,
     request: (w, seq) => ({
       method: "POST",
       path: "/v1/messages",
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
   console.log(`bench:submit — ${machine()}`);
   console.log(`concurrency ${CONCURRENCY}, ${SECONDS} s per phase after a 3 s warm-up, notify:ask 1:1, 64 agents; logs in ${logDir()}`);
   const database = await createTestDatabase();
+  pgDatabase = new URL(database.url).pathname.slice(1);
   await useDatabase(database.url);
   const agents = Array.from({ length: 64 }, (_, i) => `bench/agent-${i}`);
   const { keys } = await provisionAccount("bench", agents);

@@ -45,22 +45,34 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A crash may leave a postgres of this data directory running, or only its pid file. */
+/** Whether `pid` is a live postgres of this data directory (its command line names the directory). */
+function ourPostgres(pid: number, dataDir: string): boolean {
+  if (!alive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(dataDir);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A crash may leave a postgres of this data directory running, or only its pid file. The pid in a
+ * stale file may since have been given to an unrelated process; PostgreSQL would take that for a
+ * running postmaster and refuse to start, so the file goes unless the pid really is our postgres.
+ */
 async function clearLeftovers(dataDir: string): Promise<void> {
   const pidFile = join(dataDir, "postmaster.pid");
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-  if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
-    const cmdline = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "";
-    if (cmdline.includes(dataDir)) {
-      log.warn("stopping a leftover embedded postgres", { pid });
-      process.kill(pid, "SIGINT");
-      for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-      if (alive(pid)) process.kill(pid, "SIGKILL");
-      for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-    }
+  const valid = Number.isInteger(pid) && pid > 0;
+  if (valid && ourPostgres(pid, dataDir)) {
+    log.warn("stopping a leftover embedded postgres", { pid });
+    process.kill(pid, "SIGINT");
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    if (alive(pid)) process.kill(pid, "SIGKILL");
+    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
   }
-  if (!(Number.isInteger(pid) && pid > 0 && alive(pid))) rmSync(pidFile, { force: true });
+  if (!(valid && ourPostgres(pid, dataDir))) rmSync(pidFile, { force: true });
 }
 
 async function choosePort(portFile: string): Promise<number> {

@@ -63,7 +63,10 @@ async function main(): Promise<void> {
   } catch (err) {
     log.warn("database unavailable at start; /readyz answers 503 until it returns", { error_name: (err as Error).name });
   }
-  await new Promise<void>((ok) => server.listen(e.PORT, e.HOST, ok));
+  // Every parked long-poll reconnects at once after a restart or a network blip: a listen backlog
+  // deeper than Node's default 511 keeps that burst from overflowing into resets (the kernel caps it
+  // at net.core.somaxconn).
+  await new Promise<void>((ok) => server.listen({ port: e.PORT, host: e.HOST, backlog: 4096 }, ok));
   log.info("web listening", { url: `${mode === "tls" ? "https" : "http"}://${e.HOST}:${e.PORT}`, mode, public_url: e.publicUrl });
 
   let stopping = false;

@@ -13,7 +13,7 @@
  * repeating them here would only make this test slower.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -268,6 +268,12 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
     // Backends outlive a killed postmaster for a moment; they notice and exit on their own.
     for (let i = 0; i < 100 && cloneProcesses().length > 0; i++) await sleep(100);
     expect(cloneProcesses()).toEqual([]);
+    // The dead postmaster's pid may already belong to another process (pids are recycled; PostgreSQL
+    // then refuses to start, "another postmaster … running"). Make it so: point it at this process.
+    const pidFile = join(clone, ".data/pg/postmaster.pid");
+    const lines = readFileSync(pidFile, "utf8").split("\n");
+    lines[0] = String(process.pid);
+    writeFileSync(pidFile, lines.join("\n"));
 
     const again = startHub();
     await waitReady(again);

@@ -39,28 +39,39 @@ async function current(principal: AgentPrincipal, id: string, shared = false): P
 
 export async function readMessage(principal: AgentPrincipal, id: string, options: ReadOptions = {}): Promise<ReadResult> {
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
-  let row = await current(principal, id, waitMs > 0);
   const settled = (r: MessageWithResolution) =>
     r.status !== "open" || (options.since !== undefined && changedSince(r, options.since));
+  let row: MessageWithResolution;
 
-  if (waitMs > 0 && !settled(row)) {
+  if (waitMs <= 0) {
+    row = await current(principal, id);
+  } else {
     const waiters = terminalWaiters();
-    const deadline = clock.now().getTime() + waitMs;
     await waiters.ready();
-    // Registered before the re-read, so a commit landing in between still wakes us.
-    for (;;) {
-      const remaining = deadline - clock.now().getTime();
-      if (remaining <= 0 || options.signal?.aborted || waiters.closing) break;
-      const untilExpiry = row.expiresAt ? row.expiresAt.getTime() + 1 - clock.now().getTime() : Infinity;
-      const waiting = waiters.wait(id, Math.min(remaining, Math.max(untilExpiry, 0)), options.signal);
+    const deadline = clock.now().getTime() + waitMs;
+    const listening = () => !options.signal?.aborted && !waiters.closing;
+    // Registered before every read, so a commit landing between the read and the sleep still wakes
+    // us: a long-poll costs one read before it parks and one after each wake (bench:longpoll).
+    let waiting = listening() ? waiters.wait(id, waitMs, options.signal) : null;
+    try {
       row = await current(principal, id, true);
-      if (settled(row)) {
-        waiting.cancel();
-        break;
+      for (;;) {
+        const remaining = deadline - clock.now().getTime();
+        if (settled(row) || remaining <= 0 || !waiting) break;
+        // Wake strictly after expires_at, so the re-read applies the expiry (§7).
+        const untilExpiry = row.expiresAt ? Math.max(row.expiresAt.getTime() + 1 - clock.now().getTime(), 0) : Infinity;
+        if (untilExpiry < remaining) {
+          const sooner = waiters.wait(id, untilExpiry, options.signal);
+          waiting.cancel();
+          waiting = sooner;
+        }
+        await waiting.promise;
+        const left = deadline - clock.now().getTime();
+        waiting = left > 0 && listening() ? waiters.wait(id, left, options.signal) : null;
+        row = await current(principal, id, true);
       }
-      await waiting.promise;
-      row = await current(principal, id, true);
-      if (settled(row)) break;
+    } finally {
+      waiting?.cancel();
     }
   }
   if (!changedSince(row, options.since)) return { notModified: true };

@@ -5,7 +5,7 @@
  * bounded in time. Figures are printed, never asserted.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
@@ -90,6 +90,8 @@ export interface DriveResult {
   latencies: number[];
   /** CPU time the `cpuPids` processes used during the measured window, ms (contention-independent). */
   cpuMs?: number;
+  /** CPU time of the PostgreSQL backends serving `pgDatabase` during the window, ms. */
+  pgCpuMs?: number;
 }
 
 /** One request over a keep-alive agent; resolves with the status code (0 on a socket error). */
@@ -124,6 +126,8 @@ export async function drive(options: {
   request: (worker: number, seq: number) => RequestSpec;
   /** Server processes whose CPU time to measure over the counted window. */
   cpuPids?: number[];
+  /** Also measure the CPU of the PostgreSQL backends serving this database. */
+  pgDatabase?: string;
 }): Promise<DriveResult> {
   const agents = options.targets.map(() => new http.Agent({ keepAlive: true, maxSockets: options.concurrency }));
   const warmupEnd = Date.now() + (options.warmupSeconds ?? 3) * 1000;
@@ -133,9 +137,17 @@ export async function drive(options: {
   const pids = options.cpuPids ?? [];
   const ticks = () => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
   let cpuStart = 0;
-  const cpuMark = setTimeout(() => (cpuStart = ticks()), Math.max(0, warmupEnd - Date.now()));
+  let pgStart = new Map<number, number>();
+  const cpuMark = setTimeout(() => {
+    cpuStart = ticks();
+    if (options.pgDatabase) pgStart = backendTicks(options.pgDatabase);
+  }, Math.max(0, warmupEnd - Date.now()));
   let cpuEnd = 0;
-  const cpuEndMark = setTimeout(() => (cpuEnd = ticks()), Math.max(0, end - Date.now()));
+  let pgEnd: Map<number, number> | null = null;
+  const cpuEndMark = setTimeout(() => {
+    cpuEnd = ticks();
+    if (options.pgDatabase) pgEnd = backendTicks(options.pgDatabase);
+  }, Math.max(0, end - Date.now()));
   const worker = async (w: number) => {
     const t = w % options.targets.length;
     for (;;) {
@@ -158,6 +170,11 @@ export async function drive(options: {
   clearTimeout(cpuMark);
   clearTimeout(cpuEndMark);
   if (pids.length) result.cpuMs = ((cpuEnd || ticks()) - cpuStart) * (1000 / CLOCK_TICKS_PER_SECOND);
+  if (options.pgDatabase) {
+    let sum = 0;
+    for (const [pid, t] of pgEnd ?? backendTicks(options.pgDatabase)) sum += t - (pgStart.get(pid) ?? 0);
+    result.pgCpuMs = sum * (1000 / CLOCK_TICKS_PER_SECOND);
+  }
   for (const a of agents) a.destroy();
   return result;
 }
@@ -172,6 +189,8 @@ export function percentile(values: number[], p: number): number {
 export interface Summary {
   /** Server CPU per counted request, ms (when measured). */
   cpuPerReq?: number;
+  /** PostgreSQL backend CPU per counted request, ms (when measured). */
+  pgCpuPerReq?: number;
   rps: number;
   p50: number;
   p99: number;
@@ -187,11 +206,14 @@ export function summarize(r: DriveResult): Summary {
     ok: r.ok,
     statuses: r.statuses,
     ...(r.cpuMs !== undefined && r.ok > 0 ? { cpuPerReq: r.cpuMs / r.ok } : {}),
+    ...(r.pgCpuMs !== undefined && r.ok > 0 ? { pgCpuPerReq: r.pgCpuMs / r.ok } : {}),
   };
 }
 
 export function fmt(s: Summary): string {
-  const cpu = s.cpuPerReq === undefined ? "" : `   server CPU ${s.cpuPerReq.toFixed(2)} ms/req`;
+  const cpu =
+    (s.cpuPerReq === undefined ? "" : `   server CPU ${s.cpuPerReq.toFixed(2)} ms/req`) +
+    (s.pgCpuPerReq === undefined ? "" : ` + PostgreSQL ${s.pgCpuPerReq.toFixed(2)} ms/req`);
   return `${s.rps.toFixed(0).padStart(6)} req/s   p50 ${s.p50.toFixed(1).padStart(7)} ms   p99 ${s.p99.toFixed(1).padStart(7)} ms${cpu}   (${s.ok} × 202; statuses ${JSON.stringify(s.statuses)})`;
 }
 
@@ -204,6 +226,22 @@ export function machine(): string {
 export function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** CPU ticks of each PostgreSQL backend connected to `database` (its process title names it). */
+export function backendTicks(database: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (cmd.startsWith("postgres: ") && cmd.includes(` ${database} `)) out.set(pid, cpuTicks(pid));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
 }
 
 /** Linux USER_HZ: /proc reports CPU time in these ticks. */
