@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import pg from "pg";
@@ -36,12 +36,18 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** A zombie is dead: a container's pid 1 may never reap an orphaned postgres (kill -0 still works). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 
@@ -72,7 +78,10 @@ async function clearLeftovers(dataDir: string): Promise<void> {
     if (alive(pid)) process.kill(pid, "SIGKILL");
     for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
   }
-  if (!(valid && ourPostgres(pid, dataDir))) rmSync(pidFile, { force: true });
+  if (valid && ourPostgres(pid, dataDir)) return;
+  rmSync(pidFile, { force: true });
+  // The socket lock files (the socket lives in the data directory) name the same dead postmaster.
+  for (const name of readdirSync(dataDir)) if (/^\.s\.PGSQL\.\d+\.lock$/.test(name)) rmSync(join(dataDir, name), { force: true });
 }
 
 async function choosePort(portFile: string): Promise<number> {
