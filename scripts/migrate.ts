@@ -56,6 +56,22 @@ async function migrationsList() {
   };
 }
 
+/**
+ * The pg adapter's `executeScript` splits a script on every `;`, which breaks dollar-quoted bodies
+ * (PL/pgSQL functions). PostgreSQL's simple-query protocol runs a multi-statement script as sent, so
+ * the deployer hands each migration over whole.
+ */
+class WholeScriptPg extends PrismaPg {
+  override async connect() {
+    const adapter = await super.connect();
+    const client = (adapter as unknown as { client: { query(sql: string): Promise<unknown> } }).client;
+    adapter.executeScript = async (script: string) => {
+      await client.query(script);
+    };
+    return adapter;
+  }
+}
+
 export async function deployMigrations(connectionString: string): Promise<string[]> {
   const lock = new pg.Client({ connectionString });
   await lock.connect();
@@ -64,7 +80,7 @@ export async function deployMigrations(connectionString: string): Promise<string
     // Our own pool, so no connection outlives the deploy (a template database must be idle).
     const pool = new pg.Pool({ connectionString, max: 2 });
     try {
-      const engine = await engineFor(new PrismaPg(pool));
+      const engine = await engineFor(new WholeScriptPg(pool));
       const out = await engine.applyMigrations({ migrationsList: await migrationsList(), filters });
       engine.free();
       return out.appliedMigrationNames;
