@@ -1,15 +1,17 @@
 /**
- * §8.0 capability document, built from the same configuration that enforces each limit. Optional
- * modules this Hub does not offer yet (inbound, ack, presence, sessions, inter_agent) are omitted,
- * which is how §8.0 says "not here".
+ * §8.0 capability document, built from the same configuration that enforces each limit. The v0.4
+ * modules (inbound, ack, presence) are advertised complete; the v0.5 modules this Hub does not offer
+ * yet (sessions, inter_agent) are omitted, which is how §8.0 says "not here".
  */
 import { deliveryPolicy } from "./delivery/policy";
-import { limits } from "./env";
+import { env, inboundLimits, limits } from "./env";
 import { HUB_VERSION } from "./protocol/versions";
 
 export function capabilityDocument(): Record<string, unknown> {
   const l = limits();
   const p = deliveryPolicy();
+  const inbound = inboundLimits();
+  const base = env().publicUrl;
   return {
     ma2h_version: HUB_VERSION,
     max_body_bytes: l.maxBodyBytes,
@@ -26,5 +28,20 @@ export function capabilityDocument(): Record<string, unknown> {
     idempotency_ttl_seconds: l.idempotencyTtlSeconds,
     callback_max_attempts: p.retry.maxAttempts,
     callback_max_duration_seconds: Math.floor(p.retry.maxDurationMs / 1000),
+    // §8.7 / §13: the mailbox is the only channel (no inbound webhook); every delivery is signed
+    // with the published ed25519 keys (§9.7).
+    inbound: {
+      enabled: true,
+      poll_url: `${base}/v1/inbox`,
+      ack_url: `${base}/v1/inbox/ack`,
+      max_batch: inbound.maxBatch,
+      visibility_timeout_seconds: inbound.visibilityTimeoutSeconds,
+      retention_days: inbound.retentionDays,
+      signature_algs: ["ed25519"],
+      webhook_supported: false,
+    },
+    // §14: acks are pulled only (transport-trusted), so no push signature_algs are advertised.
+    ack: { enabled: true },
+    presence: { enabled: true, freshness_seconds: inbound.presenceFreshnessSeconds },
   };
 }

@@ -45,6 +45,12 @@ const schema = z.object({
   MA2H_DELIVERY_SWEEP_MS: int(10_000, 100),
   MA2H_DEV_CALLBACK_ALLOWLIST: z.string().default(""),
   MA2H_SIGNING_KEY_OVERLAP_DAYS: int(7, 0),
+  // §8.7 / §13 inbound leg and §15 presence (advertised as `inbound.*` and `presence.*`).
+  MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: int(60, 1),
+  MA2H_INBOUND_MAX_BATCH: int(32, 1),
+  MA2H_INBOUND_RETENTION_DAYS: int(30, 1),
+  MA2H_INBOUND_MAILBOX_DEPTH: int(1000, 1),
+  MA2H_PRESENCE_FRESHNESS_SECONDS: int(90, 1),
 });
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
@@ -92,5 +98,18 @@ export function limits() {
     replayWindowSeconds: e.MA2H_REPLAY_WINDOW_SECONDS,
     idempotencyTtlSeconds: e.MA2H_IDEMPOTENCY_TTL_SECONDS,
     maxWaitSeconds: e.MA2H_MAX_WAIT_SECONDS,
+  };
+}
+
+/** The §8.7 mailbox and §15 presence settings, enforced and advertised from here. */
+export function inboundLimits() {
+  const e = env();
+  return {
+    visibilityTimeoutSeconds: e.MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS,
+    maxBatch: e.MA2H_INBOUND_MAX_BATCH,
+    retentionDays: e.MA2H_INBOUND_RETENTION_DAYS,
+    /** Un-acked directives one mailbox may hold; authoring beyond it is `429 rate_limited`. */
+    mailboxDepth: e.MA2H_INBOUND_MAILBOX_DEPTH,
+    presenceFreshnessSeconds: e.MA2H_PRESENCE_FRESHNESS_SECONDS,
   };
 }
