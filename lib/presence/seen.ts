@@ -1,0 +1,13 @@
+/**
+ * §15.1 directive presence: `last_seen` moves only on the agent's own authenticated reachability
+ * traffic — a mailbox drain or a message GET (with or without `?wait`, docs/decisions.md A21) —
+ * never on sign-in, admin activity or anything a human does.
+ */
+import { clock } from "../clock";
+import { db } from "../db";
+
+/** Stamps the agent's `last_seen`. Monotonic: a slower concurrent stamp never moves it back. */
+export async function recordAgentSeen(agentRowId: string, at: Date = clock.now()): Promise<void> {
+  await db().$executeRaw`UPDATE agents SET last_seen_at = ${at}
+    WHERE id = ${agentRowId} AND (last_seen_at IS NULL OR last_seen_at < ${at})`;
+}
