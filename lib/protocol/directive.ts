@@ -1,0 +1,69 @@
+/**
+ * §13.1 directives. Two shapes: the authoring request an operator sends to `POST /v1/directives`
+ * (only the human-authored fields plus `to`; `id`, `from`, `created_at` are the Hub's), and the
+ * delivered directive an agent drains (schema/v0.5/inbound-message.schema.json, `directive` branch).
+ * Pure: no I/O.
+ */
+import { z } from "zod";
+import { partSchema } from "./message";
+import { codePointString, dateTimeString, patternString } from "./wire";
+
+/** A principal-addressed destination (session addressing is v0.5 and not offered yet). */
+export const DIRECTIVE_TO_PATTERN = /^agent:[^#]+$/u;
+
+/** Longest ack note the Hub stores (decisions.md "Ack notes"). */
+export const MAX_ACK_NOTE_CHARS = 2000;
+
+/**
+ * The authoring request. Unknown fields are ignored (§10); an attempt to set a Hub-owned or a
+ * forbidden field (`id`, `from`, `created_at`, `request`, `action`, `state`) is simply not read —
+ * the delivered directive carries only what this schema keeps (requirements R164).
+ */
+export const directiveRequestSchema = z.object({
+  to: patternString(DIRECTIVE_TO_PATTERN),
+  title: codePointString(1, 200).refine((s) => !/[\r\n]/u.test(s), { error: "must be one line" }),
+  body: z.string().optional(),
+  priority: z.enum(["low", "normal", "high", "urgent"]).optional(),
+  tags: z.array(z.string()).optional(),
+  context: z.array(partSchema).optional(),
+  expires_at: dateTimeString().optional(),
+  sensitive: z.boolean().optional(),
+});
+
+export type DirectiveRequest = z.output<typeof directiveRequestSchema>;
+
+/** §9.7: the human-authored content the signature binds — exactly the present fields of these five. */
+export interface DirectiveContent {
+  title: string;
+  body?: string;
+  priority?: string;
+  tags?: string[];
+  context?: unknown[];
+}
+
+export function directiveContent(source: DirectiveContent): DirectiveContent {
+  const out: DirectiveContent = { title: source.title };
+  if (source.body !== undefined) out.body = source.body;
+  if (source.priority !== undefined) out.priority = source.priority;
+  if (source.tags !== undefined) out.tags = source.tags;
+  if (source.context !== undefined) out.context = source.context;
+  return out;
+}
+
+/** The delivered directive (§13.1). */
+export interface Directive extends DirectiveContent {
+  ma2h_version: string;
+  type: "directive";
+  id: string;
+  from: string;
+  to: string;
+  created_at: string;
+  expires_at?: string;
+  sensitive?: boolean;
+}
+
+/** `POST /v1/inbox/ack` body (§8.7, §14.3). */
+export const inboxAckSchema = z.object({
+  ids: z.array(z.string().min(1)).min(1).max(1000),
+  note: codePointString(1, MAX_ACK_NOTE_CHARS).optional(),
+});
