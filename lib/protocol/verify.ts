@@ -93,15 +93,15 @@ export function verifyContext(context: Readonly<Record<string, string | null>>, 
 }
 
 /**
- * §9.2 receipt, in order: parse the header, screen `v1` (dp-025), check the window, rebuild the
- * context with `payload_sha256` recomputed from the received body (never a transmitted digest),
- * try each key, then the replay cache. The `jti` is recorded only after a valid signature, so a
- * forged request cannot poison the cache.
+ * A detached `MA2H-Signature` receipt (§9.2; reused by §14.4 pushed acks), in order: parse the
+ * header, screen `v1` (dp-025), check the window, rebuild the context from what was received
+ * (`build` returns null when the received body cannot have been signed), try each key, then the
+ * replay cache. The `jti` is recorded only after a valid signature, so a forged request cannot
+ * poison the cache.
  */
-export function verifyResponsePush(input: {
-  body: unknown;
+export function verifyDetached(input: {
   header: string | null;
-  callbackUrl: string;
+  build: (jti: string, t: number) => Readonly<Record<string, string | null>> | null;
   keys: readonly VerificationKey[];
   now: Date;
   windowSeconds?: number;
@@ -116,19 +116,38 @@ export function verifyResponsePush(input: {
   const windowMs = (input.windowSeconds ?? DEFAULT_REPLAY_WINDOW_SECONDS) * 1000;
   if (!(Math.abs(input.now.getTime() - header.t * 1000) <= windowMs)) return fail("outside_window");
 
-  const body = signingBody(input.body);
-  if (body === null) return fail("signature_mismatch"); // a body lacking the bound fields cannot match
   let context;
   try {
-    context = responseSignedContext({ response: body, callbackUrl: input.callbackUrl, jti: header.jti, t: header.t });
+    context = input.build(header.jti, header.t);
   } catch {
     return fail("signature_mismatch"); // not canonicalizable, so not what was signed
   }
-  if (!verifyContext(context, mac, input.keys)) return fail("signature_mismatch");
+  if (context === null || !verifyContext(context, mac, input.keys)) return fail("signature_mismatch");
 
   if (input.replayCache.has(header.jti, input.now)) return fail("replayed");
   input.replayCache.add(header.jti, input.now, new Date(header.t * 1000 + windowMs));
   return { ok: true };
+}
+
+/**
+ * §9.2 receipt of a pushed Response: the context is rebuilt with `payload_sha256` recomputed from
+ * the received body (never a transmitted digest).
+ */
+export function verifyResponsePush(input: {
+  body: unknown;
+  header: string | null;
+  callbackUrl: string;
+  keys: readonly VerificationKey[];
+  now: Date;
+  windowSeconds?: number;
+  replayCache: ReplayCache;
+}): VerifyResult {
+  const body = signingBody(input.body);
+  return verifyDetached({
+    ...input,
+    // A body lacking the bound fields cannot match.
+    build: (jti, t) => (body === null ? null : responseSignedContext({ response: body, callbackUrl: input.callbackUrl, jti, t })),
+  });
 }
 
 function fail(reason: VerifyFailure): VerifyResult {
