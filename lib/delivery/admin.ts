@@ -1,7 +1,8 @@
-/** Operator views and actions on push obligations (CLI `deliveries …`; later the admin UI). */
+/** Operator views and actions on push obligations (CLI `deliveries …`, the item page's deliveries). */
 import { clock } from "../clock";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
+import { actorOf, type AdminOptions } from "../principals/admin";
 
 export interface DeliveryView {
   id: string;
@@ -43,17 +44,22 @@ export async function listDeliveries(messageId: string): Promise<DeliveryView[]>
  * Starts a fresh retry cycle for an obligation that is not delivered (failed, exhausted, refused,
  * or revoked-and-since-reapproved): due now, with the full attempt and duration budget again.
  */
-export async function redriveDelivery(id: string, actor = "system:cli"): Promise<{ id: string; status: "pending" }> {
+export async function redriveDelivery(id: string, opts?: AdminOptions): Promise<{ id: string; status: "pending" }> {
   const now = clock.now();
-  const d = await db().pushDelivery.findUnique({ where: { id }, include: { message: { select: { accountId: true } } } });
+  const scope = opts?.accountId ? { message: { accountId: opts.accountId } } : {};
+  const d = await db().pushDelivery.findFirst({ where: { id, ...scope }, include: { message: { select: { accountId: true } } } });
   if (!d) throw new HubError("not_found", `no delivery ${id}`);
   if (d.status === "delivered") throw new HubError("invalid_field", `delivery ${id} was already delivered`);
-  await db().$transaction([
-    db().pushDelivery.update({
-      where: { id },
+  await db().$transaction(async (tx) => {
+    // Conditional on "not delivered": a push landing between the read and this write stays delivered.
+    const { count } = await tx.pushDelivery.updateMany({
+      where: { id, status: { not: "delivered" } },
       data: { status: "pending", nextAttemptAt: now, cycleStartedAt: now, cycleAttempts: 0, leaseUntil: null, updatedAt: now },
-    }),
-    db().auditEvent.create({ data: { accountId: d.message.accountId, messageId: d.messageId, actor, event: "delivery.redriven", detail: { delivery_id: id }, at: now } }),
-  ]);
+    });
+    if (count === 0) throw new HubError("invalid_field", `delivery ${id} was already delivered`);
+    await tx.auditEvent.create({
+      data: { accountId: d.message.accountId, messageId: d.messageId, actor: actorOf(opts), event: "delivery.redriven", detail: { delivery_id: id }, at: now },
+    });
+  });
   return { id, status: "pending" };
 }

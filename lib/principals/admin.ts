@@ -10,12 +10,23 @@ import { HubError } from "../protocol/errors";
 /** The attested actor of an administrative change. The CLI acts as `system:cli`. */
 export interface AdminOptions {
   actor?: string;
+  /**
+   * The account the caller administers (the web admin, issue #6 item 7). When set, an object of any
+   * other account is `404 not_found` — indistinguishable from an unknown id (§9.1) — and untouched.
+   * The CLI, which administers the whole Hub, leaves it unset.
+   */
+  accountId?: string;
 }
 
 export const CLI_ACTOR = "system:cli";
 
 export function actorOf(opts: AdminOptions | undefined): string {
   return opts?.actor ?? CLI_ACTOR;
+}
+
+/** The Prisma filter that confines a lookup to `opts.accountId`, when one is set. */
+export function inScope(opts: AdminOptions | undefined): { accountId?: string } {
+  return opts?.accountId ? { accountId: opts.accountId } : {};
 }
 
 /** Appends one audit row. `detail` carries ids and names only — never a secret or credential. */

@@ -91,3 +91,54 @@ export async function resolveAgent(ref: AgentRef): Promise<AgentRow> {
   }
   return { id: first.id, agentId: first.agentId, accountId: first.accountId, accountSlug: first.account.slug };
 }
+
+export interface AgentSummary {
+  /** Internal row id (the admin pages' URL id: `agent.id` may contain `/`). */
+  id: string;
+  agentId: string;
+  createdAt: Date;
+  activeKeys: number;
+  /**
+   * Last activity: the later of the agent's §15.1 presence stamp (`last_seen_at`) and its keys'
+   * last authenticated use — either alone misses a submit-only or a poll-only agent.
+   */
+  lastActivityAt: Date | null;
+}
+
+function later(a: Date | null, b: Date | null): Date | null {
+  if (!a) return b;
+  if (!b) return a;
+  return a.getTime() >= b.getTime() ? a : b;
+}
+
+/** The account's agents by `agent.id`, with their active key count and last activity. */
+export async function listAgents(accountId: string): Promise<AgentSummary[]> {
+  const rows = await db().agent.findMany({
+    where: { accountId },
+    select: {
+      id: true,
+      agentId: true,
+      createdAt: true,
+      lastSeenAt: true,
+      apiKeys: { select: { revokedAt: true, lastUsedAt: true } },
+    },
+    orderBy: [{ agentId: "asc" }],
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    agentId: r.agentId,
+    createdAt: r.createdAt,
+    activeKeys: r.apiKeys.filter((k) => k.revokedAt === null).length,
+    lastActivityAt: r.apiKeys.reduce<Date | null>((acc, k) => later(acc, k.lastUsedAt), r.lastSeenAt),
+  }));
+}
+
+/** The agent row `agentRowId` of `accountId`, or `404` — another account's agent is unknown (§9.1). */
+export async function agentInAccount(accountId: string, agentRowId: string): Promise<AgentRow> {
+  const row = await db().agent.findFirst({
+    where: { id: agentRowId, accountId },
+    select: { id: true, agentId: true, accountId: true, account: { select: { slug: true } } },
+  });
+  if (!row) throw new HubError("not_found", `agent ${agentRowId} not found`);
+  return { id: row.id, agentId: row.agentId, accountId: row.accountId, accountSlug: row.account.slug };
+}

@@ -5,13 +5,15 @@
 import { db } from "../db";
 import { clock } from "../clock";
 import { HubError } from "../protocol/errors";
-import { actorOf, audit, type AdminOptions } from "./admin";
+import { actorOf, audit, inScope, type AdminOptions } from "./admin";
 import { issueKey, resolveAgent, type AgentRef } from "./agents";
 
 export interface KeyInfo {
   id: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Last authenticated use, recorded at most once a minute (authenticate.ts). */
+  lastUsedAt: Date | null;
 }
 
 /** Every key of the agent, oldest first, revoked ones included. */
@@ -19,7 +21,7 @@ export async function listKeys(ref: AgentRef): Promise<KeyInfo[]> {
   const agent = await resolveAgent(ref);
   return db().apiKey.findMany({
     where: { agentRowId: agent.id },
-    select: { id: true, createdAt: true, revokedAt: true },
+    select: { id: true, createdAt: true, revokedAt: true, lastUsedAt: true },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
 }
@@ -39,12 +41,16 @@ export async function rotateKey(ref: AgentRef, opts?: AdminOptions): Promise<{ k
   });
 }
 
-/** Revokes a key at once. Revoking it again is a no-op; an unknown id is `404`. */
+/**
+ * Revokes a key at once. Revoking it again is a no-op; an unknown id — or, with `opts.accountId`,
+ * another account's key — is `404`.
+ */
 export async function revokeKey(keyId: string, opts?: AdminOptions): Promise<{ id: string; revoked: true }> {
   await db().$transaction(async (tx) => {
-    const { count } = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: clock.now() } });
-    const row = await tx.apiKey.findUnique({
-      where: { id: keyId },
+    const where = { id: keyId, agent: inScope(opts) };
+    const { count } = await tx.apiKey.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: clock.now() } });
+    const row = await tx.apiKey.findFirst({
+      where,
       select: { agent: { select: { accountId: true, agentId: true } } },
     });
     if (!row) throw new HubError("not_found", `key ${keyId} not found`);

@@ -9,7 +9,7 @@ import { clock } from "../clock";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { sealSecret } from "../secrets";
-import { actorOf, audit, requireMatch, uniquely, type AdminOptions } from "./admin";
+import { actorOf, audit, inScope, requireMatch, uniquely, type AdminOptions } from "./admin";
 import { resolveAgent, type AgentRef } from "./agents";
 import { formatOrigin, parseOrigin, parsePathPrefix } from "./origins";
 
@@ -76,7 +76,7 @@ export async function addBindingSecret(
 ): Promise<{ bindingId: string; ref: string }> {
   checkSecret(ref, secret);
   const binding = await db().callbackBinding.findFirst({
-    where: { id: bindingId, revokedAt: null },
+    where: { id: bindingId, revokedAt: null, agent: inScope(opts) },
     select: { agent: { select: { accountId: true, agentId: true } } },
   });
   if (!binding) throw new HubError("not_found", `binding ${bindingId} not found`);
@@ -105,7 +105,7 @@ export async function removeBindingSecret(bindingId: string, ref: string, opts?:
     // Row lock: two concurrent removals cannot both pass the last-secret check.
     await tx.$executeRaw`SELECT 1 FROM callback_bindings WHERE id = ${bindingId} FOR UPDATE`;
     const binding = await tx.callbackBinding.findFirst({
-      where: { id: bindingId, revokedAt: null },
+      where: { id: bindingId, revokedAt: null, agent: inScope(opts) },
       select: { agent: { select: { accountId: true, agentId: true } }, secrets: { select: { ref: true } } },
     });
     if (!binding) throw new HubError("not_found", `binding ${bindingId} not found`);
@@ -142,12 +142,16 @@ export async function listBindings(ref: AgentRef): Promise<BindingInfo[]> {
   }));
 }
 
-/** Withdraws the approval at once. Revoking again is a no-op; an unknown id is `404`. */
+/**
+ * Withdraws the approval at once. Revoking again is a no-op; an unknown id — or, with
+ * `opts.accountId`, another account's binding — is `404`.
+ */
 export async function revokeBinding(id: string, opts?: AdminOptions): Promise<{ id: string; revoked: true }> {
   await db().$transaction(async (tx) => {
-    const { count } = await tx.callbackBinding.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: clock.now() } });
-    const row = await tx.callbackBinding.findUnique({
-      where: { id },
+    const where = { id, agent: inScope(opts) };
+    const { count } = await tx.callbackBinding.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: clock.now() } });
+    const row = await tx.callbackBinding.findFirst({
+      where,
       select: { agent: { select: { accountId: true, agentId: true } } },
     });
     if (!row) throw new HubError("not_found", `binding ${id} not found`);
@@ -161,4 +165,32 @@ export async function revokeBinding(id: string, opts?: AdminOptions): Promise<{ 
     }
   });
   return { id, revoked: true };
+}
+
+/** Every active binding of the account's agents, by agent then age, with ref names only. */
+export async function listAccountBindings(accountId: string): Promise<(BindingInfo & { agentRowId: string; createdAt: Date })[]> {
+  const rows = await db().callbackBinding.findMany({
+    where: { revokedAt: null, agent: { accountId } },
+    select: {
+      id: true,
+      scheme: true,
+      host: true,
+      port: true,
+      pathPrefix: true,
+      createdAt: true,
+      agent: { select: { id: true, agentId: true, account: { select: { slug: true } } } },
+      secrets: { select: { ref: true } },
+    },
+    orderBy: [{ agent: { agentId: "asc" } }, { createdAt: "asc" }, { id: "asc" }],
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    agentRowId: r.agent.id,
+    agentId: r.agent.agentId,
+    accountSlug: r.agent.account.slug,
+    origin: formatOrigin(r),
+    pathPrefix: r.pathPrefix,
+    secretRefs: r.secrets.map((s) => s.ref).sort(),
+    createdAt: r.createdAt,
+  }));
 }

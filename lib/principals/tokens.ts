@@ -11,9 +11,19 @@ import { actorOf, audit, type AdminOptions } from "./admin";
 import { mintPat } from "./credentials";
 import { findUserByEmail } from "./users";
 
-async function auditForUser(tx: Tx, userId: string, actor: string, event: string, tokenId: string) {
-  const seats = await tx.membership.findMany({ where: { userId }, select: { accountId: true } });
+/**
+ * Options of the token verbs. `self`: the person acts on their own tokens (the web's settings page),
+ * so each account's row names them by that account's handle, `human:<handle>` (§9.1) — a person may
+ * hold different handles in different accounts.
+ */
+export interface TokenOptions extends AdminOptions {
+  self?: boolean;
+}
+
+async function auditForUser(tx: Tx, userId: string, opts: TokenOptions | undefined, event: string, tokenId: string) {
+  const seats = await tx.membership.findMany({ where: { userId }, select: { accountId: true, handle: true } });
   for (const seat of seats) {
+    const actor = opts?.self ? `human:${seat.handle}` : actorOf(opts);
     await audit(tx, { accountId: seat.accountId, actor, event, detail: { token_id: tokenId, user_id: userId } });
   }
 }
@@ -21,27 +31,53 @@ async function auditForUser(tx: Tx, userId: string, actor: string, event: string
 /** Issues a PAT for the user with `email`; the plaintext is returned once and never stored. */
 export async function createToken(email: string, opts?: AdminOptions): Promise<{ token: string; id: string }> {
   const user = await findUserByEmail(email);
+  return createTokenForUser(user.id, opts);
+}
+
+/** Issues a PAT for `userId` (the web's "my tokens", where the person is the session's). */
+export async function createTokenForUser(userId: string, opts?: TokenOptions): Promise<{ token: string; id: string }> {
   const token = mintPat();
   const id = mintId("token");
   await db().$transaction(async (tx) => {
     await tx.personalAccessToken.create({
-      data: { id, userId: user.id, tokenHash: hashCredential(token), createdAt: clock.now() },
+      data: { id, userId, tokenHash: hashCredential(token), createdAt: clock.now() },
     });
-    await auditForUser(tx, user.id, actorOf(opts), "token.created", id);
+    await auditForUser(tx, userId, opts, "token.created", id);
   });
   return { token, id };
 }
 
-/** Revokes a PAT at once. Revoking an already revoked token is a no-op; an unknown id is `404`. */
-export async function revokeToken(id: string, opts?: AdminOptions): Promise<{ id: string; revoked: true }> {
+export interface TokenInfo {
+  id: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+  /** Last authenticated use, recorded at most once a minute (authenticate.ts). */
+  lastUsedAt: Date | null;
+}
+
+/** The person's tokens, newest first, revoked ones included (never a hash). */
+export async function listTokens(userId: string): Promise<TokenInfo[]> {
+  return db().personalAccessToken.findMany({
+    where: { userId },
+    select: { id: true, createdAt: true, revokedAt: true, lastUsedAt: true },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+}
+
+/**
+ * Revokes a PAT at once. Revoking an already revoked token is a no-op; an unknown id — or, with
+ * `owner`, someone else's token — is `404`.
+ */
+export async function revokeToken(id: string, opts?: TokenOptions & { owner?: string }): Promise<{ id: string; revoked: true }> {
   await db().$transaction(async (tx) => {
+    const where = opts?.owner ? { id, userId: opts.owner } : { id };
     const { count } = await tx.personalAccessToken.updateMany({
-      where: { id, revokedAt: null },
+      where: { ...where, revokedAt: null },
       data: { revokedAt: clock.now() },
     });
-    const row = await tx.personalAccessToken.findUnique({ where: { id }, select: { userId: true } });
+    const row = await tx.personalAccessToken.findFirst({ where, select: { userId: true } });
     if (!row) throw new HubError("not_found", `token ${id} not found`);
-    if (count > 0) await auditForUser(tx, row.userId, actorOf(opts), "token.revoked", id);
+    if (count > 0) await auditForUser(tx, row.userId, opts, "token.revoked", id);
   });
   return { id, revoked: true };
 }

@@ -4,7 +4,7 @@
  * these to next-auth; everything else asks `humanForSessionToken`.
  */
 import { clock } from "../clock";
-import { db } from "../db";
+import { db, type Tx } from "../db";
 import { mintId } from "../protocol/ids";
 import { hashCredential } from "../secrets";
 
@@ -37,9 +37,12 @@ export async function endWebSession(token: string): Promise<void> {
   await db().webSession.deleteMany({ where: { tokenHash: hashCredential(token) } });
 }
 
-/** Ends every browser session of a person at once (e.g. when they are removed from an account). */
-export async function endSessionsOf(userId: string): Promise<number> {
-  return (await db().webSession.deleteMany({ where: { userId } })).count;
+/**
+ * Ends every browser session of a person at once (e.g. when they are removed from an account);
+ * `client` lets the removal's own transaction do it, so both commit together.
+ */
+export async function endSessionsOf(userId: string, client: Pick<Tx, "webSession"> = db()): Promise<number> {
+  return (await client.webSession.deleteMany({ where: { userId } })).count;
 }
 
 export async function userForIdentity(issuer: string, subject: string): Promise<string | null> {

@@ -1,0 +1,136 @@
+/**
+ * Reading the audit trail (issue #6 item 6): who did what, when, to which object. The table is
+ * append-only at the database (trigger `audit_events_append_only`); this module only reads it —
+ * one account at a time, filtered by actor, kind (`event`) and a time range, newest first for the
+ * page and oldest first for the JSON Lines export. `detail` holds ids and names only, never a
+ * secret, a credential or a message's content (§9.6), so it is exported as stored.
+ */
+import type { Prisma } from "../generated/prisma/client";
+import { db } from "../db";
+
+export interface AuditFilters {
+  /** Exact attested actor, e.g. `human:alice`, `agent:deploybot/dev-team`, `system:expiry`. */
+  actor?: string;
+  /** Exact kind, e.g. `key.revoked`; a trailing `.*` matches a family (`member.*`). */
+  event?: string;
+  /** Inclusive lower bound. */
+  from?: Date;
+  /** Exclusive upper bound. */
+  to?: Date;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: string;
+  event: string;
+  message_id: string | null;
+  detail: unknown;
+}
+
+const MAX_FILTER_CHARS = 300;
+
+/**
+ * A time bound from a form or query string: RFC 3339, or a `datetime-local` value
+ * (`2026-12-02T18:00`), read as UTC — the page labels its inputs UTC.
+ */
+function parseTime(raw: string | undefined): Date | undefined {
+  const v = raw?.trim();
+  if (!v) return undefined;
+  const withZone = /(?:Z|[+-]\d\d:\d\d)$/i.test(v) ? v : `${v}Z`;
+  const d = new Date(withZone);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+function text(raw: string | undefined): string | undefined {
+  const v = raw?.trim();
+  return v ? v.slice(0, MAX_FILTER_CHARS) : undefined;
+}
+
+/** The filters a page URL or export URL carries (`actor`, `kind`, `from`, `to`); junk is ignored. */
+export function parseAuditFilters(q: Record<string, string | string[] | undefined>): AuditFilters {
+  const one = (k: string) => {
+    const v = q[k];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  return { actor: text(one("actor")), event: text(one("kind")), from: parseTime(one("from")), to: parseTime(one("to")) };
+}
+
+function whereOf(accountId: string, f: AuditFilters): Prisma.AuditEventWhereInput {
+  const at: Prisma.DateTimeFilter = {};
+  if (f.from) at.gte = f.from;
+  if (f.to) at.lt = f.to;
+  const event = f.event?.endsWith(".*") ? { startsWith: f.event.slice(0, -1) } : f.event;
+  return {
+    accountId,
+    ...(f.actor ? { actor: f.actor } : {}),
+    ...(event ? { event } : {}),
+    ...(f.from || f.to ? { at } : {}),
+  };
+}
+
+function entryOf(r: { id: bigint; at: Date; actor: string; event: string; messageId: string | null; detail: unknown }): AuditEntry {
+  return { id: r.id.toString(), at: r.at.toISOString(), actor: r.actor, event: r.event, message_id: r.messageId, detail: r.detail ?? null };
+}
+
+const SELECT = { id: true, at: true, actor: true, event: true, messageId: true, detail: true } as const;
+
+/**
+ * One page, newest first, keyset-paged on (at, id): `before` is the last entry's cursor
+ * (`<iso>_<id>`) of the previous page.
+ */
+export async function listAudit(
+  accountId: string,
+  filters: AuditFilters,
+  page: { before?: string; limit?: number } = {},
+): Promise<{ entries: AuditEntry[]; next: string | null }> {
+  const limit = Math.min(Math.max(page.limit ?? 100, 1), 500);
+  const where = whereOf(accountId, filters);
+  const cursor = parseCursor(page.before);
+  const rows = await db().auditEvent.findMany({
+    where: cursor ? { AND: [where, { OR: [{ at: { lt: cursor.at } }, { at: cursor.at, id: { lt: cursor.id } }] }] } : where,
+    select: SELECT,
+    orderBy: [{ at: "desc" }, { id: "desc" }],
+    take: limit + 1,
+  });
+  const entries = rows.slice(0, limit).map(entryOf);
+  const last = entries[entries.length - 1];
+  return { entries, next: rows.length > limit && last ? `${last.at}_${last.id}` : null };
+}
+
+function parseCursor(raw: string | undefined): { at: Date; id: bigint } | null {
+  const m = raw && /^(.+)_(\d{1,19})$/.exec(raw);
+  if (!m) return null;
+  const at = new Date(m[1]!);
+  return Number.isNaN(at.getTime()) ? null : { at, id: BigInt(m[2]!) };
+}
+
+/** The kinds and actors present in the account's trail, for the page's filter choices. */
+export async function auditFacets(accountId: string): Promise<{ kinds: string[]; actors: string[] }> {
+  const [kinds, actors] = await Promise.all([
+    db().auditEvent.findMany({ where: { accountId }, distinct: ["event"], select: { event: true }, orderBy: { event: "asc" } }),
+    db().auditEvent.findMany({ where: { accountId }, distinct: ["actor"], select: { actor: true }, orderBy: { actor: "asc" }, take: 500 }),
+  ]);
+  return { kinds: kinds.map((k) => k.event), actors: actors.map((a) => a.actor) };
+}
+
+/**
+ * The matching entries as JSON Lines, oldest first, read in batches of 1000 by id so an export of
+ * any size holds one batch in memory.
+ */
+export async function* auditJsonLines(accountId: string, filters: AuditFilters): AsyncGenerator<string> {
+  const where = whereOf(accountId, filters);
+  let after: bigint | null = null;
+  for (;;) {
+    const batchWhere: Prisma.AuditEventWhereInput = after === null ? where : { AND: [where, { id: { gt: after } }] };
+    const rows = await db().auditEvent.findMany({
+      where: batchWhere,
+      select: SELECT,
+      orderBy: { id: "asc" },
+      take: 1000,
+    });
+    for (const r of rows) yield `${JSON.stringify(entryOf(r))}\n`;
+    if (rows.length < 1000) return;
+    after = rows[rows.length - 1]!.id as bigint;
+  }
+}

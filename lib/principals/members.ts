@@ -1,0 +1,147 @@
+/**
+ * Account membership administration (issue #6 item 3): who administers an account, the member
+ * list, role changes and removal. Adding a member is `addUser` (users.ts). The rule that an account
+ * always keeps at least one owner is enforced here, under a lock on the account row, so two
+ * concurrent demotions or removals cannot both pass it — never in a page.
+ */
+import { db, type Tx } from "../db";
+import { HubError } from "../protocol/errors";
+import { actorOf, audit, type AdminOptions } from "./admin";
+import { parseRole } from "./users";
+import { endSessionsOf } from "./web-sessions";
+import { ROLES, type Role } from "./types";
+
+/** Roles that administer an account (agents, keys, bindings, members, audit — docs/admin.md). */
+export const ADMIN_ROLES: readonly Role[] = ["owner", "admin"];
+
+export interface AdminSeat {
+  accountId: string;
+  slug: string;
+  handle: string;
+  role: Role;
+  /** The attested actor of this person's changes in this account (§9.1). */
+  actor: string;
+}
+
+/**
+ * The person's seat in the account `slug` when it is an owner or admin seat, else null — the one
+ * check every admin page, action and export makes (a member, a viewer and another account's admin
+ * all get null, and the caller answers 404).
+ */
+export async function adminSeat(userId: string, slug: string): Promise<AdminSeat | null> {
+  const m = await db().membership.findFirst({
+    where: { userId, account: { slug } },
+    select: { accountId: true, handle: true, role: true, account: { select: { slug: true } } },
+  });
+  if (!m || !(ADMIN_ROLES as readonly string[]).includes(m.role)) return null;
+  return { accountId: m.accountId, slug: m.account.slug, handle: m.handle, role: m.role as Role, actor: `human:${m.handle}` };
+}
+
+/** The accounts (by slug) where the person is an owner or admin. */
+export async function adminAccountsOf(userId: string): Promise<string[]> {
+  const rows = await db().membership.findMany({
+    where: { userId, role: { in: [...ADMIN_ROLES] } },
+    select: { account: { select: { slug: true } } },
+  });
+  return rows.map((r) => r.account.slug).sort();
+}
+
+export interface MemberInfo {
+  membershipId: string;
+  userId: string;
+  email: string;
+  name: string | null;
+  handle: string;
+  role: Role;
+  createdAt: Date;
+}
+
+/** The account's members by handle. */
+export async function listMembers(accountId: string): Promise<MemberInfo[]> {
+  const rows = await db().membership.findMany({
+    where: { accountId },
+    select: { id: true, userId: true, handle: true, role: true, createdAt: true, user: { select: { email: true, name: true } } },
+    orderBy: [{ handle: "asc" }],
+  });
+  return rows
+    .filter((r) => (ROLES as readonly string[]).includes(r.role))
+    .map((r) => ({
+      membershipId: r.id,
+      userId: r.userId,
+      email: r.user.email,
+      name: r.user.name,
+      handle: r.handle,
+      role: r.role as Role,
+      createdAt: r.createdAt,
+    }));
+}
+
+/**
+ * Locks the account row (serialising every membership change of the account for the transaction)
+ * and loads the membership, which must belong to `accountId` — another account's is `404`.
+ */
+async function lockedMembership(tx: Tx, accountId: string, membershipId: string) {
+  await tx.$executeRaw`SELECT 1 FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  const m = await tx.membership.findFirst({
+    where: { id: membershipId, accountId },
+    select: { id: true, userId: true, handle: true, role: true },
+  });
+  if (!m) throw new HubError("not_found", `member ${membershipId} not found`);
+  return m;
+}
+
+/** Refuses a change that would leave the account without an owner. */
+async function keepAnOwner(tx: Tx, accountId: string, leaving: { id: string; role: string }, what: string): Promise<void> {
+  if (leaving.role !== "owner") return;
+  const others = await tx.membership.count({ where: { accountId, role: "owner", id: { not: leaving.id } } });
+  if (others === 0) throw new HubError("invalid_field", `${what} would leave the account without an owner; make someone else owner first`);
+}
+
+/** Changes a member's role. Setting the role it already has is a no-op (no audit row). */
+export async function changeRole(
+  accountId: string,
+  membershipId: string,
+  role: string,
+  opts?: AdminOptions,
+): Promise<{ membershipId: string; handle: string; role: Role; changed: boolean }> {
+  const next = parseRole(role);
+  return db().$transaction(async (tx) => {
+    const m = await lockedMembership(tx, accountId, membershipId);
+    if (m.role === next) return { membershipId, handle: m.handle, role: next, changed: false };
+    if (next !== "owner") await keepAnOwner(tx, accountId, m, `changing ${m.handle} to ${next}`);
+    await tx.membership.update({ where: { id: m.id }, data: { role: next } });
+    await audit(tx, {
+      accountId,
+      actor: actorOf(opts),
+      event: "member.role_changed",
+      detail: { membership_id: m.id, user_id: m.userId, handle: m.handle, from: m.role, to: next },
+    });
+    return { membershipId, handle: m.handle, role: next, changed: true };
+  });
+}
+
+/**
+ * Removes a member from the account and ends every browser session of that person in the same
+ * transaction, so an open page is bounced on its next request (sessions are per person, not per
+ * account: a person seated elsewhere signs in again). Their PATs stop reaching this account with
+ * the seat. The last owner cannot be removed.
+ */
+export async function removeMember(
+  accountId: string,
+  membershipId: string,
+  opts?: AdminOptions,
+): Promise<{ membershipId: string; handle: string; sessionsEnded: number }> {
+  return db().$transaction(async (tx) => {
+    const m = await lockedMembership(tx, accountId, membershipId);
+    await keepAnOwner(tx, accountId, m, `removing ${m.handle}`);
+    await tx.membership.delete({ where: { id: m.id } });
+    const count = await endSessionsOf(m.userId, tx);
+    await audit(tx, {
+      accountId,
+      actor: actorOf(opts),
+      event: "member.removed",
+      detail: { membership_id: m.id, user_id: m.userId, handle: m.handle, role: m.role, sessions_ended: count },
+    });
+    return { membershipId, handle: m.handle, sessionsEnded: count };
+  });
+}

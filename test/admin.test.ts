@@ -1,0 +1,270 @@
+/**
+ * The admin verbs behind the web admin (issue #6) against real PostgreSQL: who administers an
+ * account, the last-owner rule (also under concurrency), role changes, removal ending sessions,
+ * account scoping of every verb that takes a bare id, self-service tokens, the append-only audit
+ * trigger, and the audit reader and its JSON Lines export.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditJsonLines, listAudit, parseAuditFilters } from "../lib/audit/log";
+import { clock } from "../lib/clock";
+import { db } from "../lib/db";
+import { redriveDelivery } from "../lib/delivery/admin";
+import { agentInAccount, createAgent, listAgents } from "../lib/principals/agents";
+import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
+import { addBinding, listAccountBindings, revokeBinding } from "../lib/principals/bindings";
+import { adminAccountsOf, adminSeat, changeRole, listMembers, removeMember } from "../lib/principals/members";
+import { createTokenForUser, listTokens, revokeToken } from "../lib/principals/tokens";
+import { addUser } from "../lib/principals/users";
+import { createWebSession, humanForSessionToken } from "../lib/principals/web-sessions";
+import { createTestDatabase } from "./support/database";
+import { provisionAccount, releaseDatabase, useDatabase } from "./support/provision";
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let acmeId: string;
+let globexId: string;
+
+const userOf = async (email: string) => (await db().user.findUniqueOrThrow({ where: { email } })).id;
+const seatOf = async (accountId: string, handle: string) =>
+  (await db().membership.findUniqueOrThrow({ where: { accountId_handle: { accountId, handle } } })).id;
+const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await useDatabase(database.url);
+  await provisionAccount("acme", ["deploybot/dev-team"], [
+    { handle: "alice", role: "owner" },
+    { handle: "adam", role: "admin" },
+    { handle: "bob", role: "member" },
+    { handle: "vic", role: "viewer" },
+  ]);
+  await provisionAccount("globex", ["globex-bot"], [{ handle: "gina", role: "owner" }]);
+  acmeId = (await db().account.findUniqueOrThrow({ where: { slug: "acme" } })).id;
+  globexId = (await db().account.findUniqueOrThrow({ where: { slug: "globex" } })).id;
+});
+
+afterAll(async () => {
+  await releaseDatabase();
+  await database?.drop();
+});
+
+describe("who administers", () => {
+  it("owner and admin get a seat with their attested actor; member, viewer and outsiders get null", async () => {
+    expect(await adminSeat(await userOf("alice@acme.test"), "acme")).toMatchObject({ role: "owner", actor: "human:alice", accountId: acmeId });
+    expect(await adminSeat(await userOf("adam@acme.test"), "acme")).toMatchObject({ role: "admin", actor: "human:adam" });
+    expect(await adminSeat(await userOf("bob@acme.test"), "acme")).toBeNull();
+    expect(await adminSeat(await userOf("vic@acme.test"), "acme")).toBeNull();
+    // Another account's owner sees nothing of acme.
+    expect(await adminSeat(await userOf("gina@globex.test"), "acme")).toBeNull();
+    expect(await adminSeat(await userOf("alice@acme.test"), "no-such-account")).toBeNull();
+    expect(await adminAccountsOf(await userOf("gina@globex.test"))).toEqual(["globex"]);
+    expect(await adminAccountsOf(await userOf("bob@acme.test"))).toEqual([]);
+  });
+});
+
+describe("members", () => {
+  it("changes a role with an audit row naming both roles; the same role again is a no-op", async () => {
+    await addUser("carol@acme.test", "acme", "carol", "member");
+    const carol = await seatOf(acmeId, "carol");
+    const r = await changeRole(acmeId, carol, "admin", { actor: "human:alice", accountId: acmeId });
+    expect(r).toMatchObject({ role: "admin", changed: true });
+    expect(await adminSeat(await userOf("carol@acme.test"), "acme")).toMatchObject({ role: "admin" });
+    const again = await changeRole(acmeId, carol, "admin", { actor: "human:alice" });
+    expect(again.changed).toBe(false);
+    const rows = await db().auditEvent.findMany({ where: { accountId: acmeId, event: "member.role_changed" } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ actor: "human:alice", detail: { handle: "carol", from: "member", to: "admin" } });
+    expect(await codeOf(changeRole(acmeId, carol, "emperor"))).toBe("invalid_field");
+  });
+
+  it("never leaves an account without an owner: demoting or removing the last owner is refused", async () => {
+    const gina = await seatOf(globexId, "gina");
+    expect(await codeOf(changeRole(globexId, gina, "admin", { actor: "human:gina" }))).toBe("invalid_field");
+    expect(await codeOf(removeMember(globexId, gina, { actor: "human:gina" }))).toBe("invalid_field");
+    expect((await listMembers(globexId)).map((m) => [m.handle, m.role])).toEqual([["gina", "owner"]]);
+    // With a second owner, one of them may go.
+    await addUser("gus@globex.test", "globex", "gus", "owner");
+    await changeRole(globexId, gina, "member", { actor: "human:gus" });
+    expect(await codeOf(changeRole(globexId, await seatOf(globexId, "gus"), "viewer"))).toBe("invalid_field");
+    await changeRole(globexId, gina, "owner", { actor: "human:gus" });
+  });
+
+  it("two owners removing each other at once: exactly one removal wins", async () => {
+    await provisionAccount("duo", [], [
+      { handle: "o1", role: "owner" },
+      { handle: "o2", role: "owner" },
+    ]);
+    const duo = (await db().account.findUniqueOrThrow({ where: { slug: "duo" } })).id;
+    const [a, b] = [await seatOf(duo, "o1"), await seatOf(duo, "o2")];
+    const outcomes = await Promise.all([codeOf(removeMember(duo, a, { actor: "human:o2" })), codeOf(removeMember(duo, b, { actor: "human:o1" }))]);
+    expect(outcomes.sort()).toEqual(["invalid_field", "ok"]);
+    const left = await listMembers(duo);
+    expect(left).toHaveLength(1);
+    expect(left[0]!.role).toBe("owner");
+  });
+
+  it("removal ends the person's sessions in the same transaction and is audited", async () => {
+    await addUser("dave@acme.test", "acme", "dave", "member");
+    const daveUser = await userOf("dave@acme.test");
+    await createWebSession(daveUser, "dave-session-token", new Date(clock.now().getTime() + 3600_000));
+    expect(await humanForSessionToken("dave-session-token")).not.toBeNull();
+    const r = await removeMember(acmeId, await seatOf(acmeId, "dave"), { actor: "human:alice", accountId: acmeId });
+    expect(r.sessionsEnded).toBe(1);
+    expect(await humanForSessionToken("dave-session-token")).toBeNull();
+    expect((await listMembers(acmeId)).map((m) => m.handle)).not.toContain("dave");
+    const row = await db().auditEvent.findFirstOrThrow({ where: { accountId: acmeId, event: "member.removed" } });
+    expect(row).toMatchObject({ actor: "human:alice", detail: { handle: "dave", sessions_ended: 1 } });
+  });
+
+  it("another account's membership id is unknown (404) and untouched", async () => {
+    const gina = await seatOf(globexId, "gina");
+    expect(await codeOf(removeMember(acmeId, gina, { actor: "human:alice" }))).toBe("not_found");
+    expect(await codeOf(changeRole(acmeId, gina, "viewer", { actor: "human:alice" }))).toBe("not_found");
+    expect((await listMembers(globexId)).find((m) => m.handle === "gina")?.role).toBe("owner");
+  });
+});
+
+describe("agents, keys and bindings scoped to the administered account", () => {
+  it("lists agents with key counts and last activity (presence stamp or key use, the later)", async () => {
+    const created = await createAgent("lister", "acme", { actor: "human:alice" });
+    let row = (await listAgents(acmeId)).find((a) => a.agentId === "lister")!;
+    expect(row).toMatchObject({ activeKeys: 1, lastActivityAt: null });
+    const seen = new Date("2026-12-01T10:00:00Z");
+    const used = new Date("2026-12-01T11:00:00Z");
+    await db().agent.update({ where: { id: created.agent.id }, data: { lastSeenAt: seen } });
+    row = (await listAgents(acmeId)).find((a) => a.agentId === "lister")!;
+    expect(row.lastActivityAt?.toISOString()).toBe(seen.toISOString());
+    await db().apiKey.update({ where: { id: created.key.id }, data: { lastUsedAt: used } });
+    row = (await listAgents(acmeId)).find((a) => a.agentId === "lister")!;
+    expect(row.lastActivityAt?.toISOString()).toBe(used.toISOString());
+    expect((await listAgents(globexId)).map((a) => a.agentId)).toEqual(["globex-bot"]);
+    expect(await codeOf(agentInAccount(globexId, created.agent.id))).toBe("not_found");
+  });
+
+  it("rotation adds a key and keeps the old one; revoke by another account's admin is 404 and changes nothing", async () => {
+    const ref = { agentId: "lister", accountSlug: "acme" };
+    const before = await listKeys(ref);
+    const rotated = await rotateKey(ref, { actor: "human:adam" });
+    const keys = await listKeys(ref);
+    expect(keys).toHaveLength(before.length + 1);
+    expect(keys.every((k) => k.revokedAt === null)).toBe(true);
+    expect(await codeOf(revokeKey(rotated.key.id, { actor: "human:gina", accountId: globexId }))).toBe("not_found");
+    expect((await listKeys(ref)).find((k) => k.id === rotated.key.id)?.revokedAt).toBeNull();
+    await revokeKey(rotated.key.id, { actor: "human:adam", accountId: acmeId });
+    expect((await listKeys(ref)).find((k) => k.id === rotated.key.id)?.revokedAt).not.toBeNull();
+    const events = await db().auditEvent.findMany({ where: { accountId: acmeId, event: { in: ["key.rotated", "key.revoked"] } }, orderBy: { id: "asc" } });
+    expect(events.map((e) => [e.event, e.actor])).toEqual([
+      ["key.rotated", "human:adam"],
+      ["key.revoked", "human:adam"],
+    ]);
+    expect(await db().auditEvent.count({ where: { accountId: globexId, event: "key.revoked" } })).toBe(0);
+  });
+
+  it("bindings list ref names only; another account cannot revoke them", async () => {
+    const b = await addBinding(
+      { agentRef: { agentId: "lister", accountSlug: "acme" }, origin: "https://hooks.acme.test", secretRef: "cb", secret: "TOP-SECRET-VALUE" },
+      { actor: "human:alice" },
+    );
+    const listed = await listAccountBindings(acmeId);
+    expect(listed.find((x) => x.id === b.id)).toMatchObject({ agentId: "lister", origin: "https://hooks.acme.test", secretRefs: ["cb"] });
+    expect(JSON.stringify(listed)).not.toContain("TOP-SECRET-VALUE");
+    expect(await listAccountBindings(globexId)).toEqual([]);
+    expect(await codeOf(revokeBinding(b.id, { actor: "human:gina", accountId: globexId }))).toBe("not_found");
+    expect((await listAccountBindings(acmeId)).some((x) => x.id === b.id)).toBe(true);
+    await revokeBinding(b.id, { actor: "human:alice", accountId: acmeId });
+    expect((await listAccountBindings(acmeId)).some((x) => x.id === b.id)).toBe(false);
+    const trail = await db().auditEvent.findMany({ where: { accountId: acmeId, event: { startsWith: "binding." } }, orderBy: { id: "asc" } });
+    expect(trail.map((e) => [e.event, e.actor])).toEqual([
+      ["binding.added", "human:alice"],
+      ["binding.revoked", "human:alice"],
+    ]);
+    expect(JSON.stringify(trail.map((e) => e.detail))).not.toContain("TOP-SECRET-VALUE");
+  });
+
+  it("redrive of an unknown or foreign delivery is 404", async () => {
+    expect(await codeOf(redriveDelivery("del_nope", { actor: "human:alice", accountId: acmeId }))).toBe("not_found");
+  });
+});
+
+describe("personal access tokens, self-service", () => {
+  it("create, list with last use, revoke own; someone else's token is 404; actor is the handle of each account", async () => {
+    const bob = await userOf("bob@acme.test");
+    const alice = await userOf("alice@acme.test");
+    const mine = await createTokenForUser(bob, { self: true });
+    expect(mine.token).toMatch(/^ma2h_pat_/);
+    const listed = await listTokens(bob);
+    expect(listed.find((t) => t.id === mine.id)).toMatchObject({ revokedAt: null, lastUsedAt: null });
+    expect(JSON.stringify(listed)).not.toContain(mine.token);
+    expect(await codeOf(revokeToken(mine.id, { self: true, owner: alice }))).toBe("not_found");
+    expect((await listTokens(bob)).find((t) => t.id === mine.id)?.revokedAt).toBeNull();
+    await revokeToken(mine.id, { self: true, owner: bob });
+    expect((await listTokens(bob)).find((t) => t.id === mine.id)?.revokedAt).not.toBeNull();
+    const rows = await db().auditEvent.findMany({ where: { accountId: acmeId, event: { startsWith: "token." }, actor: "human:bob" }, orderBy: { id: "asc" } });
+    expect(rows.map((r) => r.event)).toEqual(["token.created", "token.revoked"]);
+  });
+});
+
+describe("audit trail", () => {
+  it("is append-only at the database: UPDATE and DELETE are refused, INSERT works", async () => {
+    const row = await db().auditEvent.findFirstOrThrow({ where: { accountId: acmeId } });
+    await expect(db().auditEvent.update({ where: { id: row.id }, data: { actor: "human:mallory" } })).rejects.toThrow(/append-only/);
+    await expect(db().auditEvent.delete({ where: { id: row.id } })).rejects.toThrow(/append-only/);
+    await expect(db().$executeRaw`UPDATE audit_events SET event = 'x' WHERE id = ${row.id}`).rejects.toThrow(/append-only/);
+    await expect(db().$executeRaw`DELETE FROM audit_events WHERE account_id = ${acmeId}`).rejects.toThrow(/append-only/);
+    expect((await db().auditEvent.findUniqueOrThrow({ where: { id: row.id } })).actor).toBe(row.actor);
+  });
+
+  it("filters by actor, kind (exact or family) and time; pages newest first", async () => {
+    const byAdam = await listAudit(acmeId, { actor: "human:adam" });
+    expect(byAdam.entries.map((e) => e.event).sort()).toEqual(["key.revoked", "key.rotated"]);
+    const members = await listAudit(acmeId, { event: "member.*" });
+    expect(new Set(members.entries.map((e) => e.event))).toEqual(new Set(["member.added", "member.role_changed", "member.removed"]));
+    const exact = await listAudit(acmeId, { event: "member.removed" });
+    expect(exact.entries).toHaveLength(1);
+    const future = await listAudit(acmeId, { from: new Date(clock.now().getTime() + 60_000) });
+    expect(future.entries).toEqual([]);
+    const past = await listAudit(acmeId, { to: new Date("2000-01-01T00:00:00Z") });
+    expect(past.entries).toEqual([]);
+    // Never another account's rows.
+    expect((await listAudit(acmeId, { actor: "human:gus" })).entries).toEqual([]);
+    // Paging: two at a time walks everything once, newest first.
+    const all = (await listAudit(acmeId, {}, { limit: 500 })).entries;
+    const walked: string[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await listAudit(acmeId, {}, { before, limit: 2 });
+      walked.push(...page.entries.map((e) => e.id));
+      if (!page.next) break;
+      before = page.next;
+    }
+    expect(walked).toEqual(all.map((e) => e.id));
+    const ats = all.map((e) => e.at);
+    expect([...ats].sort().reverse()).toEqual(ats);
+  });
+
+  it("parses filters from a query string, ignoring junk", () => {
+    expect(parseAuditFilters({ actor: " human:alice ", kind: "key.*", from: "2026-12-02T18:00", to: "not a time" })).toEqual({
+      actor: "human:alice",
+      event: "key.*",
+      from: new Date("2026-12-02T18:00:00Z"),
+      to: undefined,
+    });
+  });
+
+  it("exports the filtered entries as JSON Lines, oldest first, one object per line", async () => {
+    let out = "";
+    for await (const line of auditJsonLines(acmeId, { event: "key.*" })) out += line;
+    expect(out.endsWith("\n")).toBe(true);
+    const lines = out.trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.event, l.actor])).toEqual([
+      ["key.rotated", "human:adam"],
+      ["key.revoked", "human:adam"],
+    ]);
+    for (const l of lines) {
+      expect(Object.keys(l).sort()).toEqual(["actor", "at", "detail", "event", "id", "message_id"]);
+      expect(l.detail.agent_id).toBe("lister");
+    }
+    let everything = 0;
+    for await (const _ of auditJsonLines(acmeId, {})) everything += 1;
+    expect(everything).toBe(await db().auditEvent.count({ where: { accountId: acmeId } }));
+  });
+});
