@@ -49,3 +49,14 @@ export async function resolverCaller(req: Request): Promise<Resolver> {
   const p = await authenticate(req.headers);
   return p.kind === "agent" ? { kind: "agent", principal: p } : { kind: "human", userId: p.userId };
 }
+
+/**
+ * Directives and presence are for people: an operator's personal access token, or the inbox's own
+ * browser session (same-origin checked). An agent credential is `403 not_authorized` whatever it
+ * asks for, so the answer is no oracle (A23).
+ */
+export async function humanCaller(req: Request): Promise<{ userId: string }> {
+  const caller = await resolverCaller(req);
+  if (caller.kind === "agent") throw new HubError("not_authorized", "this endpoint is for operators, not agent credentials");
+  return { userId: caller.userId };
+}

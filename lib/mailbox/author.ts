@@ -1,0 +1,114 @@
+/**
+ * §13 authoring: an operator of the agent's account writes a directive into that agent's durable
+ * mailbox. `from` is attested from the operator's seat (`human:<handle>`, §9.1), never the body;
+ * the id is Hub-minted (`dir_`); the destination is validated now (§13.2) and the mailbox depth
+ * bounded (429). The row, the audit event and the wake-ups commit together.
+ */
+import { clock } from "../clock";
+import { db } from "../db";
+import { inboundLimits, limits } from "../env";
+import { assertContextLimits } from "../messages/limits";
+import { INBOX_CHANNEL, TERMINAL_CHANNEL, mailboxWakeKey } from "../messages/channel";
+import { audit } from "../principals/admin";
+import { RESOLVING_ROLES } from "../principals/types";
+import { directiveContent, directiveRequestSchema } from "../protocol/directive";
+import { HubError } from "../protocol/errors";
+import { dateTimeToMillis } from "../protocol/formats";
+import { mintId } from "../protocol/ids";
+import { HUB_VERSION } from "../protocol/versions";
+import { parseWire } from "../protocol/wire";
+import { retryAfterHeader } from "../rate-limit";
+import { DIRECTIVE_KIND, directiveBody, LIVE_STATES } from "./record";
+
+/** The authenticated operator, optionally pinned to one account (the inbox page they are on). */
+export interface DirectiveAuthor {
+  userId: string;
+  accountId?: string;
+}
+
+/** Who may author: the roles that may resolve (owner, admin, member); a viewer only reads (§9.1). */
+const AUTHORING = RESOLVING_ROLES as readonly string[];
+
+async function destinationFor(author: DirectiveAuthor, agentId: string) {
+  const seats = await db().membership.findMany({
+    where: { userId: author.userId, ...(author.accountId ? { accountId: author.accountId } : {}) },
+    select: { accountId: true, handle: true, role: true },
+  });
+  const authoring = seats.filter((s) => AUTHORING.includes(s.role));
+  const agents = await db().agent.findMany({
+    where: { agentId, accountId: { in: seats.map((s) => s.accountId) } },
+    select: { id: true, agentId: true, accountId: true },
+  });
+  const reachable = agents.filter((a) => authoring.some((s) => s.accountId === a.accountId));
+  if (reachable.length === 1) {
+    const agent = reachable[0]!;
+    return { agent, seat: authoring.find((s) => s.accountId === agent.accountId)! };
+  }
+  if (reachable.length > 1) {
+    throw new HubError("invalid_field", "that agent id exists in several of your accounts; send from the account's inbox page");
+  }
+  // A viewer reads but never instructs; someone who may author nowhere is refused the same way.
+  if (agents.length > 0 || authoring.length === 0) {
+    throw new HubError("not_authorized", "your role may not send directives");
+  }
+  // §13.2: unknown — and another account's agent is indistinguishable from unknown.
+  throw new HubError("unknown_destination", "no such agent");
+}
+
+export async function authorDirective(author: DirectiveAuthor, input: unknown) {
+  const request = parseWire(directiveRequestSchema, input, "validation_error");
+  const now = clock.now();
+  const expiresMs = request.expires_at === undefined ? null : dateTimeToMillis(request.expires_at);
+  if (expiresMs !== null && expiresMs <= now.getTime()) {
+    throw new HubError("invalid_field", "expires_at must be in the future (§13.1)");
+  }
+  assertContextLimits(request, limits());
+  const { agent, seat } = await destinationFor(author, request.to.slice("agent:".length));
+
+  const l = inboundLimits();
+  const retentionEnd = now.getTime() + l.retentionDays * 86_400_000;
+  const dropAt = new Date(expiresMs === null ? retentionEnd : Math.min(expiresMs, retentionEnd));
+  const content = directiveContent(request);
+  const id = mintId("directive");
+
+  const row = await db().$transaction(async (tx) => {
+    // One author at a time per mailbox, so the depth bound cannot be overshot by a race.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${mailboxWakeKey(agent.id)}))`;
+    const pending = await tx.mailboxEntry.count({ where: { agentRowId: agent.id, state: { in: [...LIVE_STATES] } } });
+    if (pending >= l.mailboxDepth) {
+      throw new HubError("rate_limited", `this agent's mailbox already holds ${pending} un-acked directives`, {
+        headers: retryAfterHeader(60),
+      });
+    }
+    const created = await tx.mailboxEntry.create({
+      data: {
+        id,
+        accountId: agent.accountId,
+        agentRowId: agent.id,
+        kind: DIRECTIVE_KIND,
+        fromActor: `human:${seat.handle}`,
+        authorUserId: author.userId,
+        ma2hVersion: HUB_VERSION,
+        title: request.title,
+        priority: request.priority ?? "normal",
+        content: JSON.stringify(content),
+        sensitive: request.sensitive ?? false,
+        expiresAt: expiresMs === null ? null : new Date(expiresMs),
+        dropAt,
+        visibleAt: now,
+        createdAt: now,
+      },
+      include: { agent: { select: { agentId: true } } },
+    });
+    await audit(tx, {
+      accountId: agent.accountId,
+      actor: `human:${seat.handle}`,
+      event: "directive.created",
+      detail: { directive_id: id, to: request.to },
+    });
+    await tx.$executeRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${mailboxWakeKey(agent.id)})`; // wake parked drains
+    await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${agent.accountId}:${id}`})`; // and the inbox
+    return created;
+  });
+  return directiveBody(row);
+}

@@ -1,0 +1,124 @@
+/**
+ * §8.7 drain (`GET /v1/inbox`): the caller's own live directives, oldest first, each claimed for the
+ * visibility window and signed afresh (§9.7). The claim is one statement — `FOR UPDATE SKIP LOCKED`
+ * in the subquery — so concurrent drains, in any number of processes, never hand one directive to
+ * two callers within a window. A drain that finds nothing may park (`?wait=`, ≤ 60 s) until an
+ * author's NOTIFY or the next in-flight directive's window lapses.
+ */
+import { clock } from "../clock";
+import { db } from "../db";
+import { inboundLimits, limits } from "../env";
+import { activeSigningKey } from "../keys/signing-keys";
+import { mailboxWakeKey } from "../messages/channel";
+import { terminalWaiters } from "../messages/waiters";
+import { recordAgentSeen } from "../presence/seen";
+import type { Directive } from "../protocol/directive";
+import { signDirectiveDelivery } from "../protocol/inbound-signing";
+import type { AgentPrincipal } from "../principals/types";
+import { DIRECTIVE_KIND, deliveredDirective, type MailboxRow } from "./record";
+
+export interface DrainOptions {
+  /** Requested batch size; clamped to `max_batch`. */
+  max?: number;
+  /** Requested long-poll seconds; clamped to the server maximum (≤ 60). */
+  waitSeconds?: number;
+  signal?: AbortSignal;
+}
+
+export interface DrainedEntry {
+  directive: Directive;
+  signature: string;
+}
+
+/**
+ * Claims up to `max` deliverable directives: first deliveries become `delivered` with
+ * `delivered_at` stamped once (§14.2); every claim hides the row until now + the window. Session-
+ * addressed rows and the v0.5 entry kinds are never handed to this session-less drain.
+ */
+async function claim(agentRowId: string, max: number, now: Date): Promise<MailboxRow[]> {
+  const visibleAt = new Date(now.getTime() + inboundLimits().visibilityTimeoutSeconds * 1000);
+  const ids = await db().$queryRaw<{ id: string }[]>`
+    UPDATE mailbox_entries
+       SET state = 'delivered',
+           delivered_at = COALESCE(delivered_at, ${now}),
+           visible_at = ${visibleAt},
+           deliveries = deliveries + 1
+     WHERE id IN (
+       SELECT id FROM mailbox_entries
+        WHERE agent_row_id = ${agentRowId}
+          AND kind = ${DIRECTIVE_KIND}
+          AND to_session IS NULL
+          AND state IN ('queued', 'delivered')
+          AND visible_at <= ${now}
+          AND drop_at > ${now}
+        ORDER BY seq
+        LIMIT ${max}
+        FOR UPDATE SKIP LOCKED)
+    RETURNING id`;
+  if (ids.length === 0) return [];
+  return db().mailboxEntry.findMany({
+    where: { id: { in: ids.map((r) => r.id) } },
+    include: { agent: { select: { agentId: true } } },
+    orderBy: { seq: "asc" },
+  });
+}
+
+/** When the earliest in-flight directive of this mailbox becomes drainable again, if any. */
+async function nextRedelivery(agentRowId: string, now: Date): Promise<Date | null> {
+  const next = await db().mailboxEntry.findFirst({
+    where: { agentRowId, kind: DIRECTIVE_KIND, toSession: null, state: "delivered", visibleAt: { gt: now } },
+    orderBy: { visibleAt: "asc" },
+    select: { visibleAt: true },
+  });
+  return next?.visibleAt ?? null;
+}
+
+export async function drainMailbox(principal: AgentPrincipal, options: DrainOptions = {}): Promise<{ messages: DrainedEntry[] }> {
+  const max = Math.min(options.max ?? inboundLimits().maxBatch, inboundLimits().maxBatch);
+  const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
+  await recordAgentSeen(principal.agentRowId); // §15.1: a drain is reachability traffic
+
+  let rows = await claim(principal.agentRowId, max, clock.now());
+  if (rows.length === 0 && waitMs > 0) {
+    const waiters = terminalWaiters();
+    await waiters.ready();
+    const key = mailboxWakeKey(principal.agentRowId);
+    const deadline = Date.now() + waitMs;
+    while (rows.length === 0 && !options.signal?.aborted && !waiters.closing) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      // Registered before the read, so an author committing in between still wakes us.
+      const waiting = waiters.wait(key, left, options.signal);
+      try {
+        const redelivery = await nextRedelivery(principal.agentRowId, clock.now());
+        const untilRedelivery = redelivery ? redelivery.getTime() + 1 - clock.now().getTime() : Infinity;
+        rows = await claim(principal.agentRowId, max, clock.now());
+        if (rows.length > 0) break;
+        if (untilRedelivery < left) {
+          const sooner = waiters.wait(key, Math.max(untilRedelivery, 0), options.signal);
+          waiting.cancel();
+          await sooner.promise;
+        } else {
+          await waiting.promise;
+        }
+      } finally {
+        waiting.cancel();
+      }
+      // A caller that hung up is not a receipt: claim nothing on its behalf (§15.1 truthfulness).
+      if (options.signal?.aborted) break;
+      rows = await claim(principal.agentRowId, max, clock.now());
+    }
+  }
+  if (rows.length === 0) return { messages: [] };
+
+  // §9.7: every delivery is signed now, with a fresh t and jti, by the published ed25519 key.
+  const key = await activeSigningKey();
+  const now = clock.now();
+  return {
+    messages: rows.map((row) => {
+      const directive = deliveredDirective(row);
+      const { signature } = signDirectiveDelivery({ directive, key: { alg: "ed25519", privateKey: key.privateKey }, now });
+      return { directive, signature };
+    }),
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * One mailbox row, as the agent receives it (§13.1) and as its author's account reads it (the
+ * directive track, §14.2). The states and which of them are live come from here only.
+ */
+import type { MailboxEntry } from "../generated/prisma/client";
+import type { Directive, DirectiveContent } from "../protocol/directive";
+
+/** §14.2 mailbox track. `queued`/`delivered` are live (deliverable); the rest are terminal. */
+export const MAILBOX_STATES = ["queued", "delivered", "acknowledged", "expired", "bounced"] as const;
+export type MailboxState = (typeof MAILBOX_STATES)[number];
+export const LIVE_STATES: readonly MailboxState[] = ["queued", "delivered"];
+
+export const DIRECTIVE_KIND = "directive";
+
+export type MailboxRow = MailboxEntry & { agent: { agentId: string } };
+
+export function contentOf(row: MailboxEntry): DirectiveContent {
+  return JSON.parse(row.content) as DirectiveContent;
+}
+
+/** The delivered directive: stored content plus the Hub-assigned and advisory fields. */
+export function deliveredDirective(row: MailboxRow): Directive {
+  const d: Directive = {
+    ma2h_version: row.ma2hVersion,
+    type: "directive",
+    id: row.id,
+    from: row.fromActor,
+    to: `agent:${row.agent.agentId}`,
+    created_at: row.createdAt.toISOString(),
+    ...contentOf(row),
+  };
+  if (row.expiresAt) d.expires_at = row.expiresAt.toISOString();
+  if (row.sensitive) d.sensitive = true;
+  return d;
+}
+
+export interface DirectiveDelivery {
+  state: MailboxState;
+  delivered_at?: string;
+  acknowledged_at?: string;
+  note?: string;
+  /** §14.2 on `bounced` only: was it ever drained. */
+  prior?: string;
+}
+
+/** `GET /v1/directives/{id}`: the directive with `status` and its delivery track. */
+export function directiveBody(row: MailboxRow): Directive & { status: MailboxState; delivery: DirectiveDelivery } {
+  const delivery: DirectiveDelivery = { state: row.state as MailboxState };
+  // `expired` means never delivered (§14.2), so it never carries delivered_at or prior.
+  if (row.deliveredAt && row.state !== "expired") delivery.delivered_at = row.deliveredAt.toISOString();
+  if (row.acknowledgedAt) delivery.acknowledged_at = row.acknowledgedAt.toISOString();
+  if (row.ackNote !== null) delivery.note = row.ackNote;
+  if (row.state === "bounced" && row.prior) delivery.prior = row.prior;
+  return { ...deliveredDirective(row), status: row.state as MailboxState, delivery };
+}

@@ -1,0 +1,293 @@
+/**
+ * The inbound leg over HTTP against a real web process (§8.7, §9.7, §13, §14.2): authoring and its
+ * refusals, the delivered shape (schema + an independent agent-side verification against the
+ * published keys), FIFO, `max`, `wait`, the visibility window and redelivery with a fresh signature,
+ * ack (idempotent, note visible to the human, never redelivered), isolation between agents and
+ * accounts, the mailbox depth bound, and expiry that is never written after delivery (dp-007).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../lib/db";
+import { createTestDatabase } from "./support/database";
+import { DirectiveAgent } from "./support/directive-agent";
+import { client, startHub, type HubProcess } from "./support/hub";
+import { provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { validateOfficial } from "./support/schemas";
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let hub: HubProcess;
+let acme: Provisioned;
+let other: Provisioned;
+const A = "deploybot/dev-team";
+const B = "overseer/fleet";
+const C = "depth/bot";
+const D = "expiry/bot";
+const ONLY_OTHER = "globex/private-bot";
+const VISIBILITY_S = 2;
+const DEPTH = 5;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await useDatabase(database.url);
+  acme = await provisionAccount("acme", [A, B, C, D], [
+    { handle: "alice", role: "owner" },
+    { handle: "bob", role: "member" },
+    { handle: "vic", role: "viewer" },
+  ]);
+  other = await provisionAccount("other", [A, ONLY_OTHER], [{ handle: "olga", role: "owner" }]);
+  hub = await startHub({
+    databaseUrl: database.url,
+    env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S), MA2H_INBOUND_MAILBOX_DEPTH: String(DEPTH) },
+  });
+});
+
+afterAll(async () => {
+  await hub?.stop();
+  await releaseDatabase();
+  await database?.drop();
+});
+
+const human = (handle: string, account = acme) => client(hub.url, account.tokens[handle]);
+const agent = (id: string, account = acme) => client(hub.url, account.keys[id]);
+const author = (body: Record<string, unknown>, handle = "alice") => human(handle).post("/v1/directives", body);
+const drain = (id: string, query = "", account = acme) => agent(id, account).get(`/v1/inbox${query}`);
+type Entry = { directive: Record<string, any>; signature: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe("authoring (§13.1, §13.2)", () => {
+  it("201 with a Hub id, attested from, queued; request-supplied id/from/request/state are not taken", async () => {
+    const res = await author({
+      to: `agent:${A}`,
+      title: "Pause deploys",
+      body: "Incident on prod.",
+      priority: "urgent",
+      tags: ["incident"],
+      id: "dir_mine",
+      from: "human:mallory",
+      created_at: "2001-01-01T00:00:00Z",
+      request: { mode: "confirm" },
+      state: { x: 1 },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.id).toMatch(/^dir_[0-9a-z]{26}$/);
+    expect(res.body).toMatchObject({ status: "queued", to: `agent:${A}`, from: "human:alice", title: "Pause deploys", type: "directive" });
+    expect(res.body.created_at).not.toBe("2001-01-01T00:00:00Z");
+    expect(res.body).not.toHaveProperty("request");
+    expect(res.body).not.toHaveProperty("state");
+    expect(res.body.delivery).toEqual({ state: "queued" });
+    const read = await human("vic").get(`/v1/directives/${res.body.id}`); // a viewer reads
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(res.body);
+  });
+
+  it("a member authors; a viewer and an agent credential get 403 not_authorized", async () => {
+    expect((await author({ to: `agent:${A}`, title: "from bob" }, "bob")).body.from).toBe("human:bob");
+    const viewer = await author({ to: `agent:${A}`, title: "nope" }, "vic");
+    expect(viewer.status).toBe(403);
+    expect(viewer.body.error.code).toBe("not_authorized");
+    const asAgent = await agent(B).post("/v1/directives", { to: `agent:${A}`, title: "nope" });
+    expect(asAgent.status).toBe(403);
+    expect(asAgent.body.error.code).toBe("not_authorized");
+    await ackAll(A);
+  });
+
+  it("unknown agent and another account's agent are the same 422 unknown_destination", async () => {
+    const unknown = await author({ to: "agent:nobody/here", title: "x" });
+    const foreign = await author({ to: `agent:${ONLY_OTHER}`, title: "x" });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.code).toBe("unknown_destination");
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.error).toEqual(unknown.body.error);
+  });
+
+  it("a past expires_at is 422 invalid_field; schema errors are 400 validation_error; nothing is queued", async () => {
+    const before = await db().mailboxEntry.count();
+    const past = await author({ to: `agent:${A}`, title: "late", expires_at: "2020-01-01T00:00:00Z" });
+    expect(past.status).toBe(422);
+    expect(past.body.error.code).toBe("invalid_field");
+    for (const bad of [{ to: `agent:${A}` }, { to: "human:alice", title: "x" }, { to: `agent:${A}`, title: "" }, { to: `agent:${A}`, title: "x".repeat(201) }, { to: `agent:${A}`, title: "x", priority: "asap" }, { to: `agent:${A}#sess_1`, title: "x" }]) {
+      const res = await author(bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.error.code).toBe("validation_error");
+    }
+    expect(await db().mailboxEntry.count()).toBe(before);
+  });
+
+  it("unknown and foreign directive ids read as the same 404", async () => {
+    const mine = await author({ to: `agent:${B}`, title: "for B" });
+    const foreign = await human("olga", other).get(`/v1/directives/${mine.body.id}`);
+    const unknown = await human("alice").get("/v1/directives/dir_00000000000000000000000000");
+    expect(foreign.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    expect(foreign.body.error).toEqual(unknown.body.error);
+    expect((await agent(A).get(`/v1/directives/${mine.body.id}`)).status).toBe(403);
+    await ackAll(B);
+  });
+});
+
+/** Drains and acks everything the agent has, so a test starts from an empty mailbox. */
+async function ackAll(id: string, account = acme): Promise<void> {
+  for (;;) {
+    const res = await drain(id, "?max=100", account);
+    const ids = (res.body.messages as Entry[]).map((e) => e.directive.id);
+    if (ids.length === 0) return;
+    await agent(id, account).post("/v1/inbox/ack", { ids });
+  }
+}
+
+describe("drain, redelivery and ack (§8.7, dp-007)", () => {
+  it("FIFO on first delivery, max caps the batch, each entry valid and verifiable by the agent", async () => {
+    const ids: string[] = [];
+    for (const title of ["d1", "d2", "d3"]) ids.push((await author({ to: `agent:${A}`, title, context: [{ kind: "text", text: "ctx" }] })).body.id);
+    const me = new DirectiveAgent(`agent:${A}`, `${hub.url}/.well-known/ma2h-keys`);
+    const first = await drain(A, "?max=1");
+    expect(first.status).toBe(200);
+    expect((first.body.messages as Entry[]).map((e) => e.directive.id)).toEqual([ids[0]]);
+    const rest = await drain(A);
+    const entries = [...first.body.messages, ...rest.body.messages] as Entry[];
+    expect(entries.map((e) => e.directive.id)).toEqual(ids);
+    for (const e of entries) {
+      expect(Object.keys(e).sort()).toEqual(["directive", "signature"]);
+      expect(validateOfficial("inbound-message.schema.json", e.directive)).toEqual([]);
+      expect(e.directive).toMatchObject({ type: "directive", ma2h_version: "0.5", from: "human:alice", to: `agent:${A}` });
+      expect(await me.receive(e)).toMatchObject({ ok: true, id: e.directive.id });
+    }
+    const track = await human("alice").get(`/v1/directives/${ids[0]}`);
+    expect(track.body.status).toBe("delivered");
+    expect(track.body.delivery.state).toBe("delivered");
+    expect(Date.parse(track.body.delivery.delivered_at)).toBeGreaterThan(Date.now() - 30_000);
+
+    // In flight: hidden from the next drain; after the window the same ids again, freshly signed.
+    expect((await drain(A)).body.messages).toEqual([]);
+    await sleep(VISIBILITY_S * 1000 + 300);
+    const again = (await drain(A)).body.messages as Entry[];
+    expect(again.map((e) => e.directive.id).sort()).toEqual([...ids].sort());
+    for (const e of again) {
+      const before = entries.find((x) => x.directive.id === e.directive.id)!;
+      expect(e.signature).not.toBe(before.signature);
+      expect(e.directive).toEqual(before.directive);
+      // The agent verifies the redelivery and deduplicates on id: acted on at most once.
+      expect(await me.receive(e)).toEqual({ ok: false, reason: "duplicate" });
+      // The exact same bytes again are a jti replay, whatever the id dedup says.
+      expect(await me.receive(before)).toEqual({ ok: false, reason: "replay" });
+    }
+    expect((await human("alice").get(`/v1/directives/${ids[0]}`)).body.delivery.delivered_at).toBe(track.body.delivery.delivered_at);
+
+    // Ack with a note: consumed, acknowledged, the note readable by the human; a repeat is a 200 no-op.
+    const ack = await agent(A).post("/v1/inbox/ack", { ids, note: "on it — pausing <b>now</b>" });
+    expect(ack).toMatchObject({ status: 200, body: { acked: 3 } });
+    expect((await agent(A).post("/v1/inbox/ack", { ids })).body).toEqual({ acked: 0 });
+    const acked = await human("vic").get(`/v1/directives/${ids[1]}`);
+    expect(acked.body.status).toBe("acknowledged");
+    expect(acked.body.delivery).toMatchObject({ state: "acknowledged", note: "on it — pausing <b>now</b>" });
+    expect(acked.body.delivery.acknowledged_at).toBeDefined();
+    await sleep(VISIBILITY_S * 1000 + 300);
+    expect((await drain(A)).body.messages).toEqual([]);
+  });
+
+  it("isolation: another agent and another account's same-named agent see nothing; their acks change nothing", async () => {
+    const d = (await author({ to: `agent:${A}`, title: "only for A" })).body.id;
+    expect((await drain(B)).body.messages).toEqual([]);
+    expect((await drain(A, "", other)).body.messages).toEqual([]);
+    expect((await agent(B).post("/v1/inbox/ack", { ids: [d] })).body).toEqual({ acked: 0 });
+    expect((await agent(A, other).post("/v1/inbox/ack", { ids: [d, "dir_unknown"] })).body).toEqual({ acked: 0 });
+    const mine = (await drain(A)).body.messages as Entry[];
+    expect(mine.map((e) => e.directive.id)).toEqual([d]);
+    expect((await agent(A).post("/v1/inbox/ack", { ids: [d, d, "dir_unknown"] })).body).toEqual({ acked: 1 });
+  });
+
+  it("?wait long-polls until a directive is authored, and returns an empty list on timeout", async () => {
+    const t0 = Date.now();
+    const empty = await drain(A, "?wait=1");
+    expect(empty.body).toEqual({ messages: [] });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+
+    const t1 = Date.now();
+    const parked = drain(A, "?wait=20");
+    await sleep(700);
+    const d = (await author({ to: `agent:${A}`, title: "wake up" })).body.id;
+    const woke = await parked;
+    expect((woke.body.messages as Entry[]).map((e) => e.directive.id)).toEqual([d]);
+    expect(Date.now() - t1).toBeLessThan(8_000);
+    // A parked drain is also woken when an in-flight directive's window lapses.
+    const t2 = Date.now();
+    const redelivered = await drain(A, "?wait=20");
+    expect((redelivered.body.messages as Entry[]).map((e) => e.directive.id)).toEqual([d]);
+    expect(Date.now() - t2).toBeLessThan(VISIBILITY_S * 1000 + 5_000);
+    await agent(A).post("/v1/inbox/ack", { ids: [d] });
+  });
+
+  it("bad max / wait / ack bodies are 400 validation_error; max over max_batch is clamped", async () => {
+    for (const q of ["?max=0", "?max=-1", "?max=1.5", "?max=x", "?wait=-1", "?wait=abc"]) {
+      const res = await drain(A, q);
+      expect(res.status, q).toBe(400);
+      expect(res.body.error.code).toBe("validation_error");
+    }
+    expect((await drain(A, "?max=100000")).status).toBe(200);
+    for (const body of [{}, { ids: [] }, { ids: "dir_x" }, { ids: ["d"], note: "" }, { ids: ["d"], note: "n".repeat(2001) }]) {
+      const res = await agent(A).post("/v1/inbox/ack", body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await human("alice").get("/v1/inbox")).status).toBe(401);
+  });
+
+  it("a drain stamps the agent's last_seen (§15.1)", async () => {
+    const row = await db().agent.findFirstOrThrow({ where: { agentId: B, account: { slug: "acme" } } });
+    await drain(B);
+    const after = await db().agent.findFirstOrThrow({ where: { id: row.id } });
+    expect(after.lastSeenAt!.getTime()).toBeGreaterThan(Date.now() - 10_000);
+  });
+});
+
+describe("depth and expiry (§13.3, §14.2)", () => {
+  it("a mailbox holds at most the configured un-acked directives: 429 with Retry-After, then room after an ack", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < DEPTH; i++) ids.push((await author({ to: `agent:${C}`, title: `fill ${i}` })).body.id);
+    const over = await author({ to: `agent:${C}`, title: "one too many" });
+    expect(over.status).toBe(429);
+    expect(over.body.error.code).toBe("rate_limited");
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+    await drain(C, "?max=1");
+    await agent(C).post("/v1/inbox/ack", { ids: [ids[0]] });
+    expect((await author({ to: `agent:${C}`, title: "fits again" })).status).toBe(201);
+    await ackAll(C);
+  });
+
+  it("never drained → expired (no delivered_at); drained then unacked → bounced prior delivered, never expired", async () => {
+    const soon = () => new Date(Date.now() + 2_500).toISOString();
+    const unseen = (await author({ to: `agent:${D}`, title: "unseen", expires_at: soon() })).body.id;
+    await sleep(2_700);
+    const seen = (await author({ to: `agent:${D}`, title: "seen", expires_at: soon() })).body.id;
+    expect(((await drain(D)).body.messages as Entry[]).map((e) => e.directive.id)).toEqual([seen]); // unseen is past its time
+    await sleep(2_700);
+    expect((await drain(D)).body.messages).toEqual([]);
+    const a = (await human("alice").get(`/v1/directives/${unseen}`)).body;
+    expect(a.status).toBe("expired");
+    expect(a.delivery).toEqual({ state: "expired" });
+    const b = (await human("alice").get(`/v1/directives/${seen}`)).body;
+    expect(b.status).toBe("bounced");
+    expect(b.delivery.prior).toBe("delivered");
+    expect(b.delivery.delivered_at).toBeDefined();
+    expect((await agent(D).post("/v1/inbox/ack", { ids: [seen] })).body).toEqual({ acked: 0 }); // too late
+    const events = await db().auditEvent.findMany({ where: { event: { startsWith: "directive." } }, select: { event: true, actor: true } });
+    expect(events).toEqual(expect.arrayContaining([{ event: "directive.expired", actor: "system:expiry" }, { event: "directive.bounced", actor: "system:expiry" }, { event: "directive.created", actor: "human:alice" }, { event: "directive.acknowledged", actor: `agent:${A}` }]));
+  });
+});
+
+describe("capability document (§8.0)", () => {
+  it("advertises inbound, ack and presence from the enforcing config, and validates", async () => {
+    const cap = (await client(hub.url).get("/.well-known/ma2h")).body;
+    expect(cap.inbound).toEqual({
+      enabled: true,
+      poll_url: `${hub.url}/v1/inbox`,
+      ack_url: `${hub.url}/v1/inbox/ack`,
+      max_batch: 32,
+      visibility_timeout_seconds: VISIBILITY_S,
+      retention_days: 30,
+      signature_algs: ["ed25519"],
+      webhook_supported: false,
+    });
+    expect(cap.ack).toEqual({ enabled: true });
+    expect(cap.presence).toEqual({ enabled: true, freshness_seconds: 90 });
+    expect(validateOfficial("capability.schema.json", cap)).toEqual([]);
+  });
+});
