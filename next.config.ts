@@ -35,6 +35,10 @@ const config: NextConfig = {
     return [
       { source: "/inbox", headers: inbox },
       { source: "/inbox/:path*", headers: inbox },
+      // The admin screens and personal settings show agent ids, origins and audit details: same fence.
+      { source: "/admin", headers: inbox },
+      { source: "/admin/:path*", headers: inbox },
+      { source: "/settings/:path*", headers: inbox },
     ];
   },
   // App Router ignores dot-folders, so the discovery documents live under app/well-known/.

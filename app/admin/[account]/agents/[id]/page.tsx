@@ -1,0 +1,105 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { agentInAccount } from "@/lib/principals/agents";
+import { listKeys } from "@/lib/principals/api-keys";
+import { listBindings } from "@/lib/principals/bindings";
+import { HubError } from "@/lib/protocol/errors";
+import { revokeKeyAction, rotateKeyAction } from "../../../actions";
+import { ActionForm } from "../../../_components/action-form";
+import { When } from "../../../_components/when";
+import { adminPage } from "../../../_lib/guard";
+
+export const dynamic = "force-dynamic";
+
+/** One agent: its keys (rotate = add a key; the old ones work until revoked) and its bindings. */
+export default async function AgentPage({ params }: { params: Promise<{ account: string; id: string }> }) {
+  const { account, id } = await params;
+  const { seat } = await adminPage(account, `/admin/${encodeURIComponent(account)}/agents/${encodeURIComponent(id)}`);
+  const agent = await agentInAccount(seat.accountId, id).catch((err: unknown) => {
+    if (err instanceof HubError && err.code === "not_found") notFound();
+    throw err;
+  });
+  const ref = { agentId: agent.agentId, accountSlug: seat.slug };
+  const [keys, bindings] = await Promise.all([listKeys(ref), listBindings(ref)]);
+  const base = `/admin/${encodeURIComponent(seat.slug)}`;
+  const active = keys.filter((k) => !k.revokedAt).length;
+  return (
+    <main>
+      <nav className="crumbs">
+        <Link prefetch={false} href={`${base}/agents`}>
+          ← Agents
+        </Link>
+      </nav>
+      <section className="panel">
+        <h2>
+          <code data-testid="agent-title">{agent.agentId}</code>
+        </h2>
+        <h3>API keys</h3>
+        <table className="admin-table" data-testid="keys-table">
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th>State</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.id} data-testid="key-row" data-key={k.id} data-state={k.revokedAt ? "revoked" : "active"}>
+                <td>
+                  <code>{k.id}</code>
+                </td>
+                <td>
+                  <When at={k.createdAt} />
+                </td>
+                <td>
+                  <When at={k.lastUsedAt} />
+                </td>
+                <td>{k.revokedAt ? <>revoked <When at={k.revokedAt} /></> : "active"}</td>
+                <td>
+                  {!k.revokedAt && (
+                    <ActionForm
+                      action={revokeKeyAction}
+                      hidden={{ account: seat.slug, key: k.id }}
+                      submit="Revoke"
+                      danger
+                      confirm={active === 1 ? "This is the agent's last active key: it will be locked out. Revoke?" : `Revoke ${k.id}?`}
+                      testId={`revoke-key-${k.id}`}
+                      className="inline-form"
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h3>Rotate</h3>
+        <p className="hint">Adds a new key. The current keys keep working until you revoke them, so the agent can switch over first.</p>
+        <ActionForm action={rotateKeyAction} hidden={{ account: seat.slug, agent: agent.id }} submit="Add a new key" testId="rotate-key" />
+      </section>
+      <section className="panel">
+        <h3>Callback bindings</h3>
+        {bindings.length === 0 ? (
+          <p className="muted">None — push callbacks of this agent are refused at submit.</p>
+        ) : (
+          <ul>
+            {bindings.map((b) => (
+              <li key={b.id}>
+                <code>
+                  {b.origin}
+                  {b.pathPrefix === "/" ? "" : b.pathPrefix}
+                </code>{" "}
+                — refs {b.secretRefs.join(", ")}
+              </li>
+            ))}
+          </ul>
+        )}
+        <Link prefetch={false} href={`${base}/bindings`}>
+          Manage bindings
+        </Link>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,102 @@
+import { listMembers } from "@/lib/principals/members";
+import { ROLES } from "@/lib/principals/types";
+import { addMemberAction, changeRoleAction, removeMemberAction } from "../../actions";
+import { ActionForm } from "../../_components/action-form";
+import { When } from "../../_components/when";
+import { adminPage } from "../../_lib/guard";
+
+export const dynamic = "force-dynamic";
+
+function RoleSelect({ value, testId }: { value?: string; testId: string }) {
+  return (
+    <select name="role" defaultValue={value ?? "member"} data-testid={testId}>
+      {ROLES.map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/**
+ * Members: add by email (no email is sent; the person signs in with SSO, invite-only), change a
+ * role, remove (their sessions end at once). lib/ keeps at least one owner.
+ */
+export default async function MembersPage({ params }: { params: Promise<{ account: string }> }) {
+  const { account } = await params;
+  const { seat } = await adminPage(account, `/admin/${encodeURIComponent(account)}/members`);
+  const members = await listMembers(seat.accountId);
+  const hidden = { account: seat.slug };
+  return (
+    <main>
+      <section className="panel">
+        <h2>Members</h2>
+        <table className="admin-table" data-testid="members-table">
+          <thead>
+            <tr>
+              <th>Handle</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th>Added</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => (
+              <tr key={m.membershipId} data-testid="member-row" data-handle={m.handle} data-role={m.role}>
+                <td>
+                  <code>human:{m.handle}</code>
+                </td>
+                <td>{m.email}</td>
+                <td>
+                  <ActionForm
+                    action={changeRoleAction}
+                    hidden={{ ...hidden, member: m.membershipId }}
+                    submit="Change"
+                    testId={`role-${m.handle}`}
+                    className="inline-form"
+                  >
+                    <RoleSelect value={m.role} testId={`role-${m.handle}-select`} />
+                  </ActionForm>
+                </td>
+                <td>
+                  <When at={m.createdAt} />
+                </td>
+                <td>
+                  <ActionForm
+                    action={removeMemberAction}
+                    hidden={{ ...hidden, member: m.membershipId }}
+                    submit="Remove"
+                    danger
+                    confirm={`Remove ${m.handle} from ${seat.slug}? Their open sessions end at once.`}
+                    testId={`remove-${m.handle}`}
+                    className="inline-form"
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="panel">
+        <h2>Add a member</h2>
+        <p className="hint">
+          No email is sent. The person signs in with your identity provider using this address (which it must assert verified); the
+          handle is how the Hub names them to agents, <code>human:&lt;handle&gt;</code>.
+        </p>
+        <ActionForm action={addMemberAction} hidden={hidden} submit="Add member" testId="add-member">
+          <label>
+            Email <input name="email" type="email" required autoComplete="off" data-testid="member-email" />
+          </label>
+          <label>
+            Handle <input name="handle" required maxLength={64} pattern="[a-z0-9._\-]{1,64}" autoComplete="off" data-testid="member-handle" />
+          </label>
+          <label>
+            Role <RoleSelect testId="member-role" />
+          </label>
+        </ActionForm>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,137 @@
+"use server";
+/**
+ * The admin screens' writes (issue #6). Each one: `adminAction()` (same origin, the session's
+ * person, their owner/admin seat in the form's account — re-checked on every call) → the same
+ * lib/ verb the CLI calls, with the attested actor `human:<handle>` and the account as scope, so an
+ * id of another account is 404 and untouched. Rules (last owner, origin validation, …) live in lib/.
+ */
+import { revalidatePath } from "next/cache";
+import { redriveDelivery } from "@/lib/delivery/admin";
+import { agentInAccount, createAgent } from "@/lib/principals/agents";
+import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
+import { addBinding, addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
+import { changeRole, removeMember } from "@/lib/principals/members";
+import { addUser } from "@/lib/principals/users";
+import { adminAction } from "./_lib/guard";
+import { field, perform, type ActionState } from "./_lib/result";
+
+function opts(seat: { actor: string; accountId: string }) {
+  return { actor: seat.actor, accountId: seat.accountId };
+}
+
+export async function createAgentAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const r = await createAgent(field(form, "agent_id").trim(), seat.slug, opts(seat));
+    revalidatePath(`/admin/${seat.slug}/agents`);
+    return { ok: true, message: `Agent ${r.agent.agentId} created with key ${r.key.id}.`, secret: r.api_key, secretLabel: "API key" };
+  });
+}
+
+export async function rotateKeyAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const agent = await agentInAccount(seat.accountId, field(form, "agent"));
+    const r = await rotateKey({ agentId: agent.agentId, accountSlug: seat.slug }, opts(seat));
+    revalidatePath(`/admin/${seat.slug}/agents`, "layout");
+    return {
+      ok: true,
+      message: `Key ${r.key.id} added. The older keys keep working until you revoke them.`,
+      secret: r.api_key,
+      secretLabel: "API key",
+    };
+  });
+}
+
+export async function revokeKeyAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const r = await revokeKey(field(form, "key"), opts(seat));
+    revalidatePath(`/admin/${seat.slug}/agents`, "layout");
+    return { ok: true, message: `Key ${r.id} revoked.` };
+  });
+}
+
+export async function addBindingAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const agent = await agentInAccount(seat.accountId, field(form, "agent"));
+    const prefix = field(form, "path_prefix").trim();
+    const b = await addBinding(
+      {
+        agentRef: { agentId: agent.agentId, accountSlug: seat.slug },
+        origin: field(form, "origin").trim(),
+        pathPrefix: prefix === "" ? undefined : prefix,
+        secretRef: field(form, "secret_ref").trim(),
+        secret: field(form, "secret"),
+      },
+      opts(seat),
+    );
+    revalidatePath(`/admin/${seat.slug}/bindings`);
+    return { ok: true, message: `Binding ${b.id} approved: ${b.origin}${b.pathPrefix === "/" ? "" : b.pathPrefix} for ${b.agentId}.` };
+  });
+}
+
+export async function addBindingSecretAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const r = await addBindingSecret(field(form, "binding"), field(form, "secret_ref").trim(), field(form, "secret"), opts(seat));
+    revalidatePath(`/admin/${seat.slug}/bindings`);
+    return { ok: true, message: `Secret ${r.ref} added to ${r.bindingId}.` };
+  });
+}
+
+export async function removeBindingSecretAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const r = await removeBindingSecret(field(form, "binding"), field(form, "secret_ref"), opts(seat));
+    revalidatePath(`/admin/${seat.slug}/bindings`);
+    return { ok: true, message: `Secret ${r.ref} removed from ${r.bindingId}.` };
+  });
+}
+
+export async function revokeBindingAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const r = await revokeBinding(field(form, "binding"), opts(seat));
+    revalidatePath(`/admin/${seat.slug}/bindings`);
+    return { ok: true, message: `Binding ${r.id} revoked.` };
+  });
+}
+
+export async function addMemberAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const u = await addUser(field(form, "email"), seat.slug, field(form, "handle").trim(), field(form, "role"), opts(seat));
+    revalidatePath(`/admin/${seat.slug}/members`);
+    return { ok: true, message: `${u.email} added as ${u.handle} (${u.role}). No email is sent: they sign in with SSO.` };
+  });
+}
+
+export async function changeRoleAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const r = await changeRole(seat.accountId, field(form, "member"), field(form, "role"), opts(seat));
+    revalidatePath(`/admin/${seat.slug}/members`);
+    return { ok: true, message: r.changed ? `${r.handle} is now ${r.role}.` : `${r.handle} already is ${r.role}.` };
+  });
+}
+
+export async function removeMemberAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const r = await removeMember(seat.accountId, field(form, "member"), opts(seat));
+    revalidatePath(`/admin/${seat.slug}/members`);
+    return { ok: true, message: `${r.handle} removed; ${r.sessionsEnded} open session(s) ended.` };
+  });
+}
+
+export async function redriveAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return perform(async () => {
+    const { seat } = await adminAction(field(form, "account"));
+    const r = await redriveDelivery(field(form, "delivery"), opts(seat));
+    const message = field(form, "message");
+    if (message) revalidatePath(`/inbox/${encodeURIComponent(message)}`);
+    return { ok: true, message: `Delivery ${r.id} is pending again: a fresh retry cycle starts now.` };
+  });
+}

@@ -1,0 +1,13 @@
+import { notFound, redirect } from "next/navigation";
+import { requireHuman } from "@/app/_auth/current-human";
+import { adminAccountsOf } from "@/lib/principals/members";
+
+export const dynamic = "force-dynamic";
+
+/** `/admin`: the first account the person administers; nobody else learns the page exists. */
+export default async function AdminHome() {
+  const human = await requireHuman("/admin");
+  const [first] = await adminAccountsOf(human.userId);
+  if (!first) notFound();
+  redirect(`/admin/${encodeURIComponent(first)}/agents`);
+}

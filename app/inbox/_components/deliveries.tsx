@@ -1,0 +1,84 @@
+import { LocalTime } from "@/components/Clock";
+import type { DeliveryView } from "@/lib/delivery/admin";
+import { redriveAction } from "@/app/admin/actions";
+import { ActionForm } from "@/app/admin/_components/action-form";
+
+/** The callback URL without its query: the attempt log never records one either (docs/decisions.md). */
+function withoutQuery(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/**
+ * An item's push deliveries (§8.3): each attempt's time, status code, latency and error class,
+ * and for an owner or admin of the item's account a redrive button (a fresh retry cycle; the
+ * action re-checks the seat on the server).
+ */
+export function Deliveries({ deliveries, account, messageId, canRedrive }: { deliveries: DeliveryView[]; account: string; messageId: string; canRedrive: boolean }) {
+  if (deliveries.length === 0) return null;
+  return (
+    <section className="panel deliveries" data-testid="deliveries">
+      <h2>Push deliveries</h2>
+      {deliveries.map((d) => (
+        <div key={d.id} data-testid="delivery" data-delivery={d.id} data-status={d.status}>
+          <p>
+            <code>{d.id}</code> to <code>{withoutQuery(d.callback_url)}</code> — <strong data-testid="delivery-status">{d.status}</strong>
+            {d.delivered_at && (
+              <>
+                {" "}
+                at <LocalTime iso={d.delivered_at} />
+              </>
+            )}
+            {d.next_attempt_at && (
+              <>
+                {" "}
+                · next attempt <LocalTime iso={d.next_attempt_at} />
+              </>
+            )}
+          </p>
+          {d.attempts.length > 0 && (
+            <table className="admin-table" data-testid="delivery-attempts">
+              <thead>
+                <tr>
+                  <th>#</th>
+                  <th>Time</th>
+                  <th>Status code</th>
+                  <th>Latency</th>
+                  <th>Error class</th>
+                  <th>Outcome</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.attempts.map((a) => (
+                  <tr key={a.attempt} data-testid="delivery-attempt">
+                    <td>{a.attempt}</td>
+                    <td>
+                      <LocalTime iso={a.at} />
+                    </td>
+                    <td data-testid="attempt-status">{a.status_code ?? "—"}</td>
+                    <td>{a.latency_ms} ms</td>
+                    <td>{a.error_class ?? "—"}</td>
+                    <td>{a.outcome}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {canRedrive && d.status !== "delivered" && (
+            <ActionForm
+              action={redriveAction}
+              hidden={{ account, delivery: d.id, message: messageId }}
+              submit="Redrive"
+              testId={`redrive-${d.id}`}
+              className="inline-form"
+            />
+          )}
+        </div>
+      ))}
+    </section>
+  );
+}
