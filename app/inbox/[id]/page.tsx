@@ -4,9 +4,12 @@ import { requireHuman } from "@/app/_auth/current-human";
 import { Countdown, LocalTime } from "@/components/Clock";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { MarkdownView } from "@/components/Markdown";
+import { listDeliveries } from "@/lib/delivery/admin";
 import { itemForHuman } from "@/lib/inbox/item";
+import { adminSeat } from "@/lib/principals/members";
 import type { ItemView } from "@/lib/inbox/view";
 import { ContextParts } from "../_components/context-parts";
+import { Deliveries } from "../_components/deliveries";
 import { ResolvePanel } from "../_components/resolve-panel";
 
 export const dynamic = "force-dynamic";
@@ -25,6 +28,8 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   const item = await itemForHuman(human.userId, id);
   if (!item) notFound();
   const a = item.agent;
+  // Push deliveries for anyone who sees the item; redrive for the account's owners and admins.
+  const [deliveries, seat] = await Promise.all([listDeliveries(item.id), adminSeat(human.userId, item.account)]);
   return (
     <main className="item">
       <nav className="crumbs">
@@ -117,6 +122,8 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
         {item.context.length > 0 && <ContextParts parts={item.context} />}
 
         <ResolvePanel item={item} />
+
+        <Deliveries deliveries={deliveries} account={item.account} messageId={item.id} canRedrive={seat !== null} />
       </article>
       <LiveRefresh only={item.id} />
     </main>
