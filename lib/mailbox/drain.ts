@@ -9,7 +9,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits, limits } from "../env";
 import { activeSigningKey } from "../keys/signing-keys";
-import { mailboxWakeKey } from "../messages/channel";
+import { INBOX_CHANNEL, mailboxWakeKey } from "../messages/channel";
 import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeen } from "../presence/seen";
 import type { Directive } from "../protocol/directive";
@@ -56,11 +56,16 @@ async function claim(agentRowId: string, max: number, now: Date): Promise<Mailbo
         FOR UPDATE SKIP LOCKED)
     RETURNING id`;
   if (ids.length === 0) return [];
-  return db().mailboxEntry.findMany({
+  const rows = await db().mailboxEntry.findMany({
     where: { id: { in: ids.map((r) => r.id) } },
     include: { agent: { select: { agentId: true } } },
     orderBy: { seq: "asc" },
   });
+  // The author's inbox shows the track move to `delivered` live (first deliveries only).
+  for (const row of rows) {
+    if (row.deliveries === 1) await db().$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${row.accountId}:${row.id}`})`;
+  }
+  return rows;
 }
 
 /** When the earliest in-flight directive of this mailbox becomes drainable again, if any. */

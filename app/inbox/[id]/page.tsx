@@ -4,12 +4,15 @@ import { requireHuman } from "@/app/_auth/current-human";
 import { Countdown, LocalTime } from "@/components/Clock";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { MarkdownView } from "@/components/Markdown";
+import { agentPageFor, presenceWording } from "@/lib/inbox/directives";
 import { listDeliveries } from "@/lib/delivery/admin";
 import { itemForHuman } from "@/lib/inbox/item";
 import { adminSeat } from "@/lib/principals/members";
 import type { ItemView } from "@/lib/inbox/view";
 import { ContextParts } from "../_components/context-parts";
 import { Deliveries } from "../_components/deliveries";
+import { agentHref } from "../_components/directive-table";
+import { DirectiveCompose } from "../_components/directive-compose";
 import { ResolvePanel } from "../_components/resolve-panel";
 
 export const dynamic = "force-dynamic";
@@ -125,7 +128,26 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
 
         <Deliveries deliveries={deliveries} account={item.account} messageId={item.id} canRedrive={seat !== null} />
       </article>
+      <AgentDirective userId={human.userId} account={item.account} agentId={a.id} />
       <LiveRefresh only={item.id} />
     </main>
+  );
+}
+
+/** §13 from the item: instruct the agent that sent it, knowing whether it is listening (§15.4). */
+async function AgentDirective({ userId, account, agentId }: { userId: string; account: string; agentId: string }) {
+  const page = await agentPageFor(userId, account, agentId);
+  if (!page) return null;
+  return (
+    <section className="item-directive">
+      <p>
+        <Link prefetch={false} href={agentHref(account, `agent:${agentId}`)} data-testid="item-agent-link">
+          Agent page and directives sent to <code>{agentId}</code>
+        </Link>
+      </p>
+      {page.canSend && (
+        <DirectiveCompose account={account} agent={agentId} presenceState={page.presence.state} presenceText={presenceWording(page.presence)} />
+      )}
+    </section>
   );
 }
