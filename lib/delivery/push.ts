@@ -13,6 +13,7 @@ import { mintId } from "../protocol/ids";
 import { formatSignatureHeader, responseSignedContext, signContext } from "../protocol/signing";
 import { findCallbackBinding, resolveCallbackSecret } from "../principals/bindings";
 import { activeSigningKey } from "../keys/signing-keys";
+import { stampDeliveredQuery } from "../messages/delivery-track";
 import { envelopeOf } from "../messages/record";
 import { hubResponse } from "../messages/serialize";
 import { postJson, type EgressResult } from "./egress";
@@ -148,6 +149,8 @@ export async function attemptPush(deliveryId: string): Promise<{ outcome: Attemp
         updatedAt: now,
       },
     }),
+    // §14.2: a 2xx push delivers the answer — the response track's first stamp wins (pull or push).
+    ...(outcome === "delivered" ? [stampDeliveredQuery(row.resolutionId, now)] : []),
   ]);
   log.info("push attempt", { delivery_id: deliveryId, attempt: row.attempts + 1, outcome, status: result?.ok ? result.status : null, error_class: result && !result.ok ? result.errorClass : null, latency_ms: result?.latencyMs ?? 0 });
   return nextAt ? { outcome, nextAt } : { outcome };

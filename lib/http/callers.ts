@@ -60,3 +60,20 @@ export async function humanCaller(req: Request): Promise<{ userId: string }> {
   if (caller.kind === "agent") throw new HubError("not_authorized", "this endpoint is for operators, not agent credentials");
   return { userId: caller.userId };
 }
+
+/**
+ * Human-only reads (§15.3 presence): an operator's PAT, or the browser session cookie. An agent
+ * credential is `403 not_authorized` before anything is looked up, whatever it asks for (A23), so
+ * the answer is no oracle. A GET changes nothing, so the cookie needs no same-origin check.
+ */
+export async function humanReader(req: Request): Promise<{ userId: string }> {
+  if (!presentedCredential(req.headers)) {
+    const token = sessionCookie(req);
+    const human = token ? await humanForSessionToken(token) : null;
+    if (!human) throw new HubError("unauthenticated", "sign in, or send an operator token as Authorization: Bearer <token>");
+    return { userId: human.userId };
+  }
+  const p = await authenticate(req.headers);
+  if (p.kind === "agent") throw new HubError("not_authorized", "presence is readable by the owning account's humans only (§15.3)");
+  return { userId: p.userId };
+}

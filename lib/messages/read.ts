@@ -3,12 +3,18 @@
  * waiters.ts) or the clamped wait runs out; `?since=` answers "unchanged" (304) when the status has
  * not changed after that instant. Nobody reads `open` past `expires_at`: an overdue open message is
  * expired on read, through the same CAS.
+ *
+ * Every authenticated GET is §15.1 presence traffic (A21: with or without `?wait`), and a GET that
+ * returns a resolved message's body is the §14.2 pull delivery: it stamps `delivered-to-agent`.
  */
 import { clock } from "../clock";
 import { limits } from "../env";
+import { recordAgentSeen } from "../presence/seen";
+import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter, loadMessage } from "./access";
 import { expireMessage } from "./expiry";
+import { stampDeliveredToAgent } from "./delivery-track";
 import { messageBody } from "./serialize";
 import type { MessageWithResolution } from "./record";
 import { terminalWaiters } from "./waiters";
@@ -38,6 +44,8 @@ async function current(principal: AgentPrincipal, id: string, shared = false): P
 }
 
 export async function readMessage(principal: AgentPrincipal, id: string, options: ReadOptions = {}): Promise<ReadResult> {
+  // §15.1 / A21: the agent's own authenticated GET is reachability traffic, whatever it reads.
+  await recordAgentSeen(principal.agentRowId);
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
   const settled = (r: MessageWithResolution) =>
     r.status !== "open" || (options.since !== undefined && changedSince(r, options.since));
@@ -73,7 +81,27 @@ export async function readMessage(principal: AgentPrincipal, id: string, options
     } finally {
       waiting?.cancel();
     }
+    // The agent was listening for the whole hold: its presence is as fresh as the answer.
+    if (!options.signal?.aborted) await recordAgentSeen(principal.agentRowId);
   }
   if (!changedSince(row, options.since)) return { notModified: true };
+  if (row.resolution && row.resolution.deliveredToAgentAt === null && row.type !== "notify") {
+    // A long-poll whose client went away returns nothing to anyone: no delivery to record (§14.2).
+    if (options.signal?.aborted) return { notModified: false, body: messageBody(row) };
+    row = await deliveredOnRead(principal, row);
+  }
   return { notModified: false, body: messageBody(row) };
+}
+
+/**
+ * §14.2: the submitter's authenticated GET of the resolved message delivers the answer. Stamped
+ * before the body is built, so this very body already says `delivered-to-agent`. When retention
+ * purged the message meanwhile the stamp finds nothing and the caller gets the purged answer (410),
+ * never a body whose track the audit trail records as `expired`.
+ */
+async function deliveredOnRead(principal: AgentPrincipal, row: MessageWithResolution): Promise<MessageWithResolution> {
+  const resolution = row.resolution as NonNullable<MessageWithResolution["resolution"]>;
+  const at = await stampDeliveredToAgent(resolution.id, clock.now(), "pull", `agent:${principal.agentId}`);
+  if (at === null) throw new HubError("gone", "message was deleted after its retention period");
+  return { ...row, resolution: { ...resolution, deliveredToAgentAt: at } };
 }

@@ -1,6 +1,7 @@
 /** Wire shapes of the agent→human leg: the §8.1 ack, the §6 Response and the §8.2 GET body. */
 import type { Message as MessageRow, Resolution } from "../generated/prisma/client";
 import { env } from "../env";
+import { deliveryTrack } from "./delivery-track";
 import { envelopeOf, stateOf, type MessageWithResolution } from "./record";
 
 export interface SubmitAck {
@@ -38,7 +39,11 @@ export function hubResponse(row: MessageRow, resolution: Resolution): Record<str
   return out;
 }
 
-/** §8.2 GET body: the message as submitted, its Hub id and status, and the Response once terminal. */
+/**
+ * §8.2 GET body: the message as submitted, its Hub id and status, the Response once terminal, and
+ * the §14.2 `delivery` object once the answer reached the agent. The embedded `response` is built
+ * from the immutable Resolution only, so it is byte-stable across GETs while `delivery` advances (A31).
+ */
 export function messageBody(row: MessageWithResolution): Record<string, unknown> {
   const body: Record<string, unknown> = { ...envelopeOf(row) };
   const state = stateOf(row);
@@ -46,5 +51,8 @@ export function messageBody(row: MessageWithResolution): Record<string, unknown>
   body.id = row.id;
   body.status = row.status;
   if (row.resolution) body.response = hubResponse(row, row.resolution);
+  // Only asks and tasks have a response track; a notify never carries `delivery` (§5.1).
+  const delivery = row.type === "notify" ? undefined : deliveryTrack(row.id, row.ma2hVersion, row.resolution);
+  if (delivery) body.delivery = delivery;
   return body;
 }

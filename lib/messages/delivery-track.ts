@@ -1,0 +1,99 @@
+/**
+ * §14.2 the ask/task response track: answered → delivered-to-agent → acknowledged, or (v0.5)
+ * `expired` when retention passes short of delivered-to-agent. Orthogonal to the §7 resolution: it
+ * lives on the Resolution row (`delivered_to_agent_at`, `acked_*`) and never gates or rewrites it.
+ *
+ * Stamps are first-wins conditional UPDATEs, each with its audit event in the same statement, so a
+ * stamp and its audit row commit together or not at all.
+ */
+import type { Resolution } from "../generated/prisma/client";
+import { db } from "../db";
+import type { Ack } from "../protocol/ack";
+
+export type DeliveryVia = "push" | "pull";
+
+/**
+ * Stamps `delivered-to-agent` once (the first stamp wins, §14.2): a 2xx push (`via: "push"`) or the
+ * submitter's authenticated GET that returned the terminal body (`via: "pull"`). Returns the
+ * track's delivered time — ours or the earlier winner's — or null when the resolution no longer
+ * exists (retention purged the message while we were stamping: the caller must not present it as
+ * delivered, §14.2 "expired never after delivered").
+ *
+ * Under retention's row lock (retention.ts) this UPDATE waits for the purge to commit, and then
+ * matches nothing: the purge decided `expired` and the reader answers `410`.
+ */
+export async function stampDeliveredToAgent(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
+  if ((await stampDeliveredQuery(resolutionId, at, via, actor)) === 1) return at;
+  // Lost to an earlier stamp, or the row is gone. A fresh statement sees what the UPDATE waited for.
+  const [row] = await db().$queryRaw<Array<{ delivered_to_agent_at: Date | null }>>`
+    SELECT delivered_to_agent_at FROM resolutions WHERE id = ${resolutionId}`;
+  return row?.delivered_to_agent_at ?? null;
+}
+
+/**
+ * The stamp as one statement (1 when it won, 0 otherwise), for a caller's own transaction batch:
+ * the push attempt commits it with the attempt row that records the 2xx.
+ */
+export function stampDeliveredQuery(resolutionId: string, at: Date, via: DeliveryVia = "push", actor = "system:push") {
+  const detail = JSON.stringify({ resolution_id: resolutionId, via });
+  return db().$executeRaw`
+    WITH stamped AS (
+      UPDATE resolutions SET delivered_to_agent_at = ${at}
+      WHERE id = ${resolutionId} AND delivered_to_agent_at IS NULL
+      RETURNING message_id
+    )
+    INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
+    SELECT m.account_id, s.message_id, ${actor}, 'response.delivered_to_agent', ${detail}::jsonb, ${at}
+    FROM stamped s JOIN messages m ON m.id = s.message_id`;
+}
+
+export interface DeliveryTrack {
+  state: "delivered-to-agent" | "acknowledged";
+  delivered_at: string;
+  acknowledged_at?: string;
+  ack?: Ack;
+}
+
+type TrackColumns = Pick<Resolution, "id" | "deliveredToAgentAt" | "ackedAt" | "ackBy" | "ackNote" | "ackResolutionId">;
+
+/**
+ * The §14.1 ack envelope as stored: the first ack's attested `by`, time, note and echoed
+ * `resolution_id`, at the message's own minor when it is ≥ 0.4 (the ack primitive's floor), else
+ * the Hub's 0.5 (docs/decisions.md "Ack version").
+ */
+export function storedAck(messageId: string, messageVersion: string, r: TrackColumns): Ack | null {
+  if (r.ackedAt === null || r.ackBy === null) return null;
+  const ack: Ack = {
+    ma2h_version: ackVersion(messageVersion),
+    type: "ack",
+    in_reply_to: messageId,
+    by: r.ackBy,
+    acked_at: r.ackedAt.toISOString(),
+  };
+  if (r.ackNote !== null) ack.note = r.ackNote;
+  if (r.ackResolutionId !== null) ack.resolution_id = r.ackResolutionId;
+  return ack;
+}
+
+export function ackVersion(messageVersion: string): string {
+  const m = /^0\.(\d+)$/u.exec(messageVersion);
+  return m && Number(m[1]) >= 4 ? messageVersion : "0.5";
+}
+
+/**
+ * The §8.2 `delivery` object, or undefined while the answer has not reached the agent (and always
+ * for a message without a resolution: open asks/tasks and notifies). `expired` never appears here:
+ * it is reached only when retention deletes the message, after which there is no GET body to carry
+ * it; it is recorded in the audit trail instead (retention.ts).
+ */
+export function deliveryTrack(messageId: string, messageVersion: string, r: TrackColumns | null): DeliveryTrack | undefined {
+  if (!r || r.deliveredToAgentAt === null) return undefined;
+  const ack = storedAck(messageId, messageVersion, r);
+  if (ack === null || r.ackedAt === null) return { state: "delivered-to-agent", delivered_at: r.deliveredToAgentAt.toISOString() };
+  return {
+    state: "acknowledged",
+    delivered_at: r.deliveredToAgentAt.toISOString(),
+    acknowledged_at: r.ackedAt.toISOString(),
+    ack,
+  };
+}
