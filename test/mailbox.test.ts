@@ -104,11 +104,15 @@ describe("authoring (§13.1, §13.2)", () => {
     const past = await author({ to: `agent:${A}`, title: "late", expires_at: "2020-01-01T00:00:00Z" });
     expect(past.status).toBe(422);
     expect(past.body.error.code).toBe("invalid_field");
-    for (const bad of [{ to: `agent:${A}` }, { to: "human:alice", title: "x" }, { to: `agent:${A}`, title: "" }, { to: `agent:${A}`, title: "x".repeat(201) }, { to: `agent:${A}`, title: "x", priority: "asap" }, { to: `agent:${A}#sess_1`, title: "x" }]) {
+    for (const bad of [{ to: `agent:${A}` }, { to: "human:alice", title: "x" }, { to: `agent:${A}`, title: "" }, { to: `agent:${A}`, title: "x".repeat(201) }, { to: `agent:${A}`, title: "x", priority: "asap" }, { to: `agent:${A}#bad`, title: "x" }]) {
       const res = await author(bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.body.error.code).toBe("validation_error");
     }
+    // Session addressing parses, but no session exists on this Hub: an unknown session (§13.2).
+    const session = await author({ to: `agent:${A}#sess_01abc`, title: "x" });
+    expect(session.status).toBe(422);
+    expect(session.body.error.code).toBe("unknown_destination");
     expect(await db().mailboxEntry.count()).toBe(before);
   });
 

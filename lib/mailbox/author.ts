@@ -63,7 +63,10 @@ export async function authorDirective(author: DirectiveAuthor, input: unknown) {
     throw new HubError("invalid_field", "expires_at must be in the future (§13.1)");
   }
   assertContextLimits(request, limits());
-  const { agent, seat } = await destinationFor(author, request.to.slice("agent:".length));
+  const [agentId, session] = request.to.slice("agent:".length).split("#", 2) as [string, string?];
+  const { agent, seat } = await destinationFor(author, agentId);
+  // §13.2: no session is ever registered here (sessions are not offered), so any is unknown.
+  if (session !== undefined) throw new HubError("unknown_destination", "no such session");
 
   const l = inboundLimits();
   const retentionEnd = now.getTime() + l.retentionDays * 86_400_000;

@@ -8,8 +8,11 @@ import { z } from "zod";
 import { partSchema } from "./message";
 import { codePointString, dateTimeString, patternString } from "./wire";
 
-/** A principal-addressed destination (session addressing is v0.5 and not offered yet). */
-export const DIRECTIVE_TO_PATTERN = /^agent:[^#]+$/u;
+/**
+ * §4 address grammar. Session addressing (`#sess_…`) parses, but this Hub offers no sessions yet, so
+ * such a destination is an unknown session: `422 unknown_destination` (§13.2), never a 400.
+ */
+export const DIRECTIVE_TO_PATTERN = /^agent:[^#]+(#sess_.+)?$/u;
 
 /** Longest ack note the Hub stores (decisions.md "Ack notes"). */
 export const MAX_ACK_NOTE_CHARS = 2000;
