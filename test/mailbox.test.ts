@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
+import { dropDueDirectives } from "../lib/mailbox/expiry";
 import { createTestDatabase } from "./support/database";
 import { DirectiveAgent } from "./support/directive-agent";
 import { client, startHub, type HubProcess } from "./support/hub";
@@ -274,6 +275,26 @@ describe("depth and expiry (§13.3, §14.2)", () => {
     expect((await agent(D).post("/v1/inbox/ack", { ids: [seen] })).body).toEqual({ acked: 0 }); // too late
     const events = await db().auditEvent.findMany({ where: { event: { startsWith: "directive." } }, select: { event: true, actor: true } });
     expect(events).toEqual(expect.arrayContaining([{ event: "directive.expired", actor: "system:expiry" }, { event: "directive.bounced", actor: "system:expiry" }, { event: "directive.created", actor: "human:alice" }, { event: "directive.acknowledged", actor: `agent:${A}` }]));
+  });
+});
+
+describe("retention and the addressee check", () => {
+  it("without expires_at a directive is dropped retention_days after it was sent: undrained → expired", async () => {
+    const d = (await author({ to: `agent:${D}`, title: "kept a month" })).body.id;
+    expect(await dropDueDirectives(new Date(Date.now() + 29 * 86_400_000))).toBe(0);
+    expect(await dropDueDirectives(new Date(Date.now() + 30 * 86_400_000 + 60_000))).toBeGreaterThanOrEqual(1);
+    expect((await human("alice").get(`/v1/directives/${d}`)).body.delivery).toEqual({ state: "expired" });
+    expect((await drain(D)).body.messages).toEqual([]);
+  });
+
+  it("dp-007 (5): a validly signed directive for A, handed to B's consumer, is refused as not B's", async () => {
+    const d = (await author({ to: `agent:${A}`, title: "for A only" })).body.id;
+    const entry = ((await drain(A)).body.messages as Entry[]).find((e) => e.directive.id === d)!;
+    const asB = new DirectiveAgent(`agent:${B}`, `${hub.url}/.well-known/ma2h-keys`);
+    expect(await asB.receive(entry)).toEqual({ ok: false, reason: "not_mine" });
+    const asA = new DirectiveAgent(`agent:${A}`, `${hub.url}/.well-known/ma2h-keys`);
+    expect(await asA.receive(entry)).toMatchObject({ ok: true });
+    await agent(A).post("/v1/inbox/ack", { ids: [d] });
   });
 });
 
