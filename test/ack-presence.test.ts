@@ -8,7 +8,11 @@
  * 403 for agent credentials, `%2F` and a literal `/`). Bodies are checked against the official
  * schemas.
  */
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ResponseTrack } from "../app/inbox/_components/response-track";
+import { itemTrackFor, waitingForRows, type ItemTrack } from "../lib/inbox/response-track";
 import { db } from "../lib/db";
 import { purgeExpiredRetention } from "../lib/messages/retention";
 import { addUser } from "../lib/principals/users";
@@ -197,7 +201,7 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     const wrong = await agent(A).post(`/v1/messages/${id}/ack`, { note: "x", resolution_id: "res_01NOTTHEONE" });
     expect(wrong.status).toBe(422);
     expect(wrong.body.error.code).toBe("invalid_field");
-    const long = await agent(A).post(`/v1/messages/${id}/ack`, { note: "n".repeat(1001) });
+    const long = await agent(A).post(`/v1/messages/${id}/ack`, { note: "n".repeat(2001) });
     expect(long.status).toBe(422);
     const typed = await agent(A).post(`/v1/messages/${id}/ack`, { note: 5 });
     expect(typed.status).toBe(422);
@@ -205,9 +209,9 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     expect(notJson.status).toBe(400);
     expect((await agent(A).get(`/v1/messages/${id}`)).body.delivery.state).toBe("delivered-to-agent");
     // Exactly the cap is accepted (code points, not UTF-16 units).
-    const ok = await agent(A).post(`/v1/messages/${id}/ack`, { note: "😀".repeat(1000) });
+    const ok = await agent(A).post(`/v1/messages/${id}/ack`, { note: "😀".repeat(2000) });
     expect(ok.status).toBe(200);
-    expect([...ok.body.note]).toHaveLength(1000);
+    expect([...ok.body.note]).toHaveLength(2000);
   });
 
   it("a note is stored as sent (raw HTML included) and never interpreted by the Hub", async () => {
@@ -367,6 +371,50 @@ describe("§15 presence", () => {
     // Other paths under /v1/agents are the §8.5 404.
     expect((await human("alice").get(`/v1/agents/${encodeURIComponent(P)}`)).status).toBe(404);
     expect((await human("alice").get(`/v1/agents/${encodeURIComponent(P)}/presence/x`)).status).toBe(404);
+  });
+});
+
+describe("the inbox shows both tracks (§14.2, §15.4)", () => {
+  const html = (track: ItemTrack) => renderToStaticMarkup(createElement(ResponseTrack, { track }));
+
+  it("a pending ask: 'will see it next run' until the agent polls, then 'waiting now' (item and list)", async () => {
+    const id = await submit("ask", {}, B);
+    const before = await itemTrackFor(id);
+    expect(before.response).toBeNull();
+    expect(before.waiting).toMatchObject({ agent_id: B, state: "unknown", text: "will see it next run" });
+    await agent(B).get(`/v1/messages/${id}`);
+    const after = await itemTrackFor(id);
+    expect(after.waiting).toMatchObject({ state: "online", text: "waiting now" });
+    const rows = [{ id, account: "acme", agentId: B, type: "ask", status: "open" }, { id: "msg_x", account: "acme", agentId: B, type: "notify", status: "delivered" }];
+    expect(await waitingForRows(rows)).toEqual({ [id]: { state: "online", text: "waiting now" } });
+    // The same agent id in another account is another agent: never seen there.
+    expect(await waitingForRows([{ ...rows[0]!, account: "globex", agentId: A }])).toEqual({ [id]: { state: "unknown", text: "will see it next run" } });
+  });
+
+  it("a resolved ask: not picked up → delivered → acknowledged with the note sanitized", async () => {
+    const id = await submit("ask");
+    await resolve(id, { resolution: "answered", value: "ship" });
+    const pending = await itemTrackFor(id);
+    expect(pending).toEqual({ waiting: null, response: { state: "not-delivered", deliveredAt: null, acknowledgedAt: null, note: null, by: null } });
+    expect(html(pending)).toContain("Not picked up by the agent yet");
+
+    const got = await rawGet(id);
+    const delivered = await itemTrackFor(id);
+    expect(delivered.response).toMatchObject({ state: "delivered-to-agent", deliveredAt: got.body.delivery.delivered_at, acknowledgedAt: null });
+
+    const note = "<img src=x onerror=alert(1)><script>alert(2)</script> **resuming** [docs](javascript:alert(3))";
+    const ack = await agent(A).post(`/v1/messages/${id}/ack`, { note });
+    const acked = await itemTrackFor(id);
+    expect(acked.response).toEqual({ state: "acknowledged", deliveredAt: got.body.delivery.delivered_at, acknowledgedAt: ack.body.acked_at, note, by: `agent:${A}` });
+    const out = html(acked);
+    expect(out).toContain('data-state="acknowledged"');
+    expect(out).toContain("<strong>resuming</strong>");
+    for (const bad of ["<img", "<script", "onerror", "javascript:"]) expect(out).not.toContain(bad);
+  });
+
+  it("a notify has neither track", async () => {
+    const id = await submit("notify");
+    expect(await itemTrackFor(id)).toEqual({ response: null, waiting: null });
   });
 });
 

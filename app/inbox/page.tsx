@@ -3,6 +3,7 @@ import { requireHuman } from "@/app/_auth/current-human";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { PRIORITIES, STATUSES, VERBS, parseFilters, type InboxFilters } from "@/lib/inbox/filters";
 import { listInbox, type InboxPage } from "@/lib/inbox/list";
+import { waitingForRows } from "@/lib/inbox/response-track";
 import { FiltersBar, type Facet } from "./_components/filters-bar";
 import { InboxList } from "./_components/inbox-list";
 
@@ -45,6 +46,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const filters = parseFilters(search);
   const after = typeof search.after === "string" ? search.after : null;
   const page = await listInbox(human.userId, filters, { after });
+  const waiting = await waitingForRows(page.rows); // §15.4 beside pending asks/tasks
   const open = page.counts.status.open ?? 0;
   return (
     <main className="inbox">
@@ -55,7 +57,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         <span className="total">{page.total} shown by these filters</span>
       </div>
       <FiltersBar facets={facets(page, filters)} q={filters.q ?? ""} />
-      <InboxList rows={page.rows} multiAccount={page.seats.length > 1} />
+      <InboxList rows={page.rows} multiAccount={page.seats.length > 1} waiting={waiting} />
       <nav className="pager" aria-label="Pages">
         {after && <Link prefetch={false} href={withParam(search, "after", null)}>« First page</Link>}
         {page.next && <Link prefetch={false} href={withParam(search, "after", page.next)}>Next page »</Link>}

@@ -15,8 +15,8 @@ import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter } from "./access";
 import { ackVersion, storedAck } from "./delivery-track";
 
-/** The longest accepted `note`, in Unicode code points ("a short note", §14.1; docs/decisions.md). */
-export const ACK_NOTE_MAX_CHARS = 1000;
+/** The longest accepted `note`, in Unicode code points ("a short note", §14.1): the directive leg's cap too. */
+export const ACK_NOTE_MAX_CHARS = 2000;
 
 /** §14.3 body `{note?, resolution_id?}`; unknown members (a body-supplied `by`, …) are ignored (§10). */
 const ackRequestSchema = z.looseObject({

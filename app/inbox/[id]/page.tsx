@@ -7,6 +7,7 @@ import { MarkdownView } from "@/components/Markdown";
 import { agentPageFor, presenceWording } from "@/lib/inbox/directives";
 import { listDeliveries } from "@/lib/delivery/admin";
 import { itemForHuman } from "@/lib/inbox/item";
+import { itemTrackFor } from "@/lib/inbox/response-track";
 import { adminSeat } from "@/lib/principals/members";
 import type { ItemView } from "@/lib/inbox/view";
 import { ContextParts } from "../_components/context-parts";
@@ -14,6 +15,7 @@ import { Deliveries } from "../_components/deliveries";
 import { agentHref } from "../_components/directive-table";
 import { DirectiveCompose } from "../_components/directive-compose";
 import { ResolvePanel } from "../_components/resolve-panel";
+import { AgentWaiting, ResponseTrack } from "../_components/response-track";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Item · MA2H Hub", referrer: "no-referrer" };
@@ -33,6 +35,7 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   const a = item.agent;
   // Push deliveries for anyone who sees the item; redrive for the account's owners and admins.
   const [deliveries, seat] = await Promise.all([listDeliveries(item.id), adminSeat(human.userId, item.account)]);
+  const track = await itemTrackFor(item.id); // §14.2 response track / §15.4 presence
   return (
     <main className="item">
       <nav className="crumbs">
@@ -64,6 +67,7 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
             <dt>Agent</dt>
             <dd>
               <code>{a.id}</code>
+              <AgentWaiting track={track} />
             </dd>
           </div>
           <div>
@@ -125,6 +129,8 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
         {item.context.length > 0 && <ContextParts parts={item.context} />}
 
         <ResolvePanel item={item} />
+
+        <ResponseTrack track={track} />
 
         <Deliveries deliveries={deliveries} account={item.account} messageId={item.id} canRedrive={seat !== null} />
       </article>

@@ -9,6 +9,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState, useTransition } from "react";
 import type { BulkReport } from "@/lib/inbox/answer";
 import type { InboxRow } from "@/lib/inbox/list";
+import type { WaitingByRow } from "@/lib/inbox/response-track";
 import { Age, Countdown } from "@/components/Clock";
 import { isPlain, isTyping } from "@/components/keys";
 import { LIST_SHORTCUTS, ShortcutsOverlay } from "@/components/ShortcutsOverlay";
@@ -17,7 +18,7 @@ import { BulkReportPanel } from "./bulk-report";
 
 type Notice = { tone: "ok" | "warn"; text: string } | null;
 
-export function InboxList({ rows, multiAccount }: { rows: InboxRow[]; multiAccount: boolean }) {
+export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow[]; multiAccount: boolean; waiting?: WaitingByRow }) {
   const router = useRouter();
   const [cursorId, setCursorId] = useState<string | null>(rows[0]?.id ?? null);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -158,7 +159,7 @@ export function InboxList({ rows, multiAccount }: { rows: InboxRow[]; multiAccou
       ) : (
         <ul className="rows" aria-label="Inbox items">
           {rows.map((r) => (
-            <Row key={r.id} row={r} cursor={r.id === cursor?.id} selected={selected.has(r.id)} multiAccount={multiAccount} onToggle={toggle} onFocus={setCursorId} />
+            <Row key={r.id} row={r} cursor={r.id === cursor?.id} selected={selected.has(r.id)} multiAccount={multiAccount} waiting={waiting[r.id]} onToggle={toggle} onFocus={setCursorId} />
           ))}
         </ul>
       )}
@@ -169,7 +170,7 @@ export function InboxList({ rows, multiAccount }: { rows: InboxRow[]; multiAccou
 
 const VERB_LABEL: Record<string, string> = { ask: "Ask", task: "Task", notify: "Note" };
 
-function Row(props: { row: InboxRow; cursor: boolean; selected: boolean; multiAccount: boolean; onToggle: (id: string) => void; onFocus: (id: string) => void }) {
+function Row(props: { row: InboxRow; cursor: boolean; selected: boolean; multiAccount: boolean; waiting?: WaitingByRow[string]; onToggle: (id: string) => void; onFocus: (id: string) => void }) {
   const { row: r, cursor, selected } = props;
   return (
     <li
@@ -192,6 +193,11 @@ function Row(props: { row: InboxRow; cursor: boolean; selected: boolean; multiAc
           <span className={`verb verb-${r.type}`}>{r.mode ? `${VERB_LABEL[r.type]} · ${r.mode}` : VERB_LABEL[r.type]}</span>
           <span className={`status status-${r.status}`}>{r.status}</span>
           <span className="agent">{r.agentId}</span>
+          {props.waiting && (
+            <span className={`presence presence-${props.waiting.state}`} data-testid="row-waiting">
+              {props.waiting.text}
+            </span>
+          )}
           {r.project && <span className="project">{r.project}</span>}
           {props.multiAccount && <span className="account">{r.account}</span>}
           {r.tags.slice(0, 4).map((t) => (
