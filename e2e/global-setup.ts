@@ -55,7 +55,11 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   });
   rt.idp = idp;
 
+  // A loopback port that admin.spec.ts's push receiver listens on: dev mode delivers plaintext to
+  // loopback only for origins on this allowlist (docs/decisions.md, "Dev allowlist").
+  const receiverPort = await freePort();
   const env = {
+    MA2H_DEV_CALLBACK_ALLOWLIST: `http://127.0.0.1:${receiverPort}`,
     AUTH_OIDC_ISSUER: idp.issuer,
     AUTH_OIDC_CLIENT_ID: OIDC_CLIENT.id,
     AUTH_OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
@@ -85,6 +89,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     databaseUrl: database.url,
     keys: { acme: acme.keys, globex: globex.keys, initech: initech.keys, demo: demo.keys },
     tokens: { acme: acme.tokens, globex: globex.tokens, initech: initech.tokens, demo: demo.tokens },
+    receiverPort,
     logFiles: [...logFiles, join(outDir, "e2e-web-startup.log")],
   };
   process.env[STATE_ENV] = JSON.stringify(state);

@@ -13,6 +13,8 @@ export interface E2EState {
   keys: Record<string, Record<string, string>>;
   /** account slug → handle → personal access token */
   tokens: Record<string, Record<string, string>>;
+  /** The loopback port on MA2H_DEV_CALLBACK_ALLOWLIST, for a spec's push receiver (admin.spec.ts). */
+  receiverPort: number;
   /** The web and worker processes' combined stdout/stderr. */
   logFiles: string[];
 }
