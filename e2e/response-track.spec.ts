@@ -2,7 +2,7 @@
  * The agent's side of an item in the browser (§14.2, §15.4): a pending ask says the agent is
  * "waiting now" once it polls (item page and list); after alice answers, the item shows the answer
  * not yet picked up, then delivered to the agent (its GET), then acknowledged with the agent's note
- * rendered through the sanitizing renderer — Markdown yes, HTML never.
+ * rendered through the sanitizing renderer — Markdown yes, HTML never — arriving live.
  */
 import type { BrowserContext, Page } from "@playwright/test";
 import { api, envelope, expect, marker, signedInContext, test } from "./support/fixtures";
@@ -58,7 +58,7 @@ test("waiting now → answered → delivered → acknowledged with the note", as
     body: JSON.stringify({ note, resolution_id: pulled.response.resolution_id }),
   });
   expect(res.status).toBe(200);
-  await page.reload();
+  // No reload: the ack NOTIFYs the inbox and the open item page refreshes itself.
   const track = page.getByTestId("response-track");
   await expect(track).toHaveAttribute("data-state", "acknowledged");
   await expect(page.getByTestId("track-acknowledged")).toContainText(`Acknowledged by agent:${a.agentId}`);

@@ -8,6 +8,7 @@
  * 403 for agent credentials, `%2F` and a literal `/`). Bodies are checked against the official
  * schemas.
  */
+import pg from "pg";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -223,6 +224,38 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     expect(res.status).toBe(200);
     expect(res.body.note).toBe(note);
     expect((await agent(A).get(`/v1/messages/${id}`)).body.delivery.ack.note).toBe(note);
+  });
+
+  it("the delivery stamp and the ack each NOTIFY the inbox once, so the answering person's page refreshes", async () => {
+    const listener = new pg.Client({ connectionString: database.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on("notification", (n) => {
+      if (n.channel === "ma2h_inbox" && n.payload) heard.push(n.payload);
+    });
+    await listener.query("LISTEN ma2h_inbox");
+    try {
+      const id = await submit("ask");
+      await resolve(id, { resolution: "answered", value: "ship" });
+      const accountId = (await db().message.findUniqueOrThrow({ where: { id } })).accountId;
+      const mine = () => heard.filter((p) => p === `${accountId}:${id}`).length;
+      const settle = async (n: number) => {
+        for (let i = 0; i < 40 && mine() < n; i++) await sleep(50);
+        await sleep(200); // and nothing more arrives
+      };
+      await settle(2); // submit + resolve
+      const base = mine();
+      await rawGet(id);
+      await rawGet(id); // a second GET stamps nothing
+      await settle(base + 1);
+      expect(mine()).toBe(base + 1);
+      await agent(A).post(`/v1/messages/${id}/ack`, { note: "x" });
+      await agent(A).post(`/v1/messages/${id}/ack`, { note: "y" }); // a repeat writes nothing
+      await settle(base + 2);
+      expect(mine()).toBe(base + 2);
+    } finally {
+      await listener.end();
+    }
   });
 
   it("concurrent acks: exactly one wins, every caller gets the winner", async () => {

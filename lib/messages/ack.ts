@@ -13,6 +13,7 @@ import { HubError } from "../protocol/errors";
 import { parseWire } from "../protocol/wire";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter } from "./access";
+import { INBOX_CHANNEL } from "./channel";
 import { ackVersion, storedAck } from "./delivery-track";
 
 /** The longest accepted `note`, in Unicode code points ("a short note", §14.1): the directive leg's cap too. */
@@ -77,6 +78,8 @@ export async function ackResponse(principal: AgentPrincipal, id: string, body: u
         at: now,
       },
     });
+    // The person who answered sees the ack live (the inbox's LISTEN fan-out, on commit).
+    await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${row.accountId}:${row.id}`})`;
   });
 
   const stored = await db().resolution.findUnique({ where: { id: resolution.id } });

@@ -9,6 +9,7 @@
 import type { Resolution } from "../generated/prisma/client";
 import { db } from "../db";
 import type { Ack } from "../protocol/ack";
+import { INBOX_CHANNEL } from "./channel";
 
 export type DeliveryVia = "push" | "pull";
 
@@ -23,7 +24,7 @@ export type DeliveryVia = "push" | "pull";
  * matches nothing: the purge decided `expired` and the reader answers `410`.
  */
 export async function stampDeliveredToAgent(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
-  if ((await stampDeliveredQuery(resolutionId, at, via, actor)) === 1) return at;
+  if ((await stampDeliveredQuery(resolutionId, at, via, actor)).length === 1) return at;
   // Lost to an earlier stamp, or the row is gone. A fresh statement sees what the UPDATE waited for.
   const [row] = await db().$queryRaw<Array<{ delivered_to_agent_at: Date | null }>>`
     SELECT delivered_to_agent_at FROM resolutions WHERE id = ${resolutionId}`;
@@ -31,20 +32,24 @@ export async function stampDeliveredToAgent(resolutionId: string, at: Date, via:
 }
 
 /**
- * The stamp as one statement (1 when it won, 0 otherwise), for a caller's own transaction batch:
- * the push attempt commits it with the attempt row that records the 2xx.
+ * The stamp as one statement (one row when it won, none otherwise), for a caller's own transaction
+ * batch: the push attempt commits it with the attempt row that records the 2xx. A win also NOTIFYs
+ * the inbox channel, so the item page of the person who answered refreshes live.
  */
 export function stampDeliveredQuery(resolutionId: string, at: Date, via: DeliveryVia = "push", actor = "system:push") {
   const detail = JSON.stringify({ resolution_id: resolutionId, via });
-  return db().$executeRaw`
+  return db().$queryRaw<Array<{ message_id: string }>>`
     WITH stamped AS (
       UPDATE resolutions SET delivered_to_agent_at = ${at}
       WHERE id = ${resolutionId} AND delivered_to_agent_at IS NULL
       RETURNING message_id
+    ), audited AS (
+      INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
+      SELECT m.account_id, s.message_id, ${actor}, 'response.delivered_to_agent', ${detail}::jsonb, ${at}
+      FROM stamped s JOIN messages m ON m.id = s.message_id
+      RETURNING account_id, message_id
     )
-    INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
-    SELECT m.account_id, s.message_id, ${actor}, 'response.delivered_to_agent', ${detail}::jsonb, ${at}
-    FROM stamped s JOIN messages m ON m.id = s.message_id`;
+    SELECT message_id, pg_notify(${INBOX_CHANNEL}, account_id || ':' || message_id)::text AS notified FROM audited`;
 }
 
 export interface DeliveryTrack {
