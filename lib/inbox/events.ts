@@ -1,63 +1,58 @@
 /**
  * Live inbox updates. Every submit and every terminal transition NOTIFYs `ma2h_inbox` with
- * `<account id>:<message id>` on commit, from any process (lib/messages/channel.ts). One LISTEN
- * connection per process receives them and fans each out to the subscribers seated in that account
- * (the SSE streams of app/inbox/events). Only ids travel; a browser re-reads through its session.
+ * `<account id>:<message id>` on commit, from any process (lib/messages/channel.ts). The process's
+ * one LISTEN connection (lib/notify/listener.ts) hands them here, and each fans out to the
+ * subscribers seated in that account (the SSE streams of app/inbox/events). Only ids travel; a
+ * browser re-reads through its session.
  * If the connection drops every subscriber is told to resync (a missed NOTIFY must not leave a list
  * stale), and it reconnects while anyone is subscribed.
  */
-import pg from "pg";
-import { env } from "../env";
 import { log } from "../log";
 import { INBOX_CHANNEL } from "../messages/channel";
+import { notificationListener } from "../notify/listener";
 
 export type InboxEvent = { kind: "change"; accountId: string; messageId: string } | { kind: "resync" };
 type Subscriber = { accounts: ReadonlySet<string>; send: (e: InboxEvent) => void };
 
-const RECONNECT_MS = 1000;
+const RETRY_MS = 1000;
 const KEY = Symbol.for("ma2h.inbox-events");
 type Holder = { [KEY]?: InboxEvents };
 
 class InboxEvents {
   private readonly subscribers = new Set<Subscriber>();
-  private client: pg.Client | null = null;
-  private connecting: Promise<void> | null = null;
-  private closed = false;
+  private readonly listener = notificationListener();
+  private readonly stopListening: () => void;
+
+  constructor() {
+    this.stopListening = this.listener.subscribe(INBOX_CHANNEL, {
+      payload: (p) => this.dispatch(p),
+      lost: () => {
+        for (const sub of [...this.subscribers]) sub.send({ kind: "resync" });
+      },
+    });
+  }
 
   /** Listens (if not yet) and registers; returns the unsubscribe function. */
   async subscribe(accounts: Iterable<string>, send: (e: InboxEvent) => void): Promise<() => void> {
     const sub: Subscriber = { accounts: new Set(accounts), send };
     this.subscribers.add(sub);
-    await this.ready().catch((err: Error) => {
-      log.warn("inbox listen failed; retrying", { error_name: err.name });
-      this.retryLater();
-    });
+    await this.listen();
     return () => {
       this.subscribers.delete(sub);
     };
   }
 
-  private ready(): Promise<void> {
-    if (this.client || this.closed) return Promise.resolve();
-    this.connecting ??= this.connect().finally(() => {
-      this.connecting = null;
-    });
-    return this.connecting;
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: env().DATABASE_URL });
-    client.on("notification", (n) => {
-      if (n.channel === INBOX_CHANNEL && n.payload) this.dispatch(n.payload);
-    });
-    client.on("error", (err) => {
-      log.warn("inbox listen connection lost", { error_name: err.name });
-      this.drop(client);
-    });
-    client.on("end", () => this.drop(client));
-    await client.connect();
-    await client.query(`LISTEN ${INBOX_CHANNEL}`);
-    this.client = client;
+  /** A database that is down now must not fail the page: keep trying while anyone is subscribed. */
+  private async listen(): Promise<void> {
+    try {
+      await this.listener.ready();
+    } catch (err) {
+      log.warn("inbox listen failed; retrying", { error_name: (err as Error).name });
+      const retry = () => {
+        if (this.subscribers.size > 0) void this.listener.ready().catch(() => setTimeout(retry, RETRY_MS).unref());
+      };
+      setTimeout(retry, RETRY_MS).unref();
+    }
   }
 
   private dispatch(payload: string): void {
@@ -67,30 +62,16 @@ class InboxEvents {
     for (const sub of [...this.subscribers]) if (sub.accounts.has(event.accountId)) sub.send(event);
   }
 
-  private drop(client: pg.Client): void {
-    if (this.client !== client) return;
-    this.client = null;
-    for (const sub of [...this.subscribers]) sub.send({ kind: "resync" });
-    this.retryLater();
-  }
-
-  private retryLater(): void {
-    if (this.closed || this.subscribers.size === 0) return;
-    setTimeout(() => void this.ready().catch(() => this.retryLater()), RECONNECT_MS).unref();
-  }
-
   get size(): number {
     return this.subscribers.size;
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     this.subscribers.clear();
+    this.stopListening();
     const g = globalThis as Holder;
     if (g[KEY] === this) delete g[KEY];
-    const client = this.client;
-    this.client = null;
-    await client?.end().catch(() => {});
+    await this.listener.close();
   }
 }
 

@@ -1,13 +1,12 @@
 /**
- * Long-poll waiters (§8.2). One LISTEN connection per process receives the id of every message that
- * turns terminal, on commit, from any process; waiters are an in-memory map from message id to
- * callbacks, so thousands of held requests cost no database work. If the LISTEN connection drops,
- * every waiter is woken to re-read (a missed NOTIFY must never leave one hanging to its timeout
- * with a stale answer — it re-reads the row either way).
+ * Long-poll waiters (§8.2, and §8.7 parked drains under `mailboxWakeKey`). The process's one LISTEN
+ * connection (lib/notify/listener.ts) hands over the key of every message that turns terminal, and
+ * of every mailbox that gets a directive, on commit, from any process; waiters are an in-memory map
+ * from key to callbacks, so thousands of held requests cost no database work. If the connection
+ * drops, every waiter is woken to re-read (a missed NOTIFY must never leave one hanging to its
+ * timeout with a stale answer — it re-reads the row either way).
  */
-import pg from "pg";
-import { env } from "../env";
-import { log } from "../log";
+import { notificationListener } from "../notify/listener";
 import { TERMINAL_CHANNEL } from "./channel";
 
 type Wake = () => void;
@@ -16,41 +15,16 @@ class TerminalWaiters {
   private readonly waiters = new Map<string, Set<Wake>>();
   /** In-flight row reads per message id, shared by the long-polls of one process (see `shared`). */
   private readonly reads = new Map<string, Promise<unknown>>();
-  private client: pg.Client | null = null;
-  private connecting: Promise<void> | null = null;
   private closed = false;
+  private readonly listener = notificationListener();
+
+  constructor() {
+    this.listener.subscribe(TERMINAL_CHANNEL, { payload: (key) => this.wake(key), lost: () => this.wakeAll() });
+  }
 
   /** Resolves once this process is listening, so a caller can register before re-reading. */
   ready(): Promise<void> {
-    if (this.client || this.closed) return Promise.resolve();
-    this.connecting ??= this.connect().finally(() => {
-      this.connecting = null;
-    });
-    return this.connecting;
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: env().DATABASE_URL });
-    client.on("notification", (n) => {
-      if (n.channel === TERMINAL_CHANNEL && n.payload) this.wake(n.payload);
-    });
-    client.on("error", (err) => {
-      log.warn("listen connection lost", { error_name: err.name });
-      this.dropClient(client);
-    });
-    client.on("end", () => this.dropClient(client));
-    await client.connect();
-    await client.query(`LISTEN ${TERMINAL_CHANNEL}`);
-    this.client = client;
-  }
-
-  private dropClient(client: pg.Client): void {
-    if (this.client !== client) return;
-    this.client = null;
-    this.wakeAll();
-    if (!this.closed && this.waiters.size > 0) {
-      setTimeout(() => void this.ready().catch(() => {}), 500).unref();
-    }
+    return this.closed ? Promise.resolve() : this.listener.ready();
   }
 
   /** Registers a waiter; `promise` settles on wake, timeout or abort, `cancel` deregisters early. */
@@ -116,9 +90,7 @@ class TerminalWaiters {
   async close(): Promise<void> {
     this.closed = true;
     this.wakeAll();
-    const client = this.client;
-    this.client = null;
-    await client?.end().catch(() => {});
+    await this.listener.close();
   }
 }
 

@@ -1,0 +1,94 @@
+/**
+ * One LISTEN connection per process for every NOTIFY channel the Hub uses: `ma2h_message_terminal`
+ * (§8.2 long-polls and §8.7 parked drains, lib/messages/waiters.ts) and `ma2h_inbox` (the inbox's
+ * live updates, lib/inbox/events.ts). Payloads reach subscribers on commit, from any process. If the
+ * connection drops, every subscriber is told (`lost`), because a NOTIFY sent meanwhile is gone for
+ * good and nobody may wait on it; the connection comes back by itself while anyone is subscribed.
+ */
+import pg from "pg";
+import { env } from "../env";
+import { log } from "../log";
+import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "../messages/channel";
+
+export interface Subscription {
+  payload(payload: string): void;
+  /** The connection dropped: notifications may have been missed; re-read whatever you wait on. */
+  lost(): void;
+}
+
+const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL] as const;
+export type Channel = (typeof CHANNELS)[number];
+const RECONNECT_MS = 500;
+
+class NotificationListener {
+  private readonly subscribers = new Map<Channel, Set<Subscription>>();
+  private client: pg.Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private closed = false;
+
+  /** Adds a subscriber (it hears nothing until `ready()` has resolved once); returns its removal. */
+  subscribe(channel: Channel, sub: Subscription): () => void {
+    let set = this.subscribers.get(channel);
+    if (!set) this.subscribers.set(channel, (set = new Set()));
+    set.add(sub);
+    return () => {
+      set.delete(sub);
+    };
+  }
+
+  /** Resolves once this process is listening on every channel; rejects if the database is down. */
+  ready(): Promise<void> {
+    if (this.client || this.closed) return Promise.resolve();
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: env().DATABASE_URL });
+    client.on("notification", (n) => {
+      if (!n.payload) return;
+      for (const sub of [...(this.subscribers.get(n.channel as Channel) ?? [])]) sub.payload(n.payload);
+    });
+    client.on("error", (err) => {
+      log.warn("listen connection lost", { error_name: err.name });
+      this.drop(client);
+    });
+    client.on("end", () => this.drop(client));
+    await client.connect();
+    for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
+    this.client = client;
+  }
+
+  private drop(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = null;
+    for (const set of this.subscribers.values()) for (const sub of [...set]) sub.lost();
+    this.retryLater();
+  }
+
+  private retryLater(): void {
+    if (this.closed || ![...this.subscribers.values()].some((s) => s.size > 0)) return;
+    setTimeout(() => void this.ready().catch(() => this.retryLater()), RECONNECT_MS).unref();
+  }
+
+  /** Ends the connection for good (process shutdown); a later `notificationListener()` starts anew. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const g = globalThis as Holder;
+    if (g[KEY] === this) delete g[KEY];
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+}
+
+const KEY = Symbol.for("ma2h.notification-listener");
+type Holder = { [KEY]?: NotificationListener };
+
+/** The process-wide listener (kept on globalThis: Next bundles and the server share one process). */
+export function notificationListener(): NotificationListener {
+  const g = globalThis as Holder;
+  return (g[KEY] ??= new NotificationListener());
+}
