@@ -5,6 +5,7 @@
 import { HubError } from "../lib/protocol/errors";
 import { createAccount } from "../lib/principals/accounts";
 import { addUser } from "../lib/principals/users";
+import { changeRole, memberByHandle, removeMember } from "../lib/principals/members";
 import { createToken, revokeToken } from "../lib/principals/tokens";
 import { createAgent, type AgentRef } from "../lib/principals/agents";
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
@@ -63,6 +64,29 @@ export const COMMANDS: Record<string, Command> = {
       return {
         json: { user: { email: u.email, handle: u.handle, role: u.role } },
         text: `${u.email} added to ${u.accountSlug} as ${u.handle} (${u.role})`,
+      };
+    },
+  },
+  "user role": {
+    usage: "user role <handle> --account <slug> --role <owner|admin|member|viewer>",
+    args: 1,
+    async run([handle], f) {
+      const slug = need(f, "account");
+      const m = await memberByHandle(slug, handle!);
+      const r = await changeRole(m.accountId, m.membershipId, need(f, "role"));
+      return { json: { user: { handle: r.handle, role: r.role, changed: r.changed } }, text: `${r.handle} is ${r.role} in ${slug}` };
+    },
+  },
+  "user remove": {
+    usage: "user remove <handle> --account <slug>",
+    args: 1,
+    async run([handle], f) {
+      const slug = need(f, "account");
+      const m = await memberByHandle(slug, handle!);
+      const r = await removeMember(m.accountId, m.membershipId);
+      return {
+        json: { user: { handle: r.handle, removed: true, sessions_ended: r.sessionsEnded } },
+        text: `${r.handle} removed from ${slug}; ${r.sessionsEnded} session(s) ended`,
       };
     },
   },

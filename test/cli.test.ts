@@ -109,6 +109,26 @@ describe("accounts, users and tokens", () => {
     expect(taken.json.error.message).toContain("handle alice is already taken");
   });
 
+  it("changes a member's role and removes a member, never the last owner", async () => {
+    await ok("user", "add", "carol@example.com", "--account", "acme", "--handle", "carol", "--role", "member");
+    expect(await ok("user", "role", "carol", "--account", "acme", "--role", "admin")).toEqual({ user: { handle: "carol", role: "admin", changed: true } });
+    expect(await ok("user", "remove", "carol", "--account", "acme")).toEqual({ user: { handle: "carol", removed: true, sessions_ended: 0 } });
+    const [lastOwner, lastOwnerRemoval] = await Promise.all([
+      fails("invalid_field", "user", "role", "alice", "--account", "acme", "--role", "member"),
+      fails("invalid_field", "user", "remove", "alice", "--account", "acme"),
+      fails("not_found", "user", "remove", "carol", "--account", "acme"),
+      fails("invalid_field", "user", "role", "alice", "--account", "acme", "--role", "boss"),
+    ]);
+    expect(lastOwner.json.error.message).toContain("without an owner");
+    expect(lastOwnerRemoval.json.error.message).toContain("without an owner");
+    const trail = await sql("SELECT event, actor FROM audit_events WHERE event LIKE 'member.%' AND detail->>'handle' = 'carol' ORDER BY id");
+    expect(trail).toEqual([
+      { event: "member.added", actor: "system:cli" },
+      { event: "member.role_changed", actor: "system:cli" },
+      { event: "member.removed", actor: "system:cli" },
+    ]);
+  });
+
   it("creates and revokes personal access tokens", async () => {
     const created = await ok("token", "create", "--user", "alice@example.com");
     expect(created).toEqual({ token: expect.stringMatching(/^ma2h_pat_[A-Za-z0-9_-]{43}$/), id: expect.stringMatching(/^pat_/) });

@@ -145,3 +145,10 @@ export async function removeMember(
     return { membershipId, handle: m.handle, sessionsEnded: count };
   });
 }
+
+/** The membership of `handle` in the account `slug` (the CLI names members by handle), or `404`. */
+export async function memberByHandle(slug: string, handle: string): Promise<{ accountId: string; membershipId: string }> {
+  const m = await db().membership.findFirst({ where: { handle, account: { slug } }, select: { id: true, accountId: true } });
+  if (!m) throw new HubError("not_found", `member ${handle} not found in account ${slug}`);
+  return { accountId: m.accountId, membershipId: m.id };
+}
