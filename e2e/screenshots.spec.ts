@@ -1,11 +1,13 @@
 /**
- * The docs screenshots (docs/screenshot-inbox.png, docs/screenshot-item.png), taken from this run in
+ * The docs screenshots (docs/screenshot-inbox.png, docs/screenshot-item.png, docs/screenshot-agent.png), taken from this run in
  * an account of their own (demo, owner dana) seeded with the spec's example messages.
  */
 import { join } from "node:path";
 import { repoRoot } from "../test/support/hub";
 import { api, expect, signedInContext, test } from "./support/fixtures";
-import { LOGINS } from "./support/state";
+import { e2eState, LOGINS } from "./support/state";
+
+const hubUrl = () => e2eState().hubUrl;
 
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, "Z");
 const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
@@ -106,6 +108,28 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
     await expect(page.getByTestId("item-context")).toBeVisible();
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(repoRoot, "docs/screenshot-item.png"), fullPage: true });
+
+    // The agent page: two directives sent from the composer, one drained and acknowledged with a note.
+    await page.goto("/inbox/agents/demo/deploybot/dev-team");
+    for (const [title, priority] of [
+      ["Pause deploys to prod until the incident review is done", "urgent"],
+      ["Use the eu-west canary for the #150 rollout", "normal"],
+    ] as const) {
+      await page.getByTestId("directive-title").fill(title);
+      await page.getByTestId("directive-priority").selectOption(priority);
+      await page.getByTestId("directive-send").click();
+      await expect(page.getByTestId("directive-row").filter({ hasText: title })).toBeVisible();
+    }
+    const drained = await fetch(`${hubUrl()}/v1/inbox?max=1`, { headers: { authorization: `Bearer ${a.key}` } });
+    const [first] = ((await drained.json()) as { messages: { directive: { id: string } }[] }).messages;
+    await fetch(`${hubUrl()}/v1/inbox/ack`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ ids: [first!.directive.id], note: "Paused. Deploys stay frozen until you send **resume**." }),
+    });
+    await expect(page.getByTestId("directive-status").getByText("acknowledged")).toBeVisible();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(repoRoot, "docs/screenshot-agent.png"), fullPage: true });
   } finally {
     await context.close();
   }

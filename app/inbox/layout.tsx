@@ -17,12 +17,10 @@ export default async function InboxLayout({ children }: { children: ReactNode })
         <Link prefetch={false} href="/inbox" className="brand">
           MA2H <span>Inbox</span>
         </Link>
-        <nav className="topnav">
+        <nav className="topnav" aria-label="Directives, settings and administration">
           <Link prefetch={false} href="/inbox/directives" data-testid="nav-directives">
             Directives
           </Link>
-        </nav>
-        <nav className="hub-nav" aria-label="Settings and administration">
           <Link prefetch={false} href="/settings/tokens" data-testid="nav-tokens">
             My tokens
           </Link>
