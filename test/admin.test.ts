@@ -237,6 +237,9 @@ describe("audit trail", () => {
       before = page.next;
     }
     expect(walked).toEqual(all.map((e) => e.id));
+    // A malformed or out-of-range cursor is no cursor, never a database error.
+    expect((await listAudit(acmeId, {}, { before: "2026-12-02T00:00:00.000Z_9999999999999999999", limit: 500 })).entries).toHaveLength(all.length);
+    expect((await listAudit(acmeId, {}, { before: "garbage", limit: 500 })).entries).toHaveLength(all.length);
     const ats = all.map((e) => e.at);
     expect([...ats].sort().reverse()).toEqual(ats);
   });

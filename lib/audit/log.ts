@@ -102,7 +102,9 @@ function parseCursor(raw: string | undefined): { at: Date; id: bigint } | null {
   const m = raw && /^(.+)_(\d{1,19})$/.exec(raw);
   if (!m) return null;
   const at = new Date(m[1]!);
-  return Number.isNaN(at.getTime()) ? null : { at, id: BigInt(m[2]!) };
+  const id = BigInt(m[2]!);
+  // A hand-edited cursor past bigint's range would fail in the database: treat it as no cursor.
+  return Number.isNaN(at.getTime()) || id > 9223372036854775807n ? null : { at, id };
 }
 
 /** The kinds and actors present in the account's trail, for the page's filter choices. */
