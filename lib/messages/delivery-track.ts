@@ -23,7 +23,18 @@ export type DeliveryVia = "push" | "pull";
  * Under retention's row lock (retention.ts) this UPDATE waits for the purge to commit, and then
  * matches nothing: the purge decided `expired` and the reader answers `410`.
  */
-export async function stampDeliveredToAgent(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
+export function stampDeliveredToAgent(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
+  // Long-polls woken by one commit all return the same answer: one stamp per process, shared.
+  const running = inFlight.get(resolutionId);
+  if (running) return running;
+  const stamp = stampOnce(resolutionId, at, via, actor).finally(() => inFlight.delete(resolutionId));
+  inFlight.set(resolutionId, stamp);
+  return stamp;
+}
+
+const inFlight = new Map<string, Promise<Date | null>>();
+
+async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
   if ((await stampDeliveredQuery(resolutionId, at, via, actor)).length === 1) return at;
   // Lost to an earlier stamp, or the row is gone. A fresh statement sees what the UPDATE waited for.
   const [row] = await db().$queryRaw<Array<{ delivered_to_agent_at: Date | null }>>`

@@ -9,7 +9,7 @@
  */
 import { clock } from "../clock";
 import { limits } from "../env";
-import { recordAgentSeen } from "../presence/seen";
+import { recordAgentSeenThrottled } from "../presence/throttle";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter, loadMessage } from "./access";
@@ -45,7 +45,7 @@ async function current(principal: AgentPrincipal, id: string, shared = false): P
 
 export async function readMessage(principal: AgentPrincipal, id: string, options: ReadOptions = {}): Promise<ReadResult> {
   // §15.1 / A21: the agent's own authenticated GET is reachability traffic, whatever it reads.
-  await recordAgentSeen(principal.agentRowId);
+  await recordAgentSeenThrottled(principal.agentRowId);
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
   const settled = (r: MessageWithResolution) =>
     r.status !== "open" || (options.since !== undefined && changedSince(r, options.since));
@@ -82,7 +82,7 @@ export async function readMessage(principal: AgentPrincipal, id: string, options
       waiting?.cancel();
     }
     // The agent was listening for the whole hold: its presence is as fresh as the answer.
-    if (!options.signal?.aborted) await recordAgentSeen(principal.agentRowId);
+    if (!options.signal?.aborted) await recordAgentSeenThrottled(principal.agentRowId);
   }
   if (!changedSince(row, options.since)) return { notModified: true };
   if (row.resolution && row.resolution.deliveredToAgentAt === null && row.type !== "notify") {
