@@ -44,7 +44,13 @@ export function ActionForm({
         <input key={k} type="hidden" name={k} value={v} />
       ))}
       {children}
-      <button type="submit" className={danger ? "btn btn-danger" : "btn btn-primary"} disabled={pending} data-testid={`${testId}-submit`}>
+      <button
+        type="submit"
+        // Row-level buttons stay quiet; the page's main form gets the primary button.
+        className={danger ? "btn btn-danger" : className === "inline-form" ? "btn" : "btn btn-primary"}
+        disabled={pending}
+        data-testid={`${testId}-submit`}
+      >
         {submit}
       </button>
       {state && !state.ok && (

@@ -2,6 +2,8 @@ import { LocalTime } from "@/components/Clock";
 import type { DeliveryView } from "@/lib/delivery/admin";
 import { redriveAction } from "@/app/admin/actions";
 import { ActionForm } from "@/app/admin/_components/action-form";
+// The admin tables, forms and notices (the inbox pages do not load admin.css otherwise).
+import "@/app/admin/admin.css";
 
 /** The callback URL without its query: the attempt log never records one either (docs/decisions.md). */
 function withoutQuery(url: string): string {
