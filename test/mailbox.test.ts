@@ -233,6 +233,11 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
     expect((await human("alice").get("/v1/inbox")).status).toBe(401);
+    // No sessions are registered here: a presented one is unknown (§8.7.1), on drain and on ack.
+    const session = await drain(A, "?session=sess_01abc");
+    expect(session.status).toBe(404);
+    expect(session.body.error.code).toBe("not_found");
+    expect((await agent(A).post("/v1/inbox/ack?session=sess_01abc", { ids: ["dir_x"] })).status).toBe(404);
   });
 
   it("a drain stamps the agent's last_seen (§15.1)", async () => {
