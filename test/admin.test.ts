@@ -88,6 +88,23 @@ describe("members", () => {
     await changeRole(globexId, gina, "owner", { actor: "human:gus" });
   });
 
+  it("owners are made by owners: an admin cannot grant, change or remove the owner role", async () => {
+    const asAdam = { actor: "human:adam", accountId: acmeId, role: "admin" };
+    const [alice, bob] = [await seatOf(acmeId, "alice"), await seatOf(acmeId, "bob")];
+    expect(await codeOf(changeRole(acmeId, bob, "owner", asAdam))).toBe("not_authorized");
+    expect(await codeOf(changeRole(acmeId, await seatOf(acmeId, "adam"), "owner", asAdam))).toBe("not_authorized");
+    expect(await codeOf(changeRole(acmeId, alice, "member", asAdam))).toBe("not_authorized");
+    expect(await codeOf(removeMember(acmeId, alice, asAdam))).toBe("not_authorized");
+    expect(await codeOf(addUser("olga@acme.test", "acme", "olga", "owner", asAdam))).toBe("not_authorized");
+    expect((await listMembers(acmeId)).filter((m) => m.role === "owner").map((m) => m.handle)).toEqual(["alice"]);
+    // Everything below owner is theirs to manage.
+    expect((await changeRole(acmeId, bob, "viewer", asAdam)).changed).toBe(true);
+    expect((await changeRole(acmeId, bob, "member", asAdam)).changed).toBe(true);
+    // An owner may grant it.
+    expect(await codeOf(changeRole(acmeId, bob, "owner", { actor: "human:alice", accountId: acmeId, role: "owner" }))).toBe("ok");
+    await changeRole(acmeId, bob, "member", { actor: "human:alice", accountId: acmeId, role: "owner" });
+  });
+
   it("two owners removing each other at once: exactly one removal wins", async () => {
     await provisionAccount("duo", [], [
       { handle: "o1", role: "owner" },
@@ -215,7 +232,9 @@ describe("audit trail", () => {
 
   it("filters by actor, kind (exact or family) and time; pages newest first", async () => {
     const byAdam = await listAudit(acmeId, { actor: "human:adam" });
-    expect(byAdam.entries.map((e) => e.event).sort()).toEqual(["key.revoked", "key.rotated"]);
+    expect(byAdam.entries.map((e) => e.event).sort()).toEqual(["key.revoked", "key.rotated", "member.role_changed", "member.role_changed"]);
+    const adamsKeys = await listAudit(acmeId, { actor: "human:adam", event: "key.*" });
+    expect(adamsKeys.entries.map((e) => e.event).sort()).toEqual(["key.revoked", "key.rotated"]);
     const members = await listAudit(acmeId, { event: "member.*" });
     expect(new Set(members.entries.map((e) => e.event))).toEqual(new Set(["member.added", "member.role_changed", "member.removed"]));
     const exact = await listAudit(acmeId, { event: "member.removed" });

@@ -15,8 +15,8 @@ import { addUser } from "@/lib/principals/users";
 import { adminAction } from "./_lib/guard";
 import { field, perform, type ActionState } from "./_lib/result";
 
-function opts(seat: { actor: string; accountId: string }) {
-  return { actor: seat.actor, accountId: seat.accountId };
+function opts(seat: { actor: string; accountId: string; role: string }) {
+  return { actor: seat.actor, accountId: seat.accountId, role: seat.role };
 }
 
 export async function createAgentAction(_prev: ActionState, form: FormData): Promise<ActionState> {

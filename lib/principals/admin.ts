@@ -16,6 +16,19 @@ export interface AdminOptions {
    * The CLI, which administers the whole Hub, leaves it unset.
    */
   accountId?: string;
+  /**
+   * The acting person's role in that account (the web admin). An `admin` may not grant, change or
+   * remove the `owner` role (docs/decisions.md, "Owners are made by owners"); unset — the CLI — has
+   * the operator's full authority.
+   */
+  role?: string;
+}
+
+/** Refuses an owner-level membership change to a non-owner administrator. */
+export function requireOwnerFor(opts: AdminOptions | undefined, what: string): void {
+  if (opts?.role !== undefined && opts.role !== "owner") {
+    throw new HubError("not_authorized", `only an owner can ${what}`);
+  }
 }
 
 export const CLI_ACTOR = "system:cli";

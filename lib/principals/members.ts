@@ -6,7 +6,7 @@
  */
 import { db, type Tx } from "../db";
 import { HubError } from "../protocol/errors";
-import { actorOf, audit, type AdminOptions } from "./admin";
+import { actorOf, audit, requireOwnerFor, type AdminOptions } from "./admin";
 import { parseRole } from "./users";
 import { endSessionsOf } from "./web-sessions";
 import { ROLES, type Role } from "./types";
@@ -108,6 +108,7 @@ export async function changeRole(
   return db().$transaction(async (tx) => {
     const m = await lockedMembership(tx, accountId, membershipId);
     if (m.role === next) return { membershipId, handle: m.handle, role: next, changed: false };
+    if (m.role === "owner" || next === "owner") requireOwnerFor(opts, "grant or take away the owner role");
     if (next !== "owner") await keepAnOwner(tx, accountId, m, `changing ${m.handle} to ${next}`);
     await tx.membership.update({ where: { id: m.id }, data: { role: next } });
     await audit(tx, {
@@ -133,6 +134,7 @@ export async function removeMember(
 ): Promise<{ membershipId: string; handle: string; sessionsEnded: number }> {
   return db().$transaction(async (tx) => {
     const m = await lockedMembership(tx, accountId, membershipId);
+    if (m.role === "owner") requireOwnerFor(opts, "remove an owner");
     await keepAnOwner(tx, accountId, m, `removing ${m.handle}`);
     await tx.membership.delete({ where: { id: m.id } });
     const count = await endSessionsOf(m.userId, tx);

@@ -7,7 +7,7 @@ import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { findAccount } from "./accounts";
-import { actorOf, audit, isUniqueViolation, requireMatch, type AdminOptions } from "./admin";
+import { actorOf, audit, isUniqueViolation, requireMatch, requireOwnerFor, type AdminOptions } from "./admin";
 import { ROLES, type Role } from "./types";
 
 export const HANDLE_PATTERN = /^[a-z0-9._-]{1,64}$/;
@@ -46,6 +46,7 @@ export async function addUser(
   const normalised = normaliseEmail(email);
   requireMatch("handle", handle, HANDLE_PATTERN, "use 1-64 characters of [a-z0-9._-]");
   const seatRole = parseRole(role);
+  if (seatRole === "owner") requireOwnerFor(opts, "add an owner");
   const account = await findAccount(accountSlug);
   for (let attempt = 1; ; attempt++) {
     try {
