@@ -7,14 +7,11 @@
  * (one per connection) — for BENCH_SECONDS (default 15) after a 3 s warm-up. Only 202s count.
  * Prints requests/s, p50, p99 and the Hub/baseline ratio. Needs `npm run build` first.
  */
-import { spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { createTestDatabase } from "../test/support/database";
-import { freePort, repoRoot } from "../test/support/hub";
 import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";
-import { benchEnvelope, drive, fmt, logDir, machine, sleep, startWeb, summarize, type Summary, type Target } from "./bench/lib";
+import { benchEnvelope, drive, fmt, logDir, machine, startBaseline, startWeb, summarize, type Summary, type Target } from "./bench/lib";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONCURRENCY = 64;
@@ -58,22 +55,9 @@ async function main(): Promise<void> {
   const results: Record<string, Summary> = {};
   try {
     // The floor: one INSERT per request, same database, same client concurrency.
-    const port = await freePort();
-    const fd = openSync(join(logDir(), "baseline.log"), "w");
-    const baseline = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "scripts/bench/baseline-server.ts"), database.url, String(port)], {
-      stdio: ["ignore", fd, fd],
-    });
-    closeSync(fd);
-    for (let i = 0; i < 100; i++) {
-      try {
-        await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "{}" });
-        break;
-      } catch {
-        await sleep(100);
-      }
-    }
-    results.baseline = await run("baseline (1 INSERT)", [{ host: "127.0.0.1", port }], keyList, agents, [baseline.pid as number]);
-    baseline.kill("SIGTERM");
+    const baseline = await startBaseline(database.url);
+    results.baseline = await run("baseline (1 INSERT)", [baseline.target], keyList, agents, [baseline.pid]);
+    baseline.stop();
 
     const withRedis = await startWeb(database.url, { ...RAISED, REDIS_URL }, join(logDir(), "web-redis.log"));
     results.redis = await run("Hub web (REDIS_URL set)", [{ host: "127.0.0.1", port: withRedis.port }], keyList, agents, [withRedis.pid]);

@@ -134,20 +134,9 @@ export async function drive(options: {
   const end = warmupEnd + options.seconds * 1000;
   const result: DriveResult = { seconds: options.seconds, ok: 0, statuses: {}, latencies: [] };
   let seq = 0;
-  const pids = options.cpuPids ?? [];
-  const ticks = () => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
-  let cpuStart = 0;
-  let pgStart = new Map<number, number>();
-  const cpuMark = setTimeout(() => {
-    cpuStart = ticks();
-    if (options.pgDatabase) pgStart = backendTicks(options.pgDatabase);
-  }, Math.max(0, warmupEnd - Date.now()));
-  let cpuEnd = 0;
-  let pgEnd: Map<number, number> | null = null;
-  const cpuEndMark = setTimeout(() => {
-    cpuEnd = ticks();
-    if (options.pgDatabase) pgEnd = backendTicks(options.pgDatabase);
-  }, Math.max(0, end - Date.now()));
+  const meter = cpuMeter(options.cpuPids ?? [], options.pgDatabase);
+  const cpuMark = setTimeout(() => meter.start(), Math.max(0, warmupEnd - Date.now()));
+  const cpuEndMark = setTimeout(() => meter.stop(), Math.max(0, end - Date.now()));
   const worker = async (w: number) => {
     const t = w % options.targets.length;
     for (;;) {
@@ -169,14 +158,42 @@ export async function drive(options: {
   await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
   clearTimeout(cpuMark);
   clearTimeout(cpuEndMark);
-  if (pids.length) result.cpuMs = ((cpuEnd || ticks()) - cpuStart) * (1000 / CLOCK_TICKS_PER_SECOND);
-  if (options.pgDatabase) {
-    let sum = 0;
-    for (const [pid, t] of pgEnd ?? backendTicks(options.pgDatabase)) sum += t - (pgStart.get(pid) ?? 0);
-    result.pgCpuMs = sum * (1000 / CLOCK_TICKS_PER_SECOND);
-  }
+  Object.assign(result, meter.read());
   for (const a of agents) a.destroy();
   return result;
+}
+
+/**
+ * CPU time, in ms, that the `pids` processes and the PostgreSQL backends serving `pgDatabase` used
+ * between start() and stop() (or read(), when stop() was never called). Each figure is present only
+ * when something was asked to be measured.
+ */
+export function cpuMeter(pids: number[], pgDatabase?: string) {
+  const ticks = () => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+  let cpuStart = 0;
+  let cpuEnd = 0;
+  let pgStart = new Map<number, number>();
+  let pgEnd: Map<number, number> | null = null;
+  return {
+    start(): void {
+      cpuStart = ticks();
+      if (pgDatabase) pgStart = backendTicks(pgDatabase);
+    },
+    stop(): void {
+      cpuEnd = ticks();
+      if (pgDatabase) pgEnd = backendTicks(pgDatabase);
+    },
+    read(): { cpuMs?: number; pgCpuMs?: number } {
+      const out: { cpuMs?: number; pgCpuMs?: number } = {};
+      if (pids.length) out.cpuMs = ((cpuEnd || ticks()) - cpuStart) * (1000 / CLOCK_TICKS_PER_SECOND);
+      if (pgDatabase) {
+        let sum = 0;
+        for (const [pid, t] of pgEnd ?? backendTicks(pgDatabase)) sum += t - (pgStart.get(pid) ?? 0);
+        out.pgCpuMs = sum * (1000 / CLOCK_TICKS_PER_SECOND);
+      }
+      return out;
+    },
+  };
 }
 
 export function percentile(values: number[], p: number): number {
@@ -259,6 +276,103 @@ export function logDir(): string {
   const dir = join(tmpdir(), "ma2h-bench");
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+export interface BaselineProcess {
+  pid: number;
+  target: Target;
+  stop(): void;
+}
+
+/**
+ * The bare node:http floor (scripts/bench/baseline-server.ts) on the same database, log to
+ * `logName` under logDir(); resolves once it answers.
+ */
+export async function startBaseline(databaseUrl: string, logName = "baseline.log"): Promise<BaselineProcess> {
+  const port = await freePort();
+  const fd = openSync(join(logDir(), logName), "w");
+  const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "scripts/bench/baseline-server.ts"), databaseUrl, String(port)], {
+    stdio: ["ignore", fd, fd],
+  });
+  closeSync(fd);
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "{}" });
+      break;
+    } catch {
+      await sleep(100);
+    }
+  }
+  return { pid: child.pid as number, target: { host: "127.0.0.1", port }, stop: () => void child.kill("SIGTERM") };
+}
+
+/**
+ * Resolves once a process has been idle (at most 2 ticks of CPU per 500 ms) for `quietMs`, or
+ * after `maxMs` (then false): a web with every parked request registered and waiting.
+ */
+export async function untilIdle(pid: number, quietMs = 2000, maxMs = 150_000): Promise<boolean> {
+  const start = Date.now();
+  let idleSince = 0;
+  let ticks = cpuTicks(pid);
+  for (;;) {
+    await sleep(500);
+    const now = cpuTicks(pid);
+    if (now - ticks > 2) idleSince = 0;
+    else idleSince ||= Date.now();
+    ticks = now;
+    if (idleSince && Date.now() - idleSince >= quietMs) return true;
+    if (Date.now() - start > maxMs) return false;
+  }
+}
+
+export interface LongPollResult {
+  status: number;
+  body: string;
+  /** performance.now() when the answer that ended the poll arrived. */
+  answeredAt: number;
+  polls: number;
+  /** Connection errors retried on the way. */
+  errors: number;
+}
+
+/**
+ * A long-poll GET as an agent runs it: on `agent`'s connections, polling again while `again` says
+ * the answer is still "nothing yet" and after a connection error (100 ms later). `onParked` fires
+ * when the first request's connection is established.
+ */
+export function longPoll(
+  target: Target,
+  path: string,
+  key: string,
+  agent: http.Agent,
+  again: (status: number, body: string) => boolean,
+  onParked?: () => void,
+): Promise<LongPollResult> {
+  return new Promise((done) => {
+    const r: LongPollResult = { status: 0, body: "", answeredAt: 0, polls: 0, errors: 0 };
+    const poll = () => {
+      r.polls++;
+      const req = http.request({ host: target.host, port: target.port, path, headers: { authorization: `Bearer ${key}` }, agent }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (body += d));
+        res.on("end", () => {
+          if (again(res.statusCode ?? 0, body)) return poll();
+          Object.assign(r, { status: res.statusCode ?? 0, body, answeredAt: performance.now() });
+          done(r);
+        });
+      });
+      // A connection the kernel dropped under a full accept queue never answers: give up and retry.
+      req.setTimeout(75_000, () => req.destroy(new Error("client timeout")));
+      req.on("error", () => {
+        r.errors++;
+        setTimeout(poll, 100);
+      });
+      req.end();
+      if (r.polls === 1 && onParked) req.on("socket", (s) => s.once("connect", onParked));
+    };
+    poll();
+  });
 }
 
 /** A plain envelope for the benchmarks: `notify` or `ask`, each ask with its own idempotency key. */
