@@ -453,6 +453,32 @@ describe("the inbox shows both tracks (§14.2, §15.4)", () => {
 
 // Last: retention here purges every terminal message of this database.
 describe("§14.2 retention: expired never after delivered", () => {
+  it("a GET racing the purge waits for its row lock and answers 410 — never a delivered body for a purged answer", async () => {
+    const id = await submit("ask");
+    await resolve(id, { resolution: "answered", value: "ship" });
+    const purger = new pg.Client({ connectionString: database.url });
+    await purger.connect();
+    try {
+      // What retention's transaction does: lock the undelivered resolution, tombstone, delete.
+      await purger.query("BEGIN");
+      const locked = await purger.query("SELECT r.id FROM resolutions r WHERE r.message_id = $1 AND r.delivered_to_agent_at IS NULL FOR UPDATE OF r", [id]);
+      expect(locked.rowCount).toBe(1);
+      let answered = false;
+      const racing = rawGet(id).then((r) => ((answered = true), r));
+      await sleep(700);
+      expect(answered).toBe(false); // the stamp is waiting for the purge
+      await purger.query("INSERT INTO message_tombstones (id, account_id, agent_row_id, purged_at) SELECT id, account_id, agent_row_id, now() FROM messages WHERE id = $1", [id]);
+      await purger.query("DELETE FROM messages WHERE id = $1", [id]);
+      await purger.query("COMMIT");
+      const got = await racing;
+      expect(got.status).toBe(410);
+      expect(got.body.error.code).toBe("gone");
+      expect(await audit(id, "response.delivered_to_agent")).toHaveLength(0);
+    } finally {
+      await purger.end();
+    }
+  });
+
   it("an undelivered v0.5 answer records response.delivery_expired; a delivered one and a v0.4 one do not", async () => {
     const undelivered = await submit("ask");
     const delivered = await submit("ask");
