@@ -180,7 +180,7 @@ test("a binding approved in the UI lets a push callback through; the item shows 
   }
 });
 
-test("members: added in the UI, role changed, removed — the removed member's open session ends at once; the last owner stays", async ({ browser }) => {
+test("members: added in the UI, role changed, removed — the removed member's open session ends at once; an admin cannot make owners; the last owner stays", async ({ browser }) => {
   const alice = await signedInContext(browser, LOGINS.alice);
   acceptDialogs(alice.page);
   try {
@@ -212,6 +212,27 @@ test("members: added in the UI, role changed, removed — the removed member's o
       await carl.page.waitForURL(/\/signin/);
     } finally {
       await carl.context.close();
+    }
+
+    // An admin runs the account but cannot make owners: ada, added as admin, tries to promote herself.
+    await page.getByTestId("member-email").fill("ada@acme.test");
+    await page.getByTestId("member-handle").fill("ada");
+    await page.getByTestId("member-role").selectOption("admin");
+    await page.getByTestId("add-member-submit").click();
+    await expect(page.locator('[data-testid="member-row"][data-handle="ada"]')).toHaveAttribute("data-role", "admin");
+    const ada = await signedInContext(browser, "ada");
+    acceptDialogs(ada.page);
+    try {
+      await ada.page.getByTestId("nav-admin").click();
+      await ada.page.waitForURL(/\/admin\/acme\/agents$/);
+      await ada.page.goto("/admin/acme/members");
+      await ada.page.getByTestId("role-ada-select").selectOption("owner");
+      await ada.page.getByTestId("role-ada-submit").click();
+      await expect(ada.page.getByTestId("role-ada-error")).toContainText("only an owner");
+      await ada.page.getByTestId("remove-alice-submit").click();
+      await expect(ada.page.getByTestId("remove-alice-error")).toContainText("only an owner");
+    } finally {
+      await ada.context.close();
     }
 
     // The account keeps an owner: alice, its only owner, can neither demote nor remove herself.
