@@ -7,6 +7,7 @@
  */
 import { revalidatePath } from "next/cache";
 import { redriveDelivery } from "@/lib/delivery/admin";
+import { enqueueRedriven } from "@/lib/jobs/push";
 import { agentInAccount, createAgent } from "@/lib/principals/agents";
 import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
 import { addBinding, addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
@@ -130,6 +131,7 @@ export async function redriveAction(_prev: ActionState, form: FormData): Promise
   return perform(async () => {
     const { seat } = await adminAction(field(form, "account"));
     const r = await redriveDelivery(field(form, "delivery"), opts(seat));
+    await enqueueRedriven(r.id);
     const message = field(form, "message");
     if (message) revalidatePath(`/inbox/${encodeURIComponent(message)}`);
     return { ok: true, message: `Delivery ${r.id} is pending again: a fresh retry cycle starts now.` };

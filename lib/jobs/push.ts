@@ -58,3 +58,13 @@ export async function sweepDueDeliveries(horizonMs: number): Promise<number> {
   for (const d of due) await enqueuePush(d.id, d.nextAttemptAt, d.attempts + 1);
   return due.length;
 }
+
+/**
+ * After a redrive (lib/delivery/admin.ts) from a process that has the queue — the web admin —
+ * enqueue the fresh cycle's first attempt now rather than at the next sweep. Best effort, like
+ * every enqueue: the sweep remains the backstop (the CLI relies on it).
+ */
+export async function enqueueRedriven(deliveryId: string): Promise<void> {
+  const row = await db().pushDelivery.findUnique({ where: { id: deliveryId }, select: { status: true, attempts: true, nextAttemptAt: true } });
+  if (row?.status === "pending") await enqueuePush(deliveryId, row.nextAttemptAt, row.attempts + 1);
+}

@@ -7,9 +7,9 @@ import { adminPage } from "../../_lib/guard";
 
 export const dynamic = "force-dynamic";
 
-function RoleSelect({ value, testId }: { value?: string; testId: string }) {
+function RoleSelect({ value, testId, label }: { value?: string; testId: string; label?: string }) {
   return (
-    <select name="role" defaultValue={value ?? "member"} data-testid={testId}>
+    <select name="role" defaultValue={value ?? "member"} data-testid={testId} aria-label={label}>
       {ROLES.map((r) => (
         <option key={r} value={r}>
           {r}
@@ -57,7 +57,7 @@ export default async function MembersPage({ params }: { params: Promise<{ accoun
                     testId={`role-${m.handle}`}
                     className="inline-form"
                   >
-                    <RoleSelect value={m.role} testId={`role-${m.handle}-select`} />
+                    <RoleSelect value={m.role} testId={`role-${m.handle}-select`} label={`Role of ${m.handle}`} />
                   </ActionForm>
                 </td>
                 <td>
