@@ -7,7 +7,6 @@
 import { clock } from "../clock";
 import { db } from "../db";
 import { INBOX_CHANNEL } from "../messages/channel";
-import { audit } from "../principals/admin";
 import type { AgentPrincipal } from "../principals/types";
 import { inboxAckSchema } from "../protocol/directive";
 import { parseWire } from "../protocol/wire";
@@ -17,24 +16,23 @@ export async function ackMailbox(principal: AgentPrincipal, input: unknown): Pro
   const { ids, note } = parseWire(inboxAckSchema, input, "validation_error");
   const now = clock.now();
   const unique = [...new Set(ids)];
-  return db().$transaction(async (tx) => {
-    const acked = await tx.$queryRaw<{ id: string; account_id: string }[]>`
+  // One statement: the acks, their audit events (a data-modifying WITH always runs to completion)
+  // and the inbox NOTIFYs commit together, at a fixed cost per call however many ids it carries.
+  const detail = JSON.stringify({ note: note !== undefined });
+  const acked = await db().$queryRaw<{ id: string }[]>`
+    WITH acked AS (
       UPDATE mailbox_entries
          SET state = 'acknowledged', acknowledged_at = ${now}, ack_note = ${note ?? null}, ended_at = ${now}
        WHERE id = ANY(${unique})
          AND agent_row_id = ${principal.agentRowId}
          AND kind = ${DIRECTIVE_KIND}
          AND state IN ('queued', 'delivered')
-      RETURNING id, account_id`;
-    for (const row of acked) {
-      await audit(tx, {
-        accountId: row.account_id,
-        actor: `agent:${principal.agentId}`,
-        event: "directive.acknowledged",
-        detail: { directive_id: row.id, note: note !== undefined },
-      });
-      await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${row.account_id}:${row.id}`})`;
-    }
-    return { acked: acked.length };
-  });
+      RETURNING id, account_id),
+    audited AS (
+      INSERT INTO audit_events (account_id, actor, event, detail, at)
+      SELECT account_id, ${`agent:${principal.agentId}`}, 'directive.acknowledged',
+             ${detail}::jsonb || jsonb_build_object('directive_id', id), ${now}
+        FROM acked)
+    SELECT id, pg_notify(${INBOX_CHANNEL}, account_id || ':' || id)::text AS notified FROM acked`;
+  return { acked: acked.length };
 }

@@ -37,35 +37,35 @@ export interface DrainedEntry {
  */
 async function claim(agentRowId: string, max: number, now: Date): Promise<MailboxRow[]> {
   const visibleAt = new Date(now.getTime() + inboundLimits().visibilityTimeoutSeconds * 1000);
+  // One statement claims, and NOTIFYs the author's inbox of each first delivery (the track moves
+  // to `delivered` live) — a fixed cost per drain, not one round trip per entry.
   const ids = await db().$queryRaw<{ id: string }[]>`
-    UPDATE mailbox_entries
-       SET state = 'delivered',
-           delivered_at = COALESCE(delivered_at, ${now}),
-           visible_at = ${visibleAt},
-           deliveries = deliveries + 1
-     WHERE id IN (
-       SELECT id FROM mailbox_entries
-        WHERE agent_row_id = ${agentRowId}
-          AND kind = ${DIRECTIVE_KIND}
-          AND to_session IS NULL
-          AND state IN ('queued', 'delivered')
-          AND visible_at <= ${now}
-          AND drop_at > ${now}
-        ORDER BY seq
-        LIMIT ${max}
-        FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
+    WITH claimed AS (
+      UPDATE mailbox_entries
+         SET state = 'delivered',
+             delivered_at = COALESCE(delivered_at, ${now}),
+             visible_at = ${visibleAt},
+             deliveries = deliveries + 1
+       WHERE id IN (
+         SELECT id FROM mailbox_entries
+          WHERE agent_row_id = ${agentRowId}
+            AND kind = ${DIRECTIVE_KIND}
+            AND to_session IS NULL
+            AND state IN ('queued', 'delivered')
+            AND visible_at <= ${now}
+            AND drop_at > ${now}
+          ORDER BY seq
+          LIMIT ${max}
+          FOR UPDATE SKIP LOCKED)
+      RETURNING id, account_id, deliveries)
+    SELECT id, CASE WHEN deliveries = 1 THEN pg_notify(${INBOX_CHANNEL}, account_id || ':' || id)::text END AS notified
+      FROM claimed`;
   if (ids.length === 0) return [];
-  const rows = await db().mailboxEntry.findMany({
+  return db().mailboxEntry.findMany({
     where: { id: { in: ids.map((r) => r.id) } },
     include: { agent: { select: { agentId: true } } },
     orderBy: { seq: "asc" },
   });
-  // The author's inbox shows the track move to `delivered` live (first deliveries only).
-  for (const row of rows) {
-    if (row.deliveries === 1) await db().$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${row.accountId}:${row.id}`})`;
-  }
-  return rows;
 }
 
 /** When the earliest in-flight directive of this mailbox becomes drainable again, if any. */

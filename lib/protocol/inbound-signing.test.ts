@@ -12,7 +12,8 @@ import type { Directive } from "./directive";
 import { jcs } from "./jcs";
 import { directivePayloadSha256, inboundSignedContext, signDirectiveDelivery, SIGNATURE_PREFIX } from "./inbound-signing";
 import { verifyDirectiveDelivery } from "./inbound-verify";
-import { ed25519KeyPair, signContext, type SigningKey } from "./signing";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { ed25519KeyPair, signBytes, signContext, type SigningKey } from "./signing";
 import { ReplayCache } from "./verify";
 
 const shared = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../shared/ma2h");
@@ -102,6 +103,18 @@ describe("per-delivery ed25519 signing", () => {
     const cache = new ReplayCache();
     for (const [s, at] of [[one, "2026-12-02T00:00:01Z"], [two, "2026-12-02T00:01:01Z"]] as const) {
       expect(verifyDirectiveDelivery({ directive: d, signature: s.signature, self: d.to, keys: [{ alg: "ed25519", publicKey }], now: new Date(at), replayCache: cache })).toEqual({ ok: true });
+    }
+  });
+});
+
+describe("native ed25519 signing", () => {
+  it("is byte-identical to @noble/curves (RFC 8032 is deterministic) and verifies", () => {
+    for (let i = 0; i < 20; i++) {
+      const { privateKey, publicKey } = ed25519KeyPair();
+      const text = `{"n":${i},"s":"${"é".repeat(i)}"}`;
+      const native = signBytes(text, { alg: "ed25519", privateKey });
+      expect(Buffer.from(native).equals(Buffer.from(ed25519.sign(Buffer.from(text, "utf8"), privateKey)))).toBe(true);
+      expect(ed25519.verify(native, Buffer.from(text, "utf8"), publicKey)).toBe(true);
     }
   });
 });

@@ -4,7 +4,7 @@
  * ed25519 JWKS shape published at `/.well-known/ma2h-keys` (choice A4). Pure: no I/O, no clock —
  * shared with the agent-side verifier in ./verify.ts and the future agent SDK.
  */
-import { createHmac } from "node:crypto";
+import { createHmac, createPrivateKey, sign as nodeSign, type KeyObject } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { mintId } from "./ids";
 import { jcs, sha256Hex } from "./jcs";
@@ -69,7 +69,23 @@ export function signBytes(canonical: string, key: SigningKey): Uint8Array {
   const message = Buffer.from(canonical, "utf8");
   // HMAC key: the UTF-8 bytes of the secret exactly as registered (requirements §8).
   if (key.alg === "hmac-sha256") return createHmac("sha256", Buffer.from(key.secret, "utf8")).update(message).digest();
-  return ed25519.sign(message, key.privateKey);
+  // RFC 8032 ed25519 is deterministic, so OpenSSL's signature is byte-identical to @noble/curves' —
+  // at about a twentieth of the CPU, which matters on a drain that signs every entry
+  // (docs/decisions.md "Native ed25519 signing"; docs/PERFORMANCE.md bench:mailbox).
+  return new Uint8Array(nodeSign(null, message, ed25519KeyObject(key.privateKey)));
+}
+
+/** One OpenSSL key object per private key (the active key's bytes are cached, so this hits). */
+const keyObjects = new WeakMap<Uint8Array, KeyObject>();
+
+function ed25519KeyObject(privateKey: Uint8Array): KeyObject {
+  let key = keyObjects.get(privateKey);
+  if (!key) {
+    const jwk = { kty: "OKP", crv: "Ed25519", d: base64url(privateKey), x: base64url(ed25519.getPublicKey(privateKey)) };
+    key = createPrivateKey({ key: jwk, format: "jwk" });
+    keyObjects.set(privateKey, key);
+  }
+  return key;
 }
 
 /** `v1`: unpadded base64url of the signature over JCS(context). */
