@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { clock } from "../clock";
 import { db } from "../db";
-import type { Ack } from "../protocol/ack";
+import { ACK_NOTE_MAX_CHARS, type Ack } from "../protocol/ack";
 import { HubError } from "../protocol/errors";
 import { parseWire } from "../protocol/wire";
 import type { AgentPrincipal } from "../principals/types";
@@ -16,8 +16,6 @@ import { loadForSubmitter } from "./access";
 import { INBOX_CHANNEL } from "./channel";
 import { ackVersion, storedAck } from "./delivery-track";
 
-/** The longest accepted `note`, in Unicode code points ("a short note", §14.1): the directive leg's cap too. */
-export const ACK_NOTE_MAX_CHARS = 2000;
 
 /** §14.3 body `{note?, resolution_id?}`; unknown members (a body-supplied `by`, …) are ignored (§10). */
 const ackRequestSchema = z.looseObject({

@@ -2,6 +2,12 @@
 import { z } from "zod";
 import { ACTOR_PATTERN, dateTimeString, patternString } from "./wire";
 
+/**
+ * The longest ack `note` the Hub accepts, in code points, on both legs (§14.1 "a short note";
+ * docs/decisions.md): the response-leg ack and the mailbox ack.
+ */
+export const ACK_NOTE_MAX_CHARS = 2000;
+
 /** §14: the ack primitive is v0.4+, so the minor must be ≥ 4. */
 const ACK_VERSION_PATTERN = /^0\.([4-9]|[1-9]\d+)$/u;
 

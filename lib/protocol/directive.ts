@@ -5,6 +5,7 @@
  * Pure: no I/O.
  */
 import { z } from "zod";
+import { ACK_NOTE_MAX_CHARS } from "./ack";
 import { partSchema } from "./message";
 import { codePointString, dateTimeString, patternString } from "./wire";
 
@@ -14,8 +15,6 @@ import { codePointString, dateTimeString, patternString } from "./wire";
  */
 export const DIRECTIVE_TO_PATTERN = /^agent:[^#]+(#sess_.+)?$/u;
 
-/** Longest ack note the Hub stores (decisions.md "Ack notes"). */
-export const MAX_ACK_NOTE_CHARS = 2000;
 
 /**
  * The authoring request. Unknown fields are ignored (§10); an attempt to set a Hub-owned or a
@@ -68,5 +67,5 @@ export interface Directive extends DirectiveContent {
 /** `POST /v1/inbox/ack` body (§8.7, §14.3). */
 export const inboxAckSchema = z.object({
   ids: z.array(z.string().min(1)).min(1).max(1000),
-  note: codePointString(1, MAX_ACK_NOTE_CHARS).optional(),
+  note: codePointString(1, ACK_NOTE_MAX_CHARS).optional(),
 });
