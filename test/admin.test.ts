@@ -15,7 +15,7 @@ import { addBinding, listAccountBindings, revokeBinding } from "../lib/principal
 import { adminAccountsOf, adminSeat, changeRole, listMembers, removeMember } from "../lib/principals/members";
 import { createTokenForUser, listTokens, revokeToken } from "../lib/principals/tokens";
 import { addUser } from "../lib/principals/users";
-import { createWebSession, humanForSessionToken } from "../lib/principals/web-sessions";
+import { createWebSession, hasAnySeat, humanForSessionToken } from "../lib/principals/web-sessions";
 import { createTestDatabase } from "./support/database";
 import { provisionAccount, releaseDatabase, useDatabase } from "./support/provision";
 
@@ -127,6 +127,9 @@ describe("members", () => {
     const r = await removeMember(acmeId, await seatOf(acmeId, "dave"), { actor: "human:alice", accountId: acmeId });
     expect(r.sessionsEnded).toBe(1);
     expect(await humanForSessionToken("dave-session-token")).toBeNull();
+    // With no seat left, a sign-in through the bound identity is refused (lib/web-auth).
+    expect(await hasAnySeat(daveUser)).toBe(false);
+    expect(await hasAnySeat(await userOf("alice@acme.test"))).toBe(true);
     expect((await listMembers(acmeId)).map((m) => m.handle)).not.toContain("dave");
     const row = await db().auditEvent.findFirstOrThrow({ where: { accountId: acmeId, event: "member.removed" } });
     expect(row).toMatchObject({ actor: "human:alice", detail: { handle: "dave", sessions_ended: 1 } });

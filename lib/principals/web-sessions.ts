@@ -45,6 +45,14 @@ export async function endSessionsOf(userId: string, client: Pick<Tx, "webSession
   return (await client.webSession.deleteMany({ where: { userId } })).count;
 }
 
+/**
+ * Whether the person still holds a seat anywhere. A bound identity whose last seat was removed
+ * (issue #6, members) is refused at sign-in like an uninvited one, instead of reaching an empty inbox.
+ */
+export async function hasAnySeat(userId: string): Promise<boolean> {
+  return (await db().membership.count({ where: { userId } })) > 0;
+}
+
 export async function userForIdentity(issuer: string, subject: string): Promise<string | null> {
   const row = await db().authIdentity.findUnique({ where: { issuer_subject: { issuer, subject } } });
   return row?.userId ?? null;

@@ -18,6 +18,7 @@ import {
   createWebSession,
   endWebSession,
   extendWebSession,
+  hasAnySeat,
   humanForSessionToken,
   invitedUserForFirstSignIn,
   userByEmail,
@@ -154,7 +155,12 @@ export function authOptions(): NextAuthOptions {
       async signIn({ account, profile, user }) {
         if (!account) return false;
         const issuer = issuerOf(account.provider);
-        if (await userForIdentity(issuer, account.providerAccountId)) return true;
+        const bound = await userForIdentity(issuer, account.providerAccountId);
+        if (bound && (await hasAnySeat(bound))) return true;
+        if (bound) {
+          log.warn("sign-in refused", { provider: account.provider, reason: "no_seat" });
+          return "/signin?error=AccessDenied";
+        }
         const verified = await emailVerified(account.provider, profile as Record<string, unknown>, account.access_token, user.email);
         const invited = await invitedUserForFirstSignIn(user.email, verified);
         if (invited) return true;
