@@ -1,6 +1,6 @@
-import Link from "next/link";
 import type { ReactNode } from "react";
 import { requireHuman } from "@/app/_auth/current-human";
+import { TopBar } from "@/components/TopBar";
 import "../inbox/inbox.css";
 import "../admin/admin.css";
 
@@ -12,22 +12,7 @@ export default async function SettingsLayout({ children }: { children: ReactNode
   const human = await requireHuman("/settings/tokens");
   return (
     <div className="shell">
-      <header className="topbar">
-        <Link prefetch={false} href="/inbox" className="brand">
-          MA2H <span>Settings</span>
-        </Link>
-        <nav className="hub-nav">
-          <Link prefetch={false} href="/inbox">
-            Inbox
-          </Link>
-        </nav>
-        <span className="whoami" title={human.email}>
-          {human.name ?? human.email}
-        </span>
-        <a href="/api/auth/signout" className="signout">
-          Sign out
-        </a>
-      </header>
+      <TopBar human={human} section="Settings" />
       {children}
     </div>
   );

@@ -1,7 +1,7 @@
 import { requireHuman } from "@/app/_auth/current-human";
 import { listTokens } from "@/lib/principals/tokens";
 import { ActionForm } from "../../admin/_components/action-form";
-import { When } from "../../admin/_components/when";
+import { CredentialTable } from "../../admin/_components/credential-table";
 import { createTokenAction, revokeTokenAction } from "../actions";
 
 export const dynamic = "force-dynamic";
@@ -21,46 +21,24 @@ export default async function TokensPage() {
         {tokens.length === 0 ? (
           <p className="empty">You have no tokens.</p>
         ) : (
-          <table className="admin-table" data-testid="tokens-table">
-            <thead>
-              <tr>
-                <th>Token</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>State</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.map((t) => (
-                <tr key={t.id} data-testid="token-row" data-token={t.id} data-state={t.revokedAt ? "revoked" : "active"}>
-                  <td>
-                    <code>{t.id}</code>
-                  </td>
-                  <td>
-                    <When at={t.createdAt} />
-                  </td>
-                  <td>
-                    <When at={t.lastUsedAt} />
-                  </td>
-                  <td>{t.revokedAt ? <>revoked <When at={t.revokedAt} /></> : "active"}</td>
-                  <td>
-                    {!t.revokedAt && (
-                      <ActionForm
-                        action={revokeTokenAction}
-                        hidden={{ token: t.id }}
-                        submit="Revoke"
-                        danger
-                        confirm={`Revoke ${t.id}? Scripts using it stop at once.`}
-                        testId={`revoke-token-${t.id}`}
-                        className="inline-form"
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <CredentialTable
+            rows={tokens}
+            label="Token"
+            testId="tokens-table"
+            rowTestId="token-row"
+            rowKey="data-token"
+            revoke={(r) => (
+              <ActionForm
+                action={revokeTokenAction}
+                hidden={{ token: r.id }}
+                submit="Revoke"
+                danger
+                confirm={`Revoke ${r.id}? Scripts using it stop at once.`}
+                testId={`revoke-token-${r.id}`}
+                className="inline-form"
+              />
+            )}
+          />
         )}
       </section>
       <section className="panel">

@@ -6,7 +6,7 @@ import { listBindings } from "@/lib/principals/bindings";
 import { HubError } from "@/lib/protocol/errors";
 import { revokeKeyAction, rotateKeyAction } from "../../../actions";
 import { ActionForm } from "../../../_components/action-form";
-import { When } from "../../../_components/when";
+import { CredentialTable } from "../../../_components/credential-table";
 import { adminPage } from "../../../_lib/guard";
 
 export const dynamic = "force-dynamic";
@@ -35,46 +35,24 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
           <code data-testid="agent-title">{agent.agentId}</code>
         </h2>
         <h3>API keys</h3>
-        <table className="admin-table" data-testid="keys-table">
-          <thead>
-            <tr>
-              <th>Key</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>State</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr key={k.id} data-testid="key-row" data-key={k.id} data-state={k.revokedAt ? "revoked" : "active"}>
-                <td>
-                  <code>{k.id}</code>
-                </td>
-                <td>
-                  <When at={k.createdAt} />
-                </td>
-                <td>
-                  <When at={k.lastUsedAt} />
-                </td>
-                <td>{k.revokedAt ? <>revoked <When at={k.revokedAt} /></> : "active"}</td>
-                <td>
-                  {!k.revokedAt && (
-                    <ActionForm
-                      action={revokeKeyAction}
-                      hidden={{ account: seat.slug, key: k.id }}
-                      submit="Revoke"
-                      danger
-                      confirm={active === 1 ? "This is the agent's last active key: it will be locked out. Revoke?" : `Revoke ${k.id}?`}
-                      testId={`revoke-key-${k.id}`}
-                      className="inline-form"
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <CredentialTable
+          rows={keys}
+          label="Key"
+          testId="keys-table"
+          rowTestId="key-row"
+          rowKey="data-key"
+          revoke={(r) => (
+            <ActionForm
+              action={revokeKeyAction}
+              hidden={{ account: seat.slug, key: r.id }}
+              submit="Revoke"
+              danger
+              confirm={active === 1 ? "This is the agent's last active key: it will be locked out. Revoke?" : `Revoke ${r.id}?`}
+              testId={`revoke-key-${r.id}`}
+              className="inline-form"
+            />
+          )}
+        />
         <h3>Rotate</h3>
         <p className="hint">Adds a new key. The current keys keep working until you revoke them, so the agent can switch over first.</p>
         <ActionForm action={rotateKeyAction} hidden={{ account: seat.slug, agent: agent.id }} submit="Add a new key" testId="rotate-key" />
