@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { dropDueDirectives } from "../lib/mailbox/expiry";
+import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { createTestDatabase } from "./support/database";
 import { DirectiveAgent } from "./support/directive-agent";
 import { client, startHub, type HubProcess } from "./support/hub";
@@ -88,6 +89,24 @@ describe("authoring (§13.1, §13.2)", () => {
     const asAgent = await agent(B).post("/v1/directives", { to: `agent:${A}`, title: "nope" });
     expect(asAgent.status).toBe(403);
     expect(asAgent.body.error.code).toBe("not_authorized");
+    await ackAll(A);
+  });
+
+  it("the inbox's browser session authors too, from our own origin only (cookie writes are CSRF-checked)", async () => {
+    const bob = await db().user.findUniqueOrThrow({ where: { email: "bob@acme.test" } });
+    const token = `sess-${Date.now()}-directive`;
+    await createWebSession(bob.id, token, new Date(Date.now() + 3_600_000));
+    const post = (origin: string) =>
+      fetch(`${hub.url}/v1/directives`, {
+        method: "POST",
+        headers: { cookie: `${SESSION_COOKIE_NAMES[1]}=${token}`, origin, "content-type": "application/json" },
+        body: JSON.stringify({ to: `agent:${A}`, title: "from the browser" }),
+      });
+    const foreign = await post("https://evil.example");
+    expect(foreign.status).toBe(403);
+    const ours = await post(hub.url);
+    expect(ours.status).toBe(201);
+    expect((await ours.json()).from).toBe("human:bob");
     await ackAll(A);
   });
 
