@@ -18,9 +18,9 @@ import { db } from "../lib/db";
 import { purgeExpiredRetention } from "../lib/messages/retention";
 import { addUser } from "../lib/principals/users";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
-import { createTestDatabase } from "./support/database";
 import { client } from "./support/hub";
-import { approveOrigin, envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { approveOrigin, envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { resolveAs, sleep, startPair, submitPush, waitForDelivery, type Pair } from "./support/push-kit";
 import { startReceiver, type Receiver } from "./support/receiver";
 import { validateOfficial } from "./support/schemas";
@@ -30,7 +30,7 @@ const A = "deploybot/dev-team";
 const B = "linter/dev-team";
 const P = "nightly/ops"; // presence subject: only this test's GETs touch it
 const Q = "idle/ops"; // never polls
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hub: Pair;
 let rx: Receiver;
 let acme: Provisioned;
@@ -38,8 +38,6 @@ let globex: Provisioned;
 let carolToken: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A, B, P, Q], [
     { handle: "alice", role: "owner" },
     { handle: "vic", role: "viewer" },
@@ -62,8 +60,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await hub?.stop();
   await rx?.close();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const agent = (id: string, account: Provisioned = acme) => client(hub.web.url, account.keys[id]);

@@ -16,10 +16,10 @@ import { adminAccountsOf, adminSeat, changeRole, listMembers, removeMember } fro
 import { createTokenForUser, listTokens, revokeToken } from "../lib/principals/tokens";
 import { addUser } from "../lib/principals/users";
 import { createWebSession, hasAnySeat, humanForSessionToken } from "../lib/principals/web-sessions";
-import { createTestDatabase } from "./support/database";
-import { provisionAccount, releaseDatabase, useDatabase } from "./support/provision";
+import { provisionAccount } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+useTestDatabase();
 let acmeId: string;
 let globexId: string;
 
@@ -29,8 +29,6 @@ const seatOf = async (accountId: string, handle: string) =>
 const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   await provisionAccount("acme", ["deploybot/dev-team"], [
     { handle: "alice", role: "owner" },
     { handle: "adam", role: "admin" },
@@ -42,10 +40,6 @@ beforeAll(async () => {
   globexId = (await db().account.findUniqueOrThrow({ where: { slug: "globex" } })).id;
 });
 
-afterAll(async () => {
-  await releaseDatabase();
-  await database?.drop();
-});
 
 describe("who administers", () => {
   it("owner and admin get a seat with their attested actor; member, viewer and outsiders get null", async () => {

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { approveOrigin, envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { approveOrigin, envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { validateOfficial } from "./support/schemas";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hub: HubProcess;
 let acme: Provisioned;
 let other: Provisioned;
@@ -20,8 +20,6 @@ const UNKNOWN = "msg_00000000000000000000000000";
 const PUSH_URL = "https://agent.example:8443/hook";
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A, B], [{ handle: "alice", role: "owner" }]);
   other = await provisionAccount("other", [A]);
   await approveOrigin(A, "acme", "https://agent.example:8443");
@@ -30,8 +28,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await hub?.stop();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const agent = (id = A, p: Provisioned = acme) => client(hub.url, p.keys[id]);

@@ -9,12 +9,12 @@ import type { Resolver } from "../lib/messages/access";
 import { expireMessage } from "../lib/messages/expiry";
 import { resolveMessage } from "../lib/messages/resolve";
 import type { HubError } from "../lib/protocol/errors";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { validateOfficial } from "./support/schemas";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hubs: HubProcess[] = [];
 let acme: Provisioned;
 const A = "deploybot/dev-team";
@@ -22,16 +22,12 @@ const B = "overseer/fleet";
 const TERMINAL_EVENTS = ["message.answered", "message.declined", "message.cancelled", "message.expired"];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A, B], [{ handle: "alice", role: "owner" }]);
   hubs = await Promise.all([startHub({ databaseUrl: database.url }), startHub({ databaseUrl: database.url })]);
 });
 
 afterAll(async () => {
   await Promise.all(hubs.map((h) => h.stop()));
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const OPTIONS = [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }];

@@ -16,19 +16,17 @@ import { submitMessage } from "../lib/messages/submit";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import type { AgentPrincipal } from "../lib/principals/types";
 import { HubError } from "../lib/protocol/errors";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
 const A = "deploybot/dev-team";
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let acme: Provisioned;
 let agent: AgentPrincipal;
 let aliceId: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
   agent = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${acme.keys[A]}` })));
   const alice = await authenticate(new Headers({ authorization: `Bearer ${acme.tokens.alice}` }));
@@ -38,8 +36,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setClock(null);
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const row = (id: string) => db().message.findUniqueOrThrow({ where: { id }, include: { resolution: true } });

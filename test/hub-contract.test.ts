@@ -14,13 +14,13 @@ import { connect } from "node:net";
 import { resolve } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "./support/database";
 import { client, freePort, repoRoot, startHub, type HubOptions, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
 const A = "deploybot/dev-team";
 const ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let acme: Provisioned;
 let hub: HubProcess;
 let startMs: number;
@@ -63,8 +63,6 @@ async function timed<T>(p: Promise<T>): Promise<T & { ms: number }> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A]);
   const t0 = Date.now();
   hub = await spawn({ databaseUrl: database.url, mode: "hub" });
@@ -78,8 +76,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(spawned.map((h) => h.stop("SIGKILL")));
-  await releaseDatabase();
-  await database?.drop();
 });
 
 describe("npm run hub", () => {

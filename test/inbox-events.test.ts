@@ -9,10 +9,10 @@ import { answerAsHuman } from "../lib/inbox/answer";
 import { submitMessage } from "../lib/messages/submit";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { addUser } from "../lib/principals/users";
-import { createTestDatabase } from "./support/database";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+useTestDatabase();
 let acme: Provisioned;
 let other: Provisioned;
 const A = "deploybot/dev-team";
@@ -23,16 +23,12 @@ async function submit(p: Provisioned, type: "ask" | "notify" = "ask"): Promise<s
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A]);
   other = await provisionAccount("other", [A]);
 });
 
 afterAll(async () => {
   await inboxEvents().close();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 it("delivers an account's submits and resolutions to its subscribers only, on commit", async () => {

@@ -14,10 +14,10 @@ import { submitMessage } from "../lib/messages/submit";
 import { resolveMessage } from "../lib/messages/resolve";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { addUser } from "../lib/principals/users";
-import { createTestDatabase } from "./support/database";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+useTestDatabase();
 let acme: Provisioned;
 let other: Provisioned;
 const A = "deploybot/dev-team";
@@ -34,8 +34,6 @@ async function submit(agentId: string, body: Record<string, unknown>, p: Provisi
 const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   setClock(clock);
   acme = await provisionAccount("acme", [A, B]);
   other = await provisionAccount("other", [A]);
@@ -49,8 +47,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setClock(null);
-  await releaseDatabase();
-  await database?.drop();
 });
 
 describe("listInbox", () => {

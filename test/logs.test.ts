@@ -7,12 +7,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, TEST_AUTH_SECRET, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
 const A = "deploybot/dev-team";
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let acme: Provisioned;
 let hub: HubProcess;
 let output = "";
@@ -28,16 +28,12 @@ const mark = (name: string) => (markers[name] = `MARK${randomBytes(8).toString("
 const KNOWN_NON_JSON: RegExp[] = [/^\s*✓ Running next\.config\.ts took \d+(\.\d+)?m?s$/];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
   hub = await startHub({ databaseUrl: database.url, mode: "hub", env: { LOG_LEVEL: "debug", MA2H_MAX_BODY_BYTES: "4096" } });
 });
 
 afterAll(async () => {
   await hub?.stop();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 async function until(pred: () => boolean, what: string, ms = 10_000, proc: HubProcess = hub): Promise<void> {

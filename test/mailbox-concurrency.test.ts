@@ -5,9 +5,9 @@
  * from the restarted process at once, in-flight ones come back after their window.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
 const A = "deploybot/dev-team";
 const K = "killed/bot";
@@ -15,15 +15,13 @@ const K = "killed/bot";
 const RACE_VISIBILITY_S = 60;
 /** Long enough that the killed hub's restart (seconds on a loaded box) happens inside the window. */
 const VISIBILITY_S = 15;
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let acme: Provisioned;
 const hubs: HubProcess[] = [];
 const env = { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S) };
 type Entry = { directive: { id: string }; signature: string };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A, K], [{ handle: "alice", role: "owner" }]);
   const race = { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(RACE_VISIBILITY_S) };
   hubs.push(...(await Promise.all([startHub({ databaseUrl: database.url, env: race }), startHub({ databaseUrl: database.url, env: race })])));
@@ -31,8 +29,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(hubs.map((h) => h.stop("SIGKILL")));
-  await releaseDatabase();
-  await database?.drop();
 });
 
 async function authorMany(n: number, to: string, base: string): Promise<string[]> {

@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { dropDueDirectives } from "../lib/mailbox/expiry";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
-import { createTestDatabase } from "./support/database";
 import { DirectiveAgent } from "./support/directive-agent";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { validateOfficial } from "./support/schemas";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hub: HubProcess;
 let acme: Provisioned;
 let other: Provisioned;
@@ -29,8 +29,6 @@ const DEPTH = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A, B, C, D], [
     { handle: "alice", role: "owner" },
     { handle: "bob", role: "member" },
@@ -45,8 +43,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await hub?.stop();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const human = (handle: string, account = acme) => client(hub.url, account.tokens[handle]);

@@ -7,12 +7,12 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jcs } from "../lib/protocol/jcs";
 import { purgeExpiredRetention } from "../lib/messages/retention";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { validateOfficial } from "./support/schemas";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hub: HubProcess;
 let hub2: HubProcess;
 let acme: Provisioned;
@@ -22,8 +22,6 @@ const B = "overseer/fleet";
 const UNKNOWN = "msg_0000000000000000000000000a";
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A, B], [{ handle: "alice", role: "owner" }]);
   other = await provisionAccount("other", [A]);
   [hub, hub2] = await Promise.all([startHub({ databaseUrl: database.url }), startHub({ databaseUrl: database.url })]);
@@ -31,8 +29,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([hub?.stop(), hub2?.stop()]);
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const agent = (id = A) => client(hub.url, acme.keys[id]);

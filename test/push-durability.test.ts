@@ -12,9 +12,9 @@ import { enqueuePush } from "../lib/jobs/push";
 import { makeWorker, QUEUE } from "../lib/jobs/queues";
 import { addBinding } from "../lib/principals/bindings";
 import { AgentVerifier } from "./support/agent-verify";
-import { createTestDatabase } from "./support/database";
 import { startHub, type HubProcess } from "./support/hub";
-import { provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { deliveryOf, resolveAs, sleep, startWorker, submitPush, waitForDelivery, type Auth } from "./support/push-kit";
 import { startReceiver, type Receiver } from "./support/receiver";
 
@@ -22,7 +22,7 @@ const REDIS_URL = "redis://127.0.0.1:6379/7"; // this file's own database: FLUSH
 // Longer than a worker takes to boot on a loaded 2-core box, so the replacement is up before the retry is due.
 const BASE_DELAY_MS = 8000;
 const SWEEP_MS = 10_000; // the default and the §3.1 ceiling
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let web: HubProcess;
 const workers: HubProcess[] = [];
 const inProcess: Array<() => Promise<void>> = [];
@@ -35,8 +35,6 @@ const SECRET = "durable-secret";
 const HMAC: Auth = { scheme: "hmac", secret_ref: "cb" };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
   rx = await startReceiver();
   await addBinding({ agentRef: { agentId: A, accountSlug: "acme" }, origin: rx.origin, secretRef: "cb", secret: SECRET });
@@ -57,8 +55,6 @@ afterAll(async () => {
   await rx?.close();
   await redis?.flushdb();
   redis?.disconnect();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 async function worker(): Promise<HubProcess & { readyAt: number }> {

@@ -9,13 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addBinding, revokeBinding } from "../lib/principals/bindings";
 import { AgentVerifier } from "./support/agent-verify";
-import { createTestDatabase } from "./support/database";
 import { client } from "./support/hub";
-import { provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { cli, resolveAs, sleep, startPair, submitPush, waitForDelivery, type Auth, type Pair } from "./support/push-kit";
 import { startReceiver, startTcpTrap, type Receiver, type TcpTrap } from "./support/receiver";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hub: Pair;
 let rx: Receiver; // the agent's receiver
 let elsewhere: Receiver; // a redirect target — bound and allowlisted, and still must hear nothing
@@ -29,8 +29,6 @@ const HMAC: Auth = { scheme: "hmac", secret_ref: "cb" };
 const SWEEP_MS = 2000;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
   [rx, elsewhere, revocable] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
   traps.alias = await startTcpTrap("127.0.0.2");
@@ -67,8 +65,6 @@ afterAll(async () => {
   await hub?.stop();
   await Promise.all([rx, elsewhere, revocable].map((r) => r?.close()));
   await Promise.all(Object.values(traps).map((t) => t.close()));
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const push = (url: string, auth: Auth = HMAC) => submitPush(hub.web.url, acme.keys[A] as string, A, url, auth);

@@ -10,14 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateSigningKey } from "../lib/keys/signing-keys";
 import { addBinding, addBindingSecret, removeBindingSecret } from "../lib/principals/bindings";
 import { AgentVerifier, type Jwk } from "./support/agent-verify";
-import { createTestDatabase } from "./support/database";
 import { client } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { resolveAs, sleep, startPair, submitPush, waitForDelivery, type Auth, type Pair, type Submitted } from "./support/push-kit";
 import { startReceiver, type Receiver, type Received } from "./support/receiver";
 import { validateOfficial } from "./support/schemas";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hub: Pair;
 let rx: Receiver;
 let acme: Provisioned;
@@ -28,8 +28,6 @@ const API_KEY = "api-key-abcdef";
 const HMAC: Auth = { scheme: "hmac", secret_ref: "cb" };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
   rx = await startReceiver();
   const binding = await addBinding({ agentRef: { agentId: A, accountSlug: "acme" }, origin: rx.origin, secretRef: "cb", secret: HMAC_SECRET });
@@ -42,8 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await hub?.stop();
   await rx?.close();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const api = () => client(hub.web.url, acme.keys[A]);

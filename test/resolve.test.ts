@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { addUser } from "../lib/principals/users";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { loadVector, validateOfficial } from "./support/schemas";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hub: HubProcess;
 let acme: Provisioned;
 let other: Provisioned;
@@ -20,8 +20,6 @@ const B = "overseer/fleet";
 const UNKNOWN = "msg_00000000000000000000000000";
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   const humans = [{ handle: "alice", role: "owner" }, { handle: "carol", role: "admin" }, { handle: "bob", role: "member" }, { handle: "vic", role: "viewer" }] as const;
   acme = await provisionAccount("acme", [A, B], [...humans]);
   other = await provisionAccount("other", [A, B], [...humans]);
@@ -30,8 +28,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await hub?.stop();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 /** A client for an agent id or a human handle of the account. */

@@ -12,25 +12,21 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
 const A = "deploybot/dev-team";
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let acme: Provisioned;
 const hubs: HubProcess[] = [];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
 });
 
 afterAll(async () => {
   await Promise.all(hubs.map((h) => h.stop("SIGKILL")));
-  await releaseDatabase();
-  await database?.drop();
 });
 
 /** Pids still alive in a process group (the group leader's pid is the group id). */

@@ -8,14 +8,14 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 
 /** A Redis database of this file's own, flushed before and after. */
 const REDIS_URL = "redis://127.0.0.1:6379/9";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let webs: HubProcess[] = [];
 let workers: HubProcess[] = [];
 let acme: Provisioned;
@@ -42,8 +42,6 @@ async function workerRunning(w: HubProcess, timeoutMs = 60_000): Promise<void> {
 
 beforeAll(async () => {
   await flushRedis();
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A, B, C], [{ handle: "alice", role: "owner" }]);
   // Both workers sweep every 250 ms on top of the per-message delayed jobs, so every overdue
   // message is contended by two sweeps and a job at once.
@@ -60,8 +58,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([...webs, ...workers].map((h) => h.stop()));
-  await releaseDatabase();
-  await database?.drop();
   await flushRedis().catch(() => {});
 });
 

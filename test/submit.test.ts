@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { createTestDatabase } from "./support/database";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { approveOrigin, envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { approveOrigin, envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { loadVector, validateOfficial } from "./support/schemas";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let hub: HubProcess;
 let acme: Provisioned;
 let other: Provisioned;
@@ -17,8 +17,6 @@ const A = "deploybot/dev-team";
 const B = "overseer/fleet";
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A, B, "bad#id"], [{ handle: "alice", role: "owner" }]);
   other = await provisionAccount("other", [A]);
   await approveOrigin(A, "acme", "https://agent.example:8443");
@@ -27,8 +25,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await hub?.stop();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 const agent = (id = A, p = () => acme) => client(hub.url, p().keys[id]);

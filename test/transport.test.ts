@@ -10,13 +10,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "./support/database";
 import { startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, releaseDatabase, useDatabase, type Provisioned } from "./support/provision";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
 import { validateOfficial } from "./support/schemas";
 import { httpsRequest, makeSelfSigned, presentedFingerprint, type SelfSigned } from "./support/tls";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let acme: Provisioned;
 let dir: string;
 const A = "deploybot/dev-team";
@@ -27,15 +27,11 @@ const PRODUCTION = { MA2H_DEV_MODE: undefined, MA2H_PUBLIC_URL: undefined };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ma2h-tls-"));
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
 });
 
 afterAll(async () => {
   await Promise.all(running.map((h) => h.stop()));
-  await releaseDatabase();
-  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 

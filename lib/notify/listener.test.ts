@@ -6,16 +6,13 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "../messages/channel";
-import { createTestDatabase } from "../../test/support/database";
-import { releaseDatabase, useDatabase } from "../../test/support/provision";
+import { useTestDatabase } from "../../test/support/test-database";
 import { notificationListener } from "./listener";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 let admin: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabase(database.url);
   admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
 });
@@ -23,8 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await notificationListener().close();
   await admin?.end();
-  await releaseDatabase();
-  await database?.drop();
 });
 
 it("routes by channel, on commit; a killed connection is reported and comes back", async () => {
