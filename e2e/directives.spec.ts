@@ -24,7 +24,7 @@ test.afterAll(async () => {
 
 type Entry = { directive: Record<string, any>; signature: string };
 
-/** Drains the agent's mailbox until the directive titled `title` arrives; acks the others it sees. */
+/** Drains the agent's mailbox until the directive titled `title` arrives (others stay un-acked and come back later). */
 async function drainFor(title: string, key: string): Promise<Entry> {
   const { hubUrl } = e2eState();
   const deadline = Date.now() + 15_000;

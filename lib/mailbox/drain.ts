@@ -11,7 +11,7 @@ import { inboundLimits, limits } from "../env";
 import { activeSigningKey } from "../keys/signing-keys";
 import { INBOX_CHANNEL, mailboxWakeKey } from "../messages/channel";
 import { terminalWaiters } from "../messages/waiters";
-import { recordAgentSeen } from "../presence/seen";
+import { recordAgentSeenThrottled } from "../presence/throttle";
 import type { Directive } from "../protocol/directive";
 import { signDirectiveDelivery } from "../protocol/inbound-signing";
 import type { AgentPrincipal } from "../principals/types";
@@ -81,7 +81,7 @@ async function nextRedelivery(agentRowId: string, now: Date): Promise<Date | nul
 export async function drainMailbox(principal: AgentPrincipal, options: DrainOptions = {}): Promise<{ messages: DrainedEntry[] }> {
   const max = Math.min(options.max ?? inboundLimits().maxBatch, inboundLimits().maxBatch);
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
-  await recordAgentSeen(principal.agentRowId); // §15.1: a drain is reachability traffic
+  await recordAgentSeenThrottled(principal.agentRowId); // §15.1: a drain is reachability traffic
 
   let rows = await claim(principal.agentRowId, max, clock.now());
   if (rows.length === 0 && waitMs > 0) {

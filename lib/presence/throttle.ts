@@ -1,5 +1,5 @@
 /**
- * §15.1 presence stamps from message GETs, at most one write per agent per second per process. A
+ * §15.1 presence stamps from message GETs and mailbox drains, at most one write per agent per second per process. A
  * burst — a thousand long-polls of one agent parking, or waking on one commit — would otherwise queue
  * a thousand UPDATEs on the same `agents` row. Skipping is conservative: the stored `last_seen` is
  * then at most a second older than the agent's newest request, never newer (§15.1 truthfulness).
