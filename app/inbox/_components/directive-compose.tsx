@@ -58,7 +58,7 @@ export function DirectiveCompose({ account, agent, presenceState, presenceText }
           <input type="checkbox" name="sensitive" /> sensitive
         </label>
       </div>
-      <button type="submit" disabled={pending} data-testid="directive-send">
+      <button type="submit" className="btn btn-primary" disabled={pending} data-testid="directive-send">
         {pending ? "Sending…" : "Send directive"}
       </button>
       {state?.ok === false && (
