@@ -219,37 +219,37 @@ describe("itemForHuman", () => {
 });
 
 describe("answerAsHuman", () => {
-  it("sets edited only when the value differs from the default_on_expire prefill", async () => {
-    const select = () =>
-      submit(A, envelope("ask", A, { request: { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], default_on_expire: "hold" } }));
-    const same = await select();
-    const changed = await select();
-    await answerAsHuman(users.bob as string, same, { kind: "answer", value: "hold" });
-    await answerAsHuman(users.bob as string, changed, { kind: "answer", value: "ship" });
+  it("edited is set membership (§6): a listed option or a changed prefill is not edited; only an off-menu answer is", async () => {
+    const options = [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }];
+    const select = (over: Record<string, unknown> = {}, version = "0.6") =>
+      submit(A, envelope("ask", A, { ma2h_version: version, request: { mode: "select", options, default_on_expire: "hold", ...over } }));
     const edited = async (id: string) => JSON.parse((await db().resolution.findUniqueOrThrow({ where: { messageId: id } })).response as string).edited;
-    expect(await edited(same)).toBe(false);
-    expect(await edited(changed)).toBe(true);
+    // A listed option other than the prefill is answering, not editing.
+    const changed = await select();
+    await answerAsHuman(users.bob as string, changed, { kind: "answer", value: "ship" });
+    expect(await edited(changed)).toBe(false);
 
+    // The free-form answer on a 0.6 select with allow_edit: recorded verbatim, edited.
+    const free = await select({ permissions: { allow_edit: true } });
+    expect(await answerAsHuman(users.bob as string, free, { kind: "answer", value: "hold, until the migration lands" })).toEqual({ ok: true, status: "answered" });
+    expect(await edited(free)).toBe(true);
+    // …but never below 0.6, nor without allow_edit: refused, still open.
+    for (const id of [await select({ permissions: { allow_edit: true } }, "0.5"), await select()]) {
+      expect(await answerAsHuman(users.bob as string, id, { kind: "answer", value: "something else" })).toMatchObject({ ok: false, code: "invalid_field" });
+      expect((await db().message.findUniqueOrThrow({ where: { id } })).status).toBe("open");
+    }
+
+    // Input: a changed prefill is accepted (allow_edit is ignored for input) and never edited.
     const schema = { type: "object", properties: { note: { type: "string" }, n: { type: "integer" }, on: { type: "boolean" } } };
-    const input = (over: Record<string, unknown> = {}) =>
-      submit(A, envelope("ask", A, { request: { mode: "input", schema, default_on_expire: { note: "x", n: 2 }, ...over } }));
-    const untouched = await input();
-    await answerAsHuman(users.bob as string, untouched, { kind: "answer", input: { note: "x", n: "2", on: false } });
-    expect(await edited(untouched)).toBe(false);
-    const typed = await input();
-    await answerAsHuman(users.bob as string, typed, { kind: "answer", input: { note: "y", n: "2" } });
-    expect(await edited(typed)).toBe(true);
-    // allow_edit false: the prefilled form is read-only.
-    const locked = await input({ permissions: { allow_edit: false } });
-    expect(await answerAsHuman(users.bob as string, locked, { kind: "answer", input: { note: "y", n: "2" } })).toMatchObject({ ok: false, code: "invalid_field" });
-    expect(await answerAsHuman(users.bob as string, locked, { kind: "answer", input: { note: "x", n: "2" } })).toEqual({ ok: true, status: "answered" });
-    expect(await edited(locked)).toBe(false);
+    const typed = await submit(A, envelope("ask", A, { ma2h_version: "0.6", request: { mode: "input", schema, default_on_expire: { note: "x", n: 2 }, permissions: { allow_edit: false } } }));
+    expect(await answerAsHuman(users.bob as string, typed, { kind: "answer", input: { note: "y", n: "2" } })).toEqual({ ok: true, status: "answered" });
+    expect(await edited(typed)).toBe(false);
   });
 
-  it("an agent's resolve is never edited, whatever it asks", async () => {
+  it("an agent's resolve gets the Hub's edited, whatever edited its body claims", async () => {
     const id = await submit(A, envelope("ask", A, { request: { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], default_on_expire: "hold" } }));
     const principal = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${acme.keys[A]}` })));
-    await resolveMessage({ kind: "agent", principal }, id, { resolution: "answered", value: "ship" }, { edited: true });
+    await resolveMessage({ kind: "agent", principal }, id, { resolution: "answered", value: "ship", edited: true });
     const response = JSON.parse((await db().resolution.findUniqueOrThrow({ where: { messageId: id } })).response as string);
     expect(response).toMatchObject({ value: "ship", edited: false, actor: `agent:${A}` });
   });

@@ -8,7 +8,7 @@
 import { HubError, isHubError } from "../protocol/errors";
 import { resolveMessage } from "../messages/resolve";
 import { completeRefusal, declineRefusal } from "./affordances";
-import { coerceInput, differsFromPrefill, type RawInput } from "./input-form";
+import { coerceInput, type RawInput } from "./input-form";
 import { itemForHuman } from "./item";
 import type { ItemView, ResolutionView } from "./view";
 
@@ -27,26 +27,23 @@ function refuse(message: string): never {
   throw new HubError("invalid_field", message);
 }
 
-/** The resolve body and the `edited` flag for an action on this item; throws on a bad action. */
-export function resolveBodyFor(item: ItemView, action: HumanAction): { body: Record<string, unknown>; edited: boolean } {
+/**
+ * The resolve body for an action on this item; throws on a bad action. A select/confirm `value` may
+ * be off-menu (the free-form answer): the verb accepts it only where `allow_edit` is honoured (§5.2)
+ * and stamps `edited` itself (§6), so nothing here decides either.
+ */
+export function resolveBodyFor(item: ItemView, action: HumanAction): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  let edited = false;
   if (action.kind === "answer") {
     const ask = item.ask ?? refuse("only an ask can be answered");
     body.resolution = "answered";
-    const prefill = ask.defaultOnExpire;
     if (ask.mode === "input") {
       const coerced = coerceInput(ask.fields, action.input ?? {});
       if ("problem" in coerced) refuse(coerced.problem);
       body.value = coerced.value;
-      const differs = prefill !== null && typeof prefill === "object" && differsFromPrefill(ask.fields, coerced.value, prefill);
-      // docs/decisions.md: with allow_edit false a prefilled form is read-only.
-      if (differs && !ask.permissions.allowEdit) refuse("the suggested value cannot be changed (permissions.allow_edit is false)");
-      edited = differs;
     } else {
-      if (typeof action.value !== "string") refuse("choose an option");
+      if (typeof action.value !== "string" || action.value.trim() === "") refuse("choose an option");
       body.value = action.value;
-      edited = ask.permissions.allowEdit && typeof prefill === "string" && action.value !== prefill;
     }
   } else if (action.kind === "decline") {
     body.resolution = item.type === "task" ? "dismissed" : "declined";
@@ -58,7 +55,7 @@ export function resolveBodyFor(item: ItemView, action: HumanAction): { body: Rec
   }
   const comment = action.comment?.trim();
   if (comment) body.comment = comment.slice(0, MAX_COMMENT);
-  return { body, edited };
+  return body;
 }
 
 function failure(err: unknown): { ok: false; code: string; message: string } {
@@ -70,8 +67,7 @@ export async function answerAsHuman(userId: string, id: string, action: HumanAct
   const item = await itemForHuman(userId, id);
   if (!item) return { ok: false, code: "not_found", message: "no such message" };
   try {
-    const { body, edited } = resolveBodyFor(item, action);
-    const res = await resolveMessage({ kind: "human", userId }, id, body, { edited });
+    const res = await resolveMessage({ kind: "human", userId }, id, resolveBodyFor(item, action));
     return { ok: true, status: res.status };
   } catch (err) {
     if (isHubError(err) && err.code === "already_terminal") {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coerceInput, differsFromPrefill } from "./input-form";
+import { coerceInput } from "./input-form";
 import { decodeCursor, encodeCursor, likePattern, parseFilters } from "./filters";
 import type { FieldView } from "./view";
 
@@ -18,11 +18,6 @@ describe("coerceInput", () => {
     expect(coerceInput(FIELDS, { note: "a", n: "1.5" })).toEqual({ problem: "n must be a whole number" });
     expect(coerceInput(FIELDS, { note: "a", x: "ten" })).toEqual({ problem: "x must be a number" });
     expect(coerceInput(FIELDS, { note: "a", env: "qa" })).toEqual({ problem: "env must be one of staging, prod" });
-  });
-  it("compares a value with what the untouched prefilled form submits", () => {
-    expect(differsFromPrefill(FIELDS, { note: "x", n: 2, on: false }, { note: "x", n: 2 })).toBe(false);
-    expect(differsFromPrefill(FIELDS, { note: "y", n: 2, on: false }, { note: "x", n: 2 })).toBe(true);
-    expect(differsFromPrefill(FIELDS, { note: "x", n: 2, on: true }, { note: "x", n: 2 })).toBe(true);
   });
 });
 

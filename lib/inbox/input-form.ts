@@ -1,11 +1,9 @@
 /**
  * The generated input form (§5.2 flat schema) on the server side: what the browser sends is raw
  * form values (strings, and booleans for checkboxes); they are turned into typed values here, from
- * the schema, so a value's type never depends on the browser. `edited` compares what was submitted
- * with what the untouched prefilled form would have submitted.
+ * the schema, so a value's type never depends on the browser.
  */
-import { jcs } from "../protocol/jcs";
-import { prefillToRaw, type RawInput } from "./form-values";
+import type { RawInput } from "./form-values";
 import type { FieldView } from "./view";
 
 export type { RawInput };
@@ -38,10 +36,4 @@ export function coerceInput(fields: FieldView[], raw: RawInput): { value: Record
     }
   }
   return { value };
-}
-
-/** True when `value` differs from what the untouched prefilled form submits. */
-export function differsFromPrefill(fields: FieldView[], value: Record<string, unknown>, prefill: Record<string, unknown>): boolean {
-  const untouched = coerceInput(fields, prefillToRaw(fields, prefill));
-  return !("value" in untouched) || jcs(untouched.value) !== jcs(value);
 }

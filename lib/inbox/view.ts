@@ -5,7 +5,7 @@
  */
 import type { MessageWithResolution } from "../messages/record";
 import type { Message } from "../protocol/message";
-import { effectiveOptions } from "../protocol/rules";
+import { allowsFreeFormAnswer, effectiveOptions } from "../protocol/ask-contract";
 import { sensitiveProperties, type FlatProperty, type FlatSchema } from "../protocol/flat-schema";
 import type { Seat } from "../principals/types";
 import type { Affordances } from "./affordances";
@@ -31,7 +31,11 @@ export interface AskView {
   mode: "select" | "input" | "confirm";
   options: Array<{ value: string; label: string; description: string | null }>;
   fields: FieldView[];
-  permissions: { allowAccept: boolean; allowEdit: boolean; allowRespond: boolean; allowIgnore: boolean };
+  /**
+   * §5.2 (v0.6): offer the free-form answer beside the options — `allow_edit: true` on a
+   * select/confirm declaring minor ≥ 6. `allow_accept` (removed in v0.6) is not read.
+   */
+  freeForm: boolean;
   /** `default_on_expire` (null when absent or null): the prefill, and what expiry will apply. */
   defaultOnExpire: string | Record<string, unknown> | null;
   /** What expiry will apply, for display (option label; sensitive input values masked). */
@@ -119,7 +123,6 @@ function summarize(value: Record<string, unknown>): string {
 
 function askView(message: Extract<Message, { type: "ask" }>): AskView {
   const r = message.request;
-  const p = r.permissions ?? {};
   const fallback = r.default_on_expire ?? null;
   const shown = maskValue(message, fallback);
   const label = typeof fallback === "string" ? effectiveOptions(r).find((o) => o.value === fallback)?.label : undefined;
@@ -127,12 +130,7 @@ function askView(message: Extract<Message, { type: "ask" }>): AskView {
     mode: r.mode,
     options: r.mode === "input" ? [] : effectiveOptions(r).map((o) => ({ value: o.value, label: o.label, description: o.description ?? null })),
     fields: r.mode === "input" ? fieldsOf(r.schema as unknown as FlatSchema) : [],
-    permissions: {
-      allowAccept: p.allow_accept !== false,
-      allowEdit: p.allow_edit !== false,
-      allowRespond: p.allow_respond !== false,
-      allowIgnore: p.allow_ignore !== false,
-    },
+    freeForm: allowsFreeFormAnswer(message),
     defaultOnExpire: fallback as AskView["defaultOnExpire"],
     defaultSummary: shown === null ? null : typeof shown === "string" ? (label ? `${label} (${shown})` : shown) : summarize(shown),
   };

@@ -4,20 +4,20 @@
  */
 import type { Message } from "../protocol/message";
 import { DEFAULT_ON_EXPIRE_ACTOR } from "../protocol/response";
-import type { ResolveRequest } from "../protocol/rules";
+import { isEditedAnswer, type ResolveRequest } from "../protocol/rules";
 import type { TerminalOutcome } from "./lifecycle";
 
 export const EXPIRY_ACTOR = "system:expiry";
 
 /**
- * A resolver's answer (§8.8). `edited` is true only when the inbox says a human changed the
- * prefilled value; agent and wire resolves are never `edited` (docs/decisions.md).
+ * A resolver's answer (§8.8). `edited` is the Hub's own membership test (§6): true iff the value is
+ * off-menu. A resolver-supplied `edited` is never read (dp-028 (4)).
  */
-export function resolvedOutcome(envelope: Message, body: ResolveRequest, actor: string, now: Date, edited = false): TerminalOutcome {
+export function resolvedOutcome(envelope: Message, body: ResolveRequest, actor: string, now: Date): TerminalOutcome {
   const response: Record<string, unknown> = {};
   if (body.value !== undefined) {
     response.value = body.value;
-    response.edited = edited;
+    response.edited = envelope.type === "ask" && isEditedAnswer(envelope.request, body.value);
   }
   response.actor = actor;
   response.resolved_at = now.toISOString();

@@ -22,19 +22,10 @@ export interface ResolveResult {
   resolution_id: string;
 }
 
-export interface ResolveOptions {
-  /**
-   * The inbox's report that the human changed the value prefilled from `default_on_expire` (§6
-   * `response.edited`). Honoured for human resolvers only: an agent's resolve is never edited.
-   */
-  edited?: boolean;
-}
-
 export async function resolveMessage(
   resolver: Resolver,
   id: string,
   body: Record<string, unknown>,
-  options: ResolveOptions = {},
 ): Promise<ResolveResult> {
   const row = await db().message.findUnique({ where: { id }, include: { resolution: true } });
   if (!row) {
@@ -49,11 +40,10 @@ export async function resolveMessage(
   const envelope = envelopeOf(row);
   const request = parseResolveRequest(body);
   checkResolution(envelope, request);
-  const edited = resolver.kind === "human" && options.edited === true;
 
   const { resolved, expired } = await db().$transaction(async (tx) => {
     const now = clock.now();
-    const result = await commitTerminal(tx, row, envelope, "resolve", resolvedOutcome(envelope, request, actor, now, edited), now);
+    const result = await commitTerminal(tx, row, envelope, "resolve", resolvedOutcome(envelope, request, actor, now), now);
     return { resolved: result, expired: result.won ? null : await expireInTx(tx, id, now) };
   });
   await afterTerminal(resolved);

@@ -12,6 +12,7 @@ import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { dateTimeToMillis } from "../protocol/formats";
 import { jcs, sha256Hex } from "../protocol/jcs";
+import { assertAskAnswerable } from "../protocol/ask-contract";
 import { parseMessage, type Message } from "../protocol/message";
 import { checkSubmitSemantics } from "../protocol/rules";
 import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
@@ -58,6 +59,7 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
   }
   assertSupportedMajor(body);
   assertSenderIdAddressable(body);
+  assertAskAnswerable(body); // §5.2 (v0.6) corrections: 422 at every minor, before the schema's 400
   const message = parseMessage(body);
   if (message.agent.id !== principal.agentId) {
     throw new HubError("agent_id_mismatch", "agent.id does not match the credential");

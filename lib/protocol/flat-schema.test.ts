@@ -30,7 +30,10 @@ function rejection(candidate: unknown): string {
 describe("assertFlatSchema (§5.2)", () => {
   it("accepts flat schemas", () => {
     expect(() => assertFlatSchema(schema)).not.toThrow();
-    expect(() => assertFlatSchema({ type: "object", properties: {}, additionalProperties: false })).not.toThrow();
+    expect(() => assertFlatSchema({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false })).not.toThrow();
+    // v0.6 (§5.2): `type` may be absent, or a well-formed type array admitting an object.
+    expect(() => assertFlatSchema({ properties: { a: { type: "string" } } })).not.toThrow();
+    expect(() => assertFlatSchema({ type: ["object", "null"], properties: { a: { type: "string" } } })).not.toThrow();
     expect(() => assertFlatSchema({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { a: { type: "boolean", "x-ui": 1 } } })).not.toThrow();
   });
 
@@ -38,18 +41,22 @@ describe("assertFlatSchema (§5.2)", () => {
     ["not an object", []],
     ["wrong root type", { type: "array", properties: {} }],
     ["no properties", { type: "object" }],
+    ["empty properties (v0.6)", { type: "object", properties: {} }],
+    ["a scalar schema (v0.6)", { type: "string", properties: { a: { type: "string" } } }],
+    ["a type array without object (v0.6)", { type: ["string", "number"], properties: { a: { type: "string" } } }],
+    ["a malformed type array (v0.6)", { type: ["object", "object"], properties: { a: { type: "string" } } }],
     ["nested object", { type: "object", properties: { a: { type: "object", properties: {} } } }],
     ["array property", { type: "object", properties: { a: { type: "array", items: { type: "string" } } } }],
     ["$ref", { type: "object", properties: { a: { $ref: "#/$defs/x" } } }],
     ["combinator", { type: "object", properties: { a: { anyOf: [{ type: "string" }] } } }],
-    ["root combinator", { type: "object", properties: {}, oneOf: [] }],
+    ["root combinator", { type: "object", properties: { a: { type: "string" } }, oneOf: [] }],
     ["type list", { type: "object", properties: { a: { type: ["string", "null"] } } }],
     ["unenforced keyword", { type: "object", properties: { a: { type: "string", pattern: "^x" } } }],
     ["empty enum", { type: "object", properties: { a: { type: "string", enum: [] } } }],
     ["enum of the wrong type", { type: "object", properties: { a: { type: "integer", enum: [1, 2.5] } } }],
     ["required names an unknown property", { type: "object", properties: { a: { type: "string" } }, required: ["b"] }],
     ["required not an array", { type: "object", properties: { a: { type: "string" } }, required: "a" }],
-    ["additionalProperties as schema", { type: "object", properties: {}, additionalProperties: { type: "string" } }],
+    ["additionalProperties as schema", { type: "object", properties: { a: { type: "string" } }, additionalProperties: { type: "string" } }],
     ["non-boolean sensitive flag", { type: "object", properties: { a: { type: "string", "x-ma2h-sensitive": "yes" } } }],
   ])("rejects %s", (_name, candidate) => {
     expect(rejection(candidate)).toMatch(/^request\.schema/);
@@ -85,7 +92,7 @@ describe("validateFlat", () => {
   });
 
   it("does not treat inherited names as declared properties", () => {
-    expect(validateFlat({ type: "object", properties: {}, additionalProperties: false }, JSON.parse('{"toString":"x"}'))).toBe(
+    expect(validateFlat({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false }, JSON.parse('{"toString":"x"}'))).toBe(
       "toString: is not an allowed property",
     );
   });

@@ -4,12 +4,15 @@
  * Hub can validate answers and `default_on_expire` without a general JSON Schema engine.
  *
  * Accepted shape (anything else → `422 invalid_field` at submit):
- *   { type: "object", properties: { <name>: { type, enum?, title?, description?, "x-ma2h-sensitive"? } },
- *     required?: string[], additionalProperties?: boolean }
+ *   { type?: "object" | [..."object"...], properties: { <name>: { type, enum?, title?, description?,
+ *     "x-ma2h-sensitive"? } } (at least one), required?: string[], additionalProperties?: boolean }
+ * v0.6 (§5.2): `type` may be absent or a type array admitting an object (`["object","null"]`); the
+ * answer is an object either way (§6).
  * Annotation keys (`title`, `description`, `$schema`, `$comment`, `x-*`) are tolerated; any other
  * keyword — nesting, `$ref`, combinators, and validation keywords this validator would not enforce
  * (pattern, minLength, …) — is refused rather than silently ignored.
  */
+import { inputSchemaProblem } from "./ask-contract";
 import { HubError } from "./errors";
 
 export type FlatType = "string" | "number" | "integer" | "boolean";
@@ -21,7 +24,7 @@ export interface FlatProperty {
   "x-ma2h-sensitive"?: boolean;
 }
 export interface FlatSchema {
-  type: "object";
+  type?: "object" | string[];
   properties: Record<string, FlatProperty>;
   required?: string[];
   additionalProperties?: boolean;
@@ -81,7 +84,9 @@ export function assertFlatSchema(schema: unknown, at = "request.schema"): assert
   if (!isPlainObject(schema)) fail(at, "must be an object");
   const extra = unknownKeyword(schema, ROOT_KEYS);
   if (extra !== undefined) fail(`${at}.${extra}`, "unsupported keyword");
-  if (schema.type !== "object") fail(`${at}.type`, 'must be "object"');
+  // §5.2 (v0.6): the schema describes the answer object — the same rule submit applies first.
+  const answerable = inputSchemaProblem(schema);
+  if (answerable !== null) fail(`${at}.${answerable.at}`, answerable.message);
   if (!isPlainObject(schema.properties)) fail(`${at}.properties`, "must be an object");
   for (const [name, prop] of Object.entries(schema.properties)) assertFlatProperty(`${at}.properties.${name}`, prop);
   if (schema.required !== undefined) {

@@ -1,11 +1,11 @@
 /**
- * The v0.5 agent→Hub message envelope (§4–§5), a zod mirror of
- * schema/v0.5/message.schema.json — discriminated on `type`, cross-type fields forbidden per branch,
+ * The v0.6 agent→Hub message envelope (§4–§5), a zod mirror of
+ * schema/v0.6/message.schema.json — discriminated on `type`, cross-type fields forbidden per branch,
  * with the schema's conditionals as refinements. Longer than the usual module because it is one
  * schema with its $defs (agent, part, request, action, callback); splitting it would scatter a single
  * wire contract. Unknown fields are allowed and preserved at every level (§10 robustness).
- * Semantic checks the schema cannot express (options membership, flat input schema, expiry) live in
- * rules.ts.
+ * Semantic checks the schema cannot express (option-value uniqueness, options membership, flat input
+ * schema, expiry) live in ask-contract.ts and rules.ts.
  */
 import { z } from "zod";
 import {
@@ -22,6 +22,8 @@ import {
   V05_PATTERN,
   versionString,
 } from "./wire";
+import { inputSchemaProblem } from "./ask-contract";
+import { jcs } from "./jcs";
 
 /** §9.1 on a ≥ 0.5 envelope: agent-form resolver entries follow the §4 address grammar. */
 const V05_RESOLVER_PATTERN = /^(human|system):.+$|^agent:[^#]+(#sess_.+)?$/u;
@@ -85,11 +87,11 @@ export const askRequestSchema = z
   .looseObject({
     mode: z.enum(["select", "input", "confirm"]),
     options: z.array(responseOptionSchema).optional(),
-    schema: jsonObject().optional(), // §5.2 flat schema; flatness is rules.ts (422, not 400)
+    schema: jsonObject().optional(), // §5.2 flat schema; flatness is flat-schema.ts (422, not 400)
     permissions: z
       .looseObject({
-        allow_accept: z.boolean().optional(),
-        allow_edit: z.boolean().optional(),
+        // v0.6 removed `allow_accept` from the spec surface: like any unknown field it is kept, unread (§10).
+        allow_edit: z.boolean().optional(), // §5.2 (v0.6): honoured only at minor ≥ 6 (ask-contract.ts)
         allow_respond: z.boolean().optional(),
         allow_ignore: z.boolean().optional(),
       })
@@ -99,13 +101,28 @@ export const askRequestSchema = z
     callback: callbackSchema.optional(),
   })
   .superRefine((req, ctx) => {
+    // v0.6 `uniqueItems`: wholly identical options (sv-070). Options sharing only a `value` pass the
+    // schema (sv-071); the Hub refuses them before parsing (ask-contract.ts, dp-026).
+    if (req.options !== undefined) {
+      const seen = new Set<string>();
+      req.options.forEach((o, i) => {
+        const key = jcs(o);
+        if (seen.has(key)) ctx.addIssue({ code: "custom", path: ["options", i], message: "duplicates an earlier option (uniqueItems)" });
+        seen.add(key);
+      });
+    }
     // §5.2 mode conditionals.
     if (req.mode === "select") {
       if (req.options === undefined) ctx.addIssue({ code: "custom", path: ["options"], message: "is required for mode select" });
       else if (req.options.length < 1) ctx.addIssue({ code: "custom", path: ["options"], message: "must have at least 1 option for mode select" });
     }
-    if (req.mode === "input" && req.schema === undefined) {
-      ctx.addIssue({ code: "custom", path: ["schema"], message: "is required for mode input" });
+    if (req.mode === "input") {
+      if (req.schema === undefined) ctx.addIssue({ code: "custom", path: ["schema"], message: "is required for mode input" });
+      else {
+        // v0.6: the input schema describes the answer object (§5.2); the Hub's own check answers 422 first.
+        const problem = inputSchemaProblem(req.schema);
+        if (problem !== null) ctx.addIssue({ code: "custom", path: ["schema", problem.at], message: problem.message });
+      }
     }
     if (req.mode === "confirm" && req.options !== undefined && req.options.length !== 2) {
       ctx.addIssue({ code: "custom", path: ["options"], message: "must have exactly 2 options for mode confirm" });

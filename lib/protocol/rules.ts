@@ -6,10 +6,12 @@ import { HubError } from "./errors";
 import { dateTimeToMillis } from "./formats";
 import { assertFlatSchema, validateFlat } from "./flat-schema";
 import { RESOLVER_RESOLUTIONS_BY_TYPE } from "./lifecycle";
-import type { AskRequest, Message, ResponseOption } from "./message";
+import type { AskRequest, Message } from "./message";
+import { allowsFreeFormAnswer, effectiveOptions } from "./ask-contract";
 import type { ResolveRequest } from "./resolve-request";
 
 export { resolveRequestSchema, parseResolveRequest, type ResolveRequest } from "./resolve-request";
+export { CONFIRM_OPTIONS, effectiveOptions, isEditedAnswer } from "./ask-contract";
 export {
   RESOLUTIONS_BY_TYPE,
   RESOLVER_RESOLUTIONS_BY_TYPE,
@@ -19,18 +21,6 @@ export {
   type Resolution,
   type MessageStatus,
 } from "./lifecycle";
-
-/** §5.2: the two options the Hub synthesizes for `mode: confirm` without `options`. */
-export const CONFIRM_OPTIONS: readonly ResponseOption[] = Object.freeze([
-  Object.freeze({ value: "approve", label: "Approve" }),
-  Object.freeze({ value: "deny", label: "Deny" }),
-]);
-
-/** §5.2: the options a resolver chooses from — the supplied ones, or the confirm synthesis. */
-export function effectiveOptions(request: AskRequest): ResponseOption[] {
-  if (request.mode === "confirm" && request.options === undefined) return CONFIRM_OPTIONS.map((o) => ({ ...o }));
-  return request.options ?? [];
-}
 
 function invalid(message: string): never {
   throw new HubError("invalid_field", message);
@@ -42,9 +32,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * A `value` for the request's mode (§5.2, §8.8): a string member of the effective options for
- * select/confirm, an object valid against the flat schema for input. Returns the problem or null.
+ * select/confirm — or, when `offMenu` (the honoured `allow_edit`), any non-blank string — and an
+ * object valid against the flat schema for input. Returns the problem or null.
  */
-function valueProblem(request: AskRequest, value: unknown): string | null {
+function valueProblem(request: AskRequest, value: unknown, offMenu = false): string | null {
   if (request.mode === "input") {
     if (!isObject(value)) return "must be an object for mode input";
     const problem = validateFlat(request.schema, value);
@@ -52,7 +43,11 @@ function valueProblem(request: AskRequest, value: unknown): string | null {
   }
   const values = effectiveOptions(request).map((o) => o.value);
   if (typeof value !== "string") return `must be a string for mode ${request.mode}`;
-  if (!values.includes(value)) return `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (values.includes(value)) return null;
+  // docs/decisions.md: a free-form answer says something; a blank one is refused like a missing value.
+  if (offMenu) return value.trim() === "" ? "a free-form answer must not be blank" : null;
+  const hint = request.permissions?.allow_edit === true ? " (allow_edit is honoured only on an ask declaring ma2h_version ≥ 0.6)" : "";
+  return `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}${hint}`;
   return null;
 }
 
@@ -68,6 +63,7 @@ export function checkSubmitSemantics(message: Message, now: Date): void {
   if (message.type !== "ask") return;
   const { request } = message;
   if (request.mode === "input") assertFlatSchema(request.schema, "request.schema");
+  // §7: `allow_edit` governs the human's answer, never the agent's expiry fallback (dp-028 (6)).
   const fallback = request.default_on_expire;
   if (fallback === undefined || fallback === null) return;
   const problem = valueProblem(request, fallback);
@@ -98,7 +94,8 @@ export function checkResolution(message: Message, body: ResolveRequest): void {
     invalid("resolution: this ask cannot be declined (permissions.allow_ignore is false) (§5.2)");
   }
   if (body.resolution === "answered") {
-    const problem = valueProblem(message.request, body.value);
+    // §5.2, §8.8: off-menu only with `allow_edit` honoured at the envelope's own minor (≥ 6).
+    const problem = valueProblem(message.request, body.value, allowsFreeFormAnswer(message));
     if (problem !== null) invalid(`value: ${problem} (§8.8)`);
   }
 }

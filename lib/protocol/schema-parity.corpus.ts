@@ -1,6 +1,6 @@
 /**
  * Test-only corpus for schema-parity.test.ts: documents built by applying small edits (set / delete
- * a dotted path) to valid bases, aimed at every keyword and conditional of the v0.5 schemas. Pure
+ * a dotted path) to valid bases, aimed at every keyword and conditional of the v0.6 schemas. Pure
  * data; no I/O.
  */
 type Doc = Record<string, unknown>;
@@ -49,6 +49,17 @@ const MESSAGE_EDITS: Edits[] = [
   { request: { mode: "confirm", options: [{ value: "a", label: "A" }, { value: "b", label: "B" }] } },
   { request: { mode: "confirm", options: [{ value: "a", label: "A" }, { value: "b", label: "B" }, { value: "c", label: "C" }] } },
   { request: { mode: "input" } }, { request: { mode: "input", schema: {} } }, { request: { mode: "input", schema: [] } }, { request: { mode: "vote" } },
+  // v0.6 (§5.2): the answer-object input schema, options uniqueItems, allow_edit typed, allow_accept unknown.
+  ...[
+    { type: "object", properties: { a: { type: "string" } } }, { properties: { a: { type: "string" } } }, { type: "object" }, { type: "object", properties: {} },
+    { type: "object", properties: [] }, { type: "string" }, { type: ["object", "null"], properties: { a: {} } }, { type: ["null", "object"], properties: { a: {} } },
+    { type: ["string", "number"], properties: { a: {} } }, { type: ["object", "object"], properties: { a: {} } }, { type: ["object", 42], properties: { a: {} } },
+    { type: ["object", "thing"], properties: { a: {} } }, { type: [], properties: { a: {} } }, { type: 5, properties: { a: {} } }, { type: "array", properties: { a: {} } },
+  ].flatMap((schema) => [{ request: { mode: "input", schema } }, { request: { mode: "select", options: [{ value: "a", label: "A" }], schema } }]),
+  { request: { mode: "select", options: [{ value: "a", label: "A" }, { value: "a", label: "A" }] } },
+  { request: { mode: "select", options: [{ value: "a", label: "A" }, { value: "a", label: "B" }] } },
+  { request: { mode: "confirm", options: [{ value: "a", label: "A", description: "d" }, { description: "d", label: "A", value: "a" }] } },
+  { "request.permissions": { allow_edit: true } }, { "request.permissions": { allow_edit: "yes" } }, { "request.permissions": { allow_accept: "anything" } },
   ...["x", { a: 1 }, null, 5, [], true].map((d) => ({ "request.default_on_expire": d })),
   { "request.permissions": { allow_respond: false } }, { "request.permissions": { allow_respond: "no" } },
   ...[["human:alice"], ["agent:a#b"], ["agent:a#sess_1"], ["bot:x"], ["agent:"], [5]].flatMap((r) => [

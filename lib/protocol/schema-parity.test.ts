@@ -1,5 +1,5 @@
 /**
- * Differential check of the zod mirrors against the official v0.5 JSON Schemas (Ajv 2020 +
+ * Differential check of the zod mirrors against the official v0.6 JSON Schemas (Ajv 2020 +
  * ajv-formats): thousands of documents — the spec's examples, the vectors' inputs and systematic
  * mutations of them hitting every conditional — must get the same valid/invalid verdict from both.
  */
@@ -23,7 +23,7 @@ const shared = path.resolve(repoRoot, "../shared/ma2h");
 if (!existsSync(shared)) throw new Error(`MA2H spec folder missing: ${shared} (tests read it in place)`);
 
 const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"));
-const schemaDir = path.join(shared, "schema/v0.5");
+const schemaDir = path.join(shared, "schema/v0.6");
 const ajv = new Ajv2020({ strict: false });
 addFormats(ajv);
 for (const f of readdirSync(schemaDir).filter((n) => n.endsWith(".schema.json"))) ajv.addSchema(readJson(path.join(schemaDir, f)) as object);
@@ -35,11 +35,11 @@ const vectorInputs = (target: string) =>
   readdirSync(path.join(shared, "conformance/vectors"))
     .filter((f) => f.startsWith("sv-"))
     .map((f) => readJson(path.join(shared, "conformance/vectors", f)) as { target: string; input: Record<string, unknown> })
-    .filter((v) => v.target.replace(/^v0\.5\//, "") === target)
+    .filter((v) => v.target.replace(/^v0\.[56]\//, "") === target)
     .map((v) => v.input);
 
 function compare(target: string, schema: z.ZodType, docs: unknown[]) {
-  const validate = ajv.getSchema(`https://ma2h.org/schema/v0.5/${target}`);
+  const validate = ajv.getSchema(`https://ma2h.org/schema/v0.6/${target}`);
   if (!validate) throw new Error(`schema ${target} not loaded`);
   const mismatches: string[] = [];
   let valid = 0;
@@ -51,7 +51,7 @@ function compare(target: string, schema: z.ZodType, docs: unknown[]) {
   return { mismatches: mismatches.slice(0, 5), mismatchCount: mismatches.length, valid, total: docs.length };
 }
 
-describe("zod mirrors agree with the official v0.5 schemas", () => {
+describe("zod mirrors agree with the official v0.6 schemas", () => {
   it("message", () => {
     const bases = [...examples.filter((e) => ["notify", "ask", "task"].includes(e.type as string)), ...vectorInputs("message.schema.json")];
     const r = compare("message.schema.json", messageSchema, messageDocs(bases));

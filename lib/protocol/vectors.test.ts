@@ -22,7 +22,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
 const shared = path.resolve(repoRoot, "../shared/ma2h");
 if (!existsSync(shared)) throw new Error(`MA2H spec folder missing: ${shared} (tests read it in place)`);
 const vectorsDir = path.join(shared, "conformance/vectors");
-const schemaDir = path.join(shared, "schema/v0.5");
+const schemaDir = path.join(shared, "schema/v0.6");
 
 const ZOD: Record<string, z.ZodType> = {
   "message.schema.json": messageSchema,
@@ -77,8 +77,8 @@ interface Vector {
 
 const files = existsSync(vectorsDir) ? readdirSync(vectorsDir).filter((f) => /^sv-.*\.json$/.test(f)).sort() : [];
 const vectors: Vector[] = files.map((f) => JSON.parse(readFileSync(path.join(vectorsDir, f), "utf8")) as Vector);
-/** Bare targets and `v0.5/` targets alike run against schema/v0.5 (all 66 agree, requirements App. A). */
-const schemaFile = (target: string) => target.replace(/^v0\.5\//, "");
+/** Bare, `v0.5/` and `v0.6/` targets alike run against schema/v0.6 (all 76 agree there). */
+const schemaFile = (target: string) => target.replace(/^v0\.[56]\//, "");
 const covered = vectors.filter((v) => schemaFile(v.target) in ZOD);
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -102,7 +102,7 @@ describe("sv-* schema vectors", () => {
 
   it.each(covered.map((v) => [v.id, v] as const))("%s", (_id, v) => {
     const want = v.expect === "valid";
-    const validate = ajv.getSchema(`https://ma2h.org/schema/v0.5/${schemaFile(v.target)}`);
+    const validate = ajv.getSchema(`https://ma2h.org/schema/v0.6/${schemaFile(v.target)}`);
     if (!validate) throw new Error(`schema not loaded for target ${v.target}`);
     expect(validate(v.input), `ajv: ${JSON.stringify(validate.errors)}`).toBe(want);
     const zod = ZOD[schemaFile(v.target)]!.safeParse(v.input);

@@ -6,7 +6,7 @@ import { HubError } from "./errors";
 import type { Message } from "./message";
 
 /** The version this Hub speaks and mints (capability, acks, directives, entries). */
-export const HUB_VERSION = "0.5";
+export const HUB_VERSION = "0.6";
 /** §10 push parity: the §9.2 signature-break minor. Pushes below it cannot be verified. */
 export const PUSH_MIN_MINOR = 3;
 /** §4, §10: `to` / `agent.session` / the inter-agent leg need minor ≥ 5. */

@@ -1,5 +1,5 @@
 /**
- * The official v0.5 JSON Schemas and conformance vectors, read in place from ../shared/ma2h (never
+ * The official v0.6 JSON Schemas and conformance vectors, read in place from ../shared/ma2h (never
  * copied into the repo), validated with Ajv 2020. Missing files fail loudly.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import addFormats from "ajv-formats";
 import { repoRoot } from "./hub";
 
 export const shared = resolve(repoRoot, "../shared/ma2h");
-const schemaDir = join(shared, "schema/v0.5");
+const schemaDir = join(shared, "schema/v0.6");
 const vectorDir = join(shared, "conformance/vectors");
 if (!existsSync(schemaDir) || !existsSync(vectorDir)) {
   throw new Error(`MA2H protocol files not found at ${shared}: tests read them from ../shared/ma2h`);
@@ -23,7 +23,7 @@ for (const file of readdirSync(schemaDir).filter((f) => f.endsWith(".schema.json
 
 /** Errors of `data` against an official schema (by file name), [] when valid. */
 export function validateOfficial(file: string, data: unknown): string[] {
-  const validate = ajv.getSchema(`https://ma2h.org/schema/v0.5/${file}`);
+  const validate = ajv.getSchema(`https://ma2h.org/schema/v0.6/${file}`);
   if (!validate) throw new Error(`no schema ${file}`);
   return validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }

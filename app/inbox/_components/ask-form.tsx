@@ -2,7 +2,7 @@
 /**
  * The answer form of an ask (§5.2): options with their descriptions (select / confirm), or a form
  * generated from the flat schema (input); an optional comment; decline. `permissions` decide which
- * controls exist; with `allow_edit` false a prefilled form is read-only. Sensitive fields are
+ * controls exist. Sensitive fields are
  * password inputs and never leave this form except in the answer itself.
  */
 import type { Dispatch, SetStateAction } from "react";
@@ -22,8 +22,8 @@ interface Props {
 
 export function AskForm({ ask, can, form, setForm, pending, onAnswer, onDecline }: Props) {
   const prefilled = ask.defaultOnExpire !== null;
-  const locked = ask.mode === "input" && prefilled && !ask.permissions.allowEdit;
-  const canAccept = can.answer && prefilled && ask.permissions.allowAccept;
+  const locked = false;
+  const canAccept = can.answer && prefilled;
   return (
     <form
       className="answer"
