@@ -11,6 +11,7 @@
 import pg from "pg";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
+import { HUB_VERSION } from "../lib/protocol/versions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseTrack } from "../app/inbox/_components/response-track";
 import { itemTrackFor, waitingForRows, type ItemTrack } from "../lib/inbox/response-track";
@@ -265,7 +266,7 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     expect(await audit(id, "response.acknowledged")).toHaveLength(1);
   });
 
-  it("a message at v0.4 acks at 0.4; below 0.4 the ack is 0.5", async () => {
+  it("a message at v0.4 acks at 0.4; below 0.4 the ack is the Hub's own version (0.6)", async () => {
     const v4 = await submit("ask", { ma2h_version: "0.4" });
     const v3 = await submit("ask", { ma2h_version: "0.3" });
     for (const id of [v4, v3]) {
@@ -275,7 +276,8 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     }
     expect((await agent(A).post(`/v1/messages/${v4}/ack`, {})).body.ma2h_version).toBe("0.4");
     const old = await agent(A).post(`/v1/messages/${v3}/ack`, {});
-    expect(old.body.ma2h_version).toBe("0.5");
+    expect(old.body.ma2h_version).toBe(HUB_VERSION);
+    expect(HUB_VERSION).toBe("0.6");
     expect(validateOfficial("ack.schema.json", old.body)).toEqual([]);
   });
 });

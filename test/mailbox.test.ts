@@ -168,7 +168,7 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
     for (const e of entries) {
       expect(Object.keys(e).sort()).toEqual(["directive", "signature"]);
       expect(validateOfficial("inbound-message.schema.json", e.directive)).toEqual([]);
-      expect(e.directive).toMatchObject({ type: "directive", ma2h_version: "0.5", from: "human:alice", to: `agent:${A}` });
+      expect(e.directive).toMatchObject({ type: "directive", ma2h_version: "0.6", from: "human:alice", to: `agent:${A}` });
       expect(await me.receive(e)).toMatchObject({ ok: true, id: e.directive.id });
     }
     const track = await human("alice").get(`/v1/directives/${ids[0]}`);

@@ -6,6 +6,7 @@
  * Stamps are first-wins conditional UPDATEs, each with its audit event in the same statement, so a
  * stamp and its audit row commit together or not at all.
  */
+import { HUB_VERSION } from "../protocol/versions";
 import type { Resolution } from "../generated/prisma/client";
 import { db } from "../db";
 import type { Ack } from "../protocol/ack";
@@ -93,7 +94,7 @@ export function storedAck(messageId: string, messageVersion: string, r: TrackCol
 
 export function ackVersion(messageVersion: string): string {
   const m = /^0\.(\d+)$/u.exec(messageVersion);
-  return m && Number(m[1]) >= 4 ? messageVersion : "0.5";
+  return m && Number(m[1]) >= 4 ? messageVersion : HUB_VERSION;
 }
 
 /**
