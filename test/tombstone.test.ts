@@ -15,7 +15,8 @@ import { readMessage } from "../lib/messages/read";
 import { purgeExpiredRetention } from "../lib/messages/retention";
 import { submitMessage } from "../lib/messages/submit";
 import { isHubError } from "../lib/protocol/errors";
-import { authenticate, requireAgent, type AgentPrincipal } from "../lib/principals/authenticate";
+import { authenticate, requireAgent } from "../lib/principals/authenticate";
+import type { AgentPrincipal } from "../lib/principals/types";
 import { addUser } from "../lib/principals/users";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
@@ -43,7 +44,8 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 
 async function agentRead(id: string): Promise<{ status: number; body?: Record<string, any>; code?: string }> {
   try {
-    return { status: 200, body: (await readMessage(agent, id)).body as Record<string, any> };
+    const read = await readMessage(agent, id);
+    return { status: read.notModified ? 304 : 200, body: read.notModified ? undefined : (read.body as Record<string, any>) };
   } catch (err) {
     if (isHubError(err)) return { status: err.status, code: err.code };
     throw err;
