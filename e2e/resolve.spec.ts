@@ -1,7 +1,7 @@
 /**
  * Resolving in the browser (issue #4 item 4): one ask of each mode and a task with its checklist,
  * each answered by alice on the item page; the agent's pull then carries `actor: human:alice` and
- * the value or checklist. Two browsers answering one ask: one wins, the other is told.
+ * the value or checklist. (The v0.6 free-form answer and the radio group's keys: free-form.spec.ts.) Two browsers answering one ask: one wins, the other is told.
  */
 import type { BrowserContext, Page } from "@playwright/test";
 import { api, envelope, expect, marker, pullTerminal, signedInContext, test } from "./support/fixtures";
@@ -40,7 +40,7 @@ test("select: an option and a comment", async () => {
           { value: "hold", label: "Hold for review", description: "Wait for a human review first." },
           { value: "abort", label: "Abort the release", description: "Revert and close." },
         ],
-        permissions: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: true },
+        permissions: { allow_edit: false, allow_respond: true, allow_ignore: true },
       },
     }),
   );
@@ -97,7 +97,8 @@ test("input: a generated form with string, boolean, integer, enum and a sensitiv
           },
           required: ["release_note", "payment_api_key"],
         },
-        permissions: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
+        // §5.2 (v0.6): allow_edit is meaningless for input — the fields are always editable.
+        permissions: { allow_edit: false, allow_respond: true, allow_ignore: true },
       },
     }),
   );
@@ -169,12 +170,13 @@ test("task: tick the checklist and complete with a comment", async () => {
   });
 });
 
-test("the form is prefilled from default_on_expire; changing it sets edited, keeping it does not", async () => {
+test("the form is prefilled from default_on_expire; another listed option is not edited, nor is the prefill", async () => {
   const a = api();
   const request = {
     mode: "select",
     options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }],
-    permissions: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
+    // allow_accept (removed in v0.6) is read by nothing: `false` here still leaves "Accept suggestion".
+    permissions: { allow_accept: false, allow_respond: true, allow_ignore: true },
     default_on_expire: "hold",
   };
   const expires_at = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
@@ -185,10 +187,12 @@ test("the form is prefilled from default_on_expire; changing it sets edited, kee
   await open(page, changed, changedTitle);
   await expect(page.getByTestId("item-countdown")).toBeVisible();
   await expect(page.getByTestId("option-hold")).toHaveAttribute("aria-checked", "true");
+  await expect(page.getByTestId("accept-default")).toBeVisible();
   await page.getByTestId("option-ship").click();
   await page.getByTestId("submit-answer").click();
   await expect(page.getByTestId("outcome")).toContainText("human:alice");
-  expect((await pullTerminal(a, changed)).response.response).toMatchObject({ actor: "human:alice", value: "ship", edited: true });
+  // §6 (v0.6): `edited` is set membership — a listed option is never edited, whatever the prefill.
+  expect((await pullTerminal(a, changed)).response.response).toMatchObject({ actor: "human:alice", value: "ship", edited: false });
 
   const keptTitle = `Prefill kept ${marker()}`;
   const kept = await a.submit(envelope("ask", a.agentId, { title: keptTitle, expires_at, request }));

@@ -89,7 +89,7 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
         { value: "hold", label: "Hold for review", description: "Wait for a human to review before deploying." },
         { value: "abort", label: "Abort the release", description: "Revert and close." },
       ],
-      permissions: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: false },
+      permissions: { allow_edit: true, allow_respond: true, allow_ignore: false },
       default_on_expire: "hold",
     },
   });

@@ -42,7 +42,9 @@ export function resolveBodyFor(item: ItemView, action: HumanAction): Record<stri
       if ("problem" in coerced) refuse(coerced.problem);
       body.value = coerced.value;
     } else {
-      if (typeof action.value !== "string" || action.value.trim() === "") refuse("choose an option");
+      if (typeof action.value !== "string" || action.value.trim() === "") refuse("choose an option, or type your answer");
+      // A typed answer over the inbox's cap is refused, never cut: the agent gets it verbatim or not at all.
+      if (action.value.length > MAX_COMMENT) refuse(`an answer is at most ${MAX_COMMENT} characters`);
       body.value = action.value;
     }
   } else if (action.kind === "decline") {

@@ -1,7 +1,10 @@
 /**
  * §8.2 retention: a terminal message (a resolved ask/task, a delivered notify) stays pullable for
  * `retention_days`, then is deleted. A tombstone keeps its id, owner and purge time so the
- * submitter reads `410 gone` and everyone else `404`. Open messages are never purged.
+ * submitter reads `410 gone` and everyone else `404`, and a short summary — type, title, terminal
+ * status, who resolved it and when, and whether the answer never reached the agent (§14.2 `expired`)
+ * — so a seat holder's `/inbox/<id>` says what happened (lib/inbox/tombstone.ts). No value, comment
+ * or body survives the purge. Open messages are never purged.
  */
 import { clock } from "../clock";
 import { db } from "../db";
@@ -14,7 +17,15 @@ export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500
   for (;;) {
     const due = await db().message.findMany({
       where: { terminalAt: { lt: cutoff }, status: { not: "open" } },
-      select: { id: true, accountId: true, agentRowId: true },
+      select: {
+        id: true,
+        accountId: true,
+        agentRowId: true,
+        type: true,
+        title: true,
+        status: true,
+        resolution: { select: { actor: true, resolvedAt: true } },
+      },
       take: batch,
     });
     if (due.length === 0) return total;
@@ -40,8 +51,20 @@ export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500
           })),
         });
       }
+      const neverReached = new Set(expired.map((r) => r.message_id));
       await tx.messageTombstone.createMany({
-        data: due.map((m) => ({ id: m.id, accountId: m.accountId, agentRowId: m.agentRowId, purgedAt: now })),
+        data: due.map((m) => ({
+          id: m.id,
+          accountId: m.accountId,
+          agentRowId: m.agentRowId,
+          purgedAt: now,
+          type: m.type,
+          title: m.title,
+          status: m.status,
+          actor: m.resolution?.actor ?? null,
+          resolvedAt: m.resolution?.resolvedAt ?? null,
+          deliveryExpiredAt: neverReached.has(m.id) ? now : null,
+        })),
         skipDuplicates: true,
       });
       await tx.auditEvent.createMany({

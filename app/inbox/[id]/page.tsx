@@ -7,6 +7,7 @@ import { MarkdownView } from "@/components/Markdown";
 import { agentPageFor, presenceWording } from "@/lib/inbox/directives";
 import { listDeliveries } from "@/lib/delivery/admin";
 import { itemForHuman } from "@/lib/inbox/item";
+import { tombstoneForHuman } from "@/lib/inbox/tombstone";
 import { itemTrackFor } from "@/lib/inbox/response-track";
 import { adminSeat } from "@/lib/principals/members";
 import type { ItemView } from "@/lib/inbox/view";
@@ -15,6 +16,7 @@ import { Deliveries } from "../_components/deliveries";
 import { agentHref } from "../_components/directive-table";
 import { DirectiveCompose } from "../_components/directive-compose";
 import { ResolvePanel } from "../_components/resolve-panel";
+import { Tombstone } from "../_components/tombstone";
 import { AgentWaiting, ResponseTrack } from "../_components/response-track";
 
 export const dynamic = "force-dynamic";
@@ -31,7 +33,12 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   const { id } = await params;
   const human = await requireHuman(`/inbox/${encodeURIComponent(id)}`);
   const item = await itemForHuman(human.userId, id);
-  if (!item) notFound();
+  if (!item) {
+    // Purged by retention (§8.2): a seat holder sees what the tombstone kept; anyone else 404.
+    const tomb = await tombstoneForHuman(human.userId, id);
+    if (!tomb) notFound();
+    return <Tombstone tomb={tomb} />;
+  }
   const a = item.agent;
   // Push deliveries for anyone who sees the item; redrive for the account's owners and admins.
   const [deliveries, seat] = await Promise.all([listDeliveries(item.id), adminSeat(human.userId, item.account)]);

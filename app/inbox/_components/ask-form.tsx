@@ -1,14 +1,20 @@
 "use client";
 /**
- * The answer form of an ask (§5.2): options with their descriptions (select / confirm), or a form
- * generated from the flat schema (input); an optional comment; decline. `permissions` decide which
- * controls exist. Sensitive fields are
- * password inputs and never leave this form except in the answer itself.
+ * The answer form of an ask (§5.2): the options with their descriptions as one radio group
+ * (select / confirm; plus the free-form answer where `allow_edit` is honoured), or a form generated
+ * from the flat schema (input); an optional comment; decline. `permissions` decide which controls
+ * exist (`allow_edit` is ignored for input, §5.2 v0.6). Sensitive fields are password inputs and
+ * never leave this form except in the answer itself.
  */
-import type { Dispatch, SetStateAction } from "react";
+import { useRef, type Dispatch, type SetStateAction } from "react";
 import type { Affordances } from "@/lib/inbox/affordances";
 import type { AskView, FieldView } from "@/lib/inbox/view";
+import { OptionGroup } from "./option-group";
 import type { FormState } from "./resolve-panel";
+
+export const FREE_FORM_FIELD_ID = "free-form-answer";
+/** The inbox's cap on a typed answer, as on a comment; refused beyond it, never cut (lib/inbox/answer.ts). */
+export const MAX_FREE_FORM = 10_000;
 
 interface Props {
   ask: AskView;
@@ -16,14 +22,34 @@ interface Props {
   form: FormState;
   setForm: Dispatch<SetStateAction<FormState>>;
   pending: boolean;
+  /** Why the free-form answer cannot be sent (blank), shown under its field; null when fine. */
+  freeFormProblem: string | null;
   onAnswer: (value?: string) => void;
   onDecline: () => void;
 }
 
-export function AskForm({ ask, can, form, setForm, pending, onAnswer, onDecline }: Props) {
-  const prefilled = ask.defaultOnExpire !== null;
-  const locked = false;
-  const canAccept = can.answer && prefilled;
+export function AskForm({ ask, can, form, setForm, pending, freeFormProblem, onAnswer, onDecline }: Props) {
+  const freeField = useRef<HTMLTextAreaElement>(null);
+  const canAccept = can.answer && ask.defaultOnExpire !== null;
+  const freeIndex = ask.options.length;
+  const checked = form.freeForm ? freeIndex : ask.options.findIndex((o) => o.value === form.option);
+
+  const choose = (index: number, typed: boolean) => {
+    if (index === freeIndex) {
+      setForm((f) => ({ ...f, option: null, freeForm: true }));
+      // A click goes on to the text; the arrow keys stay in the group (Tab reaches the text).
+      if (!typed) requestAnimationFrame(() => freeField.current?.focus());
+    } else {
+      setForm((f) => ({ ...f, option: ask.options[index]?.value ?? null, freeForm: false }));
+    }
+  };
+  const enter = (index: number) => {
+    if (index !== freeIndex) return onAnswer(ask.options[index]?.value);
+    // Already chosen: send the text (blank → the panel says so and focuses it); else go to the text.
+    if (form.freeForm) return onAnswer();
+    choose(index, false);
+  };
+
   return (
     <form
       className="answer"
@@ -34,31 +60,44 @@ export function AskForm({ ask, can, form, setForm, pending, onAnswer, onDecline 
     >
       <h2>{can.answer ? "Your answer" : "Respond"}</h2>
       {can.answer && ask.mode !== "input" && (
-        <div className="options" role="radiogroup" aria-label="Options">
-          {ask.options.map((o) => (
-            <button
-              key={o.value}
-              type="button"
-              role="radio"
-              aria-checked={form.option === o.value}
-              className={`option${form.option === o.value ? " option-chosen" : ""}`}
-              data-testid={`option-${o.value}`}
-              data-option={o.value}
-              disabled={pending}
-              onClick={() => setForm((f) => ({ ...f, option: o.value }))}
-            >
-              <span className="option-label">{o.label}</span>
-              {o.description && <span className="option-desc">{o.description}</span>}
-              {ask.defaultOnExpire === o.value && <span className="option-default">default on expiry</span>}
-            </button>
-          ))}
+        <OptionGroup ask={ask} checked={checked} pending={pending} onChoose={choose} onEnter={enter} freeFormFieldId={FREE_FORM_FIELD_ID} />
+      )}
+      {can.answer && ask.freeForm && form.freeForm && (
+        <div className="field free-form">
+          <label htmlFor={FREE_FORM_FIELD_ID}>Your answer, in your own words</label>
+          <textarea
+            id={FREE_FORM_FIELD_ID}
+            ref={freeField}
+            data-testid="free-form-text"
+            rows={3}
+            maxLength={MAX_FREE_FORM}
+            value={form.freeText}
+            disabled={pending}
+            aria-invalid={freeFormProblem !== null}
+            aria-describedby={`${FREE_FORM_FIELD_ID}-hint${freeFormProblem ? ` ${FREE_FORM_FIELD_ID}-problem` : ""}`}
+            onChange={(e) => setForm((f) => ({ ...f, freeText: e.target.value }))}
+            onKeyDown={(e) => {
+              // Ctrl/⌘+Enter sends, as Enter does on a choice; a plain Enter is a new line.
+              if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                onAnswer();
+              }
+            }}
+          />
+          <span className="field-desc" id={`${FREE_FORM_FIELD_ID}-hint`}>
+            Sent exactly as typed; the agent is told it is not one of its options. <kbd>Ctrl</kbd>+<kbd>Enter</kbd> sends.
+          </span>
+          {freeFormProblem && (
+            <span className="form-error" id={`${FREE_FORM_FIELD_ID}-problem`} role="alert" data-testid="free-form-error">
+              {freeFormProblem}
+            </span>
+          )}
         </div>
       )}
       {can.answer && ask.mode === "input" && (
         <div className="fields">
-          {locked && <p className="hint">Suggested by the agent; this ask does not allow editing it (accept or decline).</p>}
           {ask.fields.map((f) => (
-            <Field key={f.name} field={f} value={form.input[f.name]} locked={locked} onChange={(v) => setForm((s) => ({ ...s, input: { ...s.input, [f.name]: v } }))} />
+            <Field key={f.name} field={f} value={form.input[f.name]} onChange={(v) => setForm((s) => ({ ...s, input: { ...s.input, [f.name]: v } }))} />
           ))}
         </div>
       )}
@@ -69,7 +108,12 @@ export function AskForm({ ask, can, form, setForm, pending, onAnswer, onDecline 
       </label>
       <div className="actions">
         {can.answer && (
-          <button type="submit" className="btn btn-primary" data-testid="submit-answer" disabled={pending || (ask.mode !== "input" && form.option === null)}>
+          <button
+            type="submit"
+            className="btn btn-primary"
+            data-testid="submit-answer"
+            disabled={pending || (ask.mode !== "input" && form.option === null && !form.freeForm)}
+          >
             {pending ? "Sending…" : "Submit answer"}
           </button>
         )}
@@ -95,7 +139,7 @@ export function AskForm({ ask, can, form, setForm, pending, onAnswer, onDecline 
   );
 }
 
-function Field({ field: f, value, locked, onChange }: { field: FieldView; value: string | boolean | undefined; locked: boolean; onChange: (v: string | boolean) => void }) {
+function Field({ field: f, value, onChange }: { field: FieldView; value: string | boolean | undefined; onChange: (v: string | boolean) => void }) {
   const id = `field-${f.name}`;
   const label = (
     <>
@@ -108,7 +152,7 @@ function Field({ field: f, value, locked, onChange }: { field: FieldView; value:
   if (f.type === "boolean" && f.enum === null) {
     return (
       <div className="field field-check">
-        <input id={id} type="checkbox" data-testid={id} checked={value === true} disabled={locked} onChange={(e) => onChange(e.target.checked)} />
+        <input id={id} type="checkbox" data-testid={id} checked={value === true} onChange={(e) => onChange(e.target.checked)} />
         <label htmlFor={id}>{label}</label>
         {help}
       </div>
@@ -119,7 +163,7 @@ function Field({ field: f, value, locked, onChange }: { field: FieldView; value:
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {f.enum !== null ? (
-        <select id={id} data-testid={id} value={text} required={f.required} disabled={locked} onChange={(e) => onChange(e.target.value)}>
+        <select id={id} data-testid={id} value={text} required={f.required} onChange={(e) => onChange(e.target.value)}>
           <option value="">{f.required ? "Choose…" : "—"}</option>
           {f.enum.map((v) => (
             <option key={String(v)} value={String(v)}>
@@ -137,7 +181,6 @@ function Field({ field: f, value, locked, onChange }: { field: FieldView; value:
           autoComplete={f.sensitive ? "new-password" : "off"}
           spellCheck={f.sensitive ? false : undefined}
           required={f.required}
-          readOnly={locked}
           value={text}
           onChange={(e) => onChange(e.target.value)}
         />

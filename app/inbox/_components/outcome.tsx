@@ -1,5 +1,8 @@
 "use client";
-/** A terminal item's outcome (§6): who resolved it, when, and what — sensitive values masked. */
+/**
+ * A terminal item's outcome (§6): who resolved it, when, and what — sensitive values masked. An
+ * `edited` answer is the person's own words (§5.2 `allow_edit`), shown as plain text.
+ */
 import { LocalTime } from "@/components/Clock";
 import type { ItemView, ResolutionView } from "@/lib/inbox/view";
 
@@ -21,13 +24,18 @@ export function Outcome({ item, resolution: r }: { item: ItemView; resolution: R
       <p className="when">
         <LocalTime iso={r.resolvedAt} />
         {r.defaulted && " · the default on expiry was applied"}
-        {r.edited && " · edited from the suggestion"}
+        {r.edited && <span data-testid="outcome-edited"> · answered in their own words (not one of the options)</span>}
       </p>
       {r.value !== null && (
         <div className="value">
           <h3>Value</h3>
-          {typeof r.value === "string" ? (
-            <p>
+          {typeof r.value === "string" && r.edited ? (
+            // §6 edited / §9.6: the person's own words — plain text, never HTML or Markdown.
+            <p className="outcome-own-words" data-testid="outcome-value">
+              {r.value}
+            </p>
+          ) : typeof r.value === "string" ? (
+            <p data-testid="outcome-value">
               {r.valueLabel ? (
                 <>
                   <strong>{r.valueLabel}</strong> <code>{r.value}</code>

@@ -12,13 +12,16 @@ import type { ItemView, ResolutionView } from "@/lib/inbox/view";
 import { isPlain, isTyping } from "@/components/keys";
 import { ITEM_SHORTCUTS, ShortcutsOverlay } from "@/components/ShortcutsOverlay";
 import { resolveItem } from "../actions";
-import { AskForm } from "./ask-form";
+import { AskForm, FREE_FORM_FIELD_ID } from "./ask-form";
 import { Outcome } from "./outcome";
 import { TaskForm } from "./task-form";
 
 export interface FormState {
   comment: string;
   option: string | null;
+  /** The free-form answer (§5.2 `allow_edit`) is the chosen one; `freeText` is what was typed. */
+  freeForm: boolean;
+  freeText: string;
   input: RawInput;
   ticks: boolean[];
 }
@@ -30,22 +33,27 @@ function initialState(item: ItemView): FormState {
     comment: "",
     // Prefilled from default_on_expire when present (§5.2, docs/decisions.md).
     option: ask && ask.mode !== "input" && typeof fallback === "string" && ask.options.some((o) => o.value === fallback) ? fallback : null,
+    freeForm: false,
+    freeText: "",
     input: ask?.mode === "input" ? prefillToRaw(ask.fields, fallback !== null && typeof fallback === "object" ? fallback : null) : {},
     ticks: item.task?.checklist.map((c) => c.done) ?? [],
   };
 }
 
-/** Focuses the first answer field, or else the comment (`e`, and arriving with #respond). */
+/** Focuses the first answer field (the free-form text when chosen), or else the comment (`e`, and arriving with #respond). */
 function focusFirstField(): void {
-  const el = document.querySelector<HTMLElement>('[data-testid^="field-"]:not([disabled]), [data-testid="comment"]');
+  const el = document.querySelector<HTMLElement>('[data-testid^="field-"]:not([disabled]), [data-testid="free-form-text"], [data-testid="comment"]');
   el?.focus();
 }
+
+export const BLANK_FREE_FORM = "Type your answer first — or choose one of the options. A blank answer is not sent.";
 
 export function ResolvePanel({ item }: { item: ItemView }) {
   const router = useRouter();
   const [form, setForm] = useState<FormState>(() => initialState(item));
   const [conflict, setConflict] = useState<(ResolutionView & { status: string }) | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [freeFormProblem, setFreeFormProblem] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
   const [pending, startTransition] = useTransition();
   const open = item.resolution === null && item.status === "open";
@@ -66,8 +74,17 @@ export function ResolvePanel({ item }: { item: ItemView }) {
   const comment = form.comment.trim() || undefined;
   const answer = useCallback((value?: string) => {
     if (!item.ask || !item.can.answer) return;
-    if (item.ask.mode === "input") submit({ kind: "answer", input: form.input, comment });
-    else if (value ?? form.option) submit({ kind: "answer", value: value ?? form.option ?? "", comment });
+    if (item.ask.mode === "input") return submit({ kind: "answer", input: form.input, comment });
+    if (value === undefined && form.freeForm && item.ask.freeForm) {
+      // §5.2 free-form answer: sent verbatim (the verb stamps `edited`, §6); blank is never sent.
+      if (form.freeText.trim() === "") {
+        setFreeFormProblem(BLANK_FREE_FORM);
+        return document.getElementById(FREE_FORM_FIELD_ID)?.focus();
+      }
+      setFreeFormProblem(null);
+      return submit({ kind: "answer", value: form.freeText, comment });
+    }
+    if (value ?? form.option) submit({ kind: "answer", value: value ?? form.option ?? "", comment });
   }, [item, form, comment, submit]);
   const decline = useCallback(() => {
     if (item.can.decline || item.can.dismiss) submit({ kind: "decline", comment });
@@ -104,9 +121,11 @@ export function ResolvePanel({ item }: { item: ItemView }) {
       if (item.task) return complete();
       if (!item.ask) return;
       if (item.ask.mode === "input") return focusFirstField();
-      // confirm → approve (its first option); select → the focused option, else the first.
-      const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.option : undefined;
-      return answer(focused ?? item.ask.options[0]?.value);
+      // confirm → approve (its first option); select → the focused option, else the first; the
+      // focused free-form choice → the typed answer (blank: said, not sent).
+      const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset : undefined;
+      if (focused?.freeForm === "true") return answer();
+      return answer(focused?.option ?? item.ask.options[0]?.value);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -131,7 +150,19 @@ export function ResolvePanel({ item }: { item: ItemView }) {
           You can read this item but not resolve it: {item.can.refusal}.
         </p>
       ) : item.ask ? (
-        <AskForm ask={item.ask} can={item.can} form={form} setForm={setForm} pending={pending} onAnswer={answer} onDecline={decline} />
+        <AskForm
+          ask={item.ask}
+          can={item.can}
+          form={form}
+          setForm={(next) => {
+            setFreeFormProblem(null);
+            setForm(next);
+          }}
+          pending={pending}
+          freeFormProblem={freeFormProblem}
+          onAnswer={answer}
+          onDecline={decline}
+        />
       ) : item.task ? (
         <TaskForm task={item.task} can={item.can} form={form} setForm={setForm} pending={pending} onComplete={complete} onDismiss={decline} />
       ) : null}

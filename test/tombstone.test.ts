@@ -1,0 +1,137 @@
+/**
+ * A purged message's inbox page (§8.2 retention, §14.2): the tombstone keeps type, title, the
+ * terminal status, who resolved it and when, and whether the answer never reached the agent — and
+ * nothing of its value or comment. A seat holder of the account gets that view; an outsider gets
+ * null (the page's 404, as for an unknown id); the submitting agent still reads 410 gone.
+ * Also the v0.6 free-form answer from the inbox (§5.2 allow_edit): verbatim, `edited: true`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixedClock, setClock } from "../lib/clock";
+import { db } from "../lib/db";
+import { answerAsHuman } from "../lib/inbox/answer";
+import { itemForHuman } from "../lib/inbox/item";
+import { tombstoneForHuman } from "../lib/inbox/tombstone";
+import { readMessage } from "../lib/messages/read";
+import { purgeExpiredRetention } from "../lib/messages/retention";
+import { submitMessage } from "../lib/messages/submit";
+import { isHubError } from "../lib/protocol/errors";
+import { authenticate, requireAgent } from "../lib/principals/authenticate";
+import type { AgentPrincipal } from "../lib/principals/types";
+import { addUser } from "../lib/principals/users";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
+
+useTestDatabase();
+const A = "deploybot/dev-team";
+const clock = fixedClock(new Date("2026-12-02T10:00:00.000Z"));
+let acme: Provisioned;
+let agent: AgentPrincipal;
+const users: Record<string, string> = {};
+
+const FREE_FORM_ASK = {
+  ma2h_version: "0.6",
+  request: {
+    mode: "select",
+    options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }],
+    permissions: { allow_edit: true },
+  },
+};
+
+async function submit(body: Record<string, unknown>): Promise<string> {
+  clock.advance(1000);
+  return (await submitMessage(agent, body)).ack.id;
+}
+
+async function agentRead(id: string): Promise<{ status: number; body?: Record<string, any>; code?: string }> {
+  try {
+    const read = await readMessage(agent, id);
+    return { status: read.notModified ? 304 : 200, body: read.notModified ? undefined : (read.body as Record<string, any>) };
+  } catch (err) {
+    if (isHubError(err)) return { status: err.status, code: err.code };
+    throw err;
+  }
+}
+
+beforeAll(async () => {
+  setClock(clock);
+  acme = await provisionAccount("acme", [A]);
+  await provisionAccount("other", [A]);
+  agent = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${acme.keys[A]}` })));
+  users.alice = (await addUser("alice@acme.test", "acme", "alice", "owner")).userId;
+  users.vic = (await addUser("vic@acme.test", "acme", "vic", "viewer")).userId;
+  users.gina = (await addUser("gina@other.test", "other", "gina", "member")).userId;
+});
+
+afterAll(() => {
+  setClock(null);
+});
+
+describe("the free-form answer from the inbox (§5.2 allow_edit, §6 edited)", () => {
+  it("reaches the agent verbatim with edited: true; a listed option is edited: false", async () => {
+    const own = await submit(envelope("ask", A, { ...FREE_FORM_ASK, title: "Ship, hold?" }));
+    const item = await itemForHuman(users.alice as string, own);
+    expect(item?.ask?.freeForm).toBe(true);
+    const typed = "  hold until the <b>migration</b> lands\nthen ship  ";
+    expect(await answerAsHuman(users.alice as string, own, { kind: "answer", value: typed })).toEqual({ ok: true, status: "answered" });
+    const got = await agentRead(own);
+    expect(got.body?.response.response).toMatchObject({ actor: "human:alice", value: typed, edited: true });
+    const after = await itemForHuman(users.alice as string, own);
+    expect(after?.resolution).toMatchObject({ value: typed, valueLabel: null, edited: true });
+
+    const listed = await submit(envelope("ask", A, FREE_FORM_ASK));
+    await answerAsHuman(users.alice as string, listed, { kind: "answer", value: "hold" });
+    expect((await agentRead(listed)).body?.response.response).toMatchObject({ value: "hold", edited: false });
+  });
+
+  it("refuses a blank one, and an off-menu value where allow_edit is not honoured (0.5)", async () => {
+    const own = await submit(envelope("ask", A, FREE_FORM_ASK));
+    expect(await answerAsHuman(users.alice as string, own, { kind: "answer", value: "  \n " })).toMatchObject({ ok: false, code: "invalid_field" });
+    const old = await submit(envelope("ask", A, { request: { ...FREE_FORM_ASK.request } }));
+    expect((await itemForHuman(users.alice as string, old))?.ask?.freeForm).toBe(false);
+    expect(await answerAsHuman(users.alice as string, old, { kind: "answer", value: "my own words" })).toMatchObject({ ok: false, code: "invalid_field" });
+    expect((await agentRead(old)).body?.status).toBe("open");
+  });
+});
+
+// Last: retention purges every terminal message of this database.
+describe("the tombstone of a purged message (§8.2, §14.2)", () => {
+  it("keeps title, outcome, purge time and never-reached for a seat holder; 404 to others; 410 to the agent", async () => {
+    const unread = await submit(envelope("ask", A, { title: "Rotate now?" }));
+    const read = await submit(envelope("ask", A, { title: "Merge now?" }));
+    const declined = await submit(envelope("ask", A, { title: "Deploy Friday?" }));
+    await answerAsHuman(users.alice as string, unread, { kind: "answer", value: "hold", comment: "secret-comment" });
+    await answerAsHuman(users.alice as string, read, { kind: "answer", value: "ship" });
+    await answerAsHuman(users.alice as string, declined, { kind: "decline" });
+    expect((await agentRead(read)).status).toBe(200); // delivered to the agent
+    expect((await agentRead(declined)).status).toBe(200);
+    const resolvedAt = (await db().resolution.findUnique({ where: { messageId: unread } }))?.resolvedAt.toISOString();
+
+    const purgedAt = new Date(clock.now().getTime() + 400 * 86_400_000);
+    expect(await purgeExpiredRetention(purgedAt)).toBeGreaterThanOrEqual(3);
+    expect(await itemForHuman(users.alice as string, unread)).toBeNull();
+
+    const tomb = await tombstoneForHuman(users.alice as string, unread);
+    expect(tomb).toEqual({
+      id: unread,
+      account: "acme",
+      type: "ask",
+      title: "Rotate now?",
+      status: "answered",
+      actor: "human:alice",
+      resolvedAt,
+      purgedAt: purgedAt.toISOString(),
+      deliveryExpiredAt: purgedAt.toISOString(),
+    });
+    expect(JSON.stringify(await db().messageTombstone.findUnique({ where: { id: unread } }))).not.toMatch(/secret-comment|"hold"/);
+    // A viewer holds a seat too; the answer that reached the agent has no never-reached line.
+    expect(await tombstoneForHuman(users.vic as string, read)).toMatchObject({ title: "Merge now?", status: "answered", deliveryExpiredAt: null });
+    expect(await tombstoneForHuman(users.alice as string, declined)).toMatchObject({ status: "declined", actor: "human:alice", deliveryExpiredAt: null });
+
+    // Another account's member: nothing, exactly as for an unknown id.
+    expect(await tombstoneForHuman(users.gina as string, unread)).toBeNull();
+    expect(await tombstoneForHuman(users.alice as string, "msg_doesnotexist")).toBeNull();
+
+    // The submitter's pull stays 410 gone (§8.2).
+    expect(await agentRead(unread)).toEqual({ status: 410, code: "gone" });
+  });
+});
