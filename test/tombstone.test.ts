@@ -83,6 +83,19 @@ describe("the free-form answer from the inbox (§5.2 allow_edit, §6 edited)", (
     expect((await agentRead(listed)).body?.response.response).toMatchObject({ value: "hold", edited: false });
   });
 
+  it("on a sensitive: true ask the person's own words are masked in the inbox, not for the agent (§9.6)", async () => {
+    const id = await submit(envelope("ask", A, { ...FREE_FORM_ASK, sensitive: true }));
+    expect(await answerAsHuman(users.alice as string, id, { kind: "answer", value: "the vault path is /kv/prod" })).toEqual({ ok: true, status: "answered" });
+    const item = await itemForHuman(users.alice as string, id);
+    expect(item?.resolution).toMatchObject({ value: "••••••", edited: true });
+    expect(JSON.stringify(item)).not.toContain("/kv/prod");
+    expect((await agentRead(id)).body?.response.response).toMatchObject({ value: "the vault path is /kv/prod", edited: true });
+    // A listed option on the same kind of ask is the agent's own text and stays readable.
+    const listed = await submit(envelope("ask", A, { ...FREE_FORM_ASK, sensitive: true }));
+    await answerAsHuman(users.alice as string, listed, { kind: "answer", value: "ship" });
+    expect((await itemForHuman(users.alice as string, listed))?.resolution).toMatchObject({ value: "ship", valueLabel: "Ship", edited: false });
+  });
+
   it("refuses a blank one, and an off-menu value where allow_edit is not honoured (0.5)", async () => {
     const own = await submit(envelope("ask", A, FREE_FORM_ASK));
     expect(await answerAsHuman(users.alice as string, own, { kind: "answer", value: "  \n " })).toMatchObject({ ok: false, code: "invalid_field" });

@@ -150,7 +150,9 @@ function resolutionView(row: MessageWithResolution, message: Message): Resolutio
   const r = row.resolution;
   if (!r) return null;
   const response = (r.response === null ? {} : JSON.parse(r.response)) as Record<string, unknown>;
-  const value = maskValue(message, response.value);
+  // A person's own words on a `sensitive: true` ask are masked like its input values (§9.6); a
+  // listed option is the agent's own text and stays readable.
+  const value = message.sensitive === true && response.edited === true ? MASK : maskValue(message, response.value);
   const label = message.type === "ask" && typeof value === "string" ? effectiveOptions(message.request).find((o) => o.value === value)?.label : undefined;
   return {
     resolution: r.resolution,
