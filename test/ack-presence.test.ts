@@ -16,6 +16,7 @@ import { ResponseTrack } from "../app/inbox/_components/response-track";
 import { itemTrackFor, waitingForRows, type ItemTrack } from "../lib/inbox/response-track";
 import { db } from "../lib/db";
 import { purgeExpiredRetention } from "../lib/messages/retention";
+import { HUB_VERSION } from "../lib/protocol/versions";
 import { addUser } from "../lib/principals/users";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { client } from "./support/hub";
@@ -265,7 +266,7 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     expect(await audit(id, "response.acknowledged")).toHaveLength(1);
   });
 
-  it("a message at v0.4 acks at 0.4; below 0.4 the ack is 0.5", async () => {
+  it("a message at v0.4 acks at 0.4; below 0.4 the ack is the Hub's version", async () => {
     const v4 = await submit("ask", { ma2h_version: "0.4" });
     const v3 = await submit("ask", { ma2h_version: "0.3" });
     for (const id of [v4, v3]) {
@@ -275,7 +276,7 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     }
     expect((await agent(A).post(`/v1/messages/${v4}/ack`, {})).body.ma2h_version).toBe("0.4");
     const old = await agent(A).post(`/v1/messages/${v3}/ack`, {});
-    expect(old.body.ma2h_version).toBe("0.5");
+    expect(old.body.ma2h_version).toBe(HUB_VERSION);
     expect(validateOfficial("ack.schema.json", old.body)).toEqual([]);
   });
 });
