@@ -10,6 +10,7 @@ import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";
 import { drainMailbox } from "../lib/mailbox/drain";
 import { dropDueDirectives, purgeEndedDirectives } from "../lib/mailbox/expiry";
+import { inboundDirectiveSchema } from "../lib/protocol/inbound-message";
 import { HUB_VERSION } from "../lib/protocol/versions";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { DirectiveAgent } from "./support/directive-agent";
@@ -171,6 +172,7 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
     for (const e of entries) {
       expect(Object.keys(e).sort()).toEqual(["directive", "signature"]);
       expect(validateOfficial("inbound-message.schema.json", e.directive)).toEqual([]);
+      expect(inboundDirectiveSchema.safeParse(e.directive).success).toBe(true); // and our mirror agrees
       expect(e.directive).toMatchObject({ type: "directive", ma2h_version: HUB_VERSION, from: "human:alice", to: `agent:${A}` });
       expect(await me.receive(e)).toMatchObject({ ok: true, id: e.directive.id });
     }
