@@ -11,12 +11,14 @@
 import pg from "pg";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { HUB_VERSION } from "../lib/protocol/versions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseTrack } from "../app/inbox/_components/response-track";
 import { itemTrackFor, waitingForRows, type ItemTrack } from "../lib/inbox/response-track";
 import { db } from "../lib/db";
 import { purgeExpiredRetention } from "../lib/messages/retention";
+import { ackSchema } from "../lib/protocol/ack";
+import { presenceSchema } from "../lib/protocol/presence";
+import { HUB_VERSION } from "../lib/protocol/versions";
 import { addUser } from "../lib/principals/users";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { client } from "./support/hub";
@@ -145,6 +147,7 @@ describe("§14.3 response-leg ack: who and when", () => {
     const acked = await agent(A).post(`/v1/messages/${id}/ack`, { note: "got your Ship it — resuming", by: "human:mallory", acked_at: "2000-01-01T00:00:00Z", type: "nope" });
     expect(acked.status, JSON.stringify(acked.body)).toBe(200);
     expect(validateOfficial("ack.schema.json", acked.body)).toEqual([]);
+    expect(ackSchema.safeParse(acked.body).success).toBe(true); // and our mirror agrees
     expect(acked.body).toEqual({
       ma2h_version: "0.5",
       type: "ack",
@@ -279,6 +282,7 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     expect(old.body.ma2h_version).toBe(HUB_VERSION);
     expect(HUB_VERSION).toBe("0.6");
     expect(validateOfficial("ack.schema.json", old.body)).toEqual([]);
+    expect(ackSchema.safeParse(old.body).success).toBe(true);
   });
 });
 
@@ -323,6 +327,7 @@ describe("§15 presence", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ agent_id: P, state: "unknown", freshness_seconds: W });
     expect(validateOfficial("presence.schema.json", res.body)).toEqual([]);
+    expect(presenceSchema.safeParse(res.body).success).toBe(true);
     expect((await db().agent.findFirstOrThrow({ where: { agentId: P } })).lastSeenAt).toBeNull();
   });
 
@@ -332,6 +337,7 @@ describe("§15 presence", () => {
     const online = await human("alice").get(presencePath(P));
     expect(online.body).toEqual({ agent_id: P, state: "online", last_seen: expect.any(String), freshness_seconds: W });
     expect(validateOfficial("presence.schema.json", online.body)).toEqual([]);
+    expect(presenceSchema.safeParse(online.body).success).toBe(true);
     expect(Math.abs(Date.parse(online.body.last_seen) - Date.now())).toBeLessThan(5000);
     // The literal slash form answers the same.
     expect((await human("alice").get(presencePath(P, true))).body).toEqual(online.body);
@@ -340,6 +346,7 @@ describe("§15 presence", () => {
     const offline = await human("alice").get(presencePath(P));
     expect(offline.body).toEqual({ ...online.body, state: "offline" });
     expect(validateOfficial("presence.schema.json", offline.body)).toEqual([]);
+    expect(presenceSchema.safeParse(offline.body).success).toBe(true);
 
     expect((await agent(P).get(`/v1/messages/${id}?wait=1`)).status).toBe(200);
     const again = await human("alice").get(presencePath(P));
@@ -365,7 +372,10 @@ describe("§15 presence", () => {
     expect(nobody.body).toEqual({ agent_id: "nobody/here", state: "unknown", freshness_seconds: W });
     expect(JSON.stringify(nobodyForBob.body)).toBe(JSON.stringify(nobody.body));
     expect(Object.keys(foreign.body)).toEqual(Object.keys(nobody.body));
-    for (const b of [foreign.body, nobody.body]) expect(validateOfficial("presence.schema.json", b)).toEqual([]);
+    for (const b of [foreign.body, nobody.body]) {
+      expect(validateOfficial("presence.schema.json", b)).toEqual([]);
+      expect(presenceSchema.safeParse(b).success).toBe(true);
+    }
   });
 
   it("a viewer of the owning account reads it; a person seated in several accounts reads each account's agents", async () => {

@@ -6,8 +6,12 @@
  * accounts, the mailbox depth bound, and expiry that is never written after delivery (dp-007).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";
-import { dropDueDirectives } from "../lib/mailbox/expiry";
+import { drainMailbox } from "../lib/mailbox/drain";
+import { dropDueDirectives, purgeEndedDirectives } from "../lib/mailbox/expiry";
+import { inboundDirectiveSchema } from "../lib/protocol/inbound-message";
+import { HUB_VERSION } from "../lib/protocol/versions";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { DirectiveAgent } from "./support/directive-agent";
 import { client, startHub, type HubProcess } from "./support/hub";
@@ -168,7 +172,8 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
     for (const e of entries) {
       expect(Object.keys(e).sort()).toEqual(["directive", "signature"]);
       expect(validateOfficial("inbound-message.schema.json", e.directive)).toEqual([]);
-      expect(e.directive).toMatchObject({ type: "directive", ma2h_version: "0.6", from: "human:alice", to: `agent:${A}` });
+      expect(inboundDirectiveSchema.safeParse(e.directive).success).toBe(true); // and our mirror agrees
+      expect(e.directive).toMatchObject({ type: "directive", ma2h_version: HUB_VERSION, from: "human:alice", to: `agent:${A}` });
       expect(await me.receive(e)).toMatchObject({ ok: true, id: e.directive.id });
     }
     const track = await human("alice").get(`/v1/directives/${ids[0]}`);
@@ -305,6 +310,36 @@ describe("retention and the addressee check", () => {
     expect(await dropDueDirectives(new Date(Date.now() + 30 * 86_400_000 + 60_000))).toBeGreaterThanOrEqual(1);
     expect((await human("alice").get(`/v1/directives/${d}`)).body.delivery).toEqual({ state: "expired" });
     expect((await drain(D)).body.messages).toEqual([]);
+  });
+
+  it("§13.3: an expires_at beyond retention_days wins — kept and drainable past the horizon, dropped at expires_at", async () => {
+    const DAY = 86_400_000;
+    const expiresAt = new Date(Date.now() + 45 * DAY);
+    const res = await author({ to: `agent:${D}`, title: "kept six weeks", expires_at: expiresAt.toISOString() });
+    expect(res.status).toBe(201);
+    const d = res.body.id as string;
+    expect((await db().mailboxEntry.findUniqueOrThrow({ where: { id: d } })).dropAt.getTime()).toBe(expiresAt.getTime());
+    // Past the 30-day horizon neither the sweep's drop nor the purge touches it.
+    const day31 = new Date(Date.now() + 31 * DAY);
+    expect(await dropDueDirectives(day31, d)).toBe(0);
+    expect(await dropDueDirectives(day31)).toBe(0);
+    await purgeEndedDirectives(day31);
+    expect((await db().mailboxEntry.findUniqueOrThrow({ where: { id: d } })).state).toBe("queued");
+    // Still deliverable on day 44, on the Hub clock (§9.5) — the drain service in-process.
+    const row = await db().agent.findFirstOrThrow({ where: { agentId: D, account: { slug: "acme" } } });
+    const principal = { kind: "agent" as const, agentRowId: row.id, agentId: D, accountId: row.accountId, keyId: "test" };
+    setClock(fixedClock(new Date(expiresAt.getTime() - DAY)));
+    try {
+      const drained = await drainMailbox(principal);
+      expect(drained.messages.map((e) => e.directive.id)).toEqual([d]);
+      expect(drained.messages[0]!.directive.expires_at).toBe(expiresAt.toISOString());
+    } finally {
+      setClock(null);
+    }
+    // At expires_at it ends (drained but never acked → bounced, seen-then-orphaned, §14.2).
+    expect(await dropDueDirectives(new Date(expiresAt.getTime() - 1), d)).toBe(0);
+    expect(await dropDueDirectives(expiresAt, d)).toBe(1);
+    expect(await db().mailboxEntry.findUniqueOrThrow({ where: { id: d } })).toMatchObject({ state: "bounced", prior: "delivered" });
   });
 
   it("dp-007 (5): a validly signed directive for A, handed to B's consumer, is refused as not B's", async () => {

@@ -238,3 +238,50 @@ describe("idempotency (§8.1)", () => {
     expect([again.status, again.body.id, again.body.status]).toEqual([202, first.body.id, "expired"]);
   });
 });
+
+describe("Hub-owned keys in a submitted envelope (§4, §8.1, §8.2)", () => {
+  it("are stored verbatim for the payload hash but never echoed as the Hub's: id/status/response/delivery/mailbox", async () => {
+    const forged = {
+      id: "msg_evil",
+      status: "answered",
+      response: { ma2h_version: "0.5", in_reply_to: "msg_evil", resolution_id: "res_evil", agent: { id: A, run_id: "r" }, resolution: "answered", response: { value: "ship", actor: "human:mallory", resolved_at: "2026-12-01T12:00:00Z" }, defaulted: false },
+      delivery: { state: "acknowledged" },
+      mailbox: { state: "delivered", delivered_at: "2026-12-01T12:00:00Z" },
+    };
+    const body = envelope("ask", A, { ...forged, state: { step: 3 } });
+    const raw = JSON.stringify(body);
+    const post = () =>
+      fetch(`${hub.url}/v1/messages`, { method: "POST", headers: { authorization: `Bearer ${acme.keys[A]}`, "content-type": "application/json" }, body: raw });
+    const first = await post();
+    expect(first.status).toBe(202);
+    const ack = await first.json();
+    expect(ack.id).not.toBe("msg_evil");
+    expect(ack.status).toBe("open");
+    // Stored as submitted, minus only `state` (kept apart, §9.3).
+    const row = await db().message.findUniqueOrThrow({ where: { id: ack.id } });
+    const { state: _state, ...withoutState } = body;
+    expect(JSON.parse(row.envelope)).toEqual(withoutState);
+
+    const open = (await agent().get(`/v1/messages/${ack.id}`)).body;
+    expect([open.id, open.status]).toEqual([ack.id, "open"]);
+    for (const key of ["response", "delivery", "mailbox"]) expect(open).not.toHaveProperty(key);
+    expect(open.state).toEqual({ step: 3 });
+    expect(validateOfficial("get-message.schema.json", open)).toEqual([]);
+
+    const resolved = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${ack.id}/resolve`, { resolution: "answered", value: "hold" });
+    expect(resolved.status).toBe(200);
+    const done = (await agent().get(`/v1/messages/${ack.id}`)).body;
+    expect([done.id, done.status]).toEqual([ack.id, "answered"]);
+    expect(done.response).toMatchObject({ in_reply_to: ack.id, resolution: "answered", response: { value: "hold", actor: "human:alice" }, state: { step: 3 } });
+    expect(done.response.resolution_id).not.toBe("res_evil");
+    expect(done.delivery.state).toBe("delivered-to-agent"); // the Hub's track, stamped by this GET
+    expect(done).not.toHaveProperty("mailbox");
+    expect(validateOfficial("get-message.schema.json", done)).toEqual([]);
+
+    // §8.1: the byte-identical retry is a replay of the original (the hash covers the forged keys too).
+    const again = await post();
+    expect(again.status).toBe(202);
+    expect(await again.json()).toEqual({ ...ack, status: "answered" });
+    expect(await db().message.count({ where: { idempotencyKey: body.idempotency_key as string } })).toBe(1);
+  });
+});

@@ -69,8 +69,9 @@ export async function authorDirective(author: DirectiveAuthor, input: unknown) {
   if (session !== undefined) throw new HubError("unknown_destination", "no such session");
 
   const l = inboundLimits();
-  const retentionEnd = now.getTime() + l.retentionDays * 86_400_000;
-  const dropAt = new Date(expiresMs === null ? retentionEnd : Math.min(expiresMs, retentionEnd));
+  // §13.3: kept deliverable until its `expires_at`, or — only when absent — the retention horizon.
+  // An `expires_at` beyond `inbound.retention_days` wins; retention never cuts it short.
+  const dropAt = new Date(expiresMs ?? now.getTime() + l.retentionDays * 86_400_000);
   const content = directiveContent(request);
   const id = mintId("directive");
 

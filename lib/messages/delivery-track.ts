@@ -6,10 +6,10 @@
  * Stamps are first-wins conditional UPDATEs, each with its audit event in the same statement, so a
  * stamp and its audit row commit together or not at all.
  */
-import { HUB_VERSION } from "../protocol/versions";
 import type { Resolution } from "../generated/prisma/client";
 import { db } from "../db";
 import type { Ack } from "../protocol/ack";
+import { HUB_VERSION } from "../protocol/versions";
 import { INBOX_CHANNEL } from "./channel";
 
 export type DeliveryVia = "push" | "pull";
@@ -92,6 +92,12 @@ export function storedAck(messageId: string, messageVersion: string, r: TrackCol
   return ack;
 }
 
+/**
+ * §14.1 the ack's `ma2h_version`: the acknowledged message's own when its minor is ≥ 4 (as a
+ * Response is at the version carried, §10), else the Hub's — the ack primitive does not exist below
+ * 0.4 and ack.schema.json requires a minor ≥ 4. The Hub's is HUB_VERSION, never a literal, so a
+ * version bump cannot leave it behind.
+ */
 export function ackVersion(messageVersion: string): string {
   const m = /^0\.(\d+)$/u.exec(messageVersion);
   return m && Number(m[1]) >= 4 ? messageVersion : HUB_VERSION;

@@ -40,12 +40,22 @@ export function hubResponse(row: MessageRow, resolution: Resolution): Record<str
 }
 
 /**
+ * Top-level keys of the §8.2 GET body that only the Hub may set (§4: `id` is not an agent input;
+ * §8.2: `status`, `response`, `delivery`, `mailbox` are the Hub's tracks). A submitted envelope may
+ * carry any of them — it is stored verbatim for the §8.1 payload hash — so the GET drops the
+ * submitted values and writes only the Hub's own.
+ */
+const HUB_OWNED_KEYS = ["id", "status", "response", "delivery", "mailbox"] as const;
+
+/**
  * §8.2 GET body: the message as submitted, its Hub id and status, the Response once terminal, and
  * the §14.2 `delivery` object once the answer reached the agent. The embedded `response` is built
  * from the immutable Resolution only, so it is byte-stable across GETs while `delivery` advances (A31).
+ * No `mailbox`: this leg has no outbound mailbox track (§14.2, addressed messages only).
  */
 export function messageBody(row: MessageWithResolution): Record<string, unknown> {
   const body: Record<string, unknown> = { ...envelopeOf(row) };
+  for (const key of HUB_OWNED_KEYS) delete body[key];
   const state = stateOf(row);
   if (state !== undefined) body.state = state;
   body.id = row.id;

@@ -46,9 +46,14 @@ function callbackOf(m: Message) {
   return m.type === "ask" ? m.request.callback : m.type === "task" ? m.action.callback : undefined;
 }
 
-/** What we store as the envelope: the body as received, minus `state` and Hub-owned fields. */
+/**
+ * What we store as the envelope: the body as received, minus `state` (kept apart as opaque text,
+ * §9.3). Everything else stays verbatim — including any Hub-owned keys (`id`, `status`, `response`,
+ * `delivery`, `mailbox`) the agent put there — so the stored envelope is exactly what the §8.1
+ * payload hash covers; the GET body (serialize.ts `messageBody`) is what overrides those keys.
+ */
 function storedEnvelope(body: Record<string, unknown>): string {
-  const { state: _state, id: _id, status: _status, response: _response, ...rest } = body;
+  const { state: _state, ...rest } = body;
   return JSON.stringify(rest);
 }
 

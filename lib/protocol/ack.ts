@@ -1,6 +1,6 @@
-/** The §14.1 ack envelope, a zod mirror of schema/v0.5/ack.schema.json (open: unknown fields kept). */
+/** The §14.1 ack envelope, a zod mirror of schema/v0.6/ack.schema.json (open: unknown fields kept). */
 import { z } from "zod";
-import { ACTOR_PATTERN, dateTimeString, patternString } from "./wire";
+import { ACTOR_PATTERN, dateTimeString, patternString, V04_PATTERN } from "./wire";
 
 /**
  * The longest ack `note` the Hub accepts, in code points, on both legs (§14.1 "a short note";
@@ -8,11 +8,8 @@ import { ACTOR_PATTERN, dateTimeString, patternString } from "./wire";
  */
 export const ACK_NOTE_MAX_CHARS = 2000;
 
-/** §14: the ack primitive is v0.4+, so the minor must be ≥ 4. */
-const ACK_VERSION_PATTERN = /^0\.([4-9]|[1-9]\d+)$/u;
-
 export const ackSchema = z.looseObject({
-  ma2h_version: patternString(ACK_VERSION_PATTERN),
+  ma2h_version: patternString(V04_PATTERN), // §14: the ack primitive is v0.4+, so the minor must be ≥ 4
   type: z.literal("ack"),
   in_reply_to: z.string().min(1),
   by: patternString(ACTOR_PATTERN), // Hub-attested (§14.4)

@@ -178,3 +178,62 @@ export function resolveDocs(): unknown[] {
   docs.push({ resolution: "declined", comment: "no" }, { resolution: "declined", comment: 1 }, { resolution: "declined", extra: 1 }, null, []);
   return docs;
 }
+
+const T = "2026-08-10T11:20:00Z";
+const DATE_TIMES = ["2026-02-30T00:00:00Z", "2026-06-04 15:22:08Z", "2026-06-04T15:22:08", "2026-06-04t15:22:08+05", "2026-12-31T23:59:60Z", "yesterday"];
+
+/**
+ * Directive-typed documents for inbound-message.schema.json (only its `directive` branch is
+ * mirrored): the edits keep each document out of the other three kinds — a `type` edit to a
+ * message verb or `receipt` leaves it without `agent`/`in_reply_to` — so both must agree.
+ */
+const DIRECTIVE_EDITS: Edits[] = [
+  ...["ma2h_version", "type", "id", "from", "to", "created_at", "title"].map((p) => ({ [p]: DEL })),
+  ...["0.3", "0.4", "0.5", "0.6", "0.10", "0.04", "1.0", "0.", 4].map((v) => ({ ma2h_version: v })),
+  ...["directive", "notify", "ask", "receipt", "ack", 1].map((v) => ({ type: v })),
+  ...["", "dir_1", "dir_", "directive-123", 7].flatMap((id) => ["0.4", "0.5", "0.6"].map((v) => ({ id, ma2h_version: v }))),
+  ...["human:alice", "system:hub", "agent:other/bot", "human:", "alice", 1].map((v) => ({ from: v })),
+  ...["agent:x", "agent:x#sess_1", "agent:x#bar", "agent:x#sess_", "agent:", "agent:a/b#sess_9", "human:alice", "agent:#sess_1"].flatMap((to) => ["0.4", "0.5"].map((v) => ({ to, ma2h_version: v }))),
+  ...DATE_TIMES.flatMap((v) => [{ created_at: v }, { expires_at: v }]),
+  { expires_at: T },
+  { title: "" }, { title: long(200) }, { title: long(201) }, { title: long(200, "😀") }, { title: long(201, "😀") }, { title: 7 }, { title: "two\nlines" },
+  { body: "**md**" }, { body: 1 }, { priority: "urgent" }, { priority: "asap" }, { tags: [] }, { tags: ["a"] }, { tags: [1] }, { tags: "a" },
+  { context: [] }, { context: [{ kind: "text", text: "x" }] }, { context: [{ kind: "data", data: { a: 1 } }] }, { context: [{ kind: "file", file: { uri: "https://x.example/a" } }] },
+  { context: [{ kind: "file", file: { uri: "not a uri" } }] }, { context: [{ kind: "bogus" }] }, { context: "x" },
+  { sensitive: true }, { sensitive: "yes" },
+  { request: { mode: "confirm" } }, { action: { instructions: "do" } }, { state: {} }, { state: null }, { request: null },
+  { client_ref: "c" }, { x_extra: { a: 1 } }, { agent: { id: "a", run_id: "r", runtime: "cli" } },
+];
+
+export function directiveDocs(bases: Doc[]): unknown[] {
+  return [...expand(bases.filter((b) => b.type === "directive"), DIRECTIVE_EDITS), {}, null, [], "directive"];
+}
+
+const ACK_EDITS: Edits[] = [
+  ...["ma2h_version", "type", "in_reply_to", "by", "acked_at", "note", "resolution_id"].map((p) => ({ [p]: DEL })),
+  ...["0.3", "0.4", "0.5", "0.6", "0.12", "0.04", "1.0", 4].map((v) => ({ ma2h_version: v })),
+  ...["ack", "receipt", 1].map((v) => ({ type: v })),
+  { in_reply_to: "" }, { in_reply_to: "dir_1" }, { in_reply_to: 1 },
+  ...["agent:a", "human:alice", "system:hub", "session:x", "agent:", "alice", 1].map((v) => ({ by: v })),
+  ...DATE_TIMES.map((v) => ({ acked_at: v })),
+  { note: "" }, { note: "got it" }, { note: 1 }, { resolution_id: "" }, { resolution_id: "r1" }, { resolution_id: 1 }, { x_extra: 1 },
+];
+
+export function ackDocs(bases: Doc[]): unknown[] {
+  const hubAck: Doc = { ma2h_version: "0.6", type: "ack", in_reply_to: "msg_1", by: "agent:a", acked_at: T };
+  return [...expand([hubAck, ...bases], ACK_EDITS), {}, null, []];
+}
+
+/** Every state × last_seen × freshness × agent_id, plus a few loose edits. */
+export function presenceDocs(): unknown[] {
+  const docs: unknown[] = [];
+  for (const state of ["online", "offline", "unknown", "away", DEL]) {
+    for (const last_seen of [DEL, T, "yesterday", 5]) {
+      for (const freshness_seconds of [90, 1, 0, 1.5, 90.0, "90", -1, DEL]) {
+        for (const agent_id of ["deploybot/dev-team", "", DEL]) docs.push(variant({}, { agent_id, state, last_seen, freshness_seconds }));
+      }
+    }
+  }
+  docs.push({ agent_id: 5, state: "unknown", freshness_seconds: 90 }, { agent_id: "a", state: "unknown", freshness_seconds: 90, x_extra: 1 }, null, []);
+  return docs;
+}

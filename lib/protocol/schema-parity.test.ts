@@ -10,13 +10,16 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { ackSchema } from "./ack";
 import { capabilitySchema } from "./capability";
 import { getMessageSchema } from "./get-message";
+import { inboundDirectiveSchema } from "./inbound-message";
 import { messageSchema } from "./message";
+import { presenceSchema } from "./presence";
 import { resolveRequestSchema } from "./resolve-request";
 import { responseSchema } from "./response";
 import { submitAckSchema } from "./submit-ack";
-import { capabilityDocs, getMessageDocs, messageDocs, resolveDocs, responseDocs, submitAckDocs } from "./schema-parity.corpus";
+import { ackDocs, capabilityDocs, directiveDocs, getMessageDocs, messageDocs, presenceDocs, resolveDocs, responseDocs, submitAckDocs } from "./schema-parity.corpus";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const shared = path.resolve(repoRoot, "../shared/ma2h");
@@ -87,6 +90,28 @@ describe("zod mirrors agree with the official v0.6 schemas", () => {
     expect(r.mismatches).toEqual([]);
     expect(r.valid).toBeGreaterThan(10);
     expect(r.total - r.valid).toBeGreaterThan(10);
+  });
+
+  it("inbound-message (directive branch)", () => {
+    const bases = [...examples.filter((e) => e.type === "directive"), ...vectorInputs("inbound-message.schema.json")];
+    const r = compare("inbound-message.schema.json", inboundDirectiveSchema, directiveDocs(bases));
+    expect(r.mismatches).toEqual([]);
+    expect(r.valid).toBeGreaterThan(100);
+    expect(r.total - r.valid).toBeGreaterThan(100);
+  });
+
+  it("ack", () => {
+    const r = compare("ack.schema.json", ackSchema, ackDocs(vectorInputs("ack.schema.json")));
+    expect(r.mismatches).toEqual([]);
+    expect(r.valid).toBeGreaterThan(30);
+    expect(r.total - r.valid).toBeGreaterThan(30);
+  });
+
+  it("presence", () => {
+    const r = compare("presence.schema.json", presenceSchema, presenceDocs());
+    expect(r.mismatches).toEqual([]);
+    expect(r.valid).toBeGreaterThan(8);
+    expect(r.total - r.valid).toBeGreaterThan(100);
   });
 
   it("resolve-request", () => {

@@ -9,6 +9,8 @@ import { isDateTime, isUri } from "./formats";
 
 /** §10: a canonical `0.x` (no leading-zero minor). JSON Schema patterns are Unicode regexes. */
 export const VERSION_PATTERN = /^0\.(0|[1-9]\d*)$/u;
+/** The schemas' "minor ≥ 4" test (v0.4 features: directives §13, ack §14). */
+export const V04_PATTERN = /^0\.([4-9]|[1-9]\d+)$/u;
 /** The schemas' "minor ≥ 5" test (v0.5 features). */
 export const V05_PATTERN = /^0\.([5-9]|[1-9]\d+)$/u;
 /** §4 `to` grammar: the first `#` ends the agent id; the session segment matches `^sess_`. */

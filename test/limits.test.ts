@@ -1,0 +1,139 @@
+/**
+ * The limits and aliases the Hub advertises, end to end against a real web process: the §8.6
+ * per-agent submit rate and inbox depth read from the §8.0 capability document and enforced as
+ * `429 rate_limited` with `Retry-After` (nothing created), the `/.well-known/ma2h-capability` alias,
+ * and the §14.1 ack `ma2h_version` rule on the response leg.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../lib/db";
+import { HUB_VERSION } from "../lib/protocol/versions";
+import { client, startHub, type HubProcess } from "./support/hub";
+import { envelope, provisionAccount, type Provisioned } from "./support/provision";
+import { useTestDatabase } from "./support/test-database";
+import { validateOfficial } from "./support/schemas";
+
+const database = useTestDatabase();
+let hub: HubProcess;
+let acme: Provisioned;
+const RATE = "rate/bot";
+const DEPTH = "depth/bot";
+const ACKER = "acker/bot";
+const PER_MINUTE = 6;
+const INBOX_DEPTH = 2;
+
+beforeAll(async () => {
+  acme = await provisionAccount("acme", [RATE, DEPTH, ACKER], [{ handle: "alice", role: "owner" }]);
+  hub = await startHub({
+    databaseUrl: database.url,
+    env: { MA2H_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), MA2H_INBOX_DEPTH: String(INBOX_DEPTH) },
+  });
+});
+
+afterAll(async () => {
+  await hub?.stop();
+});
+
+const agent = (id: string) => client(hub.url, acme.keys[id]);
+const submit = (id: string, type: "notify" | "ask" | "task", over: Record<string, unknown> = {}) => agent(id).post("/v1/messages", envelope(type, id, over));
+const resolve = (id: string) => client(hub.url, acme.tokens.alice).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "ship" });
+const messagesOf = (agentId: string) => db().message.count({ where: { agent: { agentId } } });
+const capability = async () => (await client(hub.url).get("/.well-known/ma2h")).body;
+
+/** §8.5/§8.6: exactly the error envelope, code `rate_limited`, and whole seconds in Retry-After. */
+function expectRateLimited(res: { status: number; headers: Headers; body: any }): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(res.status).toBe(429);
+  expect(Object.keys(res.body)).toEqual(["error"]);
+  expect(Object.keys(res.body.error).sort()).toEqual(["code", "message"]);
+  expect(res.body.error.code).toBe("rate_limited");
+  expect(typeof res.body.error.message).toBe("string");
+  const retryAfter = res.headers.get("retry-after");
+  expect(retryAfter).toMatch(/^[1-9]\d*$/);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+}
+
+describe("§8.6 submit rate (rate_limit.requests_per_minute)", () => {
+  it("accepts the advertised number per minute, then 429 rate_limited with Retry-After, creating nothing", async () => {
+    const perMinute = (await capability()).rate_limit.requests_per_minute;
+    expect(perMinute).toBe(PER_MINUTE);
+    // The budget is a fixed one-minute window (lib/rate-limit.ts): start early in one, so the
+    // burst cannot straddle a boundary and be granted a fresh budget halfway.
+    const intoWindow = Date.now() % 60_000;
+    if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 250));
+
+    for (let i = 0; i < perMinute; i++) expect((await submit(RATE, "notify")).status).toBe(202);
+    const before = await messagesOf(RATE);
+    expect(before).toBe(perMinute);
+    const over = await submit(RATE, "ask");
+    expectRateLimited(over);
+    expect(await messagesOf(RATE)).toBe(before);
+    // The budget is per agent.id: another agent of the account is unaffected.
+    expect((await submit(ACKER, "notify")).status).toBe(202);
+  });
+});
+
+describe("§8.6 inbox depth (rate_limit.inbox_depth)", () => {
+  it("refuses the ask past the advertised open asks/tasks with 429; notify still accepted; resolving frees a slot", async () => {
+    const depth = (await capability()).rate_limit.inbox_depth;
+    expect(depth).toBe(INBOX_DEPTH);
+    const open: string[] = [];
+    for (let i = 0; i < depth; i++) {
+      const res = await submit(DEPTH, i % 2 === 0 ? "ask" : "task");
+      expect(res.status).toBe(202);
+      open.push(res.body.id);
+    }
+    const before = await messagesOf(DEPTH);
+    const refused = await submit(DEPTH, "ask");
+    expectRateLimited(refused);
+    expect(await messagesOf(DEPTH)).toBe(before);
+
+    // A notify is not an open ask/task: the depth does not bound it.
+    const notify = await submit(DEPTH, "notify");
+    expect([notify.status, notify.body.status]).toEqual([202, "delivered"]);
+
+    expect((await resolve(open[0]!)).status).toBe(200);
+    const freed = await submit(DEPTH, "ask");
+    expect([freed.status, freed.body.status]).toEqual([202, "open"]);
+  });
+});
+
+describe("§8.0 discovery alias", () => {
+  it("/.well-known/ma2h-capability serves the same document, valid v0.6", async () => {
+    const main = await client(hub.url).get("/.well-known/ma2h");
+    const alias = await client(hub.url).get("/.well-known/ma2h-capability");
+    expect([main.status, alias.status]).toEqual([200, 200]);
+    expect(alias.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(alias.body).toEqual(main.body);
+    expect(alias.body.ma2h_version).toBe("0.6");
+    expect(alias.body.ma2h_version).toBe(HUB_VERSION);
+    expect(validateOfficial("capability.schema.json", alias.body)).toEqual([]);
+  });
+});
+
+describe("§14.1 the response-leg ack's ma2h_version", () => {
+  // The rule (lib/messages/delivery-track.ts ackVersion): the message's own version when its minor
+  // is ≥ 4, else the Hub's; ack.schema.json requires a minor ≥ 4.
+  for (const [version, expected] of [["0.6", "0.6"], ["0.5", "0.5"], ["0.4", "0.4"], ["0.3", HUB_VERSION]] as const) {
+    it(`a ${version} message's ack is ${expected}, valid against ack.schema.json and inside the GET's delivery`, async () => {
+      const sent = await submit(ACKER, "ask", { ma2h_version: version });
+      expect(sent.status).toBe(202);
+      expect((await resolve(sent.body.id)).status).toBe(200);
+      const delivered = await agent(ACKER).get(`/v1/messages/${sent.body.id}`); // delivered-to-agent (§14.2)
+      expect(delivered.body.delivery.state).toBe("delivered-to-agent");
+
+      const ack = await agent(ACKER).post(`/v1/messages/${sent.body.id}/ack`, { note: "resuming" });
+      expect(ack.status).toBe(200);
+      expect(ack.body).toMatchObject({ ma2h_version: expected, type: "ack", in_reply_to: sent.body.id, by: `agent:${ACKER}`, note: "resuming" });
+      expect(validateOfficial("ack.schema.json", ack.body)).toEqual([]);
+
+      const got = (await agent(ACKER).get(`/v1/messages/${sent.body.id}`)).body;
+      expect(got.ma2h_version).toBe(version); // the message keeps its own version
+      expect(got.delivery.state).toBe("acknowledged");
+      expect(got.delivery.ack).toEqual(ack.body);
+      expect(validateOfficial("get-message.schema.json", got)).toEqual([]);
+    });
+  }
+
+  it("no pushed-ack channel is advertised (§14.4: a pushed ack would need ack.signature_algs)", async () => {
+    expect((await capability()).ack).toEqual({ enabled: true });
+  });
+});
