@@ -1,5 +1,5 @@
 /**
- * The §8.0 capability document, a zod mirror of schema/v0.5/capability.schema.json (open: unknown
+ * The §8.0 capability document, a zod mirror of schema/v0.6/capability.schema.json (open: unknown
  * fields allowed, e.g. the Hub's extension fields), with the v0.5 conditionals: v0.5 objects need
  * minor ≥ 5, the stream and session drain need sessions (and presence), and an enabled inter-agent
  * leg needs ack, sessions, a session drain, allowlists and all three entry kinds.

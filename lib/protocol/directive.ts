@@ -1,7 +1,7 @@
 /**
  * §13.1 directives. Two shapes: the authoring request an operator sends to `POST /v1/directives`
  * (only the human-authored fields plus `to`; `id`, `from`, `created_at` are the Hub's), and the
- * delivered directive an agent drains (schema/v0.5/inbound-message.schema.json, `directive` branch).
+ * delivered directive an agent drains (schema/v0.6/inbound-message.schema.json, `directive` branch).
  * Pure: no I/O.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * The §8.2 GET body, a zod mirror of schema/v0.5/get-message.schema.json: the message envelope
+ * The §8.2 GET body, a zod mirror of schema/v0.6/get-message.schema.json: the message envelope
  * plus `id`, `status`, the embedded Response once terminal, and the §14.2 `delivery` (response
  * track) and `mailbox` (outbound track) objects, with the schema's status-per-type conditionals.
  */

@@ -1,5 +1,5 @@
 /**
- * The §8.8 resolve body, a zod mirror of schema/v0.5/resolve-request.schema.json (open: unknown
+ * The §8.8 resolve body, a zod mirror of schema/v0.6/resolve-request.schema.json (open: unknown
  * fields allowed). Value-vs-request checks need the message and live in rules.ts.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * The §6 Response envelope (Hub → agent), a zod mirror of schema/v0.5/response.schema.json: open
+ * The §6 Response envelope (Hub → agent), a zod mirror of schema/v0.6/response.schema.json: open
  * (unknown fields allowed), with the schema's conditionals — no checklist on ask resolutions, the
  * `res_` namespace and stated checklist doneness on ≥ 0.5, and the expiry-default actor rule.
  */

@@ -1,5 +1,5 @@
 /**
- * The §8.1 `202` submit ack, a zod mirror of schema/v0.5/submit-ack.schema.json. The official
+ * The §8.1 `202` submit ack, a zod mirror of schema/v0.6/submit-ack.schema.json. The official
  * schema is closed (additionalProperties: false), and so is this one, including `destination`.
  */
 import { z } from "zod";
