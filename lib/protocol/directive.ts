@@ -21,15 +21,20 @@ export const DIRECTIVE_TO_PATTERN = /^agent:[^#]+(#sess_.+)?$/u;
  * forbidden field (`id`, `from`, `created_at`, `request`, `action`, `state`) is simply not read —
  * the delivered directive carries only what this schema keeps (requirements R164).
  */
-export const directiveRequestSchema = z.object({
-  to: patternString(DIRECTIVE_TO_PATTERN),
-  title: codePointString(1, 200).refine((s) => !/[\r\n]/u.test(s), { error: "must be one line" }),
+/** §13.1: the optional human-authored fields, the same in the authoring request and the delivered directive. */
+export const directiveOptionalFields = {
   body: z.string().optional(),
   priority: z.enum(["low", "normal", "high", "urgent"]).optional(),
   tags: z.array(z.string()).optional(),
   context: z.array(partSchema).optional(),
   expires_at: dateTimeString().optional(),
   sensitive: z.boolean().optional(),
+};
+
+export const directiveRequestSchema = z.object({
+  to: patternString(DIRECTIVE_TO_PATTERN),
+  title: codePointString(1, 200).refine((s) => !/[\r\n]/u.test(s), { error: "must be one line" }),
+  ...directiveOptionalFields,
 });
 
 export type DirectiveRequest = z.output<typeof directiveRequestSchema>;

@@ -9,7 +9,7 @@
  * Pure: no I/O.
  */
 import { z } from "zod";
-import { partSchema } from "./message";
+import { directiveOptionalFields } from "./directive";
 import { ADDRESS_PATTERN, codePointString, dateTimeString, forbidden, isV05, patternString, V04_PATTERN } from "./wire";
 
 /** §8.7.1: the `dir_` ack-key namespace is normative for ≥ 0.5-minted directives. */
@@ -24,12 +24,7 @@ export const inboundDirectiveSchema = z
     to: patternString(/^agent:.+$/u),
     created_at: dateTimeString(),
     title: codePointString(1, 200),
-    body: z.string().optional(),
-    priority: z.enum(["low", "normal", "high", "urgent"]).optional(),
-    tags: z.array(z.string()).optional(),
-    context: z.array(partSchema).optional(),
-    expires_at: dateTimeString().optional(),
-    sensitive: z.boolean().optional(),
+    ...directiveOptionalFields,
     // §13.1: no inbound ask/task, and no agent-owned resume blob.
     request: forbidden("on a directive (§13.1)"),
     action: forbidden("on a directive (§13.1)"),
