@@ -71,6 +71,7 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
     ...base,
     type: "ask",
     agent: { ...agent(), labels: { pipeline: "release" } },
+    ma2h_version: "0.6", // the v0.6 free-form answer shows beside the options (§5.2 allow_edit)
     title: "CI is green on the candidate build — ship to production, or hold?",
     priority: "urgent",
     tags: ["decision", "release", "web-app"],
