@@ -3,10 +3,9 @@ import {
   allowsFreeFormAnswer,
   assertAskAnswerable,
   duplicateOptionValue,
-  inputSchemaProblem,
   isEditedAnswer,
-  typeAdmitsObject,
 } from "./ask-contract";
+import { inputSchemaProblem, typeAdmitsObject } from "./input-schema";
 import { HubError } from "./errors";
 import { parseMessage, type Message } from "./message";
 

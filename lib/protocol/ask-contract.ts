@@ -10,42 +10,11 @@
  */
 import { HubError } from "./errors";
 import type { AskRequest, Message, ResponseOption } from "./message";
+import { inputSchemaProblem, isPlainObject } from "./input-schema";
 import { parseVersion } from "./versions";
 
 /** §5.2: `allow_edit` is v0.6 vocabulary — honoured on an envelope declaring minor ≥ 6 only. */
 export const ALLOW_EDIT_MIN_MINOR = 6;
-
-/** The seven JSON Schema type names: a `type` array of anything else is not a `type` keyword. */
-const JSON_TYPES: readonly string[] = ["null", "boolean", "object", "array", "number", "string", "integer"];
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/**
- * §5.2: does a declared `type` admit an object? The string "object", or a well-formed type array
- * (known names, no repeats, non-empty) containing it. `["object", 42]` admits nothing (sv-076 family).
- */
-export function typeAdmitsObject(type: unknown): boolean {
-  if (type === "object") return true;
-  if (!Array.isArray(type) || type.length === 0) return false;
-  if (!type.every((t) => typeof t === "string" && JSON_TYPES.includes(t))) return false;
-  return new Set(type).size === type.length && type.includes("object");
-}
-
-/**
- * §5.2 (v0.6): why an input `schema` cannot describe the answer object, or null when it can:
- * a declared `type` must admit an object, and `properties` must hold at least one entry.
- */
-export function inputSchemaProblem(schema: Record<string, unknown>): { at: "type" | "properties"; message: string } | null {
-  if (schema.type !== undefined && !typeAdmitsObject(schema.type)) {
-    return { at: "type", message: 'must admit an object ("object", or a type array containing it): the answer to an input ask is an object (§5.2, §6)' };
-  }
-  if (!isPlainObject(schema.properties) || Object.keys(schema.properties).length === 0) {
-    return { at: "properties", message: "must define at least one property: an input ask needs something to fill in (§5.2)" };
-  }
-  return null;
-}
 
 /** §5.2 (v0.6): the index of the first option repeating an earlier option's `value`, and that earlier index. */
 export function duplicateOptionValue(options: unknown): { index: number; first: number } | null {

@@ -12,7 +12,7 @@
  * keyword — nesting, `$ref`, combinators, and validation keywords this validator would not enforce
  * (pattern, minLength, …) — is refused rather than silently ignored.
  */
-import { inputSchemaProblem } from "./ask-contract";
+import { inputSchemaProblem, isPlainObject } from "./input-schema";
 import { HubError } from "./errors";
 
 export type FlatType = "string" | "number" | "integer" | "boolean";
@@ -33,10 +33,6 @@ export interface FlatSchema {
 const FLAT_TYPES: readonly string[] = ["string", "number", "integer", "boolean"];
 const ROOT_KEYS = ["type", "properties", "required", "additionalProperties", "title", "description", "$schema", "$comment"];
 const PROPERTY_KEYS = ["type", "enum", "title", "description", "$comment", "x-ma2h-sensitive"];
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function fits(type: FlatType, v: unknown): boolean {
   switch (type) {

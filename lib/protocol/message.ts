@@ -22,7 +22,7 @@ import {
   V05_PATTERN,
   versionString,
 } from "./wire";
-import { inputSchemaProblem } from "./ask-contract";
+import { inputSchemaProblem } from "./input-schema";
 import { jcs } from "./jcs";
 
 /** §9.1 on a ≥ 0.5 envelope: agent-form resolver entries follow the §4 address grammar. */
