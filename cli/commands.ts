@@ -1,8 +1,7 @@
 /**
- * The `ma2h-hub` admin commands (issue #2 item 8): each turns parsed arguments into one domain call
+ * The `ma2h-hub` admin commands: each turns parsed arguments into one domain call
  * (lib/principals) and shapes its result as the documented JSON object plus a readable line.
  */
-import { HubError } from "../lib/protocol/errors";
 import { createAccount } from "../lib/principals/accounts";
 import { addUser } from "../lib/principals/users";
 import { changeRole, memberByHandle, removeMember } from "../lib/principals/members";
@@ -10,22 +9,9 @@ import { createToken, revokeToken } from "../lib/principals/tokens";
 import { createAgent, type AgentRef } from "../lib/principals/agents";
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
 import { addBinding, addBindingSecret, listBindings, removeBindingSecret, revokeBinding, type BindingInfo } from "../lib/principals/bindings";
+import { usageError, type Command, type Flags } from "./command";
 import { DELIVERY_COMMANDS } from "./delivery-commands";
 
-export type Flags = Partial<Record<string, string>>;
-export interface Output {
-  json: Record<string, unknown>;
-  text: string;
-}
-interface Command {
-  usage: string;
-  args: number;
-  run(args: string[], flags: Flags): Promise<Output>;
-}
-
-export function usageError(message: string): HubError {
-  return new HubError("validation_error", message);
-}
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];

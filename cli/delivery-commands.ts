@@ -1,13 +1,7 @@
 /** `ma2h-hub signing-key …` and `ma2h-hub deliveries …` (the signed return leg, §9.2, §8.3). */
 import { listDeliveries, redriveDelivery } from "../lib/delivery/admin";
 import { rotateSigningKey } from "../lib/keys/signing-keys";
-import { usageError, type Flags, type Output } from "./commands";
-
-interface Command {
-  usage: string;
-  args: number;
-  run(args: string[], flags: Flags): Promise<Output>;
-}
+import { usageError, type Command } from "./command";
 
 export const DELIVERY_COMMANDS: Record<string, Command> = {
   "signing-key rotate": {

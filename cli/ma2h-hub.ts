@@ -10,7 +10,8 @@ import { parseArgs } from "node:util";
 import { useEmbeddedEnvFromDisk } from "../server/embedded-env";
 import { closeDb } from "../lib/db";
 import { isHubError } from "../lib/protocol/errors";
-import { COMMANDS, USAGE, usageError, type Flags, type Output } from "./commands";
+import { usageError, type Flags, type Output } from "./command";
+import { COMMANDS, USAGE } from "./commands";
 
 const STRING_FLAGS = ["account", "handle", "role", "user", "agent", "origin", "path-prefix", "secret-ref", "secret", "message"];
 

@@ -1,0 +1,20 @@
+/** What every `ma2h-hub` command is: parsed flags in, the documented JSON object plus a readable line out. */
+import { HubError } from "../lib/protocol/errors";
+
+export type Flags = Partial<Record<string, string>>;
+
+export interface Output {
+  json: Record<string, unknown>;
+  text: string;
+}
+
+export interface Command {
+  usage: string;
+  args: number;
+  run(args: string[], flags: Flags): Promise<Output>;
+}
+
+/** A malformed command line: exit 2 with the usage. */
+export function usageError(message: string): HubError {
+  return new HubError("validation_error", message);
+}
