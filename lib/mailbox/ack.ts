@@ -8,12 +8,12 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { INBOX_CHANNEL } from "../messages/channel";
 import type { AgentPrincipal } from "../principals/types";
-import { inboxAckSchema } from "../protocol/directive";
+import { mailboxAckSchema } from "../protocol/directive";
 import { parseWire } from "../protocol/wire";
 import { DIRECTIVE_KIND } from "./record";
 
 export async function ackMailbox(principal: AgentPrincipal, input: unknown): Promise<{ acked: number }> {
-  const { ids, note } = parseWire(inboxAckSchema, input, "validation_error");
+  const { ids, note } = parseWire(mailboxAckSchema, input, "validation_error");
   const now = clock.now();
   const unique = [...new Set(ids)];
   // One statement: the acks, their audit events (a data-modifying WITH always runs to completion)

@@ -70,7 +70,7 @@ export interface Directive extends DirectiveContent {
 }
 
 /** `POST /v1/inbox/ack` body (§8.7, §14.3). */
-export const inboxAckSchema = z.object({
+export const mailboxAckSchema = z.object({
   ids: z.array(z.string().min(1)).min(1).max(1000),
   note: codePointString(1, ACK_NOTE_MAX_CHARS).optional(),
 });
