@@ -17,6 +17,7 @@ import { jcs, sha256Hex } from "../protocol/jcs";
 import { assertAskAnswerable } from "../protocol/ask-contract";
 import { parseMessage, type Message } from "../protocol/message";
 import { checkSubmitSemantics } from "../protocol/rules";
+import type { SubmitAck } from "../protocol/submit-ack";
 import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
 import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
@@ -27,7 +28,7 @@ import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
 import { assertContextLimits, assertOpenCapacity } from "./limits";
 import { listingColumns } from "./listing";
-import { submitAck, type SubmitAck } from "./serialize";
+import { submitAck } from "./serialize";
 
 export interface SubmitResult {
   ack: SubmitAck;
