@@ -1,5 +1,5 @@
 /**
- * The `ma2h-hub` admin commands (issue #2 item 8): each turns parsed arguments into one domain call
+ * The `ma2h-hub` admin commands: each turns parsed arguments into one domain call
  * (lib/principals) and shapes its result as the documented JSON object plus a readable line.
  */
 import { HubError } from "../lib/protocol/errors";

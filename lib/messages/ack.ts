@@ -43,8 +43,8 @@ function notAcknowledgeable(message: string): HubError {
 /**
  * In order: submitter binding (another principal's or an unknown id → the same 404; purged → 410),
  * the body, then the track: a notify, an open message and an answer not yet delivered are
- * `409 not_acknowledgeable`; a `resolution_id` naming another resolution is `422 invalid_field`
- * (A33). Then the first-wins write, or the stored ack.
+ * `409 not_acknowledgeable`; a `resolution_id` naming another resolution is `422 invalid_field`.
+ * Then the first-wins write, or the stored ack.
  */
 export async function ackResponse(principal: AgentPrincipal, id: string, body: unknown): Promise<Ack> {
   const row = await loadForSubmitter(principal, id);

@@ -45,7 +45,7 @@ const HUB_OWNED_KEYS = ["id", "status", "response", "delivery", "mailbox"] as co
 /**
  * §8.2 GET body: the message as submitted, its Hub id and status, the Response once terminal, and
  * the §14.2 `delivery` object once the answer reached the agent. The embedded `response` is built
- * from the immutable Resolution only, so it is byte-stable across GETs while `delivery` advances (A31).
+ * from the immutable Resolution only, so it is byte-stable across GETs while `delivery` advances.
  * No `mailbox`: this leg has no outbound mailbox track (§14.2, addressed messages only).
  */
 export function messageBody(row: MessageWithResolution): Record<string, unknown> {

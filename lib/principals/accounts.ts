@@ -1,4 +1,4 @@
-/** Accounts: the tenancy boundary every agent, membership and message belongs to (issue #2 item 2). */
+/** Accounts: the tenancy boundary every agent, membership and message belongs to. */
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";

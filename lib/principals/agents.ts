@@ -1,5 +1,5 @@
 /**
- * Agents (issue #2 item 2): `agent.id` is unique per account and may contain `/`
+ * Agents: `agent.id` is unique per account and may contain `/`
  * (`deploybot/dev-team`). An `AgentRef` names one by id, with the account slug required only when
  * the id exists in more than one account.
  */

@@ -1,5 +1,5 @@
 /**
- * Agent API keys (issue #2 item 2, §9.1): several per agent so a key can be rotated — a new one is
+ * Agent API keys (§9.1): several per agent so a key can be rotated — a new one is
  * added and the old stays valid until revoked. Only `hashCredential(key)` is stored.
  */
 import { db } from "../db";

@@ -1,5 +1,5 @@
 /**
- * Callback host bindings (issue #2 item 6, §9.4): an admin-approved tie between one agent and one
+ * Callback host bindings (§9.4): an admin-approved tie between one agent and one
  * callback origin (+ optional path prefix), holding one or more named secrets sealed at rest
  * (lib/secrets) and never shown again. Adding a binding is the approval: it is active at once.
  * The submit-path checks live in callback-bindings.ts and are re-exported here.

@@ -1,5 +1,5 @@
 /**
- * Operator personal access tokens (issue #2 item 5): `ma2h_pat_…`, stored as SHA-256 only, shown once.
+ * Operator personal access tokens: `ma2h_pat_…`, stored as SHA-256 only, shown once.
  * A token belongs to a user, not an account, so its audit rows go to every account the user has a seat in.
  */
 import { db, type Tx } from "../db";

@@ -1,5 +1,5 @@
 /**
- * Users and their per-account seats (issue #2 items 2, 5): a person (by email) may hold a membership
+ * Users and their per-account seats: a person (by email) may hold a membership
  * in several accounts, each with a role and an account-unique handle — the attested actor
  * `human:<handle>` (§9.1).
  */
