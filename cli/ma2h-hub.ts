@@ -1,5 +1,5 @@
 /**
- * `ma2h-hub`: the admin CLI (issue #2 item 8). Runs via bin/ma2h-hub.js. With `--json`, stdout carries
+ * `ma2h-hub`: the admin CLI. Runs via bin/ma2h-hub.js. With `--json`, stdout carries
  * exactly one JSON object — the result, or `{"error":{"code","message"}}` with a non-zero exit (2 for
  * usage errors); everything else goes to stderr. Concurrency is settled by the database's unique
  * constraints, so it is safe beside a running Hub and other CLI runs.

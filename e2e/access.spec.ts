@@ -1,5 +1,5 @@
 /**
- * Who sees and who resolves (issue #4, §9.1): a member of another account sees nothing of this one
+ * Who sees and who resolves (§9.1): a member of another account sees nothing of this one
  * (its items are absent from their inbox and their pages are 404); a viewer reads but cannot resolve
  * — no controls, and a forced write (a replayed server action or a cookie-authenticated /v1 call)
  * is refused and leaves the item open.

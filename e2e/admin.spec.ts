@@ -1,5 +1,5 @@
 /**
- * The admin screens in the browser (issue #6), as alice (owner of acme): an agent and its key
+ * The admin screens in the browser, as alice (owner of acme): an agent and its key
  * created in the UI submit over /v1; a rotated-out key works until revoked, then 401; a binding
  * approved in the UI lets a push callback through to a real loopback receiver, and the item page
  * shows the attempts and redrives a failed one; a member added and then removed in the UI loses

@@ -1,5 +1,5 @@
 /**
- * Sign-in through the dev IdP's real login and consent pages (issue #4 item 1): invited and verified
+ * Sign-in through the dev IdP's real login and consent pages: invited and verified
  * → in; uninvited → refused; unverified email → refused; the identity is bound on first sign-in and
  * later sign-ins match issuer + subject, never email alone.
  */

@@ -1,5 +1,5 @@
 /**
- * Directives in the browser (issue #7): alice sends one from an agent's page and from an item, the
+ * Directives in the browser: alice sends one from an agent's page and from an item, the
  * agent drains it over /v1/inbox (verified independently against the published keys), the track
  * turns `delivered` live, the agent acks with a note and alice sees "acknowledged" and the note —
  * sanitized like any agent text. Presence before sending; a viewer has no composer.

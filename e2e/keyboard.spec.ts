@@ -1,5 +1,5 @@
 /**
- * Keyboard-first triage (issue #4 item 2), in an account of its own (initech, member kim) so the
+ * Keyboard-first triage, in an account of its own (initech, member kim) so the
  * list is predictable: j/k move the cursor, x selects, Enter/o open, a approves/answers, d declines,
  * ? shows the shortcuts, / focuses the search; bulk decline/complete skip and report what they may not
  * do. Everything but the bulk buttons is done without the mouse.

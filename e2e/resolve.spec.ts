@@ -1,5 +1,5 @@
 /**
- * Resolving in the browser (issue #4 item 4): one ask of each mode and a task with its checklist,
+ * Resolving in the browser: one ask of each mode and a task with its checklist,
  * each answered by alice on the item page; the agent's pull then carries `actor: human:alice` and
  * the value or checklist. (The v0.6 free-form answer and the radio group's keys: free-form.spec.ts.) Two browsers answering one ask: one wins, the other is told.
  */

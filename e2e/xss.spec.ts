@@ -1,5 +1,5 @@
 /**
- * Safe rendering (issue #4 items 3 and 6, §9.6): a corpus of script-injection payloads in `title`,
+ * Safe rendering (§9.6): a corpus of script-injection payloads in `title`,
  * `body`, option values/labels/descriptions, resolver comments (shown in the outcome) and `context`
  * parts (text, data, file uri) stays inert in a real browser — no dialog, the `window.__xss` canary
  * unset, no console error, no request to any host but the Hub — while benign controls render: a

@@ -1,7 +1,7 @@
 /**
  * Secrets at rest and credential hashing — the one place either is done.
  *
- * Callback binding secrets (issue #2 item 6, §9.4) are sealed with AES-256-GCM under a key derived by
+ * Callback binding secrets (§9.4) are sealed with AES-256-GCM under a key derived by
  * HKDF-SHA256 from `AUTH_SECRET` (or `MA2H_SECRETS_KEY`). API keys and PATs are stored as SHA-256 and
  * compared in constant time (§9.1).
  */

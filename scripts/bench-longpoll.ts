@@ -19,7 +19,9 @@ import http from "node:http";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { messageResolved } from "../lib/audit/events";
 import { mintId } from "../lib/protocol/ids";
+import { TERMINAL_CHANNEL } from "../lib/pubsub/channels";
 import { createTestDatabase } from "../test/support/database";
 import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";
 import { benchEnvelope, cpuTicks, logDir, machine, percentile, rssMiB, send, sleep, startWeb } from "./bench/lib";
@@ -83,8 +85,8 @@ async function resolveBatch(sql: pg.Client, batch: Waiter[]): Promise<void> {
        RETURNING message_id),
      a AS (
        INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
-       SELECT u.account_id, u.id, 'human:ops', 'message.answered', '{"via":"resolve"}'::jsonb, $3 FROM u)
-     SELECT count(pg_notify('ma2h_message_terminal', r.message_id)) FROM r`,
+       SELECT u.account_id, u.id, 'human:ops', '${messageResolved("answered")}', '{"via":"resolve"}'::jsonb, $3 FROM u)
+     SELECT count(pg_notify('${TERMINAL_CHANNEL}', r.message_id)) FROM r`,
     [batch.map((w) => w.id), batch.map(() => mintId("resolution")), now, response],
   );
 }

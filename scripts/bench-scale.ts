@@ -12,6 +12,7 @@
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { AUDIT_EVENT } from "../lib/audit/events";
 import { createTestDatabase } from "../test/support/database";
 import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";
 import { benchEnvelope, drive, fmt, logDir, machine, startWeb, summarize, type Summary, type Target, type WebProcess } from "./bench/lib";
@@ -78,7 +79,7 @@ async function seed(client: pg.Client, count: number, batch: string): Promise<vo
   );
   await client.query(
     `INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
-     SELECT m.account_id, m.id, 'agent:seed', 'message.submitted', '{"type":"ask"}'::jsonb, m.created_at FROM messages m
+     SELECT m.account_id, m.id, 'agent:seed', '${AUDIT_EVENT.messageSubmitted}', '{"type":"ask"}'::jsonb, m.created_at FROM messages m
      WHERE m.id LIKE 'msg_${p}_%'`,
   );
 }

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { log } from "../lib/log";
 import type { Env } from "../lib/env";
+import { HubError } from "../lib/protocol/errors";
 
 export type TransportMode = "tls" | "proxy" | "dev";
 
@@ -35,7 +36,8 @@ export const DEV_MODE_WARNING =
   "DEV MODE: serving plaintext HTTP to loopback peers only (127.0.0.1, ::1). Never expose this Hub to a network in this mode.";
 
 function refuse(res: ServerResponse, message: string): void {
-  res.writeHead(403, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code: "not_authorized", message } }));
+  const err = new HubError("not_authorized", message);
+  res.writeHead(err.status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(err.toBody()));
 }
 
 /** Per-request transport gate; false when the request was refused (and answered). */

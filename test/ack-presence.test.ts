@@ -190,12 +190,12 @@ describe("§14.1 first ack wins; the track on the GET", () => {
       ack: a.body,
     });
     expect(g3.text).toBe(g2.text);
-    // A31: `delivery` advanced, the embedded Response did not move by a byte.
+    // `delivery` advanced, the embedded Response did not move by a byte.
     expect(responseBytes(g2.text)).toBe(responseBytes(g1.text));
     expect(g2.body.response).toEqual(g1.body.response);
   });
 
-  it("resolution_id: a mismatch is 422 invalid_field (A33) and records nothing; a bad note is 422", async () => {
+  it("resolution_id: a mismatch is 422 invalid_field and records nothing; a bad note is 422", async () => {
     const id = await submit("ask");
     await resolve(id, { resolution: "declined" });
     await rawGet(id);
@@ -316,7 +316,7 @@ describe("§14.2 a 2xx push delivers the answer", () => {
 describe("§15 presence", () => {
   const presencePath = (id: string, literal = false) => `/v1/agents/${literal ? id : encodeURIComponent(id)}/presence`;
 
-  it("unknown before any GET; submit, cancel and resolve do not count (A21); human activity does not count", async () => {
+  it("unknown before any GET; submit, cancel and resolve do not count; human activity does not count", async () => {
     const id = await submit("ask", {}, P);
     const other = await submit("ask", {}, P);
     await agent(P).post(`/v1/messages/${other}/cancel`);

@@ -1,5 +1,5 @@
 /**
- * The admin verbs behind the web admin (issue #6) against real PostgreSQL: who administers an
+ * The admin verbs behind the web admin against real PostgreSQL: who administers an
  * account, the last-owner rule (also under concurrency), role changes, removal ending sessions,
  * account scoping of every verb that takes a bare id, self-service tokens, the append-only audit
  * trigger, and the audit reader and its JSON Lines export.

@@ -1,5 +1,5 @@
 /**
- * The `ma2h-hub` admin CLI (issue #2 item 8), run as a real child process against real PostgreSQL:
+ * The `ma2h-hub` admin CLI, run as a real child process against real PostgreSQL:
  * every command's JSON shape, its errors, concurrency, and that credentials are stored only hashed
  * and secrets only sealed.
  */

@@ -1,5 +1,5 @@
 /**
- * The zero-setup smoke test (issue #5 items 1 and 5): a fresh clone, `npm run hub` with no
+ * The zero-setup smoke test: a fresh clone, `npm run hub` with no
  * environment at all (PATH and HOME only: no DATABASE_URL, no AUTH_SECRET, no PORT, no dev flag),
  * then the CLI, a submit, a resolve with an operator token and a pull — all against the embedded
  * PostgreSQL under the clone's ./.data/. Then SIGTERM stops everything (database included) within

@@ -1,5 +1,5 @@
 /**
- * §7 expiry (issue #2 items 4, 7, 9). First the CAS boundaries with the Hub clock pinned through
+ * §7 expiry. First the CAS boundaries with the Hub clock pinned through
  * lib/clock, calling the lib verbs in this process; then real time: a 2 s `expires_at`, no request
  * for the message, the web and the worker running — the database must read `expired` within a
  * few seconds, on Redis and on BullMQ's PostgreSQL backend; and a worker started after the

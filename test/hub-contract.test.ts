@@ -1,5 +1,5 @@
 /**
- * The operational contract of `npm run hub` (issue #2 item 8): PORT, discovery within 60 s of
+ * The operational contract of `npm run hub`: PORT, discovery within 60 s of
  * start, idempotent migrations on start (from a plain empty database), SIGTERM → out within 10 s
  * with nothing left behind (also while a long-poll is held, which answers first), refusal without
  * dev mode, /healthz and /readyz — and a 60-second long-poll held through our server.

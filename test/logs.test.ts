@@ -1,6 +1,6 @@
 /**
  * §9.6 telemetry minimisation, against the real stdout/stderr of `npm run hub` (web + worker) at
- * LOG_LEVEL=debug (issue #2 item 9). First we prove the capture sees the Hub's own output; then
+ * LOG_LEVEL=debug. First we prove the capture sees the Hub's own output; then
  * unique markers go into `state`, `x-ma2h-sensitive` values, the title/body/context of
  * `sensitive:true` messages and resolve comments — in accepted and rejected requests alike — and
  * none of them, nor any API key, PAT or AUTH_SECRET, may appear anywhere in what the Hub printed.

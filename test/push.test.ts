@@ -295,7 +295,7 @@ describe("versions", () => {
     expect(v03.status).toBe(202);
     await resolve(v03.body.id, { resolution: "answered", value: "approve" });
     const [got] = await rx.waitFor("/v/old", 1);
-    // §10 / A12: signed at the message's own version.
+    // §10: signed at the message's own version.
     const verdict = await new AgentVerifier({ callbackUrl: `${rx.origin}/v/old`, hmacSecrets: [HMAC_SECRET] }).verify(got!.headers, got!.body, got!.at / 1000);
     expect(verdict).toMatchObject({ ok: true, body: { ma2h_version: "0.3" } });
     expect((await waitForDelivery(v03.body.id, (d) => d.status !== "pending")).status).toBe("delivered");

@@ -1,5 +1,5 @@
 /**
- * §3.1 durability across a SIGKILL (issue #2 item 9): the whole Hub (`npm run hub`: migrations, web,
+ * §3.1 durability across a SIGKILL: the whole Hub (`npm run hub`: migrations, web,
  * worker) is killed with SIGKILL — no shutdown code runs — and started again on the same database
  * and port. Every open ask/task is still open, the committed resolution is intact (same
  * resolution_id and response), the delivered notify still pullable, idempotent replays return the

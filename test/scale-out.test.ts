@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue #5 item 3): two web and two worker processes against one PostgreSQL and one
+ * Scale-out: two web and two worker processes against one PostgreSQL and one
  * Redis, the layout docs/DEPLOYMENT.md describes. What must stay correct across processes:
  * the §7 CAS (one winner, one resolution row, whichever web each racer hits), §8.1 idempotency
  * (identical submits split over both webs create one message), expiry exactly once per message

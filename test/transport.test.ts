@@ -1,5 +1,5 @@
 /**
- * §8 "plaintext MUST NOT be offered" (issue #5 item 2), against the real web process without dev
+ * §8 "plaintext MUST NOT be offered", against the real web process without dev
  * mode: HTTPS from TLS_CERT_FILE/TLS_KEY_FILE with a self-signed certificate made here (and a
  * SIGHUP reload to a new one), the trusted-proxy mode that refuses any X-Forwarded-Proto but
  * `https` with a §8.5 envelope, and a refusal to start with neither.

@@ -1,5 +1,5 @@
 /**
- * Script-injection payloads for the inbox's rendering (issue #4 item 6). Each one, if it ever ran,
+ * Script-injection payloads for the inbox's rendering. Each one, if it ever ran,
  * would set `window.__xss`, open a dialog, or fetch from a remote host — the spec watches for all
  * three. Raw HTML, Markdown link/image schemes, attribute breakouts, parser differentials, template
  * syntax and remote references.

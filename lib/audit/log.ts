@@ -1,5 +1,5 @@
 /**
- * Reading the audit trail (issue #6 item 6): who did what, when, to which object. The table is
+ * Reading the audit trail: who did what, when, to which object. The table is
  * append-only at the database (trigger `audit_events_append_only`); this module only reads it —
  * one account at a time, filtered by actor, kind (`event`) and a time range, newest first for the
  * page and oldest first for the JSON Lines export. `detail` holds ids and names only, never a

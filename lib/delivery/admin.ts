@@ -1,8 +1,10 @@
 /** Operator views and actions on push obligations (CLI `deliveries …`, the item page's deliveries). */
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
-import { actorOf, type AdminOptions } from "../principals/admin";
+import { actorOf, type AdminOptions } from "../principals/admin-scope";
 
 export interface DeliveryView {
   id: string;
@@ -57,8 +59,13 @@ export async function redriveDelivery(id: string, opts?: AdminOptions): Promise<
       data: { status: "pending", nextAttemptAt: now, cycleStartedAt: now, cycleAttempts: 0, leaseUntil: null, updatedAt: now },
     });
     if (count === 0) throw new HubError("invalid_field", `delivery ${id} was already delivered`);
-    await tx.auditEvent.create({
-      data: { accountId: d.message.accountId, messageId: d.messageId, actor: actorOf(opts), event: "delivery.redriven", detail: { delivery_id: id }, at: now },
+    await writeAudit(tx, {
+      accountId: d.message.accountId,
+      messageId: d.messageId,
+      actor: actorOf(opts),
+      event: AUDIT_EVENT.deliveryRedriven,
+      detail: { delivery_id: id },
+      at: now,
     });
   });
   return { id, status: "pending" };

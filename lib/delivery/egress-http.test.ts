@@ -1,6 +1,6 @@
 /**
  * Egress behaviour against real loopback listeners (allowlisted as in dev mode): statuses reported
- * as they are, redirects never followed (R131), time and size bounds, proxy variables ignored, and
+ * as they are, redirects never followed, time and size bounds, proxy variables ignored, and
  * TLS verified against the URL hostname while connecting to the pinned IP (§9.4).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";

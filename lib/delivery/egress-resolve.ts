@@ -1,5 +1,5 @@
 /**
- * §9.4 step 2 / R129–R130: resolve the host at delivery time and vet EVERY answer. If any answer
+ * §9.4 step 2: resolve the host at delivery time and vet EVERY answer. If any answer
  * is disallowed the whole name is refused (a zone mixing public and private answers is treated as
  * hostile, and no fallback path can ever land on the private one). The first answer is then pinned:
  * the caller connects to that IP and never looks the name up again (DNS-rebinding defence).

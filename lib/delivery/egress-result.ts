@@ -1,6 +1,6 @@
 /**
  * What one outbound request (§9.4 egress) came to. Any HTTP answer — 2xx, 3xx, 4xx, 5xx — is
- * `ok: true` with its status: the caller decides retry (§8.3); redirects are never followed (R131).
+ * `ok: true` with its status: the caller decides retry (§8.3); redirects are never followed.
  * `detail` is for operators: error codes and addresses only, never bodies, headers or the URL's
  * path/query (they may carry credentials).
  */

@@ -2,7 +2,7 @@
  * §9.4 step 3: one POST to the pinned IP. The socket is opened to the vetted address itself (no
  * lookup happens); `Host` and TLS SNI carry the URL hostname and the certificate is verified against
  * it. node:http(s) directly with a one-off agent: no proxy variables, no pooled sockets, and
- * redirects are never followed (R131). The response body is counted and discarded.
+ * redirects are never followed. The response body is counted and discarded.
  */
 import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";

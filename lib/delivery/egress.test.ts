@@ -1,5 +1,5 @@
 /**
- * §9.4 / R129–R131 SSRF corpus. Every attack URL must be refused with the right error class before
+ * §9.4 SSRF corpus. Every attack URL must be refused with the right error class before
  * any socket exists (the connect tripwire sees nothing and no loopback listener accepts anything),
  * and beside each one a control post of the same shape to the allowlisted receiver must arrive —
  * so a refusal is the guard working, not the harness being broken.

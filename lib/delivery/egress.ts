@@ -1,5 +1,5 @@
 /**
- * The Hub's one SSRF-safe outbound client (§9.4, R129–R131, requirements Appendix B). Every call:
+ * The Hub's one SSRF-safe outbound client (§9.4). Every call:
  *   1. parses the URL (http:/https: only, no userinfo, canonical host)          — egress-target.ts
  *   2. resolves the name now and vets every answer, pinning the first            — egress-resolve.ts
  *   3. POSTs to the pinned IP with Host/SNI = the URL hostname, no redirects,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatIPv6, parseIPv4, parseIPv6 } from "./ip-parse";
 import { classifyAddress, isLoopbackAddress, parseHostLiteral } from "./ip-policy";
 
-// [address, reason fragment] — each must be refused, and the reason must name the range (§9.4, R129).
+// [address, reason fragment] — each must be refused, and the reason must name the range (§9.4).
 const REFUSED: Array<[string, string]> = [
   // IPv4 ranges: first, inner and last address where it matters
   ["0.0.0.0", "unspecified"],
@@ -120,7 +120,7 @@ const ALLOWED = [
   "2600:1f18::5efe:8.8.8.8",
 ];
 
-describe("classifyAddress (§9.4, R129)", () => {
+describe("classifyAddress (§9.4)", () => {
   it.each(REFUSED)("refuses %s (%s)", (ip, reason) => {
     const verdict = classifyAddress(ip);
     expect(verdict.allowed).toBe(false);

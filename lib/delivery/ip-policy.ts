@@ -1,5 +1,5 @@
 /**
- * §9.4 / R129: which resolved addresses the Hub may connect to. Pure. Fail closed: anything that is
+ * §9.4: which resolved addresses the Hub may connect to. Pure. Fail closed: anything that is
  * not a well-formed IP (per both node:net `isIP` and our strict parsers) is refused; every IPv6 form
  * that carries an IPv4 address is judged by that IPv4 address; IPv6 outside global unicast
  * 2000::/3 is refused.

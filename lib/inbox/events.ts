@@ -1,15 +1,16 @@
 /**
  * Live inbox updates. Every submit and every terminal transition NOTIFYs `ma2h_inbox` with
- * `<account id>:<message id>` on commit, from any process (lib/messages/channel.ts). The process's
- * one LISTEN connection (lib/notify/listener.ts) hands them here, and each fans out to the
+ * `<account id>:<message id>` on commit, from any process (lib/pubsub/inbox.ts). The process's
+ * one LISTEN connection (lib/pubsub/listener.ts) hands them here, and each fans out to the
  * subscribers seated in that account (the SSE streams of app/inbox/events). Only ids travel; a
  * browser re-reads through its session.
  * If the connection drops every subscriber is told to resync (a missed NOTIFY must not leave a list
  * stale), and it reconnects while anyone is subscribed.
  */
 import { log } from "../log";
-import { INBOX_CHANNEL } from "../messages/channel";
-import { notificationListener } from "../notify/listener";
+import { INBOX_CHANNEL } from "../pubsub/channels";
+import { parseInboxPayload } from "../pubsub/inbox";
+import { notificationListener } from "../pubsub/listener";
 
 export type InboxEvent = { kind: "change"; accountId: string; messageId: string } | { kind: "resync" };
 type Subscriber = { accounts: ReadonlySet<string>; send: (e: InboxEvent) => void };
@@ -56,9 +57,9 @@ class InboxEvents {
   }
 
   private dispatch(payload: string): void {
-    const at = payload.indexOf(":");
-    if (at <= 0) return;
-    const event: InboxEvent = { kind: "change", accountId: payload.slice(0, at), messageId: payload.slice(at + 1) };
+    const parsed = parseInboxPayload(payload);
+    if (!parsed) return;
+    const event: InboxEvent = { kind: "change", accountId: parsed.accountId, messageId: parsed.id };
     for (const sub of [...this.subscribers]) if (sub.accounts.has(event.accountId)) sub.send(event);
   }
 

@@ -4,12 +4,13 @@
  * unknown, another agent's) changes nothing and is not counted, so the answer reveals nothing
  * about other mailboxes. The first ack wins; its note is what the human reads.
  */
+import { AUDIT_EVENT } from "../audit/events";
 import { clock } from "../clock";
 import { db } from "../db";
-import { INBOX_CHANNEL } from "../messages/channel";
 import type { AgentPrincipal } from "../principals/types";
 import { mailboxAckSchema } from "../protocol/directive";
 import { parseWire } from "../protocol/wire";
+import { inboxNotifySql } from "../pubsub/inbox";
 import { DIRECTIVE_KIND } from "./record";
 
 export async function ackMailbox(principal: AgentPrincipal, input: unknown): Promise<{ acked: number }> {
@@ -30,9 +31,9 @@ export async function ackMailbox(principal: AgentPrincipal, input: unknown): Pro
       RETURNING id, account_id),
     audited AS (
       INSERT INTO audit_events (account_id, actor, event, detail, at)
-      SELECT account_id, ${`agent:${principal.agentId}`}, 'directive.acknowledged',
+      SELECT account_id, ${`agent:${principal.agentId}`}, ${AUDIT_EVENT.directiveAcknowledged},
              ${detail}::jsonb || jsonb_build_object('directive_id', id), ${now}
         FROM acked)
-    SELECT id, pg_notify(${INBOX_CHANNEL}, account_id || ':' || id)::text AS notified FROM acked`;
+    SELECT id, ${inboxNotifySql("account_id", "id")}::text AS notified FROM acked`;
   return { acked: acked.length };
 }

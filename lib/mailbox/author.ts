@@ -4,13 +4,15 @@
  * the id is Hub-minted (`dir_`); the destination is validated now (§13.2) and the mailbox depth
  * bounded (429). The row, the audit event and the wake-ups commit together.
  */
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits, limits } from "../env";
 import { assertContextLimits } from "../messages/limits";
-import { INBOX_CHANNEL, TERMINAL_CHANNEL, mailboxWakeKey } from "../messages/channel";
-import { audit } from "../principals/admin";
 import { RESOLVING_ROLES } from "../principals/types";
+import { publishInboxChange } from "../pubsub/inbox";
+import { mailboxWakeKey, publishTerminal } from "../pubsub/terminal";
 import { directiveContent, directiveRequestSchema } from "../protocol/directive";
 import { HubError } from "../protocol/errors";
 import { dateTimeToMillis } from "../protocol/formats";
@@ -104,14 +106,14 @@ export async function authorDirective(author: DirectiveAuthor, input: unknown) {
       },
       include: { agent: { select: { agentId: true } } },
     });
-    await audit(tx, {
+    await writeAudit(tx, {
       accountId: agent.accountId,
       actor: `human:${seat.handle}`,
-      event: "directive.created",
+      event: AUDIT_EVENT.directiveCreated,
       detail: { directive_id: id, to: request.to },
     });
-    await tx.$executeRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${mailboxWakeKey(agent.id)})`; // wake parked drains
-    await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${agent.accountId}:${id}`})`; // and the inbox
+    await publishTerminal(tx, mailboxWakeKey(agent.id)); // wake parked drains
+    await publishInboxChange(tx, agent.accountId, id); // and the inbox
     return created;
   });
   return directiveBody(row);

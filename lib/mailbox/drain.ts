@@ -9,12 +9,13 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits, limits } from "../env";
 import { activeSigningKey } from "../keys/signing-keys";
-import { INBOX_CHANNEL, mailboxWakeKey } from "../messages/channel";
 import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeenThrottled } from "../presence/throttle";
 import type { Directive } from "../protocol/directive";
 import { signDirectiveDelivery } from "../protocol/inbound-signing";
 import type { AgentPrincipal } from "../principals/types";
+import { inboxNotifySql } from "../pubsub/inbox";
+import { mailboxWakeKey } from "../pubsub/terminal";
 import { DIRECTIVE_KIND, deliveredDirective, type MailboxRow } from "./record";
 
 export interface DrainOptions {
@@ -58,7 +59,7 @@ async function claim(agentRowId: string, max: number, now: Date): Promise<Mailbo
           LIMIT ${max}
           FOR UPDATE SKIP LOCKED)
       RETURNING id, account_id, deliveries)
-    SELECT id, CASE WHEN deliveries = 1 THEN pg_notify(${INBOX_CHANNEL}, account_id || ':' || id)::text END AS notified
+    SELECT id, CASE WHEN deliveries = 1 THEN ${inboxNotifySql("account_id", "id")}::text END AS notified
       FROM claimed`;
   if (ids.length === 0) return [];
   return db().mailboxEntry.findMany({

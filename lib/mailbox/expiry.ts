@@ -5,15 +5,17 @@
  * `expired` is never written after `delivered`. Ended rows stay readable to their account for
  * `inbound.retention_days`, then are deleted.
  */
+import { directiveEnded, type DirectiveEnd } from "../audit/events";
+import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits } from "../env";
-import { INBOX_CHANNEL } from "../messages/channel";
+import { publishInboxChange } from "../pubsub/inbox";
 
 /** Ends every live directive whose drop time has passed (or just `onlyId`); returns how many. */
 export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string): Promise<number> {
   return db().$transaction(async (tx) => {
-    const ended = await tx.$queryRaw<{ id: string; account_id: string; state: string }[]>`
+    const ended = await tx.$queryRaw<{ id: string; account_id: string; state: DirectiveEnd }[]>`
       UPDATE mailbox_entries
          SET state = CASE WHEN state = 'queued' THEN 'expired' ELSE 'bounced' END,
              prior = CASE WHEN state = 'delivered' THEN 'delivered' ELSE NULL END,
@@ -23,16 +25,11 @@ export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string
          AND (${onlyId ?? null}::text IS NULL OR id = ${onlyId ?? null})
       RETURNING id, account_id, state`;
     if (ended.length > 0) {
-      await tx.auditEvent.createMany({
-        data: ended.map((r) => ({
-          accountId: r.account_id,
-          actor: "system:expiry",
-          event: `directive.${r.state}`,
-          detail: { directive_id: r.id },
-          at: now,
-        })),
-      });
-      for (const r of ended) await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${r.account_id}:${r.id}`})`;
+      await writeAudit(
+        tx,
+        ended.map((r) => ({ accountId: r.account_id, actor: "system:expiry", event: directiveEnded(r.state), detail: { directive_id: r.id }, at: now })),
+      );
+      for (const r of ended) await publishInboxChange(tx, r.account_id, r.id);
     }
     return ended.length;
   });

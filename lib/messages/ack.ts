@@ -6,14 +6,16 @@
  * §9.5), never the request's.
  */
 import { z } from "zod";
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
 import { ACK_NOTE_MAX_CHARS, type Ack } from "../protocol/ack";
 import { HubError } from "../protocol/errors";
 import { parseWire } from "../protocol/wire";
 import type { AgentPrincipal } from "../principals/types";
+import { publishInboxChange } from "../pubsub/inbox";
 import { loadForSubmitter } from "./access";
-import { INBOX_CHANNEL } from "./channel";
 import { ackVersion, storedAck } from "./delivery-track";
 
 
@@ -41,8 +43,8 @@ function notAcknowledgeable(message: string): HubError {
 /**
  * In order: submitter binding (another principal's or an unknown id → the same 404; purged → 410),
  * the body, then the track: a notify, an open message and an answer not yet delivered are
- * `409 not_acknowledgeable`; a `resolution_id` naming another resolution is `422 invalid_field`
- * (A33). Then the first-wins write, or the stored ack.
+ * `409 not_acknowledgeable`; a `resolution_id` naming another resolution is `422 invalid_field`.
+ * Then the first-wins write, or the stored ack.
  */
 export async function ackResponse(principal: AgentPrincipal, id: string, body: unknown): Promise<Ack> {
   const row = await loadForSubmitter(principal, id);
@@ -66,18 +68,16 @@ export async function ackResponse(principal: AgentPrincipal, id: string, body: u
       data: { ackedAt: now, ackBy: by, ackNote: request.note ?? null, ackResolutionId: request.resolution_id ?? null },
     });
     if (won.count !== 1) return;
-    await tx.auditEvent.create({
-      data: {
-        accountId: row.accountId,
-        messageId: row.id,
-        actor: by,
-        event: "response.acknowledged",
-        detail: { resolution_id: resolution.id, ack_version: ackVersion(row.ma2hVersion), note: request.note !== undefined },
-        at: now,
-      },
+    await writeAudit(tx, {
+      accountId: row.accountId,
+      messageId: row.id,
+      actor: by,
+      event: AUDIT_EVENT.responseAcknowledged,
+      detail: { resolution_id: resolution.id, ack_version: ackVersion(row.ma2hVersion), note: request.note !== undefined },
+      at: now,
     });
     // The person who answered sees the ack live (the inbox's LISTEN fan-out, on commit).
-    await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${row.accountId}:${row.id}`})`;
+    await publishInboxChange(tx, row.accountId, row.id);
   });
 
   const stored = await db().resolution.findUnique({ where: { id: resolution.id } });

@@ -7,10 +7,11 @@
  * stamp and its audit row commit together or not at all.
  */
 import type { Resolution } from "../generated/prisma/client";
+import { AUDIT_EVENT } from "../audit/events";
 import { db } from "../db";
 import type { Ack } from "../protocol/ack";
 import { HUB_VERSION } from "../protocol/versions";
-import { INBOX_CHANNEL } from "./channel";
+import { inboxNotifySql } from "../pubsub/inbox";
 
 export type DeliveryVia = "push" | "pull";
 
@@ -57,11 +58,11 @@ export function stampDeliveredQuery(resolutionId: string, at: Date, via: Deliver
       RETURNING message_id
     ), audited AS (
       INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
-      SELECT m.account_id, s.message_id, ${actor}, 'response.delivered_to_agent', ${detail}::jsonb, ${at}
+      SELECT m.account_id, s.message_id, ${actor}, ${AUDIT_EVENT.responseDeliveredToAgent}, ${detail}::jsonb, ${at}
       FROM stamped s JOIN messages m ON m.id = s.message_id
       RETURNING account_id, message_id
     )
-    SELECT message_id, pg_notify(${INBOX_CHANNEL}, account_id || ':' || message_id)::text AS notified FROM audited`;
+    SELECT message_id, ${inboxNotifySql("account_id", "message_id")}::text AS notified FROM audited`;
 }
 
 export interface DeliveryTrack {

@@ -6,15 +6,19 @@
  * long-poll waiters on commit. First terminal wins; a loser writes nothing.
  */
 import type { Message as MessageRow } from "../generated/prisma/client";
+import { messageResolved } from "../audit/events";
+import { writeAudit } from "../audit/write";
 import type { Tx } from "../db";
 import { mintId } from "../protocol/ids";
+import type { Resolution } from "../protocol/lifecycle";
 import type { Message } from "../protocol/message";
-import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "./channel";
+import { publishInboxChange } from "../pubsub/inbox";
+import { publishTerminal } from "../pubsub/terminal";
 
 export type TerminalKind = "resolve" | "cancel" | "expire";
 
 export interface TerminalOutcome {
-  resolution: string;
+  resolution: Resolution;
   actor: string;
   defaulted: boolean;
   /** The §6 `response` object, or null when the Response carries none (e.g. an expired task). */
@@ -65,15 +69,13 @@ export async function commitTerminal(
       resolvedAt: now,
     },
   });
-  await tx.auditEvent.create({
-    data: {
-      accountId: row.accountId,
-      messageId: row.id,
-      actor: outcome.actor,
-      event: `message.${outcome.resolution}`,
-      detail: { resolution_id: resolutionId, via: kind, defaulted: outcome.defaulted },
-      at: now,
-    },
+  await writeAudit(tx, {
+    accountId: row.accountId,
+    messageId: row.id,
+    actor: outcome.actor,
+    event: messageResolved(outcome.resolution),
+    detail: { resolution_id: resolutionId, via: kind, defaulted: outcome.defaulted },
+    at: now,
   });
   // §8.3 / §3.1: the push obligation commits with the transition it reports.
   const callback = (envelope.type === "ask" ? envelope.request.callback : envelope.type === "task" ? envelope.action.callback : undefined);
@@ -93,7 +95,7 @@ export async function commitTerminal(
       },
     });
   }
-  await tx.$executeRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${row.id})`;
-  await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${row.accountId}:${row.id}`})`;
+  await publishTerminal(tx, row.id);
+  await publishInboxChange(tx, row.accountId, row.id);
   return { won: true, resolutionId, deliveryId };
 }

@@ -4,7 +4,7 @@
  * not changed after that instant. Nobody reads `open` past `expires_at`: an overdue open message is
  * expired on read, through the same CAS.
  *
- * Every authenticated GET is §15.1 presence traffic (A21: with or without `?wait`), and a GET that
+ * Every authenticated GET is §15.1 presence traffic (with or without `?wait`), and a GET that
  * returns a resolved message's body is the §14.2 pull delivery: it stamps `delivered-to-agent`.
  */
 import { clock } from "../clock";
@@ -44,7 +44,7 @@ async function current(principal: AgentPrincipal, id: string, shared = false): P
 }
 
 export async function readMessage(principal: AgentPrincipal, id: string, options: ReadOptions = {}): Promise<ReadResult> {
-  // §15.1 / A21: the agent's own authenticated GET is reachability traffic, whatever it reads.
+  // §15.1: the agent's own authenticated GET is reachability traffic, whatever it reads.
   await recordAgentSeenThrottled(principal.agentRowId);
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
   const settled = (r: MessageWithResolution) =>

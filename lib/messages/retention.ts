@@ -6,6 +6,8 @@
  * — so a seat holder's `/inbox/<id>` says what happened (lib/inbox/tombstone.ts). No value, comment
  * or body survives the purge. Open messages are never purged.
  */
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
 import { limits } from "../env";
@@ -40,16 +42,17 @@ export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500
         FOR UPDATE OF r`;
       const expired = undelivered.filter((r) => isV05(r.ma2h_version));
       if (expired.length > 0) {
-        await tx.auditEvent.createMany({
-          data: expired.map((r) => ({
+        await writeAudit(
+          tx,
+          expired.map((r) => ({
             accountId: r.account_id,
             messageId: r.message_id,
             actor: "system:retention",
-            event: "response.delivery_expired",
+            event: AUDIT_EVENT.responseDeliveryExpired,
             detail: { resolution_id: r.resolution_id },
             at: now,
           })),
-        });
+        );
       }
       const neverReached = new Set(expired.map((r) => r.message_id));
       await tx.messageTombstone.createMany({
@@ -67,9 +70,10 @@ export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500
         })),
         skipDuplicates: true,
       });
-      await tx.auditEvent.createMany({
-        data: due.map((m) => ({ accountId: m.accountId, messageId: m.id, actor: "system:retention", event: "message.purged", at: now })),
-      });
+      await writeAudit(
+        tx,
+        due.map((m) => ({ accountId: m.accountId, messageId: m.id, actor: "system:retention", event: AUDIT_EVENT.messagePurged, at: now })),
+      );
       await tx.message.deleteMany({ where: { id: { in: due.map((m) => m.id) } } });
     });
     total += due.length;

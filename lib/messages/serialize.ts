@@ -1,22 +1,17 @@
 /** Wire shapes of the agent→human leg: the §8.1 ack, the §6 Response and the §8.2 GET body. */
 import type { Message as MessageRow, Resolution } from "../generated/prisma/client";
 import { env } from "../env";
+import type { SubmitAck } from "../protocol/submit-ack";
 import { deliveryTrack } from "./delivery-track";
 import { envelopeOf, stateOf, type MessageWithResolution } from "./record";
-
-export interface SubmitAck {
-  id: string;
-  status: string;
-  poll_url: string;
-  review_url: string;
-}
 
 /** §8.1: exactly `{id, status, poll_url, review_url}`. */
 export function submitAck(row: Pick<MessageRow, "id" | "status">): SubmitAck {
   const base = env().publicUrl;
   return {
     id: row.id,
-    status: row.status,
+    // The column holds only §7 states, each of which the ack schema's `status` enum lists.
+    status: row.status as SubmitAck["status"],
     poll_url: `${base}/v1/messages/${row.id}`,
     review_url: `${base}/inbox/${row.id}`,
   };
@@ -50,7 +45,7 @@ const HUB_OWNED_KEYS = ["id", "status", "response", "delivery", "mailbox"] as co
 /**
  * §8.2 GET body: the message as submitted, its Hub id and status, the Response once terminal, and
  * the §14.2 `delivery` object once the answer reached the agent. The embedded `response` is built
- * from the immutable Resolution only, so it is byte-stable across GETs while `delivery` advances (A31).
+ * from the immutable Resolution only, so it is byte-stable across GETs while `delivery` advances.
  * No `mailbox`: this leg has no outbound mailbox track (§14.2, addressed messages only).
  */
 export function messageBody(row: MessageWithResolution): Record<string, unknown> {

@@ -5,6 +5,8 @@
  * rejected submit changes nothing and concurrent same-key submits create exactly one message.
  */
 import { Prisma } from "../generated/prisma/client";
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
 import { limits } from "../env";
@@ -15,17 +17,18 @@ import { jcs, sha256Hex } from "../protocol/jcs";
 import { assertAskAnswerable } from "../protocol/ask-contract";
 import { parseMessage, type Message } from "../protocol/message";
 import { checkSubmitSemantics } from "../protocol/rules";
+import type { SubmitAck } from "../protocol/submit-ack";
 import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
 import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
+import { publishInboxChange } from "../pubsub/inbox";
 import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
 import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
-import { INBOX_CHANNEL } from "./channel";
 import { assertContextLimits, assertOpenCapacity } from "./limits";
 import { listingColumns } from "./listing";
-import { submitAck, type SubmitAck } from "./serialize";
+import { submitAck } from "./serialize";
 
 export interface SubmitResult {
   ack: SubmitAck;
@@ -184,9 +187,14 @@ async function createMessage(
       data: { agentRowId: principal.agentRowId, idempotencyKey: message.idempotency_key, payloadHash: hash, messageId: id, createdAt: now },
     });
   }
-  await tx.auditEvent.create({
-    data: { accountId: principal.accountId, messageId: id, actor: `agent:${principal.agentId}`, event: "message.submitted", detail: { type: message.type }, at: now },
+  await writeAudit(tx, {
+    accountId: principal.accountId,
+    messageId: id,
+    actor: `agent:${principal.agentId}`,
+    event: AUDIT_EVENT.messageSubmitted,
+    detail: { type: message.type },
+    at: now,
   });
-  await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${`${principal.accountId}:${id}`})`; // the inbox updates live
+  await publishInboxChange(tx, principal.accountId, id); // the inbox updates live
   return { result: { ack: submitAck(row), replayed: false, expiresAt } };
 }

@@ -1,13 +1,13 @@
 /**
  * Long-poll waiters (§8.2, and §8.7 parked drains under `mailboxWakeKey`). The process's one LISTEN
- * connection (lib/notify/listener.ts) hands over the key of every message that turns terminal, and
+ * connection (lib/pubsub/listener.ts) hands over the key of every message that turns terminal, and
  * of every mailbox that gets a directive, on commit, from any process; waiters are an in-memory map
  * from key to callbacks, so thousands of held requests cost no database work. If the connection
  * drops, every waiter is woken to re-read (a missed NOTIFY must never leave one hanging to its
  * timeout with a stale answer — it re-reads the row either way).
  */
-import { notificationListener } from "../notify/listener";
-import { TERMINAL_CHANNEL } from "./channel";
+import { TERMINAL_CHANNEL } from "../pubsub/channels";
+import { notificationListener } from "../pubsub/listener";
 
 type Wake = () => void;
 

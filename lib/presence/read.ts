@@ -2,7 +2,7 @@
  * §15.3 owner-only presence read. A person sees the presence of an agent of any account where they
  * hold a seat (viewers included, like the inbox). Every other case — an agent of another account,
  * an id that exists nowhere — is exactly the `unknown` body, built by the same function from the
- * same query, so the two are indistinguishable (A23).
+ * same query, so the two are indistinguishable.
  */
 import { db } from "../db";
 import { ROLES } from "../principals/types";

@@ -1,6 +1,6 @@
 /**
  * §15.1 directive presence: `last_seen` moves only on the agent's own authenticated reachability
- * traffic — a mailbox drain or a message GET (with or without `?wait`, docs/decisions.md A21) —
+ * traffic — a mailbox drain or a message GET (with or without `?wait`) —
  * never on sign-in, admin activity or anything a human does.
  */
 import { clock } from "../clock";

@@ -1,8 +1,12 @@
-/** Accounts: the tenancy boundary every agent, membership and message belongs to (issue #2 item 2). */
+/** Accounts: the tenancy boundary every agent, membership and message belongs to. */
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
-import { actorOf, audit, requireMatch, uniquely, type AdminOptions } from "./admin";
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
+import { uniquely } from "../db-errors";
+import { actorOf, type AdminOptions } from "./admin-scope";
+import { requireMatch } from "./field-format";
 
 export const SLUG_PATTERN = /^[a-z0-9-]{1,63}$/;
 
@@ -21,7 +25,7 @@ export async function createAccount(slug: string, opts?: AdminOptions): Promise<
   return uniquely(`account ${slug} already exists`, () =>
     db().$transaction(async (tx) => {
       const account = await tx.account.create({ data: { id: mintId("account"), slug }, select: { id: true, slug: true } });
-      await audit(tx, { accountId: account.id, actor: actorOf(opts), event: "account.created", detail: { slug } });
+      await writeAudit(tx, { accountId: account.id, actor: actorOf(opts), event: AUDIT_EVENT.accountCreated, detail: { slug } });
       return account;
     }),
   );

@@ -1,5 +1,5 @@
 /**
- * Agents (issue #2 item 2): `agent.id` is unique per account and may contain `/`
+ * Agents: `agent.id` is unique per account and may contain `/`
  * (`deploybot/dev-team`). An `AgentRef` names one by id, with the account slug required only when
  * the id exists in more than one account.
  */
@@ -8,7 +8,10 @@ import { clock } from "../clock";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { findAccount } from "./accounts";
-import { actorOf, audit, uniquely, type AdminOptions } from "./admin";
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
+import { uniquely } from "../db-errors";
+import { actorOf, type AdminOptions } from "./admin-scope";
 import { mintApiKey } from "./credentials";
 import { hashCredential } from "../secrets";
 
@@ -57,10 +60,10 @@ export async function createAgent(
     db().$transaction(async (tx) => {
       await tx.agent.create({ data: { id, accountId: account.id, agentId, createdAt: clock.now() } });
       const key = await issueKey(tx, id);
-      await audit(tx, {
+      await writeAudit(tx, {
         accountId: account.id,
         actor: actorOf(opts),
-        event: "agent.created",
+        event: AUDIT_EVENT.agentCreated,
         detail: { agent_row_id: id, agent_id: agentId, key_id: key.id },
       });
       return {

@@ -1,11 +1,13 @@
 /**
- * Agent API keys (issue #2 item 2, §9.1): several per agent so a key can be rotated — a new one is
+ * Agent API keys (§9.1): several per agent so a key can be rotated — a new one is
  * added and the old stays valid until revoked. Only `hashCredential(key)` is stored.
  */
 import { db } from "../db";
 import { clock } from "../clock";
 import { HubError } from "../protocol/errors";
-import { actorOf, audit, inScope, type AdminOptions } from "./admin";
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
+import { actorOf, inScope, type AdminOptions } from "./admin-scope";
 import { issueKey, resolveAgent, type AgentRef } from "./agents";
 
 export interface KeyInfo {
@@ -31,10 +33,10 @@ export async function rotateKey(ref: AgentRef, opts?: AdminOptions): Promise<{ k
   const agent = await resolveAgent(ref);
   return db().$transaction(async (tx) => {
     const key = await issueKey(tx, agent.id);
-    await audit(tx, {
+    await writeAudit(tx, {
       accountId: agent.accountId,
       actor: actorOf(opts),
-      event: "key.rotated",
+      event: AUDIT_EVENT.keyRotated,
       detail: { agent_id: agent.agentId, key_id: key.id },
     });
     return { key: { id: key.id }, api_key: key.apiKey };
@@ -55,10 +57,10 @@ export async function revokeKey(keyId: string, opts?: AdminOptions): Promise<{ i
     });
     if (!row) throw new HubError("not_found", `key ${keyId} not found`);
     if (count > 0) {
-      await audit(tx, {
+      await writeAudit(tx, {
         accountId: row.agent.accountId,
         actor: actorOf(opts),
-        event: "key.revoked",
+        event: AUDIT_EVENT.keyRevoked,
         detail: { agent_id: row.agent.agentId, key_id: keyId },
       });
     }

@@ -1,4 +1,4 @@
-/** §9.1 / issue #2 item 5 against real PostgreSQL: bearer credentials resolve to principals. */
+/** §9.1 against real PostgreSQL: bearer credentials resolve to principals. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../test/support/database";
 import { closeDb, db } from "../db";

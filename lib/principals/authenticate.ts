@@ -1,5 +1,5 @@
 /**
- * Who is calling (§9.1, issue #2 item 5). Agents and operators present a bearer credential the same
+ * Who is calling (§9.1). Agents and operators present a bearer credential the same
  * way — `Authorization: Bearer <token>` or `X-API-Key: <token>`; its prefix says which table to look
  * in. Each is looked up by its SHA-256 (unique index) and compared in constant time; revoked or
  * unknown credentials are `401 unauthenticated`, indistinguishably.
@@ -90,7 +90,7 @@ export async function authenticate(headers: Headers): Promise<Principal> {
   }
 }
 
-/** Narrows to an agent: a PAT is not an agent credential (issue #2 item 5) — `401`. */
+/** Narrows to an agent: a PAT is not an agent credential — `401`. */
 export function requireAgent(p: Principal): AgentPrincipal {
   if (p.kind !== "agent") throw new HubError("unauthenticated", "an operator token is not an agent credential");
   return p;

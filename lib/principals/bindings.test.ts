@@ -1,4 +1,4 @@
-/** Callback host bindings (issue #2 item 6, §9.4) against real PostgreSQL: parsed-URL matching only. */
+/** Callback host bindings (§9.4) against real PostgreSQL: parsed-URL matching only. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../test/support/database";
 import { closeDb, db } from "../db";

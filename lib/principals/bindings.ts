@@ -1,5 +1,5 @@
 /**
- * Callback host bindings (issue #2 item 6, §9.4): an admin-approved tie between one agent and one
+ * Callback host bindings (§9.4): an admin-approved tie between one agent and one
  * callback origin (+ optional path prefix), holding one or more named secrets sealed at rest
  * (lib/secrets) and never shown again. Adding a binding is the approval: it is active at once.
  * The submit-path checks live in callback-bindings.ts and are re-exported here.
@@ -9,7 +9,11 @@ import { clock } from "../clock";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { sealSecret } from "../secrets";
-import { actorOf, audit, inScope, requireMatch, uniquely, type AdminOptions } from "./admin";
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
+import { uniquely } from "../db-errors";
+import { actorOf, inScope, type AdminOptions } from "./admin-scope";
+import { requireMatch } from "./field-format";
 import { resolveAgent, type AgentRef } from "./agents";
 import { formatOrigin, parseOrigin, parsePathPrefix } from "./origins";
 
@@ -56,10 +60,10 @@ export async function addBinding(input: AddBindingInput, opts?: AdminOptions): P
   await db().$transaction(async (tx) => {
     await tx.callbackBinding.create({ data: { id, agentRowId: agent.id, ...origin, pathPrefix, createdAt: now } });
     await tx.bindingSecret.create({ data: { id: mintId("bindingSecret"), bindingId: id, ref: input.secretRef, sealed, createdAt: now } });
-    await audit(tx, {
+    await writeAudit(tx, {
       accountId: agent.accountId,
       actor: actorOf(opts),
-      event: "binding.added",
+      event: AUDIT_EVENT.bindingAdded,
       detail: { binding_id: id, agent_id: agent.agentId, origin: formatOrigin(origin), path_prefix: pathPrefix, secret_refs: [input.secretRef] },
     });
   });
@@ -84,10 +88,10 @@ export async function addBindingSecret(
   await uniquely(`binding ${bindingId} already has a secret named ${ref}`, () =>
     db().$transaction(async (tx) => {
       await tx.bindingSecret.create({ data: { id: mintId("bindingSecret"), bindingId, ref, sealed, createdAt: clock.now() } });
-      await audit(tx, {
+      await writeAudit(tx, {
         accountId: binding.agent.accountId,
         actor: actorOf(opts),
-        event: "binding.secret_added",
+        event: AUDIT_EVENT.bindingSecretAdded,
         detail: { binding_id: bindingId, agent_id: binding.agent.agentId, secret_ref: ref },
       });
     }),
@@ -114,10 +118,10 @@ export async function removeBindingSecret(bindingId: string, ref: string, opts?:
       throw new HubError("invalid_field", `${ref} is the last secret of binding ${bindingId}; revoke the binding instead`);
     }
     await tx.bindingSecret.deleteMany({ where: { bindingId, ref } });
-    await audit(tx, {
+    await writeAudit(tx, {
       accountId: binding.agent.accountId,
       actor: actorOf(opts),
-      event: "binding.secret_removed",
+      event: AUDIT_EVENT.bindingSecretRemoved,
       detail: { binding_id: bindingId, agent_id: binding.agent.agentId, secret_ref: ref },
     });
   });
@@ -156,10 +160,10 @@ export async function revokeBinding(id: string, opts?: AdminOptions): Promise<{ 
     });
     if (!row) throw new HubError("not_found", `binding ${id} not found`);
     if (count > 0) {
-      await audit(tx, {
+      await writeAudit(tx, {
         accountId: row.agent.accountId,
         actor: actorOf(opts),
-        event: "binding.revoked",
+        event: AUDIT_EVENT.bindingRevoked,
         detail: { binding_id: id, agent_id: row.agent.agentId },
       });
     }

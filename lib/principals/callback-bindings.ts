@@ -1,5 +1,5 @@
 /**
- * The submit- and delivery-path view of callback bindings (issue #2 item 6, §9.4): a push callback is
+ * The submit- and delivery-path view of callback bindings (§9.4): a push callback is
  * accepted only when its URL — parsed, never string-prefixed — lies within one of the submitting
  * agent's active bindings and the secret/token ref it names belongs to that binding.
  */

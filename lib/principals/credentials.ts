@@ -1,5 +1,5 @@
 /**
- * Bearer credential formats (issue #2 item 5): a distinct prefix tells an agent API key from an
+ * Bearer credential formats: a distinct prefix tells an agent API key from an
  * operator personal access token; the rest is 32 random bytes, base64url (43 characters). Only
  * `hashCredential` of a credential is ever stored (lib/secrets).
  */

@@ -1,12 +1,14 @@
 /**
- * Account membership administration (issue #6 item 3): who administers an account, the member
+ * Account membership administration: who administers an account, the member
  * list, role changes and removal. Adding a member is `addUser` (users.ts). The rule that an account
  * always keeps at least one owner is enforced here, under a lock on the account row, so two
  * concurrent demotions or removals cannot both pass it — never in a page.
  */
 import { db, type Tx } from "../db";
 import { HubError } from "../protocol/errors";
-import { actorOf, audit, requireOwnerFor, type AdminOptions } from "./admin";
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
+import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { parseRole } from "./users";
 import { endSessionsOf } from "./web-sessions";
 import { ROLES, type Role } from "./types";
@@ -111,10 +113,10 @@ export async function changeRole(
     if (m.role === "owner" || next === "owner") requireOwnerFor(opts, "grant or take away the owner role");
     if (next !== "owner") await keepAnOwner(tx, accountId, m, `changing ${m.handle} to ${next}`);
     await tx.membership.update({ where: { id: m.id }, data: { role: next } });
-    await audit(tx, {
+    await writeAudit(tx, {
       accountId,
       actor: actorOf(opts),
-      event: "member.role_changed",
+      event: AUDIT_EVENT.memberRoleChanged,
       detail: { membership_id: m.id, user_id: m.userId, handle: m.handle, from: m.role, to: next },
     });
     return { membershipId, handle: m.handle, role: next, changed: true };
@@ -138,10 +140,10 @@ export async function removeMember(
     await keepAnOwner(tx, accountId, m, `removing ${m.handle}`);
     await tx.membership.delete({ where: { id: m.id } });
     const count = await endSessionsOf(m.userId, tx);
-    await audit(tx, {
+    await writeAudit(tx, {
       accountId,
       actor: actorOf(opts),
-      event: "member.removed",
+      event: AUDIT_EVENT.memberRemoved,
       detail: { membership_id: m.id, user_id: m.userId, handle: m.handle, role: m.role, sessions_ended: count },
     });
     return { membershipId, handle: m.handle, sessionsEnded: count };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatOrigin, parseCallbackUrl, parseOrigin, parsePathPrefix, pathWithin } from "./origins";
 
-describe("parseOrigin (issue #2 item 6)", () => {
+describe("parseOrigin", () => {
   it("normalises scheme, host case, default ports and IPv6", () => {
     expect(parseOrigin("https://Hooks.Example.COM")).toEqual({ scheme: "https", host: "hooks.example.com", port: 443 });
     expect(parseOrigin("HTTP://a.example:80")).toEqual({ scheme: "http", host: "a.example", port: 80 });

@@ -1,5 +1,5 @@
 /**
- * Callback origins and path prefixes as parsed values (issue #2 item 6, §9.4). Everything is compared
+ * Callback origins and path prefixes as parsed values (§9.4). Everything is compared
  * after `new URL` parsing — scheme, lower-cased host, effective port, normalised path — never as a
  * string prefix, so `https://good.example.evil.com` is not `https://good.example`.
  */

@@ -1,5 +1,5 @@
 /**
- * Operator personal access tokens (issue #2 item 5): `ma2h_pat_…`, stored as SHA-256 only, shown once.
+ * Operator personal access tokens: `ma2h_pat_…`, stored as SHA-256 only, shown once.
  * A token belongs to a user, not an account, so its audit rows go to every account the user has a seat in.
  */
 import { db, type Tx } from "../db";
@@ -7,7 +7,9 @@ import { clock } from "../clock";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { hashCredential } from "../secrets";
-import { actorOf, audit, type AdminOptions } from "./admin";
+import { AUDIT_EVENT, type AuditEventKind } from "../audit/events";
+import { writeAudit } from "../audit/write";
+import { actorOf, type AdminOptions } from "./admin-scope";
 import { mintPat } from "./credentials";
 import { findUserByEmail } from "./users";
 
@@ -20,11 +22,11 @@ export interface TokenOptions extends AdminOptions {
   self?: boolean;
 }
 
-async function auditForUser(tx: Tx, userId: string, opts: TokenOptions | undefined, event: string, tokenId: string) {
+async function auditForUser(tx: Tx, userId: string, opts: TokenOptions | undefined, event: AuditEventKind, tokenId: string) {
   const seats = await tx.membership.findMany({ where: { userId }, select: { accountId: true, handle: true } });
   for (const seat of seats) {
     const actor = opts?.self ? `human:${seat.handle}` : actorOf(opts);
-    await audit(tx, { accountId: seat.accountId, actor, event, detail: { token_id: tokenId, user_id: userId } });
+    await writeAudit(tx, { accountId: seat.accountId, actor, event, detail: { token_id: tokenId, user_id: userId } });
   }
 }
 
@@ -42,7 +44,7 @@ export async function createTokenForUser(userId: string, opts?: TokenOptions): P
     await tx.personalAccessToken.create({
       data: { id, userId, tokenHash: hashCredential(token), createdAt: clock.now() },
     });
-    await auditForUser(tx, userId, opts, "token.created", id);
+    await auditForUser(tx, userId, opts, AUDIT_EVENT.tokenCreated, id);
   });
   return { token, id };
 }
@@ -77,7 +79,7 @@ export async function revokeToken(id: string, opts?: TokenOptions & { owner?: st
     });
     const row = await tx.personalAccessToken.findFirst({ where, select: { userId: true } });
     if (!row) throw new HubError("not_found", `token ${id} not found`);
-    if (count > 0) await auditForUser(tx, row.userId, opts, "token.revoked", id);
+    if (count > 0) await auditForUser(tx, row.userId, opts, AUDIT_EVENT.tokenRevoked, id);
   });
   return { id, revoked: true };
 }

@@ -1,5 +1,5 @@
 /**
- * Users and their per-account seats (issue #2 items 2, 5): a person (by email) may hold a membership
+ * Users and their per-account seats: a person (by email) may hold a membership
  * in several accounts, each with a role and an account-unique handle — the attested actor
  * `human:<handle>` (§9.1).
  */
@@ -7,7 +7,11 @@ import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { findAccount } from "./accounts";
-import { actorOf, audit, isUniqueViolation, requireMatch, requireOwnerFor, type AdminOptions } from "./admin";
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
+import { isUniqueViolation } from "../db-errors";
+import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
+import { requireMatch } from "./field-format";
 import { ROLES, type Role } from "./types";
 
 export const HANDLE_PATTERN = /^[a-z0-9._-]{1,64}$/;
@@ -72,10 +76,10 @@ function insertSeat(accountId: string, accountSlug: string, email: string, handl
       data: { id: mintId("membership"), accountId, userId: user.id, handle, role },
       select: { id: true },
     });
-    await audit(tx, {
+    await writeAudit(tx, {
       accountId,
       actor,
-      event: "member.added",
+      event: AUDIT_EVENT.memberAdded,
       detail: { user_id: user.id, membership_id: membership.id, handle, role },
     });
     return { userId: user.id, membershipId: membership.id, email, handle, role, accountSlug };

@@ -47,7 +47,7 @@ export async function endSessionsOf(userId: string, client: Pick<Tx, "webSession
 
 /**
  * Whether the person still holds a seat anywhere. A bound identity whose last seat was removed
- * (issue #6, members) is refused at sign-in like an uninvited one, instead of reaching an empty inbox.
+ * (removed by an administrator) is refused at sign-in like an uninvited one, instead of reaching an empty inbox.
  */
 export async function hasAnySeat(userId: string): Promise<boolean> {
   return (await db().membership.count({ where: { userId } })) > 0;

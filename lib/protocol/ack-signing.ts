@@ -54,7 +54,7 @@ export function ackSignedContext(input: { ack: AckSigningBody; jti: string; t: n
     in_reply_to: input.ack.in_reply_to,
     jti: input.jti,
     ma2h_version: input.ack.ma2h_version,
-    t: String(input.t), // A34: a string in the context, bare digits in the header
+    t: String(input.t), // a string in the context, bare digits in the header
   };
 }
 

@@ -19,7 +19,7 @@ export const DIRECTIVE_TO_PATTERN = /^agent:[^#]+(#sess_.+)?$/u;
 /**
  * The authoring request. Unknown fields are ignored (§10); an attempt to set a Hub-owned or a
  * forbidden field (`id`, `from`, `created_at`, `request`, `action`, `state`) is simply not read —
- * the delivered directive carries only what this schema keeps (requirements R164).
+ * the delivered directive carries only what this schema keeps.
  */
 /** §13.1: the optional human-authored fields, the same in the authoring request and the delivered directive. */
 export const directiveOptionalFields = {

@@ -30,8 +30,6 @@ export interface HubErrorOptions {
   extra?: Record<string, unknown>;
   /** Response headers, e.g. `Retry-After` on a 429 (§8.6). */
   headers?: Record<string, string>;
-  /** Overrides the table's status where §8.5 gives one code two statuses (410 vs 403 operator stop). */
-  status?: number;
 }
 
 export class HubError extends Error {
@@ -44,7 +42,7 @@ export class HubError extends Error {
     super(message);
     this.name = "HubError";
     this.code = code;
-    this.status = options.status ?? ERROR_STATUS[code];
+    this.status = ERROR_STATUS[code];
     this.extra = options.extra ?? {};
     this.headers = options.headers ?? {};
   }

@@ -34,7 +34,7 @@ export function inboundSignedContext(directive: Directive, jti: string, t: numbe
     jti,
     ma2h_version: directive.ma2h_version,
     payload_sha256: directivePayloadSha256(directive),
-    t: String(t), // A34: a string in the context, bare digits in the header
+    t: String(t), // a string in the context, bare digits in the header
     to: directive.to,
   };
 }

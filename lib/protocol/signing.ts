@@ -1,7 +1,7 @@
 /**
  * §9.2 Response integrity, signer side: the push `signed_context`, `payload_sha256`, the HMAC-SHA256
  * and ed25519 signers, the `MA2H-Signature` header, the `v1` well-formedness rule (dp-025) and the
- * ed25519 JWKS shape published at `/.well-known/ma2h-keys` (choice A4). Pure: no I/O, no clock —
+ * ed25519 JWKS shape published at `/.well-known/ma2h-keys`. Pure: no I/O, no clock —
  * shared with the agent-side verifier in ./verify.ts and the future agent SDK.
  */
 import { createHmac, createPrivateKey, sign as nodeSign, type KeyObject } from "node:crypto";
@@ -51,7 +51,7 @@ export function responseSignedContext(input: {
   const body = input.response;
   const resolvedAt = body.response?.resolved_at;
   return {
-    ma2h_version: body.ma2h_version, // A12: the message's own version
+    ma2h_version: body.ma2h_version, // the message's own version (§10)
     callback_url: input.callbackUrl, // exactly as submitted, never normalised
     id: body.in_reply_to,
     in_reply_to: body.in_reply_to,
@@ -59,8 +59,8 @@ export function responseSignedContext(input: {
     payload_sha256: payloadSha256(body.response, body.state),
     resolution: body.resolution,
     resolution_id: body.resolution_id,
-    resolved_at: typeof resolvedAt === "string" ? resolvedAt : null, // A35: null without a `response`
-    t: String(input.t), // A34: a string in the context, bare digits in the header
+    resolved_at: typeof resolvedAt === "string" ? resolvedAt : null, // null without a `response`
+    t: String(input.t), // a string in the context, bare digits in the header
   };
 }
 
@@ -99,7 +99,7 @@ export interface SignatureHeader {
   v1: string;
 }
 
-/** The `MA2H-Signature` value: exactly `t`, `jti`, `v1` — no key id (A4: verifiers try each key). */
+/** The `MA2H-Signature` value: exactly `t`, `jti`, `v1` — no key id (verifiers try each key). */
 export function formatSignatureHeader({ t, jti, v1 }: SignatureHeader): string {
   if (!Number.isSafeInteger(t) || t < 0) throw new TypeError("t must be non-negative unix seconds");
   if (!isHeaderToken(jti) || !isHeaderToken(v1)) throw new TypeError("jti and v1 must be non-empty, without ',' or whitespace");
@@ -197,7 +197,7 @@ export function kidFor(publicKey: Uint8Array): string {
   return Buffer.from(sha256Hex(canonical), "hex").toString("base64url");
 }
 
-/** One entry of `/.well-known/ma2h-keys` (A4): public members only. */
+/** One entry of `/.well-known/ma2h-keys`: public members only. */
 export function jwkFromEd25519(publicKey: Uint8Array, kid: string): Ed25519Jwk {
   return { kty: "OKP", crv: "Ed25519", x: base64url(publicKey), kid, use: "sig", alg: "EdDSA" };
 }

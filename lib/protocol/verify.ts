@@ -74,7 +74,7 @@ export class ReplayCache {
   }
 }
 
-/** Whether `mac` is a valid signature of JCS(context) under any of `keys` (A4: no key id). */
+/** Whether `mac` is a valid signature of JCS(context) under any of `keys` (no key id: verifiers try each key). */
 export function verifyContext(context: Readonly<Record<string, string | null>>, mac: Uint8Array, keys: readonly VerificationKey[]): boolean {
   const canonical = jcs(context);
   const message = Buffer.from(canonical, "utf8");

@@ -1,5 +1,5 @@
 /**
- * A fresh PostgreSQL database per test file (real PostgreSQL, no mocks — issue #2 item 9), migrated
+ * A fresh PostgreSQL database per test file (real PostgreSQL, no mocks), migrated
  * with the same wasm-engine path as `npm run db:migrate`. The admin URL is TEST_PG_URL or the local
  * superuser over trust auth.
  */

@@ -1,7 +1,9 @@
 import { cookies } from "next/headers";
+import { errorResponse } from "@/lib/http/handler";
 import { inboxEvents, type InboxEvent } from "@/lib/inbox/events";
 import { seatsOf } from "@/lib/inbox/seats";
 import { humanForSessionToken, sessionTokenFrom } from "@/lib/principals/web-sessions";
+import { HubError } from "@/lib/protocol/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -17,7 +19,7 @@ export async function GET(req: Request): Promise<Response> {
   const jar = await cookies();
   const token = sessionTokenFrom((n) => jar.get(n)?.value);
   const human = await humanForSessionToken(token);
-  if (!human) return Response.json({ error: { code: "unauthenticated", message: "sign in first" } }, { status: 401 });
+  if (!human) return errorResponse(new HubError("unauthenticated", "sign in first"));
   const accounts = (await seatsOf(human.userId)).map((s) => s.accountId);
   const encoder = new TextEncoder();
   let stop = () => {};

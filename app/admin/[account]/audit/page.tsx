@@ -12,7 +12,7 @@ function localValue(d: Date | undefined): string {
   return d ? d.toISOString().slice(0, 16) : "";
 }
 
-/** Detail as `key=value` pairs: ids and names only (lib/principals/admin.ts `audit`). */
+/** Detail as `key=value` pairs: ids and names only (lib/audit/write.ts). */
 function DetailText({ detail }: { detail: unknown }) {
   if (detail === null || typeof detail !== "object") return null;
   return (

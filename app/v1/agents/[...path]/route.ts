@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 /**
  * §15.3 `GET /v1/agents/{agent_id}/presence`. A catch-all, because agent ids contain `/`: the id is
- * read from the raw path, so `%2F` and a literal `/` both work (A23).
+ * read from the raw path, so `%2F` and a literal `/` both work.
  */
 export const GET = route(async ({ req, url }) => {
   const agentId = presencePathAgentId(url.pathname);

@@ -1,6 +1,6 @@
 /**
  * `GET /admin/{account}/audit/export?actor=&kind=&from=&to=` — the account's audit trail as JSON
- * Lines (`application/x-ndjson`), streamed in batches (issue #6 item 6). Owner/admin only: anyone
+ * Lines (`application/x-ndjson`), streamed in batches. Owner/admin only: anyone
  * else, signed out included, gets the same 404 as an unknown account.
  */
 import { currentHuman } from "@/app/_auth/current-human";

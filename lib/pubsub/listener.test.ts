@@ -1,11 +1,11 @@
 /**
- * The one LISTEN connection per process (lib/notify/listener.ts) against a real PostgreSQL: payloads
+ * The one LISTEN connection per process (lib/pubsub/listener.ts) against a real PostgreSQL: payloads
  * reach the subscribers of their channel only, on commit; when the backend is killed every subscriber
  * hears `lost` at once, and the connection comes back and delivers again.
  */
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "../messages/channel";
+import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "./channels";
 import { useTestDatabase } from "../../test/support/test-database";
 import { notificationListener } from "./listener";
 

@@ -1,14 +1,14 @@
 /**
  * One LISTEN connection per process for every NOTIFY channel the Hub uses: `ma2h_message_terminal`
  * (§8.2 long-polls and §8.7 parked drains, lib/messages/waiters.ts) and `ma2h_inbox` (the inbox's
- * live updates, lib/inbox/events.ts). Payloads reach subscribers on commit, from any process. If the
- * connection drops, every subscriber is told (`lost`), because a NOTIFY sent meanwhile is gone for
+ * live updates, lib/inbox/events.ts; payload format in inbox.ts). Payloads reach subscribers on
+ * commit, from any process. If the connection drops, every subscriber is told (`lost`), because a NOTIFY sent meanwhile is gone for
  * good and nobody may wait on it; the connection comes back by itself while anyone is subscribed.
  */
 import pg from "pg";
 import { env } from "../env";
 import { log } from "../log";
-import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "../messages/channel";
+import { CHANNELS, type Channel } from "./channels";
 
 export interface Subscription {
   payload(payload: string): void;
@@ -16,8 +16,6 @@ export interface Subscription {
   lost(): void;
 }
 
-const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL] as const;
-export type Channel = (typeof CHANNELS)[number];
 const RECONNECT_MS = 500;
 
 class NotificationListener {

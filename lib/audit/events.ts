@@ -1,0 +1,52 @@
+/**
+ * Every audit event kind the Hub writes, one table. The audit trail is append-only and read back by
+ * kind (the admin page's facet, the JSON Lines export), so a kind is named once here and every
+ * writer — the Prisma writer (write.ts) and the single-statement SQL paths — takes it from here.
+ */
+import type { Resolution } from "../protocol/lifecycle";
+
+export const AUDIT_EVENT = {
+  // Administration (CLI and web admin).
+  accountCreated: "account.created",
+  memberAdded: "member.added",
+  memberRoleChanged: "member.role_changed",
+  memberRemoved: "member.removed",
+  tokenCreated: "token.created",
+  tokenRevoked: "token.revoked",
+  agentCreated: "agent.created",
+  keyRotated: "key.rotated",
+  keyRevoked: "key.revoked",
+  bindingAdded: "binding.added",
+  bindingSecretAdded: "binding.secret_added",
+  bindingSecretRemoved: "binding.secret_removed",
+  bindingRevoked: "binding.revoked",
+  deliveryRedriven: "delivery.redriven",
+  // The agent→human leg (§7, §8.1, §8.9).
+  messageSubmitted: "message.submitted",
+  messagePurged: "message.purged",
+  // The response track (§14).
+  responseDeliveredToAgent: "response.delivered_to_agent",
+  responseAcknowledged: "response.acknowledged",
+  responseDeliveryExpired: "response.delivery_expired",
+  // The human→agent leg (§13, §8.7).
+  directiveCreated: "directive.created",
+  directiveAcknowledged: "directive.acknowledged",
+  directiveExpired: "directive.expired",
+  directiveBounced: "directive.bounced",
+} as const;
+
+/** A message's terminal transition is recorded as `message.<resolution>` (§7). */
+export type MessageResolvedEvent = `message.${Resolution}`;
+
+export function messageResolved(resolution: Resolution): MessageResolvedEvent {
+  return `message.${resolution}`;
+}
+
+/** An un-acked directive's end (§13): `expired` while still queued, `bounced` once delivered. */
+export type DirectiveEnd = "expired" | "bounced";
+
+export function directiveEnded(end: DirectiveEnd): AuditEventKind {
+  return end === "expired" ? AUDIT_EVENT.directiveExpired : AUDIT_EVENT.directiveBounced;
+}
+
+export type AuditEventKind = (typeof AUDIT_EVENT)[keyof typeof AUDIT_EVENT] | MessageResolvedEvent;

@@ -1,0 +1,13 @@
+/**
+ * The PostgreSQL NOTIFY channels the Hub publishes on and LISTENs to. A NOTIFY is delivered on
+ * commit, to every process, so a transaction's readers hear of it only once it is visible.
+ */
+
+/** Carries a key that a long-poll waits on: a message id that just turned terminal (§8.2), or a mailbox wake key (§8.7). */
+export const TERMINAL_CHANNEL = "ma2h_message_terminal";
+
+/** Carries `<account id>:<message or directive id>` for the inbox's live updates (inbox.ts). */
+export const INBOX_CHANNEL = "ma2h_inbox";
+
+export const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL] as const;
+export type Channel = (typeof CHANNELS)[number];

@@ -1,0 +1,17 @@
+/**
+ * Publishing on the long-poll channel. The long-poll registry (lib/messages/waiters.ts) is keyed by
+ * string: a message id wakes §8.2 long-polls on that message; `mailboxWakeKey` wakes §8.7 drains
+ * parked on an agent's mailbox. Message ids start `msg_`, so the keys never collide, and one LISTEN
+ * connection per process serves both.
+ */
+import type { Tx } from "../db";
+import { TERMINAL_CHANNEL } from "./channels";
+
+export function mailboxWakeKey(agentRowId: string): string {
+  return `mailbox:${agentRowId}`;
+}
+
+/** Wakes whoever waits on `key`, when `tx` commits. */
+export async function publishTerminal(tx: Tx, key: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${key})`;
+}
