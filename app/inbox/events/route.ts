@@ -1,6 +1,6 @@
 import { cookies } from "next/headers";
 import { inboxEvents, type InboxEvent } from "@/lib/inbox/events";
-import { seatsOf } from "@/lib/inbox/seats";
+import { seatsOf } from "@/lib/principals/seats";
 import { humanForSessionToken, sessionTokenFrom } from "@/lib/principals/web-sessions";
 
 export const dynamic = "force-dynamic";
