@@ -48,7 +48,7 @@ export async function resolverCaller(req: Request): Promise<Resolver> {
 /**
  * Directives and presence are for people: an operator's personal access token, or the inbox's own
  * browser session (same-origin checked). An agent credential is `403 not_authorized` whatever it
- * asks for, so the answer is no oracle (A23).
+ * asks for, so the answer is no oracle.
  */
 export async function humanCaller(req: Request): Promise<{ userId: string }> {
   const caller = await resolverCaller(req);
@@ -58,7 +58,7 @@ export async function humanCaller(req: Request): Promise<{ userId: string }> {
 
 /**
  * Human-only reads (§15.3 presence): an operator's PAT, or the browser session cookie. An agent
- * credential is `403 not_authorized` before anything is looked up, whatever it asks for (A23), so
+ * credential is `403 not_authorized` before anything is looked up, whatever it asks for, so
  * the answer is no oracle. A GET changes nothing, so the cookie needs no same-origin check.
  */
 export async function humanReader(req: Request): Promise<{ userId: string }> {

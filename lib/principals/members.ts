@@ -1,6 +1,6 @@
 /**
- * Account membership administration (issue #6 item 3): who administers an account, the member
- * list, role changes and removal. Adding a member is `addUser` (users.ts). The rule that an account
+ * Account membership administration: the member list, role changes and removal. Who administers
+ * an account is a seat lookup (seats.ts); adding a member is `addUser` (users.ts). The rule that an account
  * always keeps at least one owner is enforced here, under a lock on the account row, so two
  * concurrent demotions or removals cannot both pass it — never in a page.
  */

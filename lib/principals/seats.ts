@@ -43,6 +43,15 @@ export async function seatFor(userId: string, accountId: string): Promise<Seat |
   return { accountId: m.accountId, handle: m.handle, role: m.role };
 }
 
+/** The person's seats, in one account only when `accountId` is given (directive authoring, §13). */
+export async function seatsIn(userId: string, accountId?: string): Promise<Seat[]> {
+  const rows = await db().membership.findMany({
+    where: { userId, ...(accountId ? { accountId } : {}) },
+    select: { accountId: true, handle: true, role: true },
+  });
+  return rows.filter((r): r is Seat => isRole(r.role));
+}
+
 /**
  * The person's seat in the account `slug` when it is an owner or admin seat, else null — the one
  * check every admin page, action and export makes (a member, a viewer and another account's admin
