@@ -4,11 +4,15 @@
  * convenience: the admin pages themselves answer 404 to anyone else.
  */
 import Link from "next/link";
-import { adminAccountsOf } from "@/lib/principals/members";
-import type { SessionHuman } from "@/lib/principals/web-sessions";
 
-export async function TopBar({ human, section }: { human: SessionHuman; section: "Inbox" | "Admin" | "Settings" }) {
-  const administers = (await adminAccountsOf(human.userId)).length > 0;
+/** The signed-in person as the header names them. */
+export interface TopBarPerson {
+  email: string;
+  name: string | null;
+}
+
+/** `administers`: whether the person is an owner or admin anywhere (the layout looks it up). */
+export function TopBar({ human, administers, section }: { human: TopBarPerson; administers: boolean; section: "Inbox" | "Admin" | "Settings" }) {
   return (
     <header className="topbar">
       <Link prefetch={false} href="/inbox" className="brand">

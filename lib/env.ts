@@ -10,6 +10,9 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true");
 
+/** An optional setting where an empty value means unset. */
+const optionalText = z.string().optional().transform((v) => (v ? v : undefined));
+
 const schema = z.object({
   DATABASE_URL: z.string().min(1, "DATABASE_URL is required"),
   REDIS_URL: z.string().optional().transform((v) => (v ? v : undefined)),
@@ -18,6 +21,15 @@ const schema = z.object({
   HOST: z.string().default("127.0.0.1"),
   MA2H_PUBLIC_URL: z.string().optional(),
   AUTH_SECRET: z.string().optional(),
+  // Sign-in providers (lib/web-auth/providers.ts): each is offered only when all its variables are set.
+  AUTH_OIDC_ISSUER: optionalText,
+  AUTH_OIDC_CLIENT_ID: optionalText,
+  AUTH_OIDC_CLIENT_SECRET: optionalText,
+  AUTH_OIDC_NAME: optionalText,
+  AUTH_GITHUB_ID: optionalText,
+  AUTH_GITHUB_SECRET: optionalText,
+  AUTH_GOOGLE_ID: optionalText,
+  AUTH_GOOGLE_SECRET: optionalText,
   MA2H_SECRETS_KEY: z.string().optional(),
   MA2H_DEV_MODE: flag,
   TLS_CERT_FILE: z.string().optional().transform((v) => (v ? v : undefined)),
@@ -112,4 +124,37 @@ export function inboundLimits() {
     mailboxDepth: e.MA2H_INBOUND_MAILBOX_DEPTH,
     presenceFreshnessSeconds: e.MA2H_PRESENCE_FRESHNESS_SECONDS,
   };
+}
+
+/** OAuth client credentials of one sign-in provider. */
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** The sign-in providers the environment configures; a provider missing any variable is absent. */
+export function signInProviderSettings(): {
+  oidc?: OAuthClient & { issuer: string; name: string };
+  github?: OAuthClient;
+  google?: OAuthClient;
+} {
+  const e = env();
+  const client = (clientId: string | undefined, clientSecret: string | undefined) => (clientId && clientSecret ? { clientId, clientSecret } : undefined);
+  const issuer = e.AUTH_OIDC_ISSUER?.replace(/\/+$/, "");
+  const oidc = client(e.AUTH_OIDC_CLIENT_ID, e.AUTH_OIDC_CLIENT_SECRET);
+  return {
+    oidc: issuer && oidc ? { ...oidc, issuer, name: e.AUTH_OIDC_NAME ?? "Single sign-on" } : undefined,
+    github: client(e.AUTH_GITHUB_ID, e.AUTH_GITHUB_SECRET),
+    google: client(e.AUTH_GOOGLE_ID, e.AUTH_GOOGLE_SECRET),
+  };
+}
+
+/**
+ * next-auth reads NEXTAUTH_URL and NEXTAUTH_SECRET; MA2H_PUBLIC_URL and AUTH_SECRET are the Hub's
+ * own names for them. Sets each unless the operator set it.
+ */
+export function exportNextAuthSettings(): void {
+  const e = env();
+  process.env.NEXTAUTH_URL ||= e.publicUrl;
+  process.env.NEXTAUTH_SECRET ||= e.AUTH_SECRET ?? "";
 }

@@ -12,10 +12,11 @@ import { redriveDelivery } from "../lib/delivery/admin";
 import { agentInAccount, createAgent, listAgents } from "../lib/principals/agents";
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
 import { addBinding, listAccountBindings, revokeBinding } from "../lib/principals/bindings";
-import { adminAccountsOf, adminSeat, changeRole, listMembers, removeMember } from "../lib/principals/members";
+import { changeRole, listMembers, removeMember } from "../lib/principals/members";
+import { adminAccountsOf, adminSeat, hasAnySeat } from "../lib/principals/seats";
 import { createTokenForUser, listTokens, revokeToken } from "../lib/principals/tokens";
 import { addUser } from "../lib/principals/users";
-import { createWebSession, hasAnySeat, humanForSessionToken } from "../lib/principals/web-sessions";
+import { createWebSession, humanForSessionToken } from "../lib/principals/web-sessions";
 import { provisionAccount } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
 

@@ -1,7 +1,7 @@
 "use server";
 /**
- * The admin screens' writes (issue #6). Each one: `adminAction()` (same origin, the session's
- * person, their owner/admin seat in the form's account — re-checked on every call) → the same
+ * The admin screens' writes. Each one runs in `adminAction` (same origin, the session's person,
+ * their owner/admin seat in the form's account — re-checked on every call) → the same
  * lib/ verb the CLI calls, with the attested actor `human:<handle>` and the account as scope, so an
  * id of another account is 404 and untouched. Rules (last owner, origin validation, …) live in lib/.
  */
@@ -13,16 +13,16 @@ import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
 import { addBinding, addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
 import { changeRole, removeMember } from "@/lib/principals/members";
 import { addUser } from "@/lib/principals/users";
-import { adminAction } from "./_lib/guard";
-import { field, perform, type ActionState } from "./_lib/result";
+import { adminAction } from "@/lib/next/action";
+import type { ActionState } from "@/lib/next/action-state";
+import { field } from "@/lib/next/form";
 
 function opts(seat: { actor: string; accountId: string; role: string }) {
   return { actor: seat.actor, accountId: seat.accountId, role: seat.role };
 }
 
 export async function createAgentAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await createAgent(field(form, "agent_id").trim(), seat.slug, opts(seat));
     revalidatePath(`/admin/${seat.slug}/agents`);
     return { ok: true, message: `Agent ${r.agent.agentId} created with key ${r.key.id}.`, secret: r.api_key, secretLabel: "API key" };
@@ -30,8 +30,7 @@ export async function createAgentAction(_prev: ActionState, form: FormData): Pro
 }
 
 export async function rotateKeyAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const agent = await agentInAccount(seat.accountId, field(form, "agent"));
     const r = await rotateKey({ agentId: agent.agentId, accountSlug: seat.slug }, opts(seat));
     revalidatePath(`/admin/${seat.slug}/agents`, "layout");
@@ -45,8 +44,7 @@ export async function rotateKeyAction(_prev: ActionState, form: FormData): Promi
 }
 
 export async function revokeKeyAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await revokeKey(field(form, "key"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/agents`, "layout");
     return { ok: true, message: `Key ${r.id} revoked.` };
@@ -54,8 +52,7 @@ export async function revokeKeyAction(_prev: ActionState, form: FormData): Promi
 }
 
 export async function addBindingAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const agent = await agentInAccount(seat.accountId, field(form, "agent"));
     const prefix = field(form, "path_prefix").trim();
     const b = await addBinding(
@@ -74,8 +71,7 @@ export async function addBindingAction(_prev: ActionState, form: FormData): Prom
 }
 
 export async function addBindingSecretAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await addBindingSecret(field(form, "binding"), field(form, "secret_ref").trim(), field(form, "secret"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/bindings`);
     return { ok: true, message: `Secret ${r.ref} added to ${r.bindingId}.` };
@@ -83,8 +79,7 @@ export async function addBindingSecretAction(_prev: ActionState, form: FormData)
 }
 
 export async function removeBindingSecretAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await removeBindingSecret(field(form, "binding"), field(form, "secret_ref"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/bindings`);
     return { ok: true, message: `Secret ${r.ref} removed from ${r.bindingId}.` };
@@ -92,8 +87,7 @@ export async function removeBindingSecretAction(_prev: ActionState, form: FormDa
 }
 
 export async function revokeBindingAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await revokeBinding(field(form, "binding"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/bindings`);
     return { ok: true, message: `Binding ${r.id} revoked.` };
@@ -101,8 +95,7 @@ export async function revokeBindingAction(_prev: ActionState, form: FormData): P
 }
 
 export async function addMemberAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const u = await addUser(field(form, "email"), seat.slug, field(form, "handle").trim(), field(form, "role"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/members`);
     return { ok: true, message: `${u.email} added as ${u.handle} (${u.role}). No email is sent: they sign in with SSO.` };
@@ -110,8 +103,7 @@ export async function addMemberAction(_prev: ActionState, form: FormData): Promi
 }
 
 export async function changeRoleAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await changeRole(seat.accountId, field(form, "member"), field(form, "role"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/members`);
     return { ok: true, message: r.changed ? `${r.handle} is now ${r.role}.` : `${r.handle} already is ${r.role}.` };
@@ -119,8 +111,7 @@ export async function changeRoleAction(_prev: ActionState, form: FormData): Prom
 }
 
 export async function removeMemberAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await removeMember(seat.accountId, field(form, "member"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/members`);
     return { ok: true, message: `${r.handle} removed; ${r.sessionsEnded} open session(s) ended.` };
@@ -128,8 +119,7 @@ export async function removeMemberAction(_prev: ActionState, form: FormData): Pr
 }
 
 export async function redriveAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return perform(async () => {
-    const { seat } = await adminAction(field(form, "account"));
+  return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await redriveDelivery(field(form, "delivery"), opts(seat));
     await enqueueRedriven(r.id);
     const message = field(form, "message");

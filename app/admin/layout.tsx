@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
-import { requireHuman } from "@/app/_auth/current-human";
+import { requireHuman } from "@/lib/next/current-human";
 import { TopBar } from "@/components/TopBar";
+import { adminAccountsOf } from "@/lib/principals/seats";
 import "../inbox/inbox.css";
 import "./admin.css";
 
@@ -12,7 +13,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
   const human = await requireHuman("/admin");
   return (
     <div className="shell">
-      <TopBar human={human} section="Admin" />
+      <TopBar human={human} administers={(await adminAccountsOf(human.userId)).length > 0} section="Admin" />
       {children}
     </div>
   );

@@ -1,6 +1,6 @@
 import { notFound, redirect } from "next/navigation";
-import { requireHuman } from "@/app/_auth/current-human";
-import { adminAccountsOf } from "@/lib/principals/members";
+import { requireHuman } from "@/lib/next/current-human";
+import { adminAccountsOf } from "@/lib/principals/seats";
 
 export const dynamic = "force-dynamic";
 

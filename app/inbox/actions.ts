@@ -1,26 +1,31 @@
 "use server";
 /**
- * The inbox's writes. Each one: same-origin check → the signed-in person (never anything the
- * browser claims about who they are) → the lib/ verb that the API uses too.
+ * The inbox's writes, each in `personAction` (same-origin check → the signed-in person, never
+ * anything the browser claims about who they are) → the lib/ verb that the API uses too. The item's
+ * account and the person's seat in it are checked by that verb (§9.1), per item.
  */
-import { assertSameOrigin } from "@/app/_auth/same-origin";
-import { requireHuman } from "@/app/_auth/current-human";
-import { answerAsHuman, bulkResolve, type ActionResult, type BulkReport, type HumanAction } from "@/lib/inbox/answer";
+import { answerAsHuman, bulkResolve, type BulkReport, type HumanAction } from "@/lib/inbox/answer";
+import { personAction, Refused } from "@/lib/next/action";
+import type { ActionResult } from "@/lib/next/action-state";
+import type { ResolutionView } from "@/lib/inbox/view";
 
-async function signedIn(returnTo: string): Promise<string> {
-  await assertSameOrigin();
-  return (await requireHuman(returnTo)).userId;
-}
+/** A resolve that lost the race carries the resolution that won, to show instead. */
+type Resolved = { status: string };
+type LostRace = { conflict?: ResolutionView & { status: string } };
+export type ResolveResult = ActionResult<Resolved, LostRace>;
 
 /** Resolve one item as the signed-in person (item page, and `a`/`d` on the list). */
-export async function resolveItem(id: string, action: HumanAction): Promise<ActionResult> {
-  const userId = await signedIn(`/inbox/${encodeURIComponent(id)}`);
-  return answerAsHuman(userId, String(id), action);
+export async function resolveItem(id: string, action: HumanAction): Promise<ResolveResult> {
+  return personAction<Resolved, LostRace>({ signInReturnTo: `/inbox/${encodeURIComponent(id)}` }, async ({ userId }) => {
+    const r = await answerAsHuman(userId, String(id), action);
+    return r.ok ? r : { ok: false, error: r.message, code: r.code, conflict: r.conflict };
+  });
 }
 
 /** Bulk decline / complete: `resolveMessage` once per item; skips are reported with the reason. */
-export async function resolveMany(ids: string[], kind: "decline" | "complete"): Promise<BulkReport> {
-  const userId = await signedIn("/inbox");
-  if (kind !== "decline" && kind !== "complete") throw new Error("unknown bulk action");
-  return bulkResolve(userId, Array.isArray(ids) ? ids.map(String) : [], kind);
+export async function resolveMany(ids: string[], kind: "decline" | "complete"): Promise<ActionResult<{ report: BulkReport }>> {
+  return personAction<{ report: BulkReport }>({ signInReturnTo: "/inbox" }, async ({ userId }) => {
+    if (kind !== "decline" && kind !== "complete") throw new Refused("unknown bulk action");
+    return { ok: true, report: await bulkResolve(userId, Array.isArray(ids) ? ids.map(String) : [], kind) };
+  });
 }

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
-import { requireHuman } from "@/app/_auth/current-human";
+import { requireHuman } from "@/lib/next/current-human";
 import { TopBar } from "@/components/TopBar";
+import { adminAccountsOf } from "@/lib/principals/seats";
 import "./inbox.css";
 
 export const dynamic = "force-dynamic";
@@ -10,7 +11,7 @@ export default async function InboxLayout({ children }: { children: ReactNode })
   const human = await requireHuman("/inbox");
   return (
     <div className="shell">
-      <TopBar human={human} section="Inbox" />
+      <TopBar human={human} administers={(await adminAccountsOf(human.userId)).length > 0} section="Inbox" />
       {children}
     </div>
   );

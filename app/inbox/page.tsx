@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { requireHuman } from "@/app/_auth/current-human";
+import { requireHuman } from "@/lib/next/current-human";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { PRIORITIES, STATUSES, VERBS, parseFilters, type InboxFilters } from "@/lib/inbox/filters";
 import { listInbox, type InboxPage } from "@/lib/inbox/list";

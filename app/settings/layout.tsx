@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
-import { requireHuman } from "@/app/_auth/current-human";
+import { requireHuman } from "@/lib/next/current-human";
 import { TopBar } from "@/components/TopBar";
+import { adminAccountsOf } from "@/lib/principals/seats";
 import "../inbox/inbox.css";
 import "../admin/admin.css";
 
@@ -12,7 +13,7 @@ export default async function SettingsLayout({ children }: { children: ReactNode
   const human = await requireHuman("/settings/tokens");
   return (
     <div className="shell">
-      <TopBar human={human} section="Settings" />
+      <TopBar human={human} administers={(await adminAccountsOf(human.userId)).length > 0} section="Settings" />
       {children}
     </div>
   );

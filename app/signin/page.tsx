@@ -1,4 +1,4 @@
-import { configuredProviders } from "@/lib/web-auth/options";
+import { configuredProviders } from "@/lib/web-auth/providers";
 import { SignInButton } from "./sign-in-button";
 
 export const dynamic = "force-dynamic";

@@ -5,6 +5,7 @@ import { authenticate, presentedCredential, requireAgent } from "../principals/a
 import type { AgentPrincipal } from "../principals/types";
 import { humanForSessionToken, sessionTokenFrom } from "../principals/web-sessions";
 import type { Resolver } from "../messages/access";
+import { isSameOrigin } from "./same-origin";
 
 /** Submit, poll and cancel take an agent credential; a PAT here is `401 unauthenticated`. */
 export async function agentCaller(req: Request): Promise<AgentPrincipal> {
@@ -20,15 +21,9 @@ function sessionCookie(req: Request): string | undefined {
   return sessionTokenFrom((n) => jar.get(n));
 }
 
-/**
- * A cookie-authenticated write must come from our own pages: the browser's Origin (or
- * Sec-Fetch-Site) says so. Bearer-authenticated requests carry no ambient authority and are exempt.
- */
+/** A cookie-authenticated write must come from our own pages (the rule: ./same-origin.ts). */
 function assertSameOrigin(req: Request): void {
-  const origin = req.headers.get("origin");
-  const site = req.headers.get("sec-fetch-site");
-  const ours = new URL(env().publicUrl).origin;
-  if (origin ? origin === ours : site === "same-origin") return;
+  if (isSameOrigin(req.headers.get("origin"), req.headers.get("sec-fetch-site"), env().publicUrl)) return;
   throw new HubError("not_authorized", "cross-site request refused");
 }
 

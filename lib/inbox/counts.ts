@@ -8,7 +8,7 @@
 import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
 import { PRIORITIES, type FilterKey, type InboxFilters } from "./filters";
-import type { InboxSeat } from "./seats";
+import type { AccountSeat } from "../principals/seats";
 import { filterConditions, whereAnd } from "./sql";
 
 export interface FacetCounts {
@@ -36,10 +36,10 @@ const COLUMN: Record<Facet, Prisma.Sql> = {
   project: Prisma.sql`m.project`,
 };
 
-const ids = (seats: InboxSeat[]) => seats.map((s) => s.accountId);
+const ids = (seats: AccountSeat[]) => seats.map((s) => s.accountId);
 
 /** The facet's own condition set: every filter but its own; the account facet spans every seat. */
-function facetCondition(seats: InboxSeat[], filters: InboxFilters, facet: FilterKey): Prisma.Sql {
+function facetCondition(seats: AccountSeat[], filters: InboxFilters, facet: FilterKey): Prisma.Sql {
   const conds = filterConditions({ ...filters, q: undefined }, facet);
   if (facet !== "account" && filters.account !== undefined) {
     conds.push(Prisma.sql`m.account_id = ANY(${ids(seats.filter((s) => s.slug === filters.account))}::text[])`);
@@ -53,7 +53,7 @@ function searchOnly(filters: InboxFilters): Prisma.Sql {
 
 type GroupRow = Record<Facet, string | null> & Record<`n_${Facet}`, number>;
 
-async function columnFacets(seats: InboxSeat[], filters: InboxFilters): Promise<Record<Facet, Record<string, number>>> {
+async function columnFacets(seats: AccountSeat[], filters: InboxFilters): Promise<Record<Facet, Record<string, number>>> {
   // One pass at the finest grain (a few hundred groups at most), each group counted once per facet
   // under that facet's conditions; rolled up per facet below.
   const counts = FACETS.map((f) => Prisma.sql`count(*) FILTER (WHERE ${facetCondition(seats, filters, f)})::int AS ${Prisma.raw(`n_${f}`)}`);
@@ -73,7 +73,7 @@ async function columnFacets(seats: InboxSeat[], filters: InboxFilters): Promise<
   return out;
 }
 
-async function tagFacet(seats: InboxSeat[], filters: InboxFilters): Promise<Array<[string, number]>> {
+async function tagFacet(seats: AccountSeat[], filters: InboxFilters): Promise<Array<[string, number]>> {
   const rows = await db().$queryRaw<Array<{ k: string; n: number }>>`
     SELECT t AS k, count(*)::int AS n FROM messages m CROSS JOIN LATERAL unnest(m.tags) AS t
     WHERE m.account_id = ANY(${ids(seats)}::text[]) ${searchOnly(filters)} AND ${facetCondition(seats, filters, "tag")}
@@ -81,7 +81,7 @@ async function tagFacet(seats: InboxSeat[], filters: InboxFilters): Promise<Arra
   return rows.map((r) => [r.k, r.n]);
 }
 
-export async function facetCounts(seats: InboxSeat[], filters: InboxFilters): Promise<FacetCounts> {
+export async function facetCounts(seats: AccountSeat[], filters: InboxFilters): Promise<FacetCounts> {
   if (seats.length === 0) return { total: 0, account: {}, verb: {}, status: {}, priority: {}, agent: {}, project: {}, tag: [] };
   const [c, tag] = await Promise.all([columnFacets(seats, filters), tagFacet(seats, filters)]);
   // Row ids → slugs and wire agent ids (the same agent.id in two accounts counts once, summed).

@@ -7,7 +7,7 @@ import { db } from "../db";
 import { listDirectives } from "../mailbox/read";
 import { presenceOf, type Presence } from "../presence/state";
 import { RESOLVING_ROLES } from "../principals/types";
-import { seatsOf, type InboxSeat } from "./seats";
+import { seatsOf, type AccountSeat } from "../principals/seats";
 
 export type DirectiveRow = Awaited<ReturnType<typeof listDirectives>>[number] & { account: string };
 
@@ -19,7 +19,7 @@ export async function directivesForHuman(userId: string, take = 200): Promise<Di
 }
 
 export interface AgentPage {
-  seat: InboxSeat;
+  seat: AccountSeat;
   agentId: string;
   presence: Presence;
   /** Owners, admins and members may send; a viewer only reads. */

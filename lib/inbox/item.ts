@@ -4,7 +4,7 @@
  */
 import { db } from "../db";
 import { envelopeOf } from "../messages/record";
-import { seatFor } from "../principals/authenticate";
+import { seatFor } from "../principals/seats";
 import { affordancesFor } from "./affordances";
 import { buildItemView, type ItemView } from "./view";
 

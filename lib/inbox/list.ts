@@ -14,7 +14,7 @@ import { affordancesFor } from "./affordances";
 import { facetCounts, type FacetCounts } from "./counts";
 import { decodeCursor, encodeCursor, type Cursor, type InboxFilters } from "./filters";
 import { filterConditions, whereAnd } from "./sql";
-import { seatsOf, type InboxSeat } from "./seats";
+import { seatsOf, type AccountSeat } from "../principals/seats";
 
 export const PAGE_SIZE = 50;
 
@@ -47,7 +47,7 @@ export interface InboxPage {
   /** Matching items in total (all pages). */
   total: number;
   counts: FacetCounts;
-  seats: InboxSeat[];
+  seats: AccountSeat[];
 }
 
 interface RawRow {
@@ -100,7 +100,7 @@ function cursorOf(r: RawRow): Cursor {
 }
 
 /** The accounts in scope: every seat, or the one selected (none when it is not theirs). */
-export function scopeOf(seats: InboxSeat[], filters: InboxFilters): InboxSeat[] {
+export function scopeOf(seats: AccountSeat[], filters: InboxFilters): AccountSeat[] {
   return filters.account === undefined ? seats : seats.filter((s) => s.slug === filters.account);
 }
 
@@ -141,7 +141,7 @@ export async function listInbox(
 }
 
 /** Adds what the keyboard needs (mode, quick value, affordances) from the page's envelopes only. */
-async function withActions(rows: RawRow[], scope: InboxSeat[]): Promise<InboxRow[]> {
+async function withActions(rows: RawRow[], scope: AccountSeat[]): Promise<InboxRow[]> {
   const envelopes = new Map(
     (await db().message.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true, envelope: true } })).map((m) => [m.id, envelopeOf(m)]),
   );

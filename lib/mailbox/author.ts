@@ -10,6 +10,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits, limits } from "../env";
 import { assertContextLimits } from "../messages/limits";
+import { seatsIn } from "../principals/seats";
 import { RESOLVING_ROLES } from "../principals/types";
 import { publishInboxChange } from "../pubsub/inbox";
 import { mailboxWakeKey, publishTerminal } from "../pubsub/terminal";
@@ -32,10 +33,7 @@ export interface DirectiveAuthor {
 const AUTHORING = RESOLVING_ROLES as readonly string[];
 
 async function destinationFor(author: DirectiveAuthor, agentId: string) {
-  const seats = await db().membership.findMany({
-    where: { userId: author.userId, ...(author.accountId ? { accountId: author.accountId } : {}) },
-    select: { accountId: true, handle: true, role: true },
-  });
+  const seats = await seatsIn(author.userId, author.accountId);
   const authoring = seats.filter((s) => AUTHORING.includes(s.role));
   const agents = await db().agent.findMany({
     where: { agentId, accountId: { in: seats.map((s) => s.accountId) } },

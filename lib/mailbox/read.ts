@@ -4,6 +4,7 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
+import { seatFor } from "../principals/seats";
 import { HubError } from "../protocol/errors";
 import { dropDueDirectives } from "./expiry";
 import { directiveBody, LIVE_STATES, type MailboxRow } from "./record";
@@ -27,8 +28,7 @@ async function load(id: string): Promise<MailboxRow | null> {
 export async function readDirective(userId: string, id: string) {
   const row = await load(id);
   if (!row) throw notFound();
-  const seat = await db().membership.findUnique({ where: { accountId_userId: { accountId: row.accountId, userId } } });
-  if (!seat) throw notFound();
+  if (!(await seatFor(userId, row.accountId))) throw notFound();
   return directiveBody(row);
 }
 

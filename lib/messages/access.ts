@@ -4,7 +4,7 @@
  */
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
-import { seatFor } from "../principals/authenticate";
+import { seatFor } from "../principals/seats";
 import { RESOLVING_ROLES, type AgentPrincipal, type Seat } from "../principals/types";
 import { allowedResolversOf, envelopeOf, type MessageWithResolution } from "./record";
 

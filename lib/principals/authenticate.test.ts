@@ -7,7 +7,8 @@ import { hashCredential } from "../secrets";
 import { createAccount } from "./accounts";
 import { createAgent } from "./agents";
 import { revokeKey, rotateKey } from "./api-keys";
-import { authenticate, requireAgent, seatFor } from "./authenticate";
+import { authenticate, requireAgent } from "./authenticate";
+import { seatFor } from "./seats";
 import { createToken, revokeToken } from "./tokens";
 import { addUser } from "./users";
 

@@ -10,7 +10,7 @@ import { log } from "../log";
 import { HubError } from "../protocol/errors";
 import { credentialsEqual, hashCredential } from "../secrets";
 import { credentialKind } from "./credentials";
-import { ROLES, type AgentPrincipal, type OperatorPrincipal, type Principal, type Role, type Seat } from "./types";
+import type { AgentPrincipal, OperatorPrincipal, Principal } from "./types";
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -94,14 +94,4 @@ export async function authenticate(headers: Headers): Promise<Principal> {
 export function requireAgent(p: Principal): AgentPrincipal {
   if (p.kind !== "agent") throw new HubError("unauthenticated", "an operator token is not an agent credential");
   return p;
-}
-
-/** The user's seat (handle and role) in an account, or null when they hold none there. */
-export async function seatFor(userId: string, accountId: string): Promise<Seat | null> {
-  const m = await db().membership.findUnique({
-    where: { accountId_userId: { accountId, userId } },
-    select: { accountId: true, handle: true, role: true },
-  });
-  if (!m || !(ROLES as readonly string[]).includes(m.role)) return null;
-  return { accountId: m.accountId, handle: m.handle, role: m.role as Role };
 }

@@ -1,6 +1,6 @@
 /**
- * Account membership administration: who administers an account, the member
- * list, role changes and removal. Adding a member is `addUser` (users.ts). The rule that an account
+ * Account membership administration: the member list, role changes and removal. Who administers
+ * an account is a seat lookup (seats.ts); adding a member is `addUser` (users.ts). The rule that an account
  * always keeps at least one owner is enforced here, under a lock on the account row, so two
  * concurrent demotions or removals cannot both pass it — never in a page.
  */
@@ -12,41 +12,6 @@ import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { parseRole } from "./users";
 import { endSessionsOf } from "./web-sessions";
 import { ROLES, type Role } from "./types";
-
-/** Roles that administer an account (agents, keys, bindings, members, audit — docs/admin.md). */
-export const ADMIN_ROLES: readonly Role[] = ["owner", "admin"];
-
-export interface AdminSeat {
-  accountId: string;
-  slug: string;
-  handle: string;
-  role: Role;
-  /** The attested actor of this person's changes in this account (§9.1). */
-  actor: string;
-}
-
-/**
- * The person's seat in the account `slug` when it is an owner or admin seat, else null — the one
- * check every admin page, action and export makes (a member, a viewer and another account's admin
- * all get null, and the caller answers 404).
- */
-export async function adminSeat(userId: string, slug: string): Promise<AdminSeat | null> {
-  const m = await db().membership.findFirst({
-    where: { userId, account: { slug } },
-    select: { accountId: true, handle: true, role: true, account: { select: { slug: true } } },
-  });
-  if (!m || !(ADMIN_ROLES as readonly string[]).includes(m.role)) return null;
-  return { accountId: m.accountId, slug: m.account.slug, handle: m.handle, role: m.role as Role, actor: `human:${m.handle}` };
-}
-
-/** The accounts (by slug) where the person is an owner or admin. */
-export async function adminAccountsOf(userId: string): Promise<string[]> {
-  const rows = await db().membership.findMany({
-    where: { userId, role: { in: [...ADMIN_ROLES] } },
-    select: { account: { select: { slug: true } } },
-  });
-  return rows.map((r) => r.account.slug).sort();
-}
 
 export interface MemberInfo {
   membershipId: string;

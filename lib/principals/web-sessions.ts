@@ -1,6 +1,6 @@
 /**
  * Browser sign-in state on our own models, without next-auth: SSO identities (issuer + subject)
- * bound to invited users, and revocable database sessions stored by token hash. lib/web-auth adapts
+ * bound to invited users, and revocable database sessions stored by token hash. lib/next/auth-options.ts adapts
  * these to next-auth; everything else asks `humanForSessionToken`.
  */
 import { clock } from "../clock";
@@ -43,14 +43,6 @@ export async function endWebSession(token: string): Promise<void> {
  */
 export async function endSessionsOf(userId: string, client: Pick<Tx, "webSession"> = db()): Promise<number> {
   return (await client.webSession.deleteMany({ where: { userId } })).count;
-}
-
-/**
- * Whether the person still holds a seat anywhere. A bound identity whose last seat was removed
- * (removed by an administrator) is refused at sign-in like an uninvited one, instead of reaching an empty inbox.
- */
-export async function hasAnySeat(userId: string): Promise<boolean> {
-  return (await db().membership.count({ where: { userId } })) > 0;
 }
 
 export async function userForIdentity(issuer: string, subject: string): Promise<string | null> {

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { adminAccountsOf } from "@/lib/principals/members";
-import { adminPage } from "../_lib/guard";
+import { adminAccountsOf } from "@/lib/principals/seats";
+import { adminPage } from "@/lib/next/admin-page";
 
 const TABS = [
   ["agents", "Agents & keys"],

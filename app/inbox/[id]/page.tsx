@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { requireHuman } from "@/app/_auth/current-human";
+import { requireHuman } from "@/lib/next/current-human";
 import { Countdown, LocalTime } from "@/components/Clock";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { MarkdownView } from "@/components/Markdown";
@@ -9,7 +9,7 @@ import { listDeliveries } from "@/lib/delivery/admin";
 import { itemForHuman } from "@/lib/inbox/item";
 import { tombstoneForHuman } from "@/lib/inbox/tombstone";
 import { itemTrackFor } from "@/lib/inbox/response-track";
-import { adminSeat } from "@/lib/principals/members";
+import { adminSeat } from "@/lib/principals/seats";
 import type { ItemView } from "@/lib/inbox/view";
 import { ContextParts } from "../_components/context-parts";
 import { Deliveries } from "../_components/deliveries";

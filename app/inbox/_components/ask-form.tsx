@@ -10,7 +10,7 @@ import { useRef, type Dispatch, type SetStateAction } from "react";
 import type { Affordances } from "@/lib/inbox/affordances";
 import type { AskView, FieldView } from "@/lib/inbox/view";
 import { OptionGroup } from "./option-group";
-import type { FormState } from "./resolve-panel";
+import type { FormState } from "./form-state";
 
 export const FREE_FORM_FIELD_ID = "free-form-answer";
 /** The inbox's cap on a typed answer, as on a comment; refused beyond it, never cut (lib/inbox/answer.ts). */

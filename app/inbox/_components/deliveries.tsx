@@ -1,7 +1,7 @@
 import { LocalTime } from "@/components/Clock";
 import type { DeliveryView } from "@/lib/delivery/admin";
 import { redriveAction } from "@/app/admin/actions";
-import { ActionForm } from "@/app/admin/_components/action-form";
+import { ActionForm } from "@/components/ActionForm";
 // The admin tables, forms and notices (the inbox pages do not load admin.css otherwise).
 import "@/app/admin/admin.css";
 

@@ -58,8 +58,8 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
       if (ids.length === 0) return;
       startTransition(async () => {
         const r = await resolveMany(ids, kind);
-        setReport(r);
-        setNotice(null);
+        setReport(r.ok ? r.report : null);
+        setNotice(r.ok ? null : { tone: "warn", text: r.error });
         setSelected(new Set());
         router.refresh();
       });
@@ -85,7 +85,7 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
         setNotice(
           res.ok
             ? { tone: "ok", text: `${row.title}: ${res.status}` }
-            : { tone: "warn", text: res.conflict ? `${row.title}: already ${res.conflict.status} by ${res.conflict.actor}` : `${row.title}: ${res.message}` },
+            : { tone: "warn", text: res.conflict ? `${row.title}: already ${res.conflict.status} by ${res.conflict.actor}` : `${row.title}: ${res.error}` },
         );
         router.refresh();
       });

@@ -7,24 +7,15 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState, useTransition } from "react";
 import type { HumanAction } from "@/lib/inbox/answer";
-import { prefillToRaw, type RawInput } from "@/lib/inbox/form-values";
+import { prefillToRaw } from "@/lib/inbox/form-values";
 import type { ItemView, ResolutionView } from "@/lib/inbox/view";
 import { isPlain, isTyping } from "@/components/keys";
 import { ITEM_SHORTCUTS, ShortcutsOverlay } from "@/components/ShortcutsOverlay";
 import { resolveItem } from "../actions";
 import { AskForm, FREE_FORM_FIELD_ID } from "./ask-form";
+import type { FormState } from "./form-state";
 import { Outcome } from "./outcome";
 import { TaskForm } from "./task-form";
-
-export interface FormState {
-  comment: string;
-  option: string | null;
-  /** The free-form answer (§5.2 `allow_edit`) is the chosen one; `freeText` is what was typed. */
-  freeForm: boolean;
-  freeText: string;
-  input: RawInput;
-  ticks: boolean[];
-}
 
 function initialState(item: ItemView): FormState {
   const ask = item.ask;
@@ -64,7 +55,7 @@ export function ResolvePanel({ item }: { item: ItemView }) {
         const res = await resolveItem(item.id, action);
         if (res.ok) setError(null);
         else if (res.conflict) setConflict(res.conflict);
-        else setError(res.message);
+        else setError(res.error);
         router.refresh();
       });
     },

@@ -3,7 +3,7 @@
 import type { Dispatch, SetStateAction } from "react";
 import type { Affordances } from "@/lib/inbox/affordances";
 import type { TaskView } from "@/lib/inbox/view";
-import type { FormState } from "./resolve-panel";
+import type { FormState } from "./form-state";
 
 interface Props {
   task: TaskView;

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { requireHuman } from "@/app/_auth/current-human";
+import { requireHuman } from "@/lib/next/current-human";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { directivesForHuman } from "@/lib/inbox/directives";
 import { DirectiveTable } from "../_components/directive-table";

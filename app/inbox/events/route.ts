@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { errorResponse } from "@/lib/http/handler";
 import { inboxEvents, type InboxEvent } from "@/lib/inbox/events";
-import { seatsOf } from "@/lib/inbox/seats";
+import { seatsOf } from "@/lib/principals/seats";
 import { humanForSessionToken, sessionTokenFrom } from "@/lib/principals/web-sessions";
 import { HubError } from "@/lib/protocol/errors";
 

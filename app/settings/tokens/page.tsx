@@ -1,7 +1,7 @@
-import { requireHuman } from "@/app/_auth/current-human";
+import { requireHuman } from "@/lib/next/current-human";
 import { listTokens } from "@/lib/principals/tokens";
-import { ActionForm } from "../../admin/_components/action-form";
-import { CredentialTable } from "../../admin/_components/credential-table";
+import { ActionForm } from "@/components/ActionForm";
+import { CredentialTable } from "@/components/CredentialTable";
 import { createTokenAction, revokeTokenAction } from "../actions";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 import Link from "next/link";
 import { listAgents } from "@/lib/principals/agents";
 import { createAgentAction } from "../../actions";
-import { ActionForm } from "../../_components/action-form";
-import { When } from "../../_components/when";
-import { adminPage } from "../../_lib/guard";
+import { ActionForm } from "@/components/ActionForm";
+import { When } from "@/components/When";
+import { adminPage } from "@/lib/next/admin-page";
 
 export const dynamic = "force-dynamic";
 

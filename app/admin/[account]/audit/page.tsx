@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { LocalTime } from "@/components/Clock";
 import { auditFacets, listAudit, parseAuditFilters } from "@/lib/audit/log";
-import { adminPage } from "../../_lib/guard";
+import { adminPage } from "@/lib/next/admin-page";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import { listAgents } from "@/lib/principals/agents";
 import { listAccountBindings } from "@/lib/principals/bindings";
 import { addBindingAction, addBindingSecretAction, removeBindingSecretAction, revokeBindingAction } from "../../actions";
-import { ActionForm } from "../../_components/action-form";
-import { When } from "../../_components/when";
-import { adminPage } from "../../_lib/guard";
+import { ActionForm } from "@/components/ActionForm";
+import { When } from "@/components/When";
+import { adminPage } from "@/lib/next/admin-page";
 
 export const dynamic = "force-dynamic";
 

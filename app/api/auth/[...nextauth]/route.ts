@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { authOptions } from "@/lib/web-auth/options";
+import { authOptions } from "@/lib/next/auth-options";
 
 export const dynamic = "force-dynamic";
 

@@ -5,9 +5,9 @@ import { listKeys } from "@/lib/principals/api-keys";
 import { listBindings } from "@/lib/principals/bindings";
 import { HubError } from "@/lib/protocol/errors";
 import { revokeKeyAction, rotateKeyAction } from "../../../actions";
-import { ActionForm } from "../../../_components/action-form";
-import { CredentialTable } from "../../../_components/credential-table";
-import { adminPage } from "../../../_lib/guard";
+import { ActionForm } from "@/components/ActionForm";
+import { CredentialTable } from "@/components/CredentialTable";
+import { adminPage } from "@/lib/next/admin-page";
 
 export const dynamic = "force-dynamic";
 

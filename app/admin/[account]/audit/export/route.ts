@@ -3,9 +3,9 @@
  * Lines (`application/x-ndjson`), streamed in batches. Owner/admin only: anyone
  * else, signed out included, gets the same 404 as an unknown account.
  */
-import { currentHuman } from "@/app/_auth/current-human";
+import { currentHuman } from "@/lib/next/current-human";
 import { auditJsonLines, parseAuditFilters } from "@/lib/audit/log";
-import { adminSeat } from "@/lib/principals/members";
+import { adminSeat } from "@/lib/principals/seats";
 
 export const dynamic = "force-dynamic";
 

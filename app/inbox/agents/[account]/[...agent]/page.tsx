@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { requireHuman } from "@/app/_auth/current-human";
+import { requireHuman } from "@/lib/next/current-human";
 import { LocalTime } from "@/components/Clock";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { agentPageFor, presenceWording } from "@/lib/inbox/directives";

@@ -5,7 +5,7 @@
  * for good, as nothing can show it again).
  */
 import { useActionState, useState, type ReactNode } from "react";
-import type { ActionState } from "../_lib/result";
+import type { ActionState } from "@/lib/next/action-state";
 
 type Action = (prev: ActionState, form: FormData) => Promise<ActionState>;
 

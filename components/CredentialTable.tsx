@@ -4,7 +4,7 @@
  * revoke button while it is not.
  */
 import type { ReactNode } from "react";
-import { When } from "./when";
+import { When } from "./When";
 
 export interface CredentialRow {
   id: string;

@@ -1,6 +1,6 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { humanForSessionToken, sessionTokenFrom, type SessionHuman } from "@/lib/principals/web-sessions";
+import { humanForSessionToken, sessionTokenFrom, type SessionHuman } from "../principals/web-sessions";
 
 /** The signed-in person for a server component or action, or null. */
 export async function currentHuman(): Promise<SessionHuman | null> {

@@ -1,0 +1,84 @@
+/**
+ * A person's seats: the one module that asks which accounts a person sits in, and with what role
+ * (§9.1 — a seat is a membership; its handle is the attested actor `human:<handle>`). Every page,
+ * server action, `/v1` caller check and sign-in decision reads seats through here.
+ */
+import { db } from "../db";
+import { ROLES, type Role, type Seat } from "./types";
+
+/** Roles that administer an account (agents, keys, bindings, members, audit — docs/admin.md). */
+export const ADMIN_ROLES: readonly Role[] = ["owner", "admin"];
+
+/** A seat named by its account's slug too, as pages and forms name accounts. */
+export interface AccountSeat extends Seat {
+  slug: string;
+}
+
+/** An owner or admin seat, with the attested actor of this person's changes in the account (§9.1). */
+export interface AdminSeat extends AccountSeat {
+  actor: string;
+}
+
+const isRole = (role: string): role is Role => (ROLES as readonly string[]).includes(role);
+
+/** Every account the person has a seat in, by slug: the whole of what the inbox may show them (§9.1). */
+export async function seatsOf(userId: string): Promise<AccountSeat[]> {
+  const rows = await db().membership.findMany({
+    where: { userId },
+    select: { accountId: true, handle: true, role: true, account: { select: { slug: true } } },
+  });
+  return rows
+    .filter((r) => isRole(r.role))
+    .map((r) => ({ accountId: r.accountId, slug: r.account.slug, handle: r.handle, role: r.role as Role }))
+    .sort((a, b) => a.slug.localeCompare(b.slug));
+}
+
+/** The person's seat (handle and role) in an account, or null when they hold none there. */
+export async function seatFor(userId: string, accountId: string): Promise<Seat | null> {
+  const m = await db().membership.findUnique({
+    where: { accountId_userId: { accountId, userId } },
+    select: { accountId: true, handle: true, role: true },
+  });
+  if (!m || !isRole(m.role)) return null;
+  return { accountId: m.accountId, handle: m.handle, role: m.role };
+}
+
+/** The person's seats, in one account only when `accountId` is given (directive authoring, §13). */
+export async function seatsIn(userId: string, accountId?: string): Promise<Seat[]> {
+  const rows = await db().membership.findMany({
+    where: { userId, ...(accountId ? { accountId } : {}) },
+    select: { accountId: true, handle: true, role: true },
+  });
+  return rows.filter((r): r is Seat => isRole(r.role));
+}
+
+/**
+ * The person's seat in the account `slug` when it is an owner or admin seat, else null — the one
+ * check every admin page, action and export makes (a member, a viewer and another account's admin
+ * all get null, and the caller answers 404).
+ */
+export async function adminSeat(userId: string, slug: string): Promise<AdminSeat | null> {
+  const m = await db().membership.findFirst({
+    where: { userId, account: { slug } },
+    select: { accountId: true, handle: true, role: true, account: { select: { slug: true } } },
+  });
+  if (!m || !(ADMIN_ROLES as readonly string[]).includes(m.role)) return null;
+  return { accountId: m.accountId, slug: m.account.slug, handle: m.handle, role: m.role as Role, actor: `human:${m.handle}` };
+}
+
+/** The accounts (by slug) where the person is an owner or admin. */
+export async function adminAccountsOf(userId: string): Promise<string[]> {
+  const rows = await db().membership.findMany({
+    where: { userId, role: { in: [...ADMIN_ROLES] } },
+    select: { account: { select: { slug: true } } },
+  });
+  return rows.map((r) => r.account.slug).sort();
+}
+
+/**
+ * Whether the person still holds a seat anywhere. A bound identity whose last seat was removed is
+ * refused at sign-in like an uninvited one, instead of reaching an empty inbox.
+ */
+export async function hasAnySeat(userId: string): Promise<boolean> {
+  return (await db().membership.count({ where: { userId } })) > 0;
+}

@@ -1,0 +1,37 @@
+/**
+ * Who may sign in. No open sign-up: a person gets in only if an owner/admin added their email, and
+ * the first sign-in binds issuer + subject only when the provider asserts that email verified. A
+ * bound identity whose person holds no seat any more is refused like an uninvited one.
+ */
+import { hasAnySeat } from "../principals/seats";
+import { invitedUserForFirstSignIn, userForIdentity } from "../principals/web-sessions";
+import { issuerOf } from "./providers";
+
+export type SignInVerdict = { allowed: true } | { allowed: false; reason: "no_seat" | "not_invited" | "email_not_verified" };
+
+export interface SignInAttempt {
+  providerId: string;
+  subject: string;
+  email: string | null | undefined;
+  /** The provider's profile claims (OpenID: `email_verified`). */
+  profile: Record<string, unknown> | undefined;
+  accessToken: string | undefined;
+}
+
+export async function signInVerdict(a: SignInAttempt): Promise<SignInVerdict> {
+  const bound = await userForIdentity(issuerOf(a.providerId), a.subject);
+  if (bound) return (await hasAnySeat(bound)) ? { allowed: true } : { allowed: false, reason: "no_seat" };
+  const verified = await emailVerified(a);
+  if (await invitedUserForFirstSignIn(a.email, verified)) return { allowed: true };
+  return { allowed: false, reason: verified ? "not_invited" : "email_not_verified" };
+}
+
+/** Whether the provider asserts the sign-in email verified (GitHub: a verified primary email). */
+async function emailVerified({ providerId, profile, accessToken, email }: SignInAttempt): Promise<boolean> {
+  if (providerId !== "github") return profile?.email_verified === true;
+  if (!accessToken || !email) return false;
+  const res = await fetch("https://api.github.com/user/emails", { headers: { authorization: `Bearer ${accessToken}`, "user-agent": "MA2H-Hub" } });
+  if (!res.ok) return false;
+  const emails = (await res.json()) as Array<{ email: string; primary: boolean; verified: boolean }>;
+  return emails.some((e) => e.primary && e.verified && e.email.toLowerCase() === email.toLowerCase());
+}
