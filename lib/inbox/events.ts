@@ -1,6 +1,6 @@
 /**
  * Live inbox updates. Every submit and every terminal transition NOTIFYs `ma2h_inbox` with
- * `<account id>:<message id>` on commit, from any process (lib/messages/channel.ts). The process's
+ * `<account id>:<message id>` on commit, from any process (lib/notify/channels.ts). The process's
  * one LISTEN connection (lib/notify/listener.ts) hands them here, and each fans out to the
  * subscribers seated in that account (the SSE streams of app/inbox/events). Only ids travel; a
  * browser re-reads through its session.
@@ -8,7 +8,7 @@
  * stale), and it reconnects while anyone is subscribed.
  */
 import { log } from "../log";
-import { INBOX_CHANNEL } from "../messages/channel";
+import { INBOX_CHANNEL } from "../notify/channels";
 import { notificationListener } from "../notify/listener";
 
 export type InboxEvent = { kind: "change"; accountId: string; messageId: string } | { kind: "resync" };

@@ -6,7 +6,7 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { INBOX_CHANNEL } from "../messages/channel";
+import { INBOX_CHANNEL } from "../notify/channels";
 import type { AgentPrincipal } from "../principals/types";
 import { inboxAckSchema } from "../protocol/directive";
 import { parseWire } from "../protocol/wire";

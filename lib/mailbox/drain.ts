@@ -9,7 +9,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits, limits } from "../env";
 import { activeSigningKey } from "../keys/signing-keys";
-import { INBOX_CHANNEL, mailboxWakeKey } from "../messages/channel";
+import { INBOX_CHANNEL, mailboxWakeKey } from "../notify/channels";
 import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeenThrottled } from "../presence/throttle";
 import type { Directive } from "../protocol/directive";

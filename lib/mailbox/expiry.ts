@@ -8,7 +8,7 @@
 import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits } from "../env";
-import { INBOX_CHANNEL } from "../messages/channel";
+import { INBOX_CHANNEL } from "../notify/channels";
 
 /** Ends every live directive whose drop time has passed (or just `onlyId`); returns how many. */
 export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string): Promise<number> {

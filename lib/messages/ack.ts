@@ -13,7 +13,7 @@ import { HubError } from "../protocol/errors";
 import { parseWire } from "../protocol/wire";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter } from "./access";
-import { INBOX_CHANNEL } from "./channel";
+import { INBOX_CHANNEL } from "../notify/channels";
 import { ackVersion, storedAck } from "./delivery-track";
 
 

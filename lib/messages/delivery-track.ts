@@ -10,7 +10,7 @@ import type { Resolution } from "../generated/prisma/client";
 import { db } from "../db";
 import type { Ack } from "../protocol/ack";
 import { HUB_VERSION } from "../protocol/versions";
-import { INBOX_CHANNEL } from "./channel";
+import { INBOX_CHANNEL } from "../notify/channels";
 
 export type DeliveryVia = "push" | "pull";
 

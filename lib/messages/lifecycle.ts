@@ -8,8 +8,8 @@
 import type { Message as MessageRow } from "../generated/prisma/client";
 import type { Tx } from "../db";
 import { mintId } from "../protocol/ids";
-import type { Message } from "../protocol/message";
-import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "./channel";
+import { callbackOf, type Message } from "../protocol/message";
+import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "../notify/channels";
 
 export type TerminalKind = "resolve" | "cancel" | "expire";
 
@@ -76,7 +76,7 @@ export async function commitTerminal(
     },
   });
   // §8.3 / §3.1: the push obligation commits with the transition it reports.
-  const callback = (envelope.type === "ask" ? envelope.request.callback : envelope.type === "task" ? envelope.action.callback : undefined);
+  const callback = callbackOf(envelope);
   let deliveryId: string | undefined;
   if (callback?.mode === "push" && row.callbackUrl) {
     deliveryId = mintId("delivery");

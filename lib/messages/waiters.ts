@@ -7,7 +7,7 @@
  * timeout with a stale answer — it re-reads the row either way).
  */
 import { notificationListener } from "../notify/listener";
-import { TERMINAL_CHANNEL } from "./channel";
+import { TERMINAL_CHANNEL } from "../notify/channels";
 
 type Wake = () => void;
 

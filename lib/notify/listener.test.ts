@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "../messages/channel";
+import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "./channels";
 import { useTestDatabase } from "../../test/support/test-database";
 import { notificationListener } from "./listener";
 

@@ -8,7 +8,7 @@
 import pg from "pg";
 import { env } from "../env";
 import { log } from "../log";
-import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "../messages/channel";
+import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "./channels";
 
 export interface Subscription {
   payload(payload: string): void;

@@ -5,7 +5,7 @@ export const TERMINAL_CHANNEL = "ma2h_message_terminal";
 export const INBOX_CHANNEL = "ma2h_inbox";
 
 /**
- * The long-poll registry (waiters.ts) is keyed by string and listens on TERMINAL_CHANNEL; a mailbox
+ * The long-poll registry (lib/messages/waiters.ts) is keyed by string and listens on TERMINAL_CHANNEL; a mailbox
  * drain parks under this key, and authoring a directive NOTIFYs it there. Message ids start `msg_`,
  * so the keys never collide, and one LISTEN connection per process serves both legs.
  */
