@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { useEmbeddedEnvFromDisk } from "../server/embedded-env";
 import { closeDb } from "../lib/db";
+import { closeProducers } from "../lib/queue/producer";
 import { isHubError } from "../lib/protocol/errors";
 import { usageError, type Flags, type Output } from "./command";
 import { COMMANDS, USAGE } from "./commands";
@@ -77,7 +78,8 @@ async function main(): Promise<number> {
     process.stderr.write(`ma2h-hub: ${e.code}: ${e.message}\n`);
     if (e.exit === 2 && !json) process.stderr.write(USAGE + "\n");
   } finally {
-    await closeDb().catch(() => {});
+    // A redrive enqueues its first attempt (lib/delivery/admin.ts); close that queue connection too.
+    await Promise.allSettled([closeProducers(), closeDb()]);
   }
   return exit;
 }

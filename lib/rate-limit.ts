@@ -1,7 +1,7 @@
 /**
  * §8.6 per-`agent.id` submit rate: a fixed one-minute window counted in a store every process
- * shares — Redis when configured, else a PostgreSQL counter row. Over the limit is 429 with
- * `Retry-After` in whole seconds until the window ends.
+ * shares — Redis when configured, else a PostgreSQL counter row. Over the limit is 429, retryable
+ * when the window ends (the HTTP edge sends that as `Retry-After`).
  */
 import { clock } from "./clock";
 import { db } from "./db";
@@ -9,10 +9,6 @@ import { HubError } from "./protocol/errors";
 import { redis } from "./redis";
 
 const WINDOW_MS = 60_000;
-
-export function retryAfterHeader(seconds: number): Record<string, string> {
-  return { "Retry-After": String(Math.max(1, Math.ceil(seconds))) };
-}
 
 async function increment(key: string, windowStart: Date): Promise<number> {
   const r = redis();
@@ -36,7 +32,7 @@ export async function consumeSubmitBudget(key: string, perMinute: number): Promi
   if (count > perMinute) {
     const secondsLeft = (windowStart.getTime() + WINDOW_MS - now) / 1000;
     throw new HubError("rate_limited", `over ${perMinute} submits per minute for this agent`, {
-      headers: retryAfterHeader(secondsLeft),
+      retryAfterSeconds: secondsLeft,
     });
   }
 }

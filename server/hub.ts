@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { env, resetEnvCache } from "../lib/env";
 import { log } from "../lib/log";
-import { deployMigrations } from "../scripts/migrate";
+import { deployMigrations } from "./migrate";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-db";
 import { persistedSecret } from "./embedded-env";
 import { transportMode } from "./transport";

@@ -13,7 +13,7 @@ import { env } from "../lib/env";
 import { log } from "../lib/log";
 import { closeDb } from "../lib/db";
 import { closeRedis } from "../lib/redis";
-import { closeProducers } from "../lib/jobs/producer";
+import { closeProducers } from "../lib/queue/producer";
 import { terminalWaiters } from "../lib/messages/waiters";
 import { ensureSigningKey } from "../lib/keys/signing-keys";
 import { admitRequest, DEV_MODE_WARNING, transportMode, warnIgnoredSettings } from "./transport";

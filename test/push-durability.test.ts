@@ -7,9 +7,9 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvCache } from "../lib/env";
-import { closeProducers } from "../lib/jobs/producer";
-import { enqueuePush } from "../lib/jobs/push";
-import { makeWorker, QUEUE } from "../lib/jobs/queues";
+import { closeProducers } from "../lib/queue/producer";
+import { enqueuePush } from "../lib/queue/enqueue";
+import { makeWorker, QUEUE } from "../lib/queue/queues";
 import { addBinding } from "../lib/principals/bindings";
 import { AgentVerifier } from "./support/agent-verify";
 import { startHub, type HubProcess } from "./support/hub";

@@ -7,7 +7,6 @@
  */
 import { revalidatePath } from "next/cache";
 import { redriveDelivery } from "@/lib/delivery/admin";
-import { enqueueRedriven } from "@/lib/jobs/push";
 import { agentInAccount, createAgent } from "@/lib/principals/agents";
 import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
 import { addBinding, addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
@@ -121,7 +120,6 @@ export async function removeMemberAction(_prev: ActionState, form: FormData): Pr
 export async function redriveAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await redriveDelivery(field(form, "delivery"), opts(seat));
-    await enqueueRedriven(r.id);
     const message = field(form, "message");
     if (message) revalidatePath(`/inbox/${encodeURIComponent(message)}`);
     return { ok: true, message: `Delivery ${r.id} is pending again: a fresh retry cycle starts now.` };

@@ -4,6 +4,7 @@ import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
+import { enqueuePush } from "../queue/enqueue";
 import { actorOf, type AdminOptions } from "../principals/admin-scope";
 
 export interface DeliveryView {
@@ -44,7 +45,9 @@ export async function listDeliveries(messageId: string): Promise<DeliveryView[]>
 
 /**
  * Starts a fresh retry cycle for an obligation that is not delivered (failed, exhausted, refused,
- * or revoked-and-since-reapproved): due now, with the full attempt and duration budget again.
+ * or revoked-and-since-reapproved): due now, with the full attempt and duration budget again. Once
+ * committed, the cycle's first attempt is enqueued at once, whoever redrives (CLI or web admin);
+ * best effort, as the delivery sweep re-derives it from PostgreSQL anyway (§3.1).
  */
 export async function redriveDelivery(id: string, opts?: AdminOptions): Promise<{ id: string; status: "pending" }> {
   const now = clock.now();
@@ -68,5 +71,12 @@ export async function redriveDelivery(id: string, opts?: AdminOptions): Promise<
       at: now,
     });
   });
+  await kickRedriven(id);
   return { id, status: "pending" };
+}
+
+/** Enqueues the redriven cycle's first attempt, numbered after every attempt the row has logged. */
+async function kickRedriven(id: string): Promise<void> {
+  const row = await db().pushDelivery.findUnique({ where: { id }, select: { status: true, attempts: true, nextAttemptAt: true } });
+  if (row?.status === "pending") await enqueuePush(id, row.nextAttemptAt, row.attempts + 1);
 }

@@ -23,8 +23,13 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
+/** §8.6: `Retry-After` in whole seconds, at least 1. */
+function retryAfterHeader(seconds: number | null): Record<string, string> {
+  return seconds === null ? {} : { "Retry-After": String(Math.max(1, Math.ceil(seconds))) };
+}
+
 export function errorResponse(err: HubError): Response {
-  return json(err.toBody(), err.status, err.headers);
+  return json(err.toBody(), err.status, retryAfterHeader(err.retryAfterSeconds));
 }
 
 export function route(fn: (ctx: RouteContext) => Promise<Response>) {

@@ -20,7 +20,6 @@ import { dateTimeToMillis } from "../protocol/formats";
 import { mintId } from "../protocol/ids";
 import { HUB_VERSION } from "../protocol/versions";
 import { parseWire } from "../protocol/wire";
-import { retryAfterHeader } from "../rate-limit";
 import { DIRECTIVE_KIND, directiveBody, LIVE_STATES } from "./record";
 
 /** The authenticated operator, optionally pinned to one account (the inbox page they are on). */
@@ -81,7 +80,7 @@ export async function authorDirective(author: DirectiveAuthor, input: unknown) {
     const pending = await tx.mailboxEntry.count({ where: { agentRowId: agent.id, state: { in: [...LIVE_STATES] } } });
     if (pending >= l.mailboxDepth) {
       throw new HubError("rate_limited", `this agent's mailbox already holds ${pending} un-acked directives`, {
-        headers: retryAfterHeader(60),
+        retryAfterSeconds: 60,
       });
     }
     const created = await tx.mailboxEntry.create({

@@ -4,7 +4,7 @@
  * every pending obligation from PostgreSQL, so a failure here delays a push, never loses it.
  */
 import { clock } from "../clock";
-import { enqueuePush } from "../jobs/push";
+import { enqueuePush } from "../queue/enqueue";
 import type { CommitResult } from "./lifecycle";
 
 export async function afterTerminal(result: CommitResult): Promise<void> {

@@ -11,7 +11,7 @@ import { writeAudit } from "../audit/write";
 import type { Tx } from "../db";
 import { mintId } from "../protocol/ids";
 import type { Resolution } from "../protocol/lifecycle";
-import type { Message } from "../protocol/message";
+import { callbackOf, type Message } from "../protocol/message";
 import { publishInboxChange } from "../pubsub/inbox";
 import { publishTerminal } from "../pubsub/terminal";
 
@@ -78,7 +78,7 @@ export async function commitTerminal(
     at: now,
   });
   // §8.3 / §3.1: the push obligation commits with the transition it reports.
-  const callback = (envelope.type === "ask" ? envelope.request.callback : envelope.type === "task" ? envelope.action.callback : undefined);
+  const callback = callbackOf(envelope);
   let deliveryId: string | undefined;
   if (callback?.mode === "push" && row.callbackUrl) {
     deliveryId = mintId("delivery");

@@ -2,7 +2,6 @@
 import type { Tx } from "../db";
 import { HubError } from "../protocol/errors";
 import type { Message } from "../protocol/message";
-import { retryAfterHeader } from "../rate-limit";
 
 export function assertContextLimits(message: Pick<Message, "context">, l: { maxContextParts: number; maxPartBytes: number }): void {
   const parts = message.context ?? [];
@@ -26,7 +25,7 @@ export async function assertOpenCapacity(tx: Tx, agentRowId: string, depth: numb
   const open = await tx.message.count({ where: { agentRowId, status: "open" } });
   if (open >= depth) {
     throw new HubError("rate_limited", `this agent already has ${open} open asks/tasks (inbox_depth ${depth})`, {
-      headers: retryAfterHeader(60),
+      retryAfterSeconds: 60,
     });
   }
 }

@@ -2,6 +2,7 @@
 import type { Message as MessageRow, Resolution } from "../generated/prisma/client";
 import { env } from "../env";
 import type { SubmitAck } from "../protocol/submit-ack";
+import type { ResponseSigningBody } from "../protocol/signing";
 import { deliveryTrack } from "./delivery-track";
 import { envelopeOf, stateOf, type MessageWithResolution } from "./record";
 
@@ -17,10 +18,13 @@ export function submitAck(row: Pick<MessageRow, "id" | "status">): SubmitAck {
   };
 }
 
+/** The §6 Response as built here: the §9.2-bound fields the push signer reads, plus the rest. */
+export type HubResponseBody = ResponseSigningBody & Record<string, unknown>;
+
 /** §6 Response, at the message's own `ma2h_version` (§10: signed at the version carried). */
-export function hubResponse(row: MessageRow, resolution: Resolution): Record<string, unknown> {
+export function hubResponse(row: MessageRow, resolution: Resolution): HubResponseBody {
   const envelope = envelopeOf(row);
-  const out: Record<string, unknown> = {
+  const out: HubResponseBody = {
     ma2h_version: row.ma2hVersion,
     in_reply_to: row.id,
     resolution_id: resolution.id,

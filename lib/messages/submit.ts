@@ -15,7 +15,7 @@ import { mintId } from "../protocol/ids";
 import { dateTimeToMillis } from "../protocol/formats";
 import { jcs, sha256Hex } from "../protocol/jcs";
 import { assertAskAnswerable } from "../protocol/ask-contract";
-import { parseMessage, type Message } from "../protocol/message";
+import { callbackOf, parseMessage, type Message } from "../protocol/message";
 import { checkSubmitSemantics } from "../protocol/rules";
 import type { SubmitAck } from "../protocol/submit-ack";
 import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
@@ -23,6 +23,7 @@ import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
 import { publishInboxChange } from "../pubsub/inbox";
 import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
+import { scheduleExpiry } from "../queue/enqueue";
 import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
@@ -33,7 +34,7 @@ import { submitAck } from "./serialize";
 export interface SubmitResult {
   ack: SubmitAck;
   replayed: boolean;
-  /** Set for a new ask/task that carries `expires_at`, so the caller can schedule expiry. */
+  /** Set for a new ask/task that carries `expires_at` (its expiry is scheduled on commit). */
   expiresAt: Date | null;
 }
 
@@ -43,10 +44,6 @@ export function payloadHash(body: Record<string, unknown>): string {
   delete agent.run_id;
   delete agent.session;
   return sha256Hex(jcs({ ...body, agent }));
-}
-
-function callbackOf(m: Message) {
-  return m.type === "ask" ? m.request.callback : m.type === "task" ? m.action.callback : undefined;
 }
 
 /**
@@ -89,7 +86,11 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
       if (message.type !== "notify") await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
       return createMessage(tx, principal, message, body, hash, now);
     });
-    if ("result" in outcome) return outcome.result;
+    if ("result" in outcome) {
+      // §7: the expiry job is scheduled only once the message exists for every reader.
+      if (outcome.result.expiresAt) await scheduleExpiry(outcome.result.ack.id, outcome.result.expiresAt);
+      return outcome.result;
+    }
     await afterTerminal(outcome.expiry);
     return { ack: outcome.ack, replayed: true, expiresAt: null };
   } catch (err) {

@@ -28,15 +28,15 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface HubErrorOptions {
   /** Extra top-level body fields, e.g. the existing `{id, status, resolution}` on a 409 (§8.4, §8.8). */
   extra?: Record<string, unknown>;
-  /** Response headers, e.g. `Retry-After` on a 429 (§8.6). */
-  headers?: Record<string, string>;
+  /** Seconds until a retry may succeed, for a 429 (§8.6); the HTTP edge turns it into `Retry-After`. */
+  retryAfterSeconds?: number;
 }
 
 export class HubError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly extra: Record<string, unknown>;
-  readonly headers: Record<string, string>;
+  readonly retryAfterSeconds: number | null;
 
   constructor(code: ErrorCode, message: string, options: HubErrorOptions = {}) {
     super(message);
@@ -44,7 +44,7 @@ export class HubError extends Error {
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.extra = options.extra ?? {};
-    this.headers = options.headers ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds ?? null;
   }
 
   /** The §8.5 envelope, plus any documented top-level extras. */

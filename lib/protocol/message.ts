@@ -217,3 +217,8 @@ export type Agent = z.infer<typeof agentSchema>;
 export function parseMessage(input: unknown): Message {
   return parseWire(messageSchema, input, "validation_error");
 }
+
+/** The `callback` of an ask (`request.callback`) or task (`action.callback`); a notify has none (§5). */
+export function callbackOf(m: Message): Callback | undefined {
+  return m.type === "ask" ? m.request.callback : m.type === "task" ? m.action.callback : undefined;
+}

@@ -3,7 +3,7 @@
  * `version_not_supported`, not a pattern failure) and the push-parity gate (after it).
  */
 import { HubError } from "./errors";
-import type { Message } from "./message";
+import { callbackOf, type Message } from "./message";
 
 /** The version this Hub speaks and mints (capability, acks, directives, entries). */
 export const HUB_VERSION = "0.6";
@@ -48,7 +48,7 @@ export function assertSupportedMajor(envelope: unknown): void {
  * `version_not_supported` (its agent cannot verify the payload-bound §9.2 signature). Pull is fine.
  */
 export function assertPushParity(message: Message): void {
-  const callback = message.type === "ask" ? message.request.callback : message.type === "task" ? message.action.callback : undefined;
+  const callback = callbackOf(message);
   if (callback?.mode !== "push") return;
   const version = parseVersion(message.ma2h_version);
   if (version === null || version.minor < PUSH_MIN_MINOR) {

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import { deployMigrations } from "../../scripts/migrate";
+import { deployMigrations } from "../../server/migrate";
 import { repoRoot } from "./hub";
 
 const ADMIN_URL = process.env.TEST_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";

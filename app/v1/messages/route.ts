@@ -2,7 +2,6 @@ import { limits } from "@/lib/env";
 import { readJsonObject } from "@/lib/http/body";
 import { agentCaller } from "@/lib/http/callers";
 import { json, route } from "@/lib/http/handler";
-import { scheduleExpiry } from "@/lib/jobs/expiry";
 import { submitMessage } from "@/lib/messages/submit";
 import { consumeSubmitBudget } from "@/lib/rate-limit";
 
@@ -14,7 +13,6 @@ export const POST = route(async ({ req, log }) => {
   await consumeSubmitBudget(principal.agentRowId, limits().requestsPerMinute);
   const body = await readJsonObject(req, { maxBytes: limits().maxBodyBytes, requireJson: true, allowEmpty: false });
   const result = await submitMessage(principal, body);
-  if (result.expiresAt) await scheduleExpiry(result.ack.id, result.expiresAt);
   log.info("message accepted", { message_id: result.ack.id, replayed: result.replayed, status: result.ack.status });
   return json(result.ack, 202);
 });

@@ -9,8 +9,8 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { env } from "../env";
 import { log } from "../log";
-import { mintId } from "../protocol/ids";
-import { formatSignatureHeader, responseSignedContext, signContext } from "../protocol/signing";
+import { callbackOf, type Callback } from "../protocol/message";
+import { signResponsePush, type SigningKey } from "../protocol/signing";
 import { findCallbackBinding, resolveCallbackSecret } from "../principals/bindings";
 import { activeSigningKey } from "../keys/signing-keys";
 import { stampDeliveredQuery } from "../messages/delivery-track";
@@ -44,6 +44,27 @@ interface Prepared {
   headers: Record<string, string>;
 }
 
+/**
+ * The key that signs this attempt (§9.2): the callback's HMAC secret under `auth.scheme: hmac`, else
+ * the Hub's active ed25519 key; plus the bearer / API-key credential when the callback names one.
+ * Null when the binding no longer yields the secret.
+ */
+async function credentials(bindingId: string, auth: Callback["auth"]): Promise<{ key: SigningKey; headers: Record<string, string> } | null> {
+  if (auth?.scheme === "hmac") {
+    const secret = await resolveCallbackSecret(bindingId, auth.secret_ref as string);
+    return secret === null ? null : { key: { alg: "hmac-sha256", secret }, headers: {} };
+  }
+  const headers: Record<string, string> = {};
+  if (auth?.token_ref) {
+    const token = await resolveCallbackSecret(bindingId, auth.token_ref);
+    if (token === null) return null;
+    if (auth.scheme === "bearer") headers.authorization = `Bearer ${token}`;
+    else headers["x-api-key"] = token;
+  }
+  const { privateKey } = await activeSigningKey();
+  return { key: { alg: "ed25519", privateKey }, headers };
+}
+
 /** Body, signature and credential for one attempt; null when the binding no longer allows it. */
 async function prepare(deliveryId: string): Promise<Prepared | null> {
   const d = await db().pushDelivery.findUniqueOrThrow({
@@ -52,36 +73,17 @@ async function prepare(deliveryId: string): Promise<Prepared | null> {
   });
   const { message } = d;
   if (!message.resolution) throw new Error("push obligation without a resolution");
-  const envelope = envelopeOf(message);
-  const callback = envelope.type === "ask" ? envelope.request.callback : envelope.type === "task" ? envelope.action.callback : undefined;
-  const auth = callback?.auth;
+  const auth = callbackOf(envelopeOf(message))?.auth;
   const ref = auth?.scheme === "hmac" ? auth.secret_ref : auth?.token_ref;
   const binding = await findCallbackBinding(message.agentRowId, d.callbackUrl, ref);
   if (!binding) return null; // revoked since submit (§9.4: credentials only to a bound host)
+  const creds = await credentials(binding.bindingId, auth);
+  if (!creds) return null;
 
   const response = hubResponse(message, message.resolution);
-  const body = JSON.stringify(response);
-  const jti = mintId("jti");
-  const t = Math.floor(clock.now().getTime() / 1000);
-  const context = responseSignedContext({ response: response as never, callbackUrl: d.callbackUrl, jti, t });
-  const headers: Record<string, string> = {};
-  let v1: string;
-  if (auth?.scheme === "hmac") {
-    const secret = await resolveCallbackSecret(binding.bindingId, auth.secret_ref as string);
-    if (secret === null) return null;
-    v1 = signContext(context, { alg: "hmac-sha256", secret });
-  } else {
-    if (auth && ref) {
-      const token = await resolveCallbackSecret(binding.bindingId, ref);
-      if (token === null) return null;
-      if (auth.scheme === "bearer") headers.authorization = `Bearer ${token}`;
-      else headers["x-api-key"] = token;
-    }
-    const key = await activeSigningKey();
-    v1 = signContext(context, { alg: "ed25519", privateKey: key.privateKey });
-  }
-  headers["ma2h-signature"] = formatSignatureHeader({ t, jti, v1 });
-  return { url: d.callbackUrl, body, headers };
+  // §9.2: a fresh `t` and `jti` per attempt; same body and `resolution_id`.
+  const { header } = signResponsePush({ response, callbackUrl: d.callbackUrl, key: creds.key, now: clock.now() });
+  return { url: d.callbackUrl, body: JSON.stringify(response), headers: { ...creds.headers, "ma2h-signature": header } };
 }
 
 /** §9.4: plaintext or loopback callbacks only in dev mode, and only to exactly allowlisted origins. */

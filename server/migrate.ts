@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   } else if (cmd === "dev" && arg) {
     await createMigration(arg);
   } else {
-    console.error("usage: migrate.ts deploy | dev <name>");
+    console.error("usage: server/migrate.ts deploy | dev <name>");
     process.exitCode = 2;
   }
 }

@@ -1,0 +1,63 @@
+/**
+ * The worker's periodic sweeps, each with its period; one timer runs them all (./sweep-timer.ts).
+ * They make PostgreSQL, not the queue, the source of truth (§3.1 — Redis here keeps nothing on
+ * disk): whatever a lost job would have done, a sweep does.
+ */
+import { clock } from "../clock";
+import { db } from "../db";
+import type { Env } from "../env";
+import { log } from "../log";
+import { dropDueDirectives, purgeEndedDirectives } from "../mailbox/expiry";
+import { expireDue } from "../messages/expiry";
+import { purgeExpiredRetention } from "../messages/retention";
+import { enqueuePush } from "../queue/enqueue";
+import { pruneRateCounters } from "../rate-limit";
+
+export interface Sweep {
+  name: string;
+  periodMs: number;
+  run(): Promise<void>;
+}
+
+/** Expiry of anything overdue (§7), and directives past their drop time (§13.3). */
+async function sweepOverdue(): Promise<void> {
+  const now = clock.now();
+  const expired = await expireDue(now);
+  if (expired > 0) log.info("sweep expired messages", { count: expired });
+  const dropped = await dropDueDirectives(now);
+  if (dropped > 0) log.info("sweep ended undelivered directives", { count: dropped });
+}
+
+/** Enqueues every pending push obligation due within the next `horizonMs` (§8.3, §3.1). */
+async function sweepDueDeliveries(horizonMs: number): Promise<void> {
+  const now = clock.now();
+  const due = await db().pushDelivery.findMany({
+    where: {
+      status: "pending",
+      nextAttemptAt: { lte: new Date(now.getTime() + horizonMs) },
+      OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
+    },
+    select: { id: true, nextAttemptAt: true, attempts: true },
+    orderBy: { nextAttemptAt: "asc" },
+    take: 1000,
+  });
+  for (const d of due) await enqueuePush(d.id, d.nextAttemptAt, d.attempts + 1);
+}
+
+/** Retention purges (§8.2), ended directives and rate-counter rows of windows long past. */
+async function housekeeping(): Promise<void> {
+  const now = clock.now();
+  const purged = await purgeExpiredRetention(now);
+  if (purged > 0) log.info("retention purged messages", { count: purged });
+  await purgeEndedDirectives(now);
+  await pruneRateCounters(now);
+}
+
+/** Expiry every MA2H_EXPIRY_SWEEP_MS (≤ 5 s), pushes every MA2H_DELIVERY_SWEEP_MS (≤ 10 s), housekeeping every minute. */
+export function sweeps(e: Pick<Env, "MA2H_EXPIRY_SWEEP_MS" | "MA2H_DELIVERY_SWEEP_MS">): Sweep[] {
+  return [
+    { name: "expiry", periodMs: e.MA2H_EXPIRY_SWEEP_MS, run: sweepOverdue },
+    { name: "delivery", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: () => sweepDueDeliveries(e.MA2H_DELIVERY_SWEEP_MS) },
+    { name: "housekeeping", periodMs: 60_000, run: housekeeping },
+  ];
+}

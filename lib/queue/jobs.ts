@@ -1,0 +1,30 @@
+/**
+ * The job contracts: each job's queue, name and payload schema, defined once. The enqueue side
+ * (./enqueue.ts) and the handler registry (lib/jobs/registry.ts) both take them from here. Payloads
+ * carry row ids only: PostgreSQL rows stay the source of truth and a lost job is rebuilt by a sweep
+ * (§3.1).
+ */
+import { z } from "zod";
+import { QUEUE, type QueueName } from "./queues";
+
+export interface JobContract<S extends z.ZodType> {
+  queue: QueueName;
+  name: string;
+  schema: S;
+}
+
+/** §7: expire one open ask/task strictly after its `expires_at`. */
+export const EXPIRE_JOB = {
+  queue: QUEUE.expire,
+  name: "message.expire",
+  schema: z.object({ messageId: z.string().startsWith("msg_") }),
+} satisfies JobContract<z.ZodType>;
+
+/** §8.3: one attempt at one push obligation. */
+export const PUSH_JOB = {
+  queue: QUEUE.push,
+  name: "delivery.push",
+  schema: z.object({ deliveryId: z.string().startsWith("dlv_") }),
+} satisfies JobContract<z.ZodType>;
+
+export type JobPayload<J extends JobContract<z.ZodType>> = z.infer<J["schema"]>;
