@@ -4,6 +4,7 @@
  * when the window ends (the HTTP edge sends that as `Retry-After`).
  */
 import { clock } from "./clock";
+import { limits } from "./env";
 import { db } from "./db";
 import { HubError } from "./protocol/errors";
 import { redis } from "./redis";
@@ -25,7 +26,7 @@ async function increment(key: string, windowStart: Date): Promise<number> {
 }
 
 /** Counts one submit for `key`; throws 429 when the window's budget is spent. */
-export async function consumeSubmitBudget(key: string, perMinute: number): Promise<void> {
+export async function consumeSubmitBudget(key: string, perMinute = limits().requestsPerMinute): Promise<void> {
   const now = clock.now().getTime();
   const windowStart = new Date(now - (now % WINDOW_MS));
   const count = await increment(key, windowStart);

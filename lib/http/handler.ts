@@ -4,7 +4,9 @@
  */
 import { isHubError, HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
+import { limits } from "../env";
 import { log, type Logger } from "../log";
+import { readJsonObject } from "./body";
 
 export interface RouteContext {
   req: Request;
@@ -12,6 +14,10 @@ export interface RouteContext {
   url: URL;
   requestId: string;
   log: Logger;
+  /** The body as a JSON object: `Content-Type: application/json`, at most `max_body_bytes` (§8.1, §8.6). */
+  body(): Promise<Record<string, unknown>>;
+  /** A body that may be empty or untyped (cancel, acks): `{}` when absent; still size-limited. */
+  optionalBody(): Promise<Record<string, unknown>>;
 }
 
 type RouteArgs = { params: Promise<Record<string, string | string[]>> };
@@ -44,7 +50,16 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
     let res: Response;
     let code: string | undefined;
     try {
-      res = await fn({ req, params, url, requestId, log: reqLog });
+      const maxBytes = limits().maxBodyBytes;
+      res = await fn({
+        req,
+        params,
+        url,
+        requestId,
+        log: reqLog,
+        body: () => readJsonObject(req, { maxBytes, requireJson: true, allowEmpty: false }),
+        optionalBody: () => readJsonObject(req, { maxBytes, requireJson: false, allowEmpty: true }),
+      });
     } catch (err) {
       if (isHubError(err)) {
         code = err.code;

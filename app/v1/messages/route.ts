@@ -1,5 +1,3 @@
-import { limits } from "@/lib/env";
-import { readJsonObject } from "@/lib/http/body";
 import { agentCaller } from "@/lib/http/callers";
 import { json, route } from "@/lib/http/handler";
 import { submitMessage } from "@/lib/messages/submit";
@@ -8,11 +6,11 @@ import { consumeSubmitBudget } from "@/lib/rate-limit";
 export const dynamic = "force-dynamic";
 
 /** §8.1 submit: notify / ask / task. */
-export const POST = route(async ({ req, log }) => {
+export const POST = route(async ({ req, log, body }) => {
   const principal = await agentCaller(req);
-  await consumeSubmitBudget(principal.agentRowId, limits().requestsPerMinute);
-  const body = await readJsonObject(req, { maxBytes: limits().maxBodyBytes, requireJson: true, allowEmpty: false });
-  const result = await submitMessage(principal, body);
+  await consumeSubmitBudget(principal.agentRowId);
+  const payload = await body();
+  const result = await submitMessage(principal, payload);
   log.info("message accepted", { message_id: result.ack.id, replayed: result.replayed, status: result.ack.status });
   return json(result.ack, 202);
 });

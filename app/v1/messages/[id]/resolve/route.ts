@@ -1,5 +1,3 @@
-import { limits } from "@/lib/env";
-import { readJsonObject } from "@/lib/http/body";
 import { resolverCaller } from "@/lib/http/callers";
 import { json, route } from "@/lib/http/handler";
 import { resolveMessage } from "@/lib/messages/resolve";
@@ -8,10 +6,10 @@ import { HubError } from "@/lib/protocol/errors";
 export const dynamic = "force-dynamic";
 
 /** §8.8 resolve, for agents and operators through the same domain verb. */
-export const POST = route(async ({ req, url, params }) => {
+export const POST = route(async ({ req, url, params, body }) => {
   const resolver = await resolverCaller(req);
   // §8.8 `?session=`: this Hub registers no sessions, so every presented session is unknown (404).
   if (url.searchParams.has("session")) throw new HubError("not_found", "no such session");
-  const body = await readJsonObject(req, { maxBytes: limits().maxBodyBytes, requireJson: true, allowEmpty: false });
-  return json(await resolveMessage(resolver, params.id ?? "", body));
+  const payload = await body();
+  return json(await resolveMessage(resolver, params.id ?? "", payload));
 });
