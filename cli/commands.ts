@@ -8,10 +8,16 @@ import { changeRole, memberByHandle, removeMember } from "../lib/principals/memb
 import { createToken, revokeToken } from "../lib/principals/tokens";
 import { createAgent, type AgentRef } from "../lib/principals/agents";
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
-import { addBinding, addBindingSecret, listBindings, removeBindingSecret, revokeBinding, type BindingInfo } from "../lib/principals/bindings";
+import {
+  addBinding,
+  addBindingSecret,
+  listBindings,
+  removeBindingSecret,
+  revokeBinding,
+  type BindingInfo,
+} from "../lib/principals/bindings";
 import { usageError, type Command, type Flags } from "./command";
 import { DELIVERY_COMMANDS } from "./delivery-commands";
-
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -60,7 +66,10 @@ export const COMMANDS: Record<string, Command> = {
       const slug = need(f, "account");
       const m = await memberByHandle(slug, handle!);
       const r = await changeRole(m.accountId, m.membershipId, need(f, "role"));
-      return { json: { user: { handle: r.handle, role: r.role, changed: r.changed } }, text: `${r.handle} is ${r.role} in ${slug}` };
+      return {
+        json: { user: { handle: r.handle, role: r.role, changed: r.changed } },
+        text: `${r.handle} is ${r.role} in ${slug}`,
+      };
     },
   },
   "user remove": {
@@ -112,7 +121,9 @@ export const COMMANDS: Record<string, Command> = {
         created_at: k.createdAt.toISOString(),
         revoked_at: k.revokedAt?.toISOString() ?? null,
       }));
-      const text = keys.map((k) => `${k.id}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}`);
+      const text = keys.map(
+        (k) => `${k.id}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}`,
+      );
       return { json: { keys }, text: text.join("\n") || "no keys" };
     },
   },
@@ -160,7 +171,10 @@ export const COMMANDS: Record<string, Command> = {
     args: 1,
     async run([id], f) {
       const r = await addBindingSecret(id!, need(f, "secret-ref"), need(f, "secret"));
-      return { json: { secret: { binding_id: r.bindingId, ref: r.ref } }, text: `secret ${r.ref} added to binding ${r.bindingId}` };
+      return {
+        json: { secret: { binding_id: r.bindingId, ref: r.ref } },
+        text: `secret ${r.ref} added to binding ${r.bindingId}`,
+      };
     },
   },
   "binding remove-secret": {

@@ -20,7 +20,9 @@ export const DELIVERY_COMMANDS: Record<string, Command> = {
       const messageId = flags.message;
       if (!messageId) throw usageError("--message is required");
       const deliveries = await listDeliveries(messageId);
-      const text = deliveries.map((d) => `${d.id}  ${d.status}  ${d.attempts.length} attempt(s)  ${d.callback_url}`).join("\n") || "no deliveries";
+      const text =
+        deliveries.map((d) => `${d.id}  ${d.status}  ${d.attempts.length} attempt(s)  ${d.callback_url}`).join("\n") ||
+        "no deliveries";
       return { json: { deliveries }, text };
     },
   },

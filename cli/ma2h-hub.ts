@@ -14,7 +14,18 @@ import { isHubError } from "../lib/protocol/errors";
 import { usageError, type Flags, type Output } from "./command";
 import { COMMANDS, USAGE } from "./commands";
 
-const STRING_FLAGS = ["account", "handle", "role", "user", "agent", "origin", "path-prefix", "secret-ref", "secret", "message"];
+const STRING_FLAGS = [
+  "account",
+  "handle",
+  "role",
+  "user",
+  "agent",
+  "origin",
+  "path-prefix",
+  "secret-ref",
+  "secret",
+  "message",
+];
 
 function parse(argv: string[]) {
   return parseArgs({
@@ -32,7 +43,9 @@ function parse(argv: string[]) {
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
 
 async function run(argv: string[]): Promise<Output | "help"> {

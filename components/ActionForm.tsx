@@ -63,7 +63,9 @@ export function ActionForm({
           {state.message}
         </p>
       )}
-      {state?.ok && state.secret && <SecretOnce value={state.secret} label={state.secretLabel ?? "Secret"} testId={`${testId}-secret`} />}
+      {state?.ok && state.secret && (
+        <SecretOnce value={state.secret} label={state.secretLabel ?? "Secret"} testId={`${testId}-secret`} />
+      )}
     </form>
   );
 }

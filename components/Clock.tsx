@@ -16,7 +16,8 @@ function useNow(everyMs: number): number | null {
 /** A timestamp in the reader's local time (UTC before hydration), with its ISO form as a tooltip. */
 export function LocalTime({ iso }: { iso: string }) {
   const now = useNow(60_000);
-  const text = now === null ? utc(iso) : new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  const text =
+    now === null ? utc(iso) : new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
   return (
     <time dateTime={iso} title={iso}>
       {text}
@@ -38,10 +39,17 @@ export function Age({ iso }: { iso: string }) {
 export function Countdown({ expiresAt, testId }: { expiresAt: string; testId?: string }) {
   const now = useNow(1000);
   const left = now === null ? null : Date.parse(expiresAt) - now;
-  const text = left === null ? `expires ${utc(expiresAt)}` : left > 0 ? `expires in ${span(left)}` : `expired ${span(left)} ago`;
+  const text =
+    left === null ? `expires ${utc(expiresAt)}` : left > 0 ? `expires in ${span(left)}` : `expired ${span(left)} ago`;
   const urgent = left !== null && left < 3_600_000;
   return (
-    <time dateTime={expiresAt} title={expiresAt} data-testid={testId} className={urgent ? "countdown countdown-soon" : "countdown"} suppressHydrationWarning>
+    <time
+      dateTime={expiresAt}
+      title={expiresAt}
+      data-testid={testId}
+      className={urgent ? "countdown countdown-soon" : "countdown"}
+      suppressHydrationWarning
+    >
       {text}
     </time>
   );

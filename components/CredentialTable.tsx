@@ -44,7 +44,12 @@ export function CredentialTable({
       </thead>
       <tbody>
         {rows.map((r) => (
-          <tr key={r.id} data-testid={rowTestId} {...{ [rowKey]: r.id }} data-state={r.revokedAt ? "revoked" : "active"}>
+          <tr
+            key={r.id}
+            data-testid={rowTestId}
+            {...{ [rowKey]: r.id }}
+            data-state={r.revokedAt ? "revoked" : "active"}
+          >
             <td>
               <code>{r.id}</code>
             </td>
@@ -54,7 +59,15 @@ export function CredentialTable({
             <td>
               <When at={r.lastUsedAt} />
             </td>
-            <td>{r.revokedAt ? <>revoked <When at={r.revokedAt} /></> : "active"}</td>
+            <td>
+              {r.revokedAt ? (
+                <>
+                  revoked <When at={r.revokedAt} />
+                </>
+              ) : (
+                "active"
+              )}
+            </td>
             <td>{!r.revokedAt && revoke(r)}</td>
           </tr>
         ))}

@@ -19,11 +19,14 @@ export function LiveRefresh({ only }: { only?: string }) {
     let last = 0;
     const refresh = () => {
       if (timer) return;
-      timer = setTimeout(() => {
-        timer = null;
-        last = Date.now();
-        router.refresh();
-      }, Math.max(SETTLE_MS, last + GAP_MS - Date.now()));
+      timer = setTimeout(
+        () => {
+          timer = null;
+          last = Date.now();
+          router.refresh();
+        },
+        Math.max(SETTLE_MS, last + GAP_MS - Date.now()),
+      );
     };
     source.addEventListener("inbox", (e) => {
       if (only === undefined) return refresh();

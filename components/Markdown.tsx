@@ -15,7 +15,33 @@ import rehypeSanitize, { type Options as SanitizeSchema } from "rehype-sanitize"
 import type { Element, ElementContent, Root, RootContent } from "hast";
 
 const SCHEMA: SanitizeSchema = {
-  tagNames: ["a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li", "ol", "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul"],
+  tagNames: [
+    "a",
+    "blockquote",
+    "br",
+    "code",
+    "del",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "strong",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+  ],
   attributes: {
     a: ["href", "title", ["dataMa2hImage", "true"]],
     code: [["className", /^language-[\w+-]+$/]],
@@ -79,7 +105,17 @@ function imageToLink(node: Element): void {
   node.children = [{ type: "text", value: `image: ${alt}` }];
 }
 
-function Link({ href, title, children, ...rest }: { href?: string; title?: string; children?: ReactNode; "data-ma2h-image"?: string }) {
+function Link({
+  href,
+  title,
+  children,
+  ...rest
+}: {
+  href?: string;
+  title?: string;
+  children?: ReactNode;
+  "data-ma2h-image"?: string;
+}) {
   const url = href ? safeUrl(href) : "";
   if (!url) return <span className="md-dead-link">{children}</span>;
   const host = externalHost(url);
@@ -92,10 +128,18 @@ function Link({ href, title, children, ...rest }: { href?: string; title?: strin
     );
   }
   return (
-    <a href={url} title={title} target="_blank" rel="noopener noreferrer nofollow" data-external="true" className={image ? "md-image-link" : "md-external"}>
+    <a
+      href={url}
+      title={title}
+      target="_blank"
+      rel="noopener noreferrer nofollow"
+      data-external="true"
+      className={image ? "md-image-link" : "md-external"}
+    >
       {children}
       <span className="md-host" aria-label={`external link to ${host}`}>
-        {" "}↗ {host}
+        {" "}
+        ↗ {host}
       </span>
     </a>
   );

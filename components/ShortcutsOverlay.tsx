@@ -16,7 +16,10 @@ export const LIST_SHORTCUTS: Array<[string, string]> = [
 ];
 
 export const ITEM_SHORTCUTS: Array<[string, string]> = [
-  ["a", "approve / answer (confirm: approve; select: the focused or first option, or your own words; input: focus the form; task: complete)"],
+  [
+    "a",
+    "approve / answer (confirm: approve; select: the focused or first option, or your own words; input: focus the form; task: complete)",
+  ],
   ["↑ ↓ ← → Home End", "in the options: move to a choice and select it (Space selects, Enter answers)"],
   ["d", "decline (ask) or dismiss (task)"],
   ["e", "edit: focus the first field or the comment"],

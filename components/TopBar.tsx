@@ -12,7 +12,15 @@ export interface TopBarPerson {
 }
 
 /** `administers`: whether the person is an owner or admin anywhere (the layout looks it up). */
-export function TopBar({ human, administers, section }: { human: TopBarPerson; administers: boolean; section: "Inbox" | "Admin" | "Settings" }) {
+export function TopBar({
+  human,
+  administers,
+  section,
+}: {
+  human: TopBarPerson;
+  administers: boolean;
+  section: "Inbox" | "Admin" | "Settings";
+}) {
   return (
     <header className="topbar">
       <Link prefetch={false} href="/inbox" className="brand">

@@ -46,7 +46,13 @@ test("a member of another account sees nothing of this one", async ({ browser })
 test("a viewer sees items but cannot resolve them", async ({ browser }) => {
   const a = api();
   const hub = e2eState().hubUrl;
-  const options = { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }] };
+  const options = {
+    mode: "select",
+    options: [
+      { value: "ship", label: "Ship" },
+      { value: "hold", label: "Hold" },
+    ],
+  };
   const viewTitle = `Viewer can read ${marker()}`;
   const target = await a.submit(envelope("ask", a.agentId, { title: viewTitle, request: options }));
   const donorTitle = `Owner answers ${marker()}`;

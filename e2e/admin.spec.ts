@@ -32,12 +32,20 @@ async function v1(path: string, key: string, body?: unknown): Promise<{ status: 
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-const submitWith = (key: string, over: Record<string, unknown> = {}) => v1("/v1/messages", key, envelope("notify", agentId, over));
+const submitWith = (key: string, over: Record<string, unknown> = {}) =>
+  v1("/v1/messages", key, envelope("notify", agentId, over));
 
 function pushAsk(path: string): Record<string, unknown> {
   return envelope("ask", agentId, {
     title: `Push ${marker()}`,
-    request: { mode: "confirm", callback: { mode: "push", url: `http://127.0.0.1:${e2eState().receiverPort}${path}`, auth: { scheme: "hmac", secret_ref: "cb" } } },
+    request: {
+      mode: "confirm",
+      callback: {
+        mode: "push",
+        url: `http://127.0.0.1:${e2eState().receiverPort}${path}`,
+        auth: { scheme: "hmac", secret_ref: "cb" },
+      },
+    },
   });
 }
 
@@ -54,7 +62,9 @@ test.afterAll(async () => {
   await receiver?.close();
 });
 
-test("an admin creates an agent and its key in the browser; the key submits; a rotated-out key works until revoked", async ({ browser }) => {
+test("an admin creates an agent and its key in the browser; the key submits; a rotated-out key works until revoked", async ({
+  browser,
+}) => {
   const { context, page } = await signedInContext(browser, LOGINS.alice);
   acceptDialogs(page);
   try {
@@ -96,7 +106,10 @@ test("an admin creates an agent and its key in the browser; the key submits; a r
 
     // Revoke the old one: it fails at once (401); the new one still works.
     await page.getByTestId(`revoke-key-${firstKeyId}-submit`).click();
-    await expect(page.locator(`[data-testid="key-row"][data-key="${firstKeyId}"]`)).toHaveAttribute("data-state", "revoked");
+    await expect(page.locator(`[data-testid="key-row"][data-key="${firstKeyId}"]`)).toHaveAttribute(
+      "data-state",
+      "revoked",
+    );
     const refused = await submitWith(firstKey);
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe("unauthenticated");
@@ -107,7 +120,9 @@ test("an admin creates an agent and its key in the browser; the key submits; a r
   }
 });
 
-test("a binding approved in the UI lets a push callback through; the item shows the attempts and redrives a failed push", async ({ browser }) => {
+test("a binding approved in the UI lets a push callback through; the item shows the attempts and redrives a failed push", async ({
+  browser,
+}) => {
   const state = e2eState();
   const origin = `http://127.0.0.1:${state.receiverPort}`;
   // Not approved yet: the push callback is refused at submit (§9.4).
@@ -140,7 +155,10 @@ test("a binding approved in the UI lets a push callback through; the item shows 
     const submitted = await v1("/v1/messages", currentKey, pushAsk("/hook"));
     expect(submitted.status).toBe(202);
     pushedId = submitted.body.id;
-    const answered = await v1(`/v1/messages/${pushedId}/resolve`, state.tokens.acme!.alice!, { resolution: "answered", value: "approve" });
+    const answered = await v1(`/v1/messages/${pushedId}/resolve`, state.tokens.acme!.alice!, {
+      resolution: "answered",
+      value: "approve",
+    });
     expect(answered.status).toBe(200);
     const [push] = await receiver.waitFor("/hook", 1, 30_000);
     expect(JSON.parse(push!.body).in_reply_to).toBe(pushedId);
@@ -159,7 +177,14 @@ test("a binding approved in the UI lets a push callback through; the item shows 
     receiver.script("/gone", [410]);
     const failing = await v1("/v1/messages", currentKey, pushAsk("/gone"));
     expect(failing.status).toBe(202);
-    expect((await v1(`/v1/messages/${failing.body.id}/resolve`, state.tokens.acme!.alice!, { resolution: "answered", value: "approve" })).status).toBe(200);
+    expect(
+      (
+        await v1(`/v1/messages/${failing.body.id}/resolve`, state.tokens.acme!.alice!, {
+          resolution: "answered",
+          value: "approve",
+        })
+      ).status,
+    ).toBe(200);
     await receiver.waitFor("/gone", 1, 30_000);
     await expect(async () => {
       await page.goto(`/inbox/${failing.body.id}`);
@@ -180,7 +205,9 @@ test("a binding approved in the UI lets a push callback through; the item shows 
   }
 });
 
-test("members: added in the UI, role changed, removed — the removed member's open session ends at once; an admin cannot make owners; the last owner stays", async ({ browser }) => {
+test("members: added in the UI, role changed, removed — the removed member's open session ends at once; an admin cannot make owners; the last owner stays", async ({
+  browser,
+}) => {
   const alice = await signedInContext(browser, LOGINS.alice);
   acceptDialogs(alice.page);
   try {
@@ -201,7 +228,10 @@ test("members: added in the UI, role changed, removed — the removed member's o
       await page.getByTestId("role-carl-select").selectOption("viewer");
       await page.getByTestId("role-carl-submit").click();
       await expect(page.getByTestId("role-carl-ok")).toContainText("carl is now viewer");
-      await expect(page.locator('[data-testid="member-row"][data-handle="carl"]')).toHaveAttribute("data-role", "viewer");
+      await expect(page.locator('[data-testid="member-row"][data-handle="carl"]')).toHaveAttribute(
+        "data-role",
+        "viewer",
+      );
 
       await page.getByTestId("remove-carl-submit").click();
       // (The row, and the form with its message, go away with the member.)
@@ -279,7 +309,10 @@ test("personal access tokens: created once-shown in settings, used over /v1, rev
     await page.reload();
     expect(await page.content()).not.toContain(pat);
     await page.getByTestId(`revoke-token-${id}-submit`).click();
-    await expect(page.locator(`[data-testid="token-row"][data-token="${id}"]`)).toHaveAttribute("data-state", "revoked");
+    await expect(page.locator(`[data-testid="token-row"][data-token="${id}"]`)).toHaveAttribute(
+      "data-state",
+      "revoked",
+    );
     const ask2 = await v1("/v1/messages", currentKey, envelope("ask", agentId, { title: `PAT ${marker()}` }));
     expect((await v1(`/v1/messages/${ask2.body.id}/resolve`, pat, { resolution: "declined" })).status).toBe(401);
   } finally {
@@ -341,7 +374,12 @@ test("members, viewers and another account's owner reach no admin page, export o
         expect(res?.status(), `${login} ${path}`).toBe(404);
       }
       for (const w of recorded) {
-        const res = await who.context.request.fetch(w.url, { method: "POST", headers: w.headers, data: w.body, maxRedirects: 0 });
+        const res = await who.context.request.fetch(w.url, {
+          method: "POST",
+          headers: w.headers,
+          data: w.body,
+          maxRedirects: 0,
+        });
         expect(await res.text(), `${login}'s replay must not mint a key`).not.toContain("ma2h_key_");
       }
     } finally {
@@ -363,7 +401,16 @@ test("members, viewers and another account's owner reach no admin page, export o
   const again = await signedInContext(browser, LOGINS.alice);
   try {
     const bodies = await Promise.all(
-      recorded.map(async (w) => (await again.context.request.fetch(w.url, { method: "POST", headers: w.headers, data: w.body, maxRedirects: 0 })).text()),
+      recorded.map(async (w) =>
+        (
+          await again.context.request.fetch(w.url, {
+            method: "POST",
+            headers: w.headers,
+            data: w.body,
+            maxRedirects: 0,
+          })
+        ).text(),
+      ),
     );
     expect(bodies.join("\n")).toContain("ma2h_key_");
   } finally {
@@ -379,7 +426,9 @@ test("the audit log names the right actor for every action, filters, and exports
     await page.getByTestId("audit-actor").fill("human:alice");
     await page.getByTestId("audit-apply").click();
     await page.waitForURL(/actor=human%3Aalice/);
-    const events = await page.locator('[data-testid="audit-row"]').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-event")));
+    const events = await page
+      .locator('[data-testid="audit-row"]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-event")));
     for (const kind of [
       "agent.created",
       "key.rotated",
@@ -393,17 +442,23 @@ test("the audit log names the right actor for every action, filters, and exports
     ]) {
       expect(events, kind).toContain(kind);
     }
-    const actors = await page.locator('[data-testid="audit-row"]').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-actor")));
+    const actors = await page
+      .locator('[data-testid="audit-row"]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-actor")));
     expect(new Set(actors)).toEqual(new Set(["human:alice"]));
     // The agent's submits are its own; bob's token changes and his decline are his.
     await page.goto(`/admin/acme/audit?actor=${encodeURIComponent(`agent:${agentId}`)}&kind=message.submitted`);
     await expect(page.locator('[data-testid="audit-row"]').first()).toHaveAttribute("data-actor", `agent:${agentId}`);
     await page.goto("/admin/acme/audit?actor=human%3Abob");
-    const bobEvents = await page.locator('[data-testid="audit-row"]').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-event")));
+    const bobEvents = await page
+      .locator('[data-testid="audit-row"]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-event")));
     expect(bobEvents).toEqual(expect.arrayContaining(["token.created", "token.revoked", "message.declined"]));
     // Kind family and time filters.
     await page.goto("/admin/acme/audit?kind=key.*");
-    const keyEvents = await page.locator('[data-testid="audit-row"]').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-event")));
+    const keyEvents = await page
+      .locator('[data-testid="audit-row"]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-event")));
     expect(keyEvents.length).toBeGreaterThan(0);
     expect(keyEvents.every((e) => e!.startsWith("key."))).toBe(true);
     await page.goto(`/admin/acme/audit?from=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`);
@@ -413,9 +468,14 @@ test("the audit log names the right actor for every action, filters, and exports
     const res = await context.request.get("/admin/acme/audit/export?actor=human%3Aalice");
     expect(res.status()).toBe(200);
     expect(res.headers()["content-type"]).toContain("application/x-ndjson");
-    const lines = (await res.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = (await res.text())
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.every((l) => l.actor === "human:alice")).toBe(true);
-    expect(lines.map((l) => l.event)).toEqual(expect.arrayContaining(["agent.created", "key.revoked", "binding.added", "member.removed"]));
+    expect(lines.map((l) => l.event)).toEqual(
+      expect.arrayContaining(["agent.created", "key.revoked", "binding.added", "member.removed"]),
+    );
     const binding = lines.find((l) => l.event === "binding.added");
     expect(binding.detail.secret_refs).toEqual(["cb"]);
     expect(JSON.stringify(lines)).not.toContain("ui-secret-VALUE-never-shown");

@@ -56,7 +56,9 @@ test.describe("sign-in", () => {
     expect(await identitiesOf("mallory@acme.test")).toEqual([]);
   });
 
-  test("a second sign-in as alice matches the bound identity; another subject with her email is refused", async ({ browser }) => {
+  test("a second sign-in as alice matches the bound identity; another subject with her email is refused", async ({
+    browser,
+  }) => {
     const first = await signedInContext(browser, LOGINS.alice);
     await first.context.close();
     const bound = await identitiesOf("alice@acme.test");
@@ -116,7 +118,10 @@ test.describe("sign-in", () => {
     const token = await sessionCookie(context);
     expect(token).toBeTruthy();
     const csrf = (await (await page.request.get("/api/auth/csrf")).json()).csrfToken as string;
-    await page.request.post("/api/auth/signout", { form: { csrfToken: csrf, callbackUrl: "/signin" }, maxRedirects: 0 });
+    await page.request.post("/api/auth/signout", {
+      form: { csrfToken: csrf, callbackUrl: "/signin" },
+      maxRedirects: 0,
+    });
     // The old cookie no longer opens a session.
     const replay = await browser.newContext({ baseURL: e2eState().hubUrl });
     await replay.addCookies([{ name: SESSION_COOKIE, value: token as string, url: e2eState().hubUrl }]);

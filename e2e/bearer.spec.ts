@@ -3,7 +3,16 @@
  * cookie-write same-origin check and are never redirected to sign-in — even when the caller also
  * sends a browser session cookie and a cross-site Origin. Cookie-authenticated writes are checked.
  */
-import { api, envelope, expect, marker, sessionCookie, signedInContext, test, SESSION_COOKIE } from "./support/fixtures";
+import {
+  api,
+  envelope,
+  expect,
+  marker,
+  sessionCookie,
+  signedInContext,
+  test,
+  SESSION_COOKIE,
+} from "./support/fixtures";
 import { e2eState, LOGINS } from "./support/state";
 
 const EVIL = "http://evil.example";
@@ -29,29 +38,48 @@ test("bearer /v1 POSTs are never redirected or CSRF-refused; cookie writes are o
   const crossSite = { origin: EVIL, "sec-fetch-site": "cross-site", cookie };
 
   // Submit with the agent key, from a "cross-site" caller that also has a session cookie.
-  const submitted = await post("/v1/messages", { authorization: `Bearer ${a.key}`, ...crossSite }, envelope("ask", a.agentId, { title: `Bearer ${marker()}` }));
+  const submitted = await post(
+    "/v1/messages",
+    { authorization: `Bearer ${a.key}`, ...crossSite },
+    envelope("ask", a.agentId, { title: `Bearer ${marker()}` }),
+  );
   expect(submitted.location).toBeNull();
   expect(submitted.status).toBe(202);
   const id = submitted.body.id as string;
 
   // Resolve with alice's personal access token, same conditions.
-  const resolved = await post(`/v1/messages/${id}/resolve`, { authorization: `Bearer ${pat}`, ...crossSite }, { resolution: "answered", value: "approve" });
+  const resolved = await post(
+    `/v1/messages/${id}/resolve`,
+    { authorization: `Bearer ${pat}`, ...crossSite },
+    { resolution: "answered", value: "approve" },
+  );
   expect(resolved.location).toBeNull();
   expect(resolved.status).toBe(200);
   expect((await a.pull(id)).response.response.actor).toBe("human:alice");
 
   // The same with X-API-Key.
-  const viaHeader = await post("/v1/messages", { "x-api-key": a.key, ...crossSite }, envelope("ask", a.agentId, { title: `X-API-Key ${marker()}` }));
+  const viaHeader = await post(
+    "/v1/messages",
+    { "x-api-key": a.key, ...crossSite },
+    envelope("ask", a.agentId, { title: `X-API-Key ${marker()}` }),
+  );
   expect(viaHeader.status).toBe(202);
 
   // Controls: the cookie alone, cross-site, is refused with §8.5 JSON (not a redirect) ...
-  const csrf = await post(`/v1/messages/${viaHeader.body.id}/resolve`, crossSite, { resolution: "answered", value: "approve" });
+  const csrf = await post(`/v1/messages/${viaHeader.body.id}/resolve`, crossSite, {
+    resolution: "answered",
+    value: "approve",
+  });
   expect(csrf.location).toBeNull();
   expect(csrf.status).toBe(403);
   expect(csrf.body.error.code).toBe("not_authorized");
   expect((await a.pull(viaHeader.body.id)).status).toBe("open");
   // ... and accepted from our own origin, attested to the session's person.
-  const sameOrigin = await post(`/v1/messages/${viaHeader.body.id}/resolve`, { origin: state.hubUrl, cookie }, { resolution: "answered", value: "deny" });
+  const sameOrigin = await post(
+    `/v1/messages/${viaHeader.body.id}/resolve`,
+    { origin: state.hubUrl, cookie },
+    { resolution: "answered", value: "deny" },
+  );
   expect(sameOrigin.status).toBe(200);
   const pulled = await a.pull(viaHeader.body.id);
   expect(pulled.response.response).toMatchObject({ actor: "human:alice", value: "deny" });

@@ -69,7 +69,12 @@ test("send from the agent page, drain, ack with a note: alice sees it acknowledg
   const entry = await drainFor(title, a.key);
   const me = new DirectiveAgent(`agent:${AGENT}`, `${e2eState().hubUrl}/.well-known/ma2h-keys`);
   expect(await me.receive(entry)).toMatchObject({ ok: true });
-  expect(entry.directive).toMatchObject({ from: "human:alice", to: `agent:${AGENT}`, priority: "urgent", body: "**Hold** every deploy." });
+  expect(entry.directive).toMatchObject({
+    from: "human:alice",
+    to: `agent:${AGENT}`,
+    priority: "urgent",
+    body: "**Hold** every deploy.",
+  });
 
   // Live: the track moves without a reload; the agent is now listening.
   await expect(row.getByTestId("directive-status")).toHaveText("delivered");

@@ -56,7 +56,8 @@ async function tabIntoGroup(page: Page): Promise<void> {
   throw new Error("Tab never reached the option group");
 }
 
-const focusedTestId = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid ?? null);
+const focusedTestId = (page: Page) =>
+  page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid ?? null);
 
 test("a 0.6 select with allow_edit: answered in her own words, keyboard only → verbatim, edited: true", async () => {
   const a = api();
@@ -145,7 +146,10 @@ test("no free-form choice on a 0.5 ask with allow_edit: true, nor on a 0.6 one w
   const { page } = alice;
   const oldTitle = `Old allow_edit ${marker()}`;
   const old = await a.submit(
-    envelope("ask", a.agentId, { title: oldTitle, request: { mode: "select", options: OPTIONS, permissions: { allow_edit: true } } }),
+    envelope("ask", a.agentId, {
+      title: oldTitle,
+      request: { mode: "select", options: OPTIONS, permissions: { allow_edit: true } },
+    }),
   );
   await open(page, old, oldTitle);
   await expect(page.getByTestId("option-ship")).toBeVisible();
@@ -159,7 +163,9 @@ test("no free-form choice on a 0.5 ask with allow_edit: true, nor on a 0.6 one w
   await expect(page.getByTestId("option-free-form")).toHaveCount(0);
 });
 
-test("a purged message: its tombstone for a seat holder, 404 for another account, 410 for the agent", async ({ browser }) => {
+test("a purged message: its tombstone for a seat holder, 404 for another account, 410 for the agent", async ({
+  browser,
+}) => {
   const a = api();
   const state = e2eState();
   const title = `Purged ${marker()}`;

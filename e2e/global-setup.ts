@@ -45,7 +45,13 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   const port = await freePort();
   const hubUrl = `http://127.0.0.1:${port}`;
   const idp = await startDevIdp({
-    clients: [{ client_id: OIDC_CLIENT.id, client_secret: OIDC_CLIENT.secret, redirect_uris: [`${hubUrl}/api/auth/callback/oidc`] }],
+    clients: [
+      {
+        client_id: OIDC_CLIENT.id,
+        client_secret: OIDC_CLIENT.secret,
+        redirect_uris: [`${hubUrl}/api/auth/callback/oidc`],
+      },
+    ],
     accounts: [
       { login: "mallory", email: "mallory@acme.test", email_verified: false },
       { login: "alice-elsewhere", email: "alice@acme.test", email_verified: true, sub: "another-subject-for-alice" },

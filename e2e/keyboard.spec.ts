@@ -29,7 +29,10 @@ async function rowIds(page: Page): Promise<string[]> {
 }
 
 async function cursorId(page: Page): Promise<string | null> {
-  return page.locator('[data-testid="inbox-row"][data-cursor="true"]').first().getAttribute("data-id", { timeout: 5_000 });
+  return page
+    .locator('[data-testid="inbox-row"][data-cursor="true"]')
+    .first()
+    .getAttribute("data-id", { timeout: 5_000 });
 }
 
 /** Moves the cursor to `id` with j/k only. */
@@ -48,7 +51,13 @@ async function cursorTo(page: Page, id: string): Promise<void> {
 /** A key that resolves may act at once or ask for a confirmation (Enter submits it). */
 async function pressAndConfirm(page: Page, key: string): Promise<void> {
   await page.keyboard.press(key);
-  const done = await page.getByTestId("outcome").waitFor({ state: "visible", timeout: 2_000 }).then(() => true, () => false);
+  const done = await page
+    .getByTestId("outcome")
+    .waitFor({ state: "visible", timeout: 2_000 })
+    .then(
+      () => true,
+      () => false,
+    );
   if (!done) await page.keyboard.press("Enter");
 }
 
@@ -69,7 +78,9 @@ test("j/k move the cursor, x selects, ? shows the shortcuts", async () => {
   await gotoInbox(page);
   const listed = await rowIds(page);
   // Open items by priority: ours appear in that order.
-  expect(ids.map((id) => listed.indexOf(id)).every((v, i, arr) => v >= 0 && (i === 0 || v > (arr[i - 1] as number)))).toBe(true);
+  expect(
+    ids.map((id) => listed.indexOf(id)).every((v, i, arr) => v >= 0 && (i === 0 || v > (arr[i - 1] as number))),
+  ).toBe(true);
 
   // Exactly one cursor row.
   await expect(page.locator('[data-testid="inbox-row"][data-cursor="true"]')).toHaveCount(1);
@@ -146,7 +157,10 @@ test("bulk decline and complete skip what they may not do, and say why", async (
     await t.submit(envelope("ask", t.agentId, { title: `Bulk ask 2 ${tag}` })),
   ];
   const locked = await t.submit(
-    envelope("ask", t.agentId, { title: `Bulk locked ${tag}`, request: { mode: "confirm", permissions: { allow_ignore: false } } }),
+    envelope("ask", t.agentId, {
+      title: `Bulk locked ${tag}`,
+      request: { mode: "confirm", permissions: { allow_ignore: false } },
+    }),
   );
   const tasks = [
     await t.submit(envelope("task", t.agentId, { title: `Bulk task 1 ${tag}` })),

@@ -56,7 +56,11 @@ test("select: an option and a comment", async () => {
   const pulled = await pullTerminal(a, id);
   expect(pulled.status).toBe("answered");
   expect(pulled.response.resolution).toBe("answered");
-  expect(pulled.response.response).toMatchObject({ actor: "human:alice", value: "hold", comment: "Hold — a human should look first." });
+  expect(pulled.response.response).toMatchObject({
+    actor: "human:alice",
+    value: "hold",
+    comment: "Hold — a human should look first.",
+  });
 });
 
 test("confirm: approve", async () => {
@@ -122,7 +126,12 @@ test("input: a generated form with string, boolean, integer, enum and a sensitiv
   const pulled = await pullTerminal(a, id);
   expect(pulled.status).toBe("answered");
   expect(pulled.response.response.actor).toBe("human:alice");
-  expect(pulled.response.response.value).toMatchObject({ release_note: "Faster checkout.", notify_users: true, retries: 3, environment: "prod" });
+  expect(pulled.response.response.value).toMatchObject({
+    release_note: "Faster checkout.",
+    notify_users: true,
+    retries: 3,
+    environment: "prod",
+  });
   expect(JSON.stringify(pulled.response.response.value.payment_api_key)).toContain(secret);
   // Kept out of the logs (§9.6).
   expect(hubLogs()).not.toContain(secret);
@@ -174,7 +183,10 @@ test("the form is prefilled from default_on_expire; another listed option is not
   const a = api();
   const request = {
     mode: "select",
-    options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }],
+    options: [
+      { value: "ship", label: "Ship" },
+      { value: "hold", label: "Hold" },
+    ],
     // allow_accept (removed in v0.6) is read by nothing: `false` here still leaves "Accept suggestion".
     permissions: { allow_accept: false, allow_respond: true, allow_ignore: true },
     default_on_expire: "hold",
@@ -192,14 +204,22 @@ test("the form is prefilled from default_on_expire; another listed option is not
   await page.getByTestId("submit-answer").click();
   await expect(page.getByTestId("outcome")).toContainText("human:alice");
   // §6 (v0.6): `edited` is set membership — a listed option is never edited, whatever the prefill.
-  expect((await pullTerminal(a, changed)).response.response).toMatchObject({ actor: "human:alice", value: "ship", edited: false });
+  expect((await pullTerminal(a, changed)).response.response).toMatchObject({
+    actor: "human:alice",
+    value: "ship",
+    edited: false,
+  });
 
   const keptTitle = `Prefill kept ${marker()}`;
   const kept = await a.submit(envelope("ask", a.agentId, { title: keptTitle, expires_at, request }));
   await open(page, kept, keptTitle);
   await page.getByTestId("submit-answer").click();
   await expect(page.getByTestId("outcome")).toContainText("human:alice");
-  expect((await pullTerminal(a, kept)).response.response).toMatchObject({ actor: "human:alice", value: "hold", edited: false });
+  expect((await pullTerminal(a, kept)).response.response).toMatchObject({
+    actor: "human:alice",
+    value: "hold",
+    edited: false,
+  });
 });
 
 test("decline an ask and dismiss a task", async () => {
@@ -233,7 +253,13 @@ test("two browsers answer the same ask: one wins, the other sees the conflict", 
   const id = await a.submit(
     envelope("ask", a.agentId, {
       title,
-      request: { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }] },
+      request: {
+        mode: "select",
+        options: [
+          { value: "ship", label: "Ship" },
+          { value: "hold", label: "Hold" },
+        ],
+      },
     }),
   );
   const bob = await signedInContext(browser, LOGINS.bob);

@@ -38,7 +38,10 @@ test("waiting now → answered → delivered → acknowledged with the note", as
   await expect(row.getByTestId("row-waiting")).toHaveText("waiting now");
 
   // alice answers through the API with her token (the form itself is resolve.spec.ts's job).
-  const resolved = await a.resolveWithToken(id, e2eState().tokens.acme!.alice!, { resolution: "answered", value: "approve" });
+  const resolved = await a.resolveWithToken(id, e2eState().tokens.acme!.alice!, {
+    resolution: "answered",
+    value: "approve",
+  });
   expect(resolved.status).toBe(200);
   await page.goto(`/inbox/${id}`);
   await expect(page.getByTestId("response-track")).toHaveAttribute("data-state", "not-delivered");
@@ -51,7 +54,8 @@ test("waiting now → answered → delivered → acknowledged with the note", as
   await expect(page.getByTestId("response-track")).toHaveAttribute("data-state", "delivered-to-agent");
   await expect(page.getByTestId("track-delivered")).toContainText("Delivered to the agent");
 
-  const note = "got it — **resuming** the deploy <img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>";
+  const note =
+    "got it — **resuming** the deploy <img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>";
   const res = await fetch(`${e2eState().hubUrl}/v1/messages/${id}/ack`, {
     method: "POST",
     headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" },

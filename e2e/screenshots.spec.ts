@@ -12,7 +12,12 @@ const hubUrl = () => e2eState().hubUrl;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, "Z");
 const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
 let n = 0;
-const agent = (project = "web-app") => ({ id: "deploybot/dev-team", run_id: `run_demo_${++n}`, runtime: "github-actions", project });
+const agent = (project = "web-app") => ({
+  id: "deploybot/dev-team",
+  run_id: `run_demo_${++n}`,
+  runtime: "github-actions",
+  project,
+});
 
 test("screenshots of the inbox and of an item", async ({ browser }) => {
   const a = api("demo");
@@ -35,7 +40,11 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
     idempotency_key: `demo-note-${Date.now()}`,
     request: {
       mode: "input",
-      schema: { type: "object", properties: { release_note: { type: "string" }, notify_users: { type: "boolean" } }, required: ["release_note"] },
+      schema: {
+        type: "object",
+        properties: { release_note: { type: "string" }, notify_users: { type: "boolean" } },
+        required: ["release_note"],
+      },
     },
   });
   await a.submit({
@@ -48,7 +57,8 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
     idempotency_key: `demo-rotate-${Date.now()}`,
     body: "The #150 rollout needs a fresh `API_SIGNING_KEY` (≥32 chars). I can't set secrets — rotate it and reply done.",
     action: {
-      instructions: "Generate a ≥32-char random key, store it as API_SIGNING_KEY in the prod secret manager, and roll it out.",
+      instructions:
+        "Generate a ≥32-char random key, store it as API_SIGNING_KEY in the prod secret manager, and roll it out.",
       checklist: [
         { text: "Generate ≥32-char key", done: false },
         { text: "Store as API_SIGNING_KEY in prod secrets", done: false },
@@ -81,12 +91,23 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
     context: [
       { kind: "text", text: "Canary error rate 0.02 % over the last hour." },
       { kind: "data", data: { build: 142, commit: "9f2c1ab", checks: { unit: "pass", e2e: "pass", lint: "pass" } } },
-      { kind: "file", file: { uri: "https://ci.example.com/artifacts/142/report.html", name: "test-report.html", mime_type: "text/html" } },
+      {
+        kind: "file",
+        file: {
+          uri: "https://ci.example.com/artifacts/142/report.html",
+          name: "test-report.html",
+          mime_type: "text/html",
+        },
+      },
     ],
     request: {
       mode: "select",
       options: [
-        { value: "ship", label: "Ship to prod now", description: "Promote the candidate build to production immediately." },
+        {
+          value: "ship",
+          label: "Ship to prod now",
+          description: "Promote the candidate build to production immediately.",
+        },
         { value: "hold", label: "Hold for review", description: "Wait for a human to review before deploying." },
         { value: "abort", label: "Abort the release", description: "Revert and close." },
       ],
@@ -126,7 +147,10 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
     await fetch(`${hubUrl()}/v1/inbox/ack`, {
       method: "POST",
       headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ ids: [first!.directive.id], note: "Paused. Deploys stay frozen until you send **resume**." }),
+      body: JSON.stringify({
+        ids: [first!.directive.id],
+        note: "Paused. Deploys stay frozen until you send **resume**.",
+      }),
     });
     await expect(page.getByTestId("directive-status").getByText("acknowledged")).toBeVisible();
     await page.waitForTimeout(300);

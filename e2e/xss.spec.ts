@@ -72,7 +72,20 @@ async function assertInertDom(page: Page, where: string): Promise<void> {
       for (const at of Array.from(el.attributes)) {
         const n = at.name.toLowerCase();
         if (n.startsWith("on")) bad.push(`${el.tagName} has ${n}`);
-        if (["href", "src", "action", "formaction", "xlink:href", "data", "poster", "background", "ping", "srcset"].includes(n)) {
+        if (
+          [
+            "href",
+            "src",
+            "action",
+            "formaction",
+            "xlink:href",
+            "data",
+            "poster",
+            "background",
+            "ping",
+            "srcset",
+          ].includes(n)
+        ) {
           const v = at.value.replace(/[\u0000-\u0020]/g, "").toLowerCase();
           if (danger.test(v)) bad.push(`${el.tagName} ${n}=${at.value.slice(0, 60)}`);
         }
@@ -83,9 +96,12 @@ async function assertInertDom(page: Page, where: string): Promise<void> {
       if (document.querySelector(sel)) bad.push(`a <${sel}> element`);
     }
     // Where agent- and resolver-supplied text is shown, no raw HTML element may appear.
-    const rendered = '[data-testid="item-title"],[data-testid="item-body"],[data-testid="item-context"],[data-testid="outcome"],[data-testid="conflict"]';
+    const rendered =
+      '[data-testid="item-title"],[data-testid="item-body"],[data-testid="item-context"],[data-testid="outcome"],[data-testid="conflict"]';
     for (const area of Array.from(document.querySelectorAll(rendered))) {
-      const raw = area.querySelector("script,style,link,img,svg,math,video,audio,picture,source,form,template,noscript,x,body,title,textarea,input,button");
+      const raw = area.querySelector(
+        "script,style,link,img,svg,math,video,audio,picture,source,form,template,noscript,x,body,title,textarea,input,button",
+      );
       if (raw) bad.push(`${area.getAttribute("data-testid")} contains <${raw.tagName.toLowerCase()}>`);
     }
     for (const area of Array.from(document.querySelectorAll(`${rendered},[data-testid="inbox-row"]`))) {
@@ -93,7 +109,8 @@ async function assertInertDom(page: Page, where: string): Promise<void> {
         const href = (a as HTMLAnchorElement).href;
         if (/^https?:/.test(href) && new URL(href).origin !== location.origin) {
           const rel = (a.getAttribute("rel") ?? "").split(/\s+/);
-          for (const need of ["noopener", "noreferrer", "nofollow"]) if (!rel.includes(need)) bad.push(`external link ${href} lacks rel ${need}`);
+          for (const need of ["noopener", "noreferrer", "nofollow"])
+            if (!rel.includes(need)) bad.push(`external link ${href} lacks rel ${need}`);
         }
       }
     }
@@ -180,7 +197,10 @@ test("the controls render and the corpus is inert in body, title, options, conte
     const context = group.flatMap((p, j) => [
       { kind: "text", text: p },
       { kind: "data", data: { payload: p, [p.slice(0, 50)]: [p] } },
-      { kind: "file", file: { uri: XSS_FILE_URIS[(k * CHUNK + j) % XSS_FILE_URIS.length], name: p, mime_type: "text/html" } },
+      {
+        kind: "file",
+        file: { uri: XSS_FILE_URIS[(k * CHUNK + j) % XSS_FILE_URIS.length], name: p, mime_type: "text/html" },
+      },
     ]);
     open.push(
       await a.submit(
@@ -192,7 +212,9 @@ test("the controls render and the corpus is inert in body, title, options, conte
         }),
       ),
     );
-    const done = await a.submit(envelope("ask", a.agentId, { title: `XSS comment #${k}`, request: { mode: "select", options } }));
+    const done = await a.submit(
+      envelope("ask", a.agentId, { title: `XSS comment #${k}`, request: { mode: "select", options } }),
+    );
     const r = await a.resolveWithToken(done, pat, { resolution: "answered", value: "o0", comment: group.join("\n") });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     resolved.push(done);

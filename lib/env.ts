@@ -11,12 +11,21 @@ const flag = z
   .transform((v) => v === "1" || v === "true");
 
 /** An optional setting where an empty value means unset. */
-const optionalText = z.string().optional().transform((v) => (v ? v : undefined));
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v : undefined));
 
 const schema = z.object({
   DATABASE_URL: z.string().min(1, "DATABASE_URL is required"),
-  REDIS_URL: z.string().optional().transform((v) => (v ? v : undefined)),
-  MA2H_QUEUE_PREFIX: z.string().optional().transform((v) => (v ? v : undefined)),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
+  MA2H_QUEUE_PREFIX: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
   PORT: int(3000, 1),
   HOST: z.string().default("127.0.0.1"),
   MA2H_PUBLIC_URL: z.string().optional(),
@@ -32,8 +41,14 @@ const schema = z.object({
   AUTH_GOOGLE_SECRET: optionalText,
   MA2H_SECRETS_KEY: z.string().optional(),
   MA2H_DEV_MODE: flag,
-  TLS_CERT_FILE: z.string().optional().transform((v) => (v ? v : undefined)),
-  TLS_KEY_FILE: z.string().optional().transform((v) => (v ? v : undefined)),
+  TLS_CERT_FILE: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
+  TLS_KEY_FILE: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
   MA2H_TRUST_PROXY: flag,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // §8.6 limits (advertised from these same values).
@@ -139,7 +154,8 @@ export function signInProviderSettings(): {
   google?: OAuthClient;
 } {
   const e = env();
-  const client = (clientId: string | undefined, clientSecret: string | undefined) => (clientId && clientSecret ? { clientId, clientSecret } : undefined);
+  const client = (clientId: string | undefined, clientSecret: string | undefined) =>
+    clientId && clientSecret ? { clientId, clientSecret } : undefined;
   const issuer = e.AUTH_OIDC_ISSUER?.replace(/\/+$/, "");
   const oidc = client(e.AUTH_OIDC_CLIENT_ID, e.AUTH_OIDC_CLIENT_SECRET);
   return {

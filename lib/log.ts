@@ -6,7 +6,8 @@
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
-const DENY = /^(state|body|context|value|comment|response|request|action|envelope|authorization|x-api-key|api_key|token|secret|password|auth_secret)$/i;
+const DENY =
+  /^(state|body|context|value|comment|response|request|action|envelope|authorization|x-api-key|api_key|token|secret|password|auth_secret)$/i;
 
 function threshold(): number {
   const l = (process.env.LOG_LEVEL ?? "info") as Level | "silent";

@@ -15,7 +15,11 @@ async function increment(key: string, windowStart: Date): Promise<number> {
   const r = redis();
   if (r) {
     const k = `ma2h:rate:${key}:${windowStart.getTime()}`;
-    const [[, count]] = (await r.multi().incr(k).pexpire(k, WINDOW_MS * 2).exec()) as [[unknown, number]];
+    const [[, count]] = (await r
+      .multi()
+      .incr(k)
+      .pexpire(k, WINDOW_MS * 2)
+      .exec()) as [[unknown, number]];
     return count;
   }
   const rows = await db().$queryRaw<{ count: number }[]>`

@@ -20,7 +20,9 @@ let cachedKey: { material: string; key: Buffer } | null = null;
 function sealingKey(): Buffer {
   const material = env().secretsKeyMaterial;
   if (!material) {
-    throw new Error("AUTH_SECRET is not set: it is required to seal and open callback secrets (or set MA2H_SECRETS_KEY)");
+    throw new Error(
+      "AUTH_SECRET is not set: it is required to seal and open callback secrets (or set MA2H_SECRETS_KEY)",
+    );
   }
   if (cachedKey?.material !== material) {
     cachedKey = { material, key: Buffer.from(hkdfSync("sha256", material, HKDF_SALT, HKDF_INFO, 32)) };

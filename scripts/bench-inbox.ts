@@ -23,7 +23,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const WARMUP = 20;
 
 /** One INSERT … SELECT: `n` rows for `account`, cycling agents, priorities, projects, tags and words. */
-async function seed(accountId: string, agentRowIds: string[], n: number, status: "open" | "answered", offset: number): Promise<void> {
+async function seed(
+  accountId: string,
+  agentRowIds: string[],
+  n: number,
+  status: "open" | "answered",
+  offset: number,
+): Promise<void> {
   await db().$executeRaw`
     INSERT INTO messages (id, account_id, agent_row_id, type, status, ma2h_version, envelope, title, priority, priority_rank,
                           project, tags, idempotency_key, created_at, status_changed_at, terminal_at)
@@ -50,7 +56,12 @@ async function seed(accountId: string, agentRowIds: string[], n: number, status:
     FROM generate_series(1, ${n}::int) AS s(i)`;
 }
 
-async function time(label: string, userId: string, filters: InboxFilters, after: () => string | null = () => null): Promise<void> {
+async function time(
+  label: string,
+  userId: string,
+  filters: InboxFilters,
+  after: () => string | null = () => null,
+): Promise<void> {
   const run = async () => {
     const t0 = performance.now();
     const page = await listInbox(userId, filters, { after: after() });
@@ -65,7 +76,9 @@ async function time(label: string, userId: string, filters: InboxFilters, after:
   }
   const p50 = percentile(samples, 50).toFixed(1);
   const p99 = percentile(samples, 99).toFixed(1);
-  console.log(`${label.padEnd(44)} p50 ${p50.padStart(6)} ms   p99 ${p99.padStart(6)} ms   (${last.page.rows.length} rows of ${last.page.total})`);
+  console.log(
+    `${label.padEnd(44)} p50 ${p50.padStart(6)} ms   p99 ${p99.padStart(6)} ms   (${last.page.rows.length} rows of ${last.page.total})`,
+  );
 }
 
 async function timeSql(label: string, sql: Prisma.Sql): Promise<void> {
@@ -75,7 +88,9 @@ async function timeSql(label: string, sql: Prisma.Sql): Promise<void> {
     await db().$queryRaw(sql);
     if (i >= WARMUP) samples.push(performance.now() - t0);
   }
-  console.log(`${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(1).padStart(6)} ms   p99 ${percentile(samples, 99).toFixed(1).padStart(6)} ms`);
+  console.log(
+    `${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(1).padStart(6)} ms   p99 ${percentile(samples, 99).toFixed(1).padStart(6)} ms`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -92,13 +107,37 @@ async function main(): Promise<void> {
     const bench = accounts.find((a) => a.slug === "bench")!;
     const small = accounts.find((a) => a.slug === "small")!;
     const t0 = performance.now();
-    await seed(bench.id, bench.agents.map((a) => a.id), OPEN, "open", 0);
-    await seed(bench.id, bench.agents.map((a) => a.id), CLOSED, "answered", OPEN);
-    await seed(small.id, small.agents.map((a) => a.id), 200, "open", OPEN + CLOSED);
+    await seed(
+      bench.id,
+      bench.agents.map((a) => a.id),
+      OPEN,
+      "open",
+      0,
+    );
+    await seed(
+      bench.id,
+      bench.agents.map((a) => a.id),
+      CLOSED,
+      "answered",
+      OPEN,
+    );
+    await seed(
+      small.id,
+      small.agents.map((a) => a.id),
+      200,
+      "open",
+      OPEN + CLOSED,
+    );
     await db().$executeRawUnsafe("ANALYZE messages");
-    const trgm = await db().$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM pg_indexes WHERE indexname = 'messages_title_trgm_idx'`;
-    console.log(`seeded ${OPEN} open + ${CLOSED} answered (account bench) + 200 open (account small) in ${(performance.now() - t0).toFixed(0)} ms; trigram index: ${trgm[0]?.n ? "yes" : "no"}`);
-    console.log(`listInbox = the page (${PAGE_SIZE} rows, keyset) + faceted counts (two scans), ${ROUNDS} rounds after ${WARMUP} warm-up`);
+    const trgm = await db().$queryRaw<
+      Array<{ n: bigint }>
+    >`SELECT count(*) AS n FROM pg_indexes WHERE indexname = 'messages_title_trgm_idx'`;
+    console.log(
+      `seeded ${OPEN} open + ${CLOSED} answered (account bench) + 200 open (account small) in ${(performance.now() - t0).toFixed(0)} ms; trigram index: ${trgm[0]?.n ? "yes" : "no"}`,
+    );
+    console.log(
+      `listInbox = the page (${PAGE_SIZE} rows, keyset) + faceted counts (two scans), ${ROUNDS} rounds after ${WARMUP} warm-up`,
+    );
 
     const first = await listInbox(userId, {});
     await time("first page, both accounts", userId, {});
@@ -106,10 +145,16 @@ async function main(): Promise<void> {
     await time("one account selected", userId, { account: "bench" });
     await time("filtered: verb=task priority=high", userId, { verb: "task", priority: "high" });
     await time("filtered: project=proj-3 tag=release", userId, { project: "proj-3", tag: "release" });
-    await time("search: q=\"service-42\"", userId, { q: "service-42" });
-    await time("filtered: agent + search \"migration\"", userId, { agent: "bench/agent-2", q: "migration" });
-    await timeSql("the page query alone (first page)", openPageSql([bench.id, small.id], filterConditions({}), null, PAGE_SIZE + 1));
-    await timeSql("the page query alone (verb=task priority=high)", openPageSql([bench.id, small.id], filterConditions({ verb: "task", priority: "high" }), null, PAGE_SIZE + 1));
+    await time('search: q="service-42"', userId, { q: "service-42" });
+    await time('filtered: agent + search "migration"', userId, { agent: "bench/agent-2", q: "migration" });
+    await timeSql(
+      "the page query alone (first page)",
+      openPageSql([bench.id, small.id], filterConditions({}), null, PAGE_SIZE + 1),
+    );
+    await timeSql(
+      "the page query alone (verb=task priority=high)",
+      openPageSql([bench.id, small.id], filterConditions({ verb: "task", priority: "high" }), null, PAGE_SIZE + 1),
+    );
 
     const plan = await db().$queryRaw<Array<{ "QUERY PLAN": string }>>(
       Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${openPageSql([bench.id, small.id], filterConditions({}), null, PAGE_SIZE + 1)}`,

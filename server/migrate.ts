@@ -23,13 +23,20 @@ type Engine = Awaited<ReturnType<typeof import("@prisma/schema-engine-wasm/schem
 async function engineFor(factory: unknown): Promise<Engine> {
   const rt = await import("@prisma/schema-engine-wasm/schema_engine_bg");
   const require = createRequire(import.meta.url);
-  const wasmPath = join(dirname(require.resolve("@prisma/schema-engine-wasm/schema_engine_bg")), "schema_engine_bg.wasm");
+  const wasmPath = join(
+    dirname(require.resolve("@prisma/schema-engine-wasm/schema_engine_bg")),
+    "schema_engine_bg.wasm",
+  );
   const instance = new WebAssembly.Instance(new WebAssembly.Module(await readFile(wasmPath)), {
     "./schema_engine_bg.js": rt as unknown as WebAssembly.ModuleImports,
   });
   rt.__wbg_set_wasm(instance.exports);
   (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
-  return rt.SchemaEngine.new({ datamodels: undefined }, () => {}, bindMigrationAwareSqlAdapterFactory(factory as never));
+  return rt.SchemaEngine.new(
+    { datamodels: undefined },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(factory as never),
+  );
 }
 
 async function migrationsList() {

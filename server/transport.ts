@@ -21,7 +21,8 @@ export function isLoopback(address: string | undefined): boolean {
 
 export function transportMode(e: Env): TransportMode {
   if (e.TLS_CERT_FILE || e.TLS_KEY_FILE) {
-    if (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE) throw new Error("Refusing to start: set both TLS_CERT_FILE and TLS_KEY_FILE.");
+    if (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE)
+      throw new Error("Refusing to start: set both TLS_CERT_FILE and TLS_KEY_FILE.");
     return "tls";
   }
   if (e.MA2H_TRUST_PROXY) return "proxy";
@@ -47,7 +48,10 @@ export function admitRequest(mode: TransportMode, req: IncomingMessage, res: Ser
     return false;
   }
   if (mode === "proxy") {
-    const proto = String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim().toLowerCase();
+    const proto = String(req.headers["x-forwarded-proto"] ?? "")
+      .split(",")[0]
+      ?.trim()
+      .toLowerCase();
     if (proto !== "https") {
       refuse(res, "plaintext is not offered: this Hub is reachable over HTTPS only");
       return false;

@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   if (mode === "dev") log.warn(DEV_MODE_WARNING);
   // Behind a proxy or on a public address the default (127.0.0.1) is not where clients reach us.
   if (mode !== "dev" && !process.env.MA2H_PUBLIC_URL) {
-    log.warn("MA2H_PUBLIC_URL is not set: poll_url and review_url will point at the default", { public_url: e.publicUrl });
+    log.warn("MA2H_PUBLIC_URL is not set: poll_url and review_url will point at the default", {
+      public_url: e.publicUrl,
+    });
   }
   warnIgnoredSettings(e);
   const app = next({ dev: false, dir: root, hostname: e.HOST, port: e.PORT });
@@ -61,13 +63,19 @@ async function main(): Promise<void> {
     await terminalWaiters().ready();
     await ensureSigningKey();
   } catch (err) {
-    log.warn("database unavailable at start; /readyz answers 503 until it returns", { error_name: (err as Error).name });
+    log.warn("database unavailable at start; /readyz answers 503 until it returns", {
+      error_name: (err as Error).name,
+    });
   }
   // Every parked long-poll reconnects at once after a restart or a network blip: a listen backlog
   // deeper than Node's default 511 keeps that burst from overflowing into resets (the kernel caps it
   // at net.core.somaxconn).
   await new Promise<void>((ok) => server.listen({ port: e.PORT, host: e.HOST, backlog: 4096 }, ok));
-  log.info("web listening", { url: `${mode === "tls" ? "https" : "http"}://${e.HOST}:${e.PORT}`, mode, public_url: e.publicUrl });
+  log.info("web listening", {
+    url: `${mode === "tls" ? "https" : "http"}://${e.HOST}:${e.PORT}`,
+    mode,
+    public_url: e.publicUrl,
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {

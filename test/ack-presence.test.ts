@@ -41,10 +41,14 @@ let globex: Provisioned;
 let carolToken: string;
 
 beforeAll(async () => {
-  acme = await provisionAccount("acme", [A, B, P, Q], [
-    { handle: "alice", role: "owner" },
-    { handle: "vic", role: "viewer" },
-  ]);
+  acme = await provisionAccount(
+    "acme",
+    [A, B, P, Q],
+    [
+      { handle: "alice", role: "owner" },
+      { handle: "vic", role: "viewer" },
+    ],
+  );
   globex = await provisionAccount("globex", [A, "other/bot"], [{ handle: "bob", role: "owner" }]);
   // carol holds seats in both accounts: owning = any account where she has a seat.
   await addUser("carol@both.test", "globex", "carol", "member");
@@ -67,7 +71,8 @@ afterAll(async () => {
 
 const agent = (id: string, account: Provisioned = acme) => client(hub.web.url, account.keys[id]);
 const human = (handle: string, account: Provisioned = acme) => client(hub.web.url, account.tokens[handle]);
-const resolve = (id: string, body: Record<string, unknown>) => resolveAs(hub.web.url, acme.tokens.alice as string, id, body);
+const resolve = (id: string, body: Record<string, unknown>) =>
+  resolveAs(hub.web.url, acme.tokens.alice as string, id, body);
 
 async function submit(type: "ask" | "task" | "notify", over: Record<string, unknown> = {}, id = A): Promise<string> {
   const res = await agent(id).post("/v1/messages", envelope(type, id, over));
@@ -77,7 +82,9 @@ async function submit(type: "ask" | "task" | "notify", over: Record<string, unkn
 
 /** The raw GET body text, to compare the embedded `response` byte for byte. */
 async function rawGet(id: string, as = A): Promise<{ status: number; text: string; body: Record<string, any> }> {
-  const res = await fetch(`${hub.web.url}/v1/messages/${id}`, { headers: { authorization: `Bearer ${acme.keys[as]}` } });
+  const res = await fetch(`${hub.web.url}/v1/messages/${id}`, {
+    headers: { authorization: `Bearer ${acme.keys[as]}` },
+  });
   const text = await res.text();
   return { status: res.status, text, body: JSON.parse(text) };
 }
@@ -90,7 +97,8 @@ function responseBytes(text: string): string {
   return text.slice(start, end === -1 ? text.length - 1 : end);
 }
 
-const audit = (messageId: string, event: string) => db().auditEvent.findMany({ where: { messageId, event }, orderBy: { id: "asc" } });
+const audit = (messageId: string, event: string) =>
+  db().auditEvent.findMany({ where: { messageId, event }, orderBy: { id: "asc" } });
 
 describe("§14.3 response-leg ack: who and when", () => {
   it("an open ask, an open task and a notify are 409 not_acknowledgeable; no delivery object on them", async () => {
@@ -142,9 +150,17 @@ describe("§14.3 response-leg ack: who and when", () => {
     expect(Date.parse(first.body.delivery.delivered_at)).toBeGreaterThanOrEqual(before - 1000);
     const stamped = await audit(id, "response.delivered_to_agent");
     expect(stamped).toHaveLength(1);
-    expect(stamped[0]).toMatchObject({ actor: `agent:${A}`, detail: { via: "pull", resolution_id: first.body.response.resolution_id } });
+    expect(stamped[0]).toMatchObject({
+      actor: `agent:${A}`,
+      detail: { via: "pull", resolution_id: first.body.response.resolution_id },
+    });
 
-    const acked = await agent(A).post(`/v1/messages/${id}/ack`, { note: "got your Ship it — resuming", by: "human:mallory", acked_at: "2000-01-01T00:00:00Z", type: "nope" });
+    const acked = await agent(A).post(`/v1/messages/${id}/ack`, {
+      note: "got your Ship it — resuming",
+      by: "human:mallory",
+      acked_at: "2000-01-01T00:00:00Z",
+      type: "nope",
+    });
     expect(acked.status, JSON.stringify(acked.body)).toBe(200);
     expect(validateOfficial("ack.schema.json", acked.body)).toEqual([]);
     expect(ackSchema.safeParse(acked.body).success).toBe(true); // and our mirror agrees
@@ -175,7 +191,10 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     const b = await agent(A).post(`/v1/messages/${id}/ack`, { note: "B" });
     expect(b.status).toBe(200);
     expect(b.body).toEqual(a.body);
-    const empty = await fetch(`${hub.web.url}/v1/messages/${id}/ack`, { method: "POST", headers: { authorization: `Bearer ${acme.keys[A]}` } });
+    const empty = await fetch(`${hub.web.url}/v1/messages/${id}/ack`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${acme.keys[A]}` },
+    });
     expect(empty.status).toBe(200);
     expect(await empty.json()).toEqual(a.body);
     expect(await audit(id, "response.acknowledged")).toHaveLength(1);
@@ -219,7 +238,7 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     const id = await submit("task");
     await resolve(id, { resolution: "dismissed" }); // a task with no `response` at all
     await rawGet(id);
-    const note = '<img src=x onerror=alert(1)> **done**';
+    const note = "<img src=x onerror=alert(1)> **done**";
     const res = await agent(A).post(`/v1/messages/${id}/ack`, { note });
     expect(res.status).toBe(200);
     expect(res.body.note).toBe(note);
@@ -262,7 +281,9 @@ describe("§14.1 first ack wins; the track on the GET", () => {
     const id = await submit("ask");
     await resolve(id, { resolution: "answered", value: "ship" });
     await rawGet(id);
-    const all = await Promise.all(Array.from({ length: 12 }, (_, i) => agent(A).post(`/v1/messages/${id}/ack`, { note: `n${i}` })));
+    const all = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => agent(A).post(`/v1/messages/${id}/ack`, { note: `n${i}` })),
+    );
     for (const r of all) expect(r.status).toBe(200);
     const winner = all[0]!.body;
     for (const r of all) expect(r.body).toEqual(winner);
@@ -290,7 +311,9 @@ describe("§14.2 a 2xx push delivers the answer", () => {
   it("the push stamps delivered-to-agent (ack works before any GET); a failing push does not", async () => {
     const ok = await submitPush(hub.web.url, acme.keys[A] as string, A, `${rx.origin}/ack/ok`, null, { name: "ok" });
     rx.script("/ack/fail", [], 500);
-    const failing = await submitPush(hub.web.url, acme.keys[A] as string, A, `${rx.origin}/ack/fail`, null, { name: "fail" });
+    const failing = await submitPush(hub.web.url, acme.keys[A] as string, A, `${rx.origin}/ack/fail`, null, {
+      name: "fail",
+    });
     await resolve(ok.id, { resolution: "answered", value: "ship" });
     await resolve(failing.id, { resolution: "answered", value: "ship" });
     const delivered = await waitForDelivery(ok.id, (d) => d.status === "delivered");
@@ -298,17 +321,24 @@ describe("§14.2 a 2xx push delivers the answer", () => {
 
     const row = await db().resolution.findUniqueOrThrow({ where: { messageId: ok.id } });
     expect(row.deliveredToAgentAt?.getTime()).toBe(delivered.deliveredAt?.getTime());
-    expect(await audit(ok.id, "response.delivered_to_agent")).toMatchObject([{ actor: "system:push", detail: { via: "push" } }]);
+    expect(await audit(ok.id, "response.delivered_to_agent")).toMatchObject([
+      { actor: "system:push", detail: { via: "push" } },
+    ]);
     const acked = await agent(A).post(`/v1/messages/${ok.id}/ack`, { note: "pushed" });
     expect(acked.status).toBe(200);
 
     const refused = await agent(A).post(`/v1/messages/${failing.id}/ack`, {});
     expect(refused.status).toBe(409);
-    expect((await db().resolution.findUniqueOrThrow({ where: { messageId: failing.id } })).deliveredToAgentAt).toBeNull();
+    expect(
+      (await db().resolution.findUniqueOrThrow({ where: { messageId: failing.id } })).deliveredToAgentAt,
+    ).toBeNull();
 
     // The GET shows the push's stamp, not a later one of its own.
     const got = await rawGet(ok.id);
-    expect(got.body.delivery).toMatchObject({ state: "acknowledged", delivered_at: row.deliveredToAgentAt?.toISOString() });
+    expect(got.body.delivery).toMatchObject({
+      state: "acknowledged",
+      delivered_at: row.deliveredToAgentAt?.toISOString(),
+    });
     expect(await audit(ok.id, "response.delivered_to_agent")).toHaveLength(1);
   });
 });
@@ -393,7 +423,9 @@ describe("§15 presence", () => {
     const alice = await db().user.findUniqueOrThrow({ where: { email: "alice@acme.test" } });
     const token = `sess-${Date.now()}-presence`;
     await createWebSession(alice.id, token, new Date(Date.now() + 3_600_000));
-    const viaCookie = await fetch(`${hub.web.url}${presencePath(P)}`, { headers: { cookie: `${SESSION_COOKIE_NAMES[1]}=${token}` } });
+    const viaCookie = await fetch(`${hub.web.url}${presencePath(P)}`, {
+      headers: { cookie: `${SESSION_COOKIE_NAMES[1]}=${token}` },
+    });
     expect(viaCookie.status).toBe(200);
     expect((await viaCookie.json()).state).toBe("online");
     const none = await fetch(`${hub.web.url}${presencePath(P)}`);
@@ -426,27 +458,45 @@ describe("the inbox shows both tracks (§14.2, §15.4)", () => {
     await agent(B).get(`/v1/messages/${id}`);
     const after = await itemTrackFor(id);
     expect(after.waiting).toMatchObject({ state: "online", text: "waiting now" });
-    const rows = [{ id, account: "acme", agentId: B, type: "ask", status: "open" }, { id: "msg_x", account: "acme", agentId: B, type: "notify", status: "delivered" }];
+    const rows = [
+      { id, account: "acme", agentId: B, type: "ask", status: "open" },
+      { id: "msg_x", account: "acme", agentId: B, type: "notify", status: "delivered" },
+    ];
     expect(await waitingForRows(rows)).toEqual({ [id]: { state: "online", text: "waiting now" } });
     // The same agent id in another account is another agent: never seen there.
-    expect(await waitingForRows([{ ...rows[0]!, account: "globex", agentId: A }])).toEqual({ [id]: { state: "unknown", text: "will see it next run" } });
+    expect(await waitingForRows([{ ...rows[0]!, account: "globex", agentId: A }])).toEqual({
+      [id]: { state: "unknown", text: "will see it next run" },
+    });
   });
 
   it("a resolved ask: not picked up → delivered → acknowledged with the note sanitized", async () => {
     const id = await submit("ask");
     await resolve(id, { resolution: "answered", value: "ship" });
     const pending = await itemTrackFor(id);
-    expect(pending).toEqual({ waiting: null, response: { state: "not-delivered", deliveredAt: null, acknowledgedAt: null, note: null, by: null } });
+    expect(pending).toEqual({
+      waiting: null,
+      response: { state: "not-delivered", deliveredAt: null, acknowledgedAt: null, note: null, by: null },
+    });
     expect(html(pending)).toContain("Not picked up by the agent yet");
 
     const got = await rawGet(id);
     const delivered = await itemTrackFor(id);
-    expect(delivered.response).toMatchObject({ state: "delivered-to-agent", deliveredAt: got.body.delivery.delivered_at, acknowledgedAt: null });
+    expect(delivered.response).toMatchObject({
+      state: "delivered-to-agent",
+      deliveredAt: got.body.delivery.delivered_at,
+      acknowledgedAt: null,
+    });
 
     const note = "<img src=x onerror=alert(1)><script>alert(2)</script> **resuming** [docs](javascript:alert(3))";
     const ack = await agent(A).post(`/v1/messages/${id}/ack`, { note });
     const acked = await itemTrackFor(id);
-    expect(acked.response).toEqual({ state: "acknowledged", deliveredAt: got.body.delivery.delivered_at, acknowledgedAt: ack.body.acked_at, note, by: `agent:${A}` });
+    expect(acked.response).toEqual({
+      state: "acknowledged",
+      deliveredAt: got.body.delivery.delivered_at,
+      acknowledgedAt: ack.body.acked_at,
+      note,
+      by: `agent:${A}`,
+    });
     const out = html(acked);
     expect(out).toContain('data-state="acknowledged"');
     expect(out).toContain("<strong>resuming</strong>");
@@ -469,13 +519,19 @@ describe("§14.2 retention: expired never after delivered", () => {
     try {
       // What retention's transaction does: lock the undelivered resolution, tombstone, delete.
       await purger.query("BEGIN");
-      const locked = await purger.query("SELECT r.id FROM resolutions r WHERE r.message_id = $1 AND r.delivered_to_agent_at IS NULL FOR UPDATE OF r", [id]);
+      const locked = await purger.query(
+        "SELECT r.id FROM resolutions r WHERE r.message_id = $1 AND r.delivered_to_agent_at IS NULL FOR UPDATE OF r",
+        [id],
+      );
       expect(locked.rowCount).toBe(1);
       let answered = false;
       const racing = rawGet(id).then((r) => ((answered = true), r));
       await sleep(700);
       expect(answered).toBe(false); // the stamp is waiting for the purge
-      await purger.query("INSERT INTO message_tombstones (id, account_id, agent_row_id, purged_at) SELECT id, account_id, agent_row_id, now() FROM messages WHERE id = $1", [id]);
+      await purger.query(
+        "INSERT INTO message_tombstones (id, account_id, agent_row_id, purged_at) SELECT id, account_id, agent_row_id, now() FROM messages WHERE id = $1",
+        [id],
+      );
       await purger.query("DELETE FROM messages WHERE id = $1", [id]);
       await purger.query("COMMIT");
       const got = await racing;

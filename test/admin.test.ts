@@ -27,25 +27,39 @@ let globexId: string;
 const userOf = async (email: string) => (await db().user.findUniqueOrThrow({ where: { email } })).id;
 const seatOf = async (accountId: string, handle: string) =>
   (await db().membership.findUniqueOrThrow({ where: { accountId_handle: { accountId, handle } } })).id;
-const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (e: { code?: string }) => e.code ?? String(e),
+  );
 
 beforeAll(async () => {
-  await provisionAccount("acme", ["deploybot/dev-team"], [
-    { handle: "alice", role: "owner" },
-    { handle: "adam", role: "admin" },
-    { handle: "bob", role: "member" },
-    { handle: "vic", role: "viewer" },
-  ]);
+  await provisionAccount(
+    "acme",
+    ["deploybot/dev-team"],
+    [
+      { handle: "alice", role: "owner" },
+      { handle: "adam", role: "admin" },
+      { handle: "bob", role: "member" },
+      { handle: "vic", role: "viewer" },
+    ],
+  );
   await provisionAccount("globex", ["globex-bot"], [{ handle: "gina", role: "owner" }]);
   acmeId = (await db().account.findUniqueOrThrow({ where: { slug: "acme" } })).id;
   globexId = (await db().account.findUniqueOrThrow({ where: { slug: "globex" } })).id;
 });
 
-
 describe("who administers", () => {
   it("owner and admin get a seat with their attested actor; member, viewer and outsiders get null", async () => {
-    expect(await adminSeat(await userOf("alice@acme.test"), "acme")).toMatchObject({ role: "owner", actor: "human:alice", accountId: acmeId });
-    expect(await adminSeat(await userOf("adam@acme.test"), "acme")).toMatchObject({ role: "admin", actor: "human:adam" });
+    expect(await adminSeat(await userOf("alice@acme.test"), "acme")).toMatchObject({
+      role: "owner",
+      actor: "human:alice",
+      accountId: acmeId,
+    });
+    expect(await adminSeat(await userOf("adam@acme.test"), "acme")).toMatchObject({
+      role: "admin",
+      actor: "human:adam",
+    });
     expect(await adminSeat(await userOf("bob@acme.test"), "acme")).toBeNull();
     expect(await adminSeat(await userOf("vic@acme.test"), "acme")).toBeNull();
     // Another account's owner sees nothing of acme.
@@ -96,18 +110,27 @@ describe("members", () => {
     expect((await changeRole(acmeId, bob, "viewer", asAdam)).changed).toBe(true);
     expect((await changeRole(acmeId, bob, "member", asAdam)).changed).toBe(true);
     // An owner may grant it.
-    expect(await codeOf(changeRole(acmeId, bob, "owner", { actor: "human:alice", accountId: acmeId, role: "owner" }))).toBe("ok");
+    expect(
+      await codeOf(changeRole(acmeId, bob, "owner", { actor: "human:alice", accountId: acmeId, role: "owner" })),
+    ).toBe("ok");
     await changeRole(acmeId, bob, "member", { actor: "human:alice", accountId: acmeId, role: "owner" });
   });
 
   it("two owners removing each other at once: exactly one removal wins", async () => {
-    await provisionAccount("duo", [], [
-      { handle: "o1", role: "owner" },
-      { handle: "o2", role: "owner" },
-    ]);
+    await provisionAccount(
+      "duo",
+      [],
+      [
+        { handle: "o1", role: "owner" },
+        { handle: "o2", role: "owner" },
+      ],
+    );
     const duo = (await db().account.findUniqueOrThrow({ where: { slug: "duo" } })).id;
     const [a, b] = [await seatOf(duo, "o1"), await seatOf(duo, "o2")];
-    const outcomes = await Promise.all([codeOf(removeMember(duo, a, { actor: "human:o2" })), codeOf(removeMember(duo, b, { actor: "human:o1" }))]);
+    const outcomes = await Promise.all([
+      codeOf(removeMember(duo, a, { actor: "human:o2" })),
+      codeOf(removeMember(duo, b, { actor: "human:o1" })),
+    ]);
     expect(outcomes.sort()).toEqual(["invalid_field", "ok"]);
     const left = await listMembers(duo);
     expect(left).toHaveLength(1);
@@ -166,7 +189,10 @@ describe("agents, keys and bindings scoped to the administered account", () => {
     expect((await listKeys(ref)).find((k) => k.id === rotated.key.id)?.revokedAt).toBeNull();
     await revokeKey(rotated.key.id, { actor: "human:adam", accountId: acmeId });
     expect((await listKeys(ref)).find((k) => k.id === rotated.key.id)?.revokedAt).not.toBeNull();
-    const events = await db().auditEvent.findMany({ where: { accountId: acmeId, event: { in: ["key.rotated", "key.revoked"] } }, orderBy: { id: "asc" } });
+    const events = await db().auditEvent.findMany({
+      where: { accountId: acmeId, event: { in: ["key.rotated", "key.revoked"] } },
+      orderBy: { id: "asc" },
+    });
     expect(events.map((e) => [e.event, e.actor])).toEqual([
       ["key.rotated", "human:adam"],
       ["key.revoked", "human:adam"],
@@ -176,18 +202,30 @@ describe("agents, keys and bindings scoped to the administered account", () => {
 
   it("bindings list ref names only; another account cannot revoke them", async () => {
     const b = await addBinding(
-      { agentRef: { agentId: "lister", accountSlug: "acme" }, origin: "https://hooks.acme.test", secretRef: "cb", secret: "TOP-SECRET-VALUE" },
+      {
+        agentRef: { agentId: "lister", accountSlug: "acme" },
+        origin: "https://hooks.acme.test",
+        secretRef: "cb",
+        secret: "TOP-SECRET-VALUE",
+      },
       { actor: "human:alice" },
     );
     const listed = await listAccountBindings(acmeId);
-    expect(listed.find((x) => x.id === b.id)).toMatchObject({ agentId: "lister", origin: "https://hooks.acme.test", secretRefs: ["cb"] });
+    expect(listed.find((x) => x.id === b.id)).toMatchObject({
+      agentId: "lister",
+      origin: "https://hooks.acme.test",
+      secretRefs: ["cb"],
+    });
     expect(JSON.stringify(listed)).not.toContain("TOP-SECRET-VALUE");
     expect(await listAccountBindings(globexId)).toEqual([]);
     expect(await codeOf(revokeBinding(b.id, { actor: "human:gina", accountId: globexId }))).toBe("not_found");
     expect((await listAccountBindings(acmeId)).some((x) => x.id === b.id)).toBe(true);
     await revokeBinding(b.id, { actor: "human:alice", accountId: acmeId });
     expect((await listAccountBindings(acmeId)).some((x) => x.id === b.id)).toBe(false);
-    const trail = await db().auditEvent.findMany({ where: { accountId: acmeId, event: { startsWith: "binding." } }, orderBy: { id: "asc" } });
+    const trail = await db().auditEvent.findMany({
+      where: { accountId: acmeId, event: { startsWith: "binding." } },
+      orderBy: { id: "asc" },
+    });
     expect(trail.map((e) => [e.event, e.actor])).toEqual([
       ["binding.added", "human:alice"],
       ["binding.revoked", "human:alice"],
@@ -213,7 +251,10 @@ describe("personal access tokens, self-service", () => {
     expect((await listTokens(bob)).find((t) => t.id === mine.id)?.revokedAt).toBeNull();
     await revokeToken(mine.id, { self: true, owner: bob });
     expect((await listTokens(bob)).find((t) => t.id === mine.id)?.revokedAt).not.toBeNull();
-    const rows = await db().auditEvent.findMany({ where: { accountId: acmeId, event: { startsWith: "token." }, actor: "human:bob" }, orderBy: { id: "asc" } });
+    const rows = await db().auditEvent.findMany({
+      where: { accountId: acmeId, event: { startsWith: "token." }, actor: "human:bob" },
+      orderBy: { id: "asc" },
+    });
     expect(rows.map((r) => r.event)).toEqual(["token.created", "token.revoked"]);
   });
 });
@@ -221,20 +262,33 @@ describe("personal access tokens, self-service", () => {
 describe("audit trail", () => {
   it("is append-only at the database: UPDATE and DELETE are refused, INSERT works", async () => {
     const row = await db().auditEvent.findFirstOrThrow({ where: { accountId: acmeId } });
-    await expect(db().auditEvent.update({ where: { id: row.id }, data: { actor: "human:mallory" } })).rejects.toThrow(/append-only/);
+    await expect(db().auditEvent.update({ where: { id: row.id }, data: { actor: "human:mallory" } })).rejects.toThrow(
+      /append-only/,
+    );
     await expect(db().auditEvent.delete({ where: { id: row.id } })).rejects.toThrow(/append-only/);
-    await expect(db().$executeRaw`UPDATE audit_events SET event = 'x' WHERE id = ${row.id}`).rejects.toThrow(/append-only/);
-    await expect(db().$executeRaw`DELETE FROM audit_events WHERE account_id = ${acmeId}`).rejects.toThrow(/append-only/);
+    await expect(db().$executeRaw`UPDATE audit_events SET event = 'x' WHERE id = ${row.id}`).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(db().$executeRaw`DELETE FROM audit_events WHERE account_id = ${acmeId}`).rejects.toThrow(
+      /append-only/,
+    );
     expect((await db().auditEvent.findUniqueOrThrow({ where: { id: row.id } })).actor).toBe(row.actor);
   });
 
   it("filters by actor, kind (exact or family) and time; pages newest first", async () => {
     const byAdam = await listAudit(acmeId, { actor: "human:adam" });
-    expect(byAdam.entries.map((e) => e.event).sort()).toEqual(["key.revoked", "key.rotated", "member.role_changed", "member.role_changed"]);
+    expect(byAdam.entries.map((e) => e.event).sort()).toEqual([
+      "key.revoked",
+      "key.rotated",
+      "member.role_changed",
+      "member.role_changed",
+    ]);
     const adamsKeys = await listAudit(acmeId, { actor: "human:adam", event: "key.*" });
     expect(adamsKeys.entries.map((e) => e.event).sort()).toEqual(["key.revoked", "key.rotated"]);
     const members = await listAudit(acmeId, { event: "member.*" });
-    expect(new Set(members.entries.map((e) => e.event))).toEqual(new Set(["member.added", "member.role_changed", "member.removed"]));
+    expect(new Set(members.entries.map((e) => e.event))).toEqual(
+      new Set(["member.added", "member.role_changed", "member.removed"]),
+    );
     const exact = await listAudit(acmeId, { event: "member.removed" });
     expect(exact.entries).toHaveLength(1);
     const future = await listAudit(acmeId, { from: new Date(clock.now().getTime() + 60_000) });
@@ -255,14 +309,18 @@ describe("audit trail", () => {
     }
     expect(walked).toEqual(all.map((e) => e.id));
     // A malformed or out-of-range cursor is no cursor, never a database error.
-    expect((await listAudit(acmeId, {}, { before: "2026-12-02T00:00:00.000Z_9999999999999999999", limit: 500 })).entries).toHaveLength(all.length);
+    expect(
+      (await listAudit(acmeId, {}, { before: "2026-12-02T00:00:00.000Z_9999999999999999999", limit: 500 })).entries,
+    ).toHaveLength(all.length);
     expect((await listAudit(acmeId, {}, { before: "garbage", limit: 500 })).entries).toHaveLength(all.length);
     const ats = all.map((e) => e.at);
     expect([...ats].sort().reverse()).toEqual(ats);
   });
 
   it("parses filters from a query string, ignoring junk", () => {
-    expect(parseAuditFilters({ actor: " human:alice ", kind: "key.*", from: "2026-12-02T18:00", to: "not a time" })).toEqual({
+    expect(
+      parseAuditFilters({ actor: " human:alice ", kind: "key.*", from: "2026-12-02T18:00", to: "not a time" }),
+    ).toEqual({
       actor: "human:alice",
       event: "key.*",
       from: new Date("2026-12-02T18:00:00Z"),
@@ -274,7 +332,10 @@ describe("audit trail", () => {
     let out = "";
     for await (const line of auditJsonLines(acmeId, { event: "key.*" })) out += line;
     expect(out.endsWith("\n")).toBe(true);
-    const lines = out.trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = out
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.event, l.actor])).toEqual([
       ["key.rotated", "human:adam"],
       ["key.revoked", "human:adam"],

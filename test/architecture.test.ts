@@ -35,7 +35,8 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 /** A specifier as a repo file, or null for a package. */
 function resolveSpecifier(from: string, spec: string): string | null {
@@ -102,7 +103,14 @@ export function cycles(nodes: Map<string, string[]>): string[][] {
 const fileEdges = (g: Graph) => new Map([...g].map(([f, es]) => [f, es.map((e) => e.to)]));
 
 /** `lib/<folder>` of a file (a file directly in lib/ is its own unit). */
-const libUnit = (f: string) => (f.startsWith("lib/") ? f.split("/").slice(0, 2).join("/").replace(/\.tsx?$/, "") : null);
+const libUnit = (f: string) =>
+  f.startsWith("lib/")
+    ? f
+        .split("/")
+        .slice(0, 2)
+        .join("/")
+        .replace(/\.tsx?$/, "")
+    : null;
 
 function folderEdges(g: Graph): Map<string, string[]> {
   const out = new Map<string, Set<string>>();
@@ -119,7 +127,8 @@ function folderEdges(g: Graph): Map<string, string[]> {
 }
 
 const PACKAGE_ONLY_UI = /^(next|next-auth|react|react-dom)(\/|$)/;
-const DOMAIN = /^lib\/(db|generated|principals|messages|mailbox|delivery|jobs|inbox|audit|pubsub|presence|keys|rate-limit|redis|secrets|capability|health)(\/|\.|$)/;
+const DOMAIN =
+  /^lib\/(db|generated|principals|messages|mailbox|delivery|jobs|inbox|audit|pubsub|presence|keys|rate-limit|redis|secrets|capability|health)(\/|\.|$)/;
 
 interface Violation {
   file: string;
@@ -132,24 +141,51 @@ function violations(g: Graph, rule: (file: string, edge: Edge) => boolean): Viol
 
 const RULES: Record<string, (file: string, e: Edge) => boolean> = {
   "lib/protocol imports nothing of ours outside itself": (f, e) =>
-    f.startsWith("lib/protocol/") && !e.to.startsWith("lib/protocol/") && /^(lib|app|components|cli|workers|server|scripts)\//.test(e.to),
-  "lib/ outside lib/next imports no next, next-auth or react": (f, e) => f.startsWith("lib/") && !f.startsWith("lib/next/") && PACKAGE_ONLY_UI.test(e.to),
-  "components/ imports no database or domain module (types excepted)": (f, e) => f.startsWith("components/") && !e.typeOnly && (DOMAIN.test(e.to) || e.to.startsWith("app/")),
-  "workers/, cli/ and server/ import nothing from app/": (f, e) => /^(workers|cli|server)\//.test(f) && e.to.startsWith("app/"),
+    f.startsWith("lib/protocol/") &&
+    !e.to.startsWith("lib/protocol/") &&
+    /^(lib|app|components|cli|workers|server|scripts)\//.test(e.to),
+  "lib/ outside lib/next imports no next, next-auth or react": (f, e) =>
+    f.startsWith("lib/") && !f.startsWith("lib/next/") && PACKAGE_ONLY_UI.test(e.to),
+  "components/ imports no database or domain module (types excepted)": (f, e) =>
+    f.startsWith("components/") && !e.typeOnly && (DOMAIN.test(e.to) || e.to.startsWith("app/")),
+  "workers/, cli/ and server/ import nothing from app/": (f, e) =>
+    /^(workers|cli|server)\//.test(f) && e.to.startsWith("app/"),
 };
 
 describe("the checks catch what they look for (made-up graphs)", () => {
   it("finds cycles, and only cycles", () => {
-    expect(cycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c"]]);
+    expect(
+      cycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", ["c"]],
+          ["c", ["a"]],
+          ["d", ["a"]],
+        ]),
+      ),
+    ).toEqual([["a", "b", "c"]]);
     expect(cycles(new Map([["a", ["a"]]]))).toEqual([["a"]]);
-    expect(cycles(new Map([["a", ["b"]], ["b", []]]))).toEqual([]);
+    expect(
+      cycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it("each rule flags its case", () => {
     const g: Graph = new Map([
       ["lib/protocol/x.ts", [{ to: "lib/db.ts", typeOnly: false }]],
       ["lib/messages/x.ts", [{ to: "next/headers", typeOnly: false }]],
-      ["components/X.tsx", [{ to: "lib/principals/members.ts", typeOnly: false }, { to: "lib/inbox/view.ts", typeOnly: true }]],
+      [
+        "components/X.tsx",
+        [
+          { to: "lib/principals/members.ts", typeOnly: false },
+          { to: "lib/inbox/view.ts", typeOnly: true },
+        ],
+      ],
       ["cli/x.ts", [{ to: "app/admin/actions.ts", typeOnly: false }]],
     ]);
     for (const [name, rule] of Object.entries(RULES)) expect(violations(g, rule), name).toHaveLength(1);

@@ -34,7 +34,12 @@ const ANSWER_SCHEMA = { type: "object", properties: { reason: { type: "string" }
 beforeAll(async () => {
   acme = await provisionAccount("acme", [A, B], [{ handle: "alice", role: "owner" }]);
   rx = await startReceiver();
-  await addBinding({ agentRef: { agentId: A, accountSlug: "acme" }, origin: rx.origin, secretRef: "cb", secret: SECRET });
+  await addBinding({
+    agentRef: { agentId: A, accountSlug: "acme" },
+    origin: rx.origin,
+    secretRef: "cb",
+    secret: SECRET,
+  });
   hub = await startPair(database.url, { MA2H_DEV_CALLBACK_ALLOWLIST: rx.origin, MA2H_PUSH_BASE_DELAY_MS: "500" });
 });
 
@@ -70,7 +75,8 @@ async function refused(body: Record<string, unknown>, field: string): Promise<vo
   expect(retry.body.status).toBe("open");
 }
 
-const resolve = (id: string, body: Record<string, unknown>, as = alice()) => as.post(`/v1/messages/${id}/resolve`, body);
+const resolve = (id: string, body: Record<string, unknown>, as = alice()) =>
+  as.post(`/v1/messages/${id}/resolve`, body);
 const pull = async (id: string) => (await agent().get(`/v1/messages/${id}`)).body;
 
 async function expectStillOpen(id: string): Promise<void> {
@@ -80,14 +86,35 @@ async function expectStillOpen(id: string): Promise<void> {
 
 describe("dp-026: option values are unique (§5.2)", () => {
   it.each(MINORS)("a select whose options share a value is refused 422 at %s, nothing created", async (version) => {
-    const options = [{ value: "approve", label: "Approve and deploy" }, { value: "approve", label: "Approve but hold" }];
+    const options = [
+      { value: "approve", label: "Approve and deploy" },
+      { value: "approve", label: "Approve but hold" },
+    ];
     await refused(ask({ mode: "select", options }, version), "request.options[1].value");
   });
 
   it("a confirm with supplied options sharing a value, and wholly identical options, are refused 422 too", async () => {
-    await refused(ask({ mode: "confirm", options: [{ value: "go", label: "Go" }, { value: "go", label: "Go now" }] }), "request.options");
+    await refused(
+      ask({
+        mode: "confirm",
+        options: [
+          { value: "go", label: "Go" },
+          { value: "go", label: "Go now" },
+        ],
+      }),
+      "request.options",
+    );
     // The schema's uniqueItems would answer 400; the Hub's own rule runs first and names the field.
-    await refused(ask({ mode: "select", options: [{ value: "hold", label: "Hold" }, { value: "hold", label: "Hold" }] }), "request.options");
+    await refused(
+      ask({
+        mode: "select",
+        options: [
+          { value: "hold", label: "Hold" },
+          { value: "hold", label: "Hold" },
+        ],
+      }),
+      "request.options",
+    );
   });
 
   it("duplicate labels and descriptions with distinct values are accepted unchanged", async () => {
@@ -105,17 +132,32 @@ describe("dp-027: an input schema describes the answer object (§5.2)", () => {
     ["a scalar schema", { type: "string", minLength: 1 }, "request.schema.type"],
     ["a bare object", { type: "object" }, "request.schema.properties"],
     ["empty properties", { type: "object", properties: {} }, "request.schema.properties"],
-    ["a type array without object", { type: ["string", "number"], properties: { reason: { type: "string" } } }, "request.schema.type"],
-    ["a malformed type array", { type: ["object", 42], properties: { reason: { type: "string" } } }, "request.schema.type"],
+    [
+      "a type array without object",
+      { type: ["string", "number"], properties: { reason: { type: "string" } } },
+      "request.schema.type",
+    ],
+    [
+      "a malformed type array",
+      { type: ["object", 42], properties: { reason: { type: "string" } } },
+      "request.schema.type",
+    ],
   ];
   for (const version of MINORS) {
-    it.each(bad)(`${version}: %s is refused 422 naming request.schema, nothing created`, async (_name, schema, field) => {
-      await refused(ask({ mode: "input", schema }, version), field);
-    });
+    it.each(bad)(
+      `${version}: %s is refused 422 naming request.schema, nothing created`,
+      async (_name, schema, field) => {
+        await refused(ask({ mode: "input", schema }, version), field);
+      },
+    );
   }
 
   it("the answer-object shapes are accepted — type object, absent, or [object, null] — and answerable", async () => {
-    for (const schema of [ANSWER_SCHEMA, { properties: ANSWER_SCHEMA.properties }, { ...ANSWER_SCHEMA, type: ["object", "null"] }]) {
+    for (const schema of [
+      ANSWER_SCHEMA,
+      { properties: ANSWER_SCHEMA.properties },
+      { ...ANSWER_SCHEMA, type: ["object", "null"] },
+    ]) {
       const id = await submitted(ask({ mode: "input", schema }));
       const res = await resolve(id, { resolution: "answered", value: { reason: "looks good" } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -141,9 +183,16 @@ describe("dp-028: allow_edit — the free-form answer, and edited by set members
   });
 
   it("(2)(5) with allow_edit the off-menu value arrives verbatim, edited: true, pushed and pulled; the signature binds edited", async () => {
-    const e = await submitPush(hub.web.url, acme.keys[A] as string, A, `${rx.origin}/dp028/e`, { scheme: "hmac", secret_ref: "cb" }, {
-      over: { ma2h_version: "0.6", request: { mode: "select", options: OPTIONS, permissions: { allow_edit: true } } },
-    });
+    const e = await submitPush(
+      hub.web.url,
+      acme.keys[A] as string,
+      A,
+      `${rx.origin}/dp028/e`,
+      { scheme: "hmac", secret_ref: "cb" },
+      {
+        over: { ma2h_version: "0.6", request: { mode: "select", options: OPTIONS, permissions: { allow_edit: true } } },
+      },
+    );
     const res = await resolve(e.id, { resolution: "answered", value: OFF_MENU, comment: "see the migration PR" });
     expect([res.status, res.body.status]).toEqual([200, "answered"]);
 
@@ -177,9 +226,15 @@ describe("dp-028: allow_edit — the free-form answer, and edited by set members
   });
 
   it("an agent resolver gets the same rule, and a confirm's synthesized options are never edited", async () => {
-    const byAgent = await submitted(ask({ mode: "select", options: OPTIONS, permissions: { allow_edit: true }, allowed_resolvers: [`agent:${B}`] }));
+    const byAgent = await submitted(
+      ask({ mode: "select", options: OPTIONS, permissions: { allow_edit: true }, allowed_resolvers: [`agent:${B}`] }),
+    );
     expect((await resolve(byAgent, { resolution: "answered", value: OFF_MENU }, agent(B))).status).toBe(200);
-    expect((await pull(byAgent)).response.response).toMatchObject({ value: OFF_MENU, edited: true, actor: `agent:${B}` });
+    expect((await pull(byAgent)).response.response).toMatchObject({
+      value: OFF_MENU,
+      edited: true,
+      actor: `agent:${B}`,
+    });
 
     const approve = await submitted(ask({ mode: "confirm", permissions: { allow_edit: true } }));
     expect((await resolve(approve, { resolution: "answered", value: "approve" })).status).toBe(200);
@@ -196,7 +251,12 @@ describe("dp-028: allow_edit — the free-form answer, and edited by set members
   });
 
   it("(6) default_on_expire must still be a listed value, even with allow_edit", async () => {
-    const body = ask({ mode: "select", options: OPTIONS, permissions: { allow_edit: true }, default_on_expire: "later" });
+    const body = ask({
+      mode: "select",
+      options: OPTIONS,
+      permissions: { allow_edit: true },
+      default_on_expire: "later",
+    });
     const res = await agent().post("/v1/messages", body);
     expect([res.status, res.body.error.code]).toEqual([422, "invalid_field"]);
     expect(res.body.error.message).toContain("request.default_on_expire");
@@ -205,34 +265,41 @@ describe("dp-028: allow_edit — the free-form answer, and edited by set members
 
   it("(7) on an input ask allow_edit is ignored and edited is false", async () => {
     const id = await submitted(ask({ mode: "input", schema: ANSWER_SCHEMA, permissions: { allow_edit: true } }));
-    expect((await resolve(id, { resolution: "answered", value: { reason: "typed by a person" }, edited: true })).status).toBe(200);
+    expect(
+      (await resolve(id, { resolution: "answered", value: { reason: "typed by a person" }, edited: true })).status,
+    ).toBe(200);
     expect((await pull(id)).response.response).toMatchObject({ value: { reason: "typed by a person" }, edited: false });
   });
 });
 
 describe("dp-029: the corrections apply at every minor, allow_edit only at ≥ 0.6 (§5.2, §10)", () => {
-  it.each(["0.3", "0.4", "0.5"])("%s: allow_edit is ignored where the Hub acts on it, never stripped; a byte-identical retry replays", async (version) => {
-    const body = ask({ mode: "select", options: OPTIONS, permissions: { allow_edit: true } }, version);
-    const first = await agent().post("/v1/messages", body);
-    expect(first.status).toBe(202);
-    const id = first.body.id as string;
+  it.each(["0.3", "0.4", "0.5"])(
+    "%s: allow_edit is ignored where the Hub acts on it, never stripped; a byte-identical retry replays",
+    async (version) => {
+      const body = ask({ mode: "select", options: OPTIONS, permissions: { allow_edit: true } }, version);
+      const first = await agent().post("/v1/messages", body);
+      expect(first.status).toBe(202);
+      const id = first.body.id as string;
 
-    const res = await resolve(id, { resolution: "answered", value: OFF_MENU });
-    expect([res.status, res.body.error.code]).toEqual([422, "invalid_field"]);
-    expect(res.body.error.message).toContain("0.6");
-    await expectStillOpen(id);
+      const res = await resolve(id, { resolution: "answered", value: OFF_MENU });
+      expect([res.status, res.body.error.code]).toEqual([422, "invalid_field"]);
+      expect(res.body.error.message).toContain("0.6");
+      await expectStillOpen(id);
 
-    // The stored envelope keeps the field verbatim: the GET shows it, and the §8.1 retry recovers the ack.
-    const got = await pull(id);
-    expect(got.request.permissions).toEqual({ allow_edit: true });
-    expect(JSON.parse((await db().message.findUniqueOrThrow({ where: { id } })).envelope).request.permissions).toEqual({ allow_edit: true });
-    const retry = await agent().post("/v1/messages", body);
-    expect([retry.status, retry.body.id, retry.body.status]).toEqual([202, id, "open"]);
+      // The stored envelope keeps the field verbatim: the GET shows it, and the §8.1 retry recovers the ack.
+      const got = await pull(id);
+      expect(got.request.permissions).toEqual({ allow_edit: true });
+      expect(
+        JSON.parse((await db().message.findUniqueOrThrow({ where: { id } })).envelope).request.permissions,
+      ).toEqual({ allow_edit: true });
+      const retry = await agent().post("/v1/messages", body);
+      expect([retry.status, retry.body.id, retry.body.status]).toEqual([202, id, "open"]);
 
-    // A listed value still answers it, not edited.
-    expect((await resolve(id, { resolution: "answered", value: "ship" })).status).toBe(200);
-    expect((await pull(id)).response.response).toMatchObject({ value: "ship", edited: false });
-  });
+      // A listed value still answers it, not edited.
+      expect((await resolve(id, { resolution: "answered", value: "ship" })).status).toBe(200);
+      expect((await pull(id)).response.response).toMatchObject({ value: "ship", edited: false });
+    },
+  );
 
   it("an ask stored as 0.6 with allow_edit is honoured; the same ask declared 0.5 is not", async () => {
     const six = await submitted(ask({ mode: "select", options: OPTIONS, permissions: { allow_edit: true } }, "0.6"));
@@ -243,7 +310,9 @@ describe("dp-029: the corrections apply at every minor, allow_edit only at ≥ 0
 
   it("allow_accept is accepted and ignored at every minor", async () => {
     for (const version of MINORS) {
-      const id = await submitted(ask({ mode: "select", options: OPTIONS, permissions: { allow_accept: false, allow_respond: true } }, version));
+      const id = await submitted(
+        ask({ mode: "select", options: OPTIONS, permissions: { allow_accept: false, allow_respond: true } }, version),
+      );
       expect((await resolve(id, { resolution: "answered", value: "ship" })).status).toBe(200);
     }
   });

@@ -33,7 +33,10 @@ afterAll(async () => {
 const agent = (id = A, p: Provisioned = acme) => client(hub.url, p.keys[id]);
 const cancel = (id: string, who = A, p: Provisioned = acme) => agent(who, p).post(`/v1/messages/${id}/cancel`);
 const read = async (id: string) => (await agent().get(`/v1/messages/${id}`)).body;
-const pushAsk = () => envelope("ask", A, { request: { mode: "confirm", callback: { mode: "push", url: PUSH_URL, auth: { scheme: "hmac", secret_ref: "cb" } } } });
+const pushAsk = () =>
+  envelope("ask", A, {
+    request: { mode: "confirm", callback: { mode: "push", url: PUSH_URL, auth: { scheme: "hmac", secret_ref: "cb" } } },
+  });
 
 async function submit(body: Record<string, unknown> = envelope("ask", A)): Promise<string> {
   const res = await agent().post("/v1/messages", body);
@@ -55,7 +58,11 @@ async function raw(path: string, token: string | undefined, body?: string, type?
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   if (type) headers["content-type"] = type;
   // A Uint8Array body makes fetch send no Content-Type of its own.
-  const res = await fetch(hub.url + path, { method: "POST", headers, body: body === undefined ? undefined : new TextEncoder().encode(body) });
+  const res = await fetch(hub.url + path, {
+    method: "POST",
+    headers,
+    body: body === undefined ? undefined : new TextEncoder().encode(body),
+  });
   return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
 }
 
@@ -99,7 +106,10 @@ describe("POST /v1/messages/{id}/cancel", () => {
 
   it("loses to an earlier terminal: 409 already_terminal with the existing outcome", async () => {
     const id = await submit();
-    const answered = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "hold" });
+    const answered = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${id}/resolve`, {
+      resolution: "answered",
+      value: "hold",
+    });
     expect(answered.status).toBe(200);
     const res = await cancel(id);
     expectError(res, 409, "already_terminal");
@@ -112,7 +122,9 @@ describe("POST /v1/messages/{id}/cancel", () => {
     // and the other way round: a resolve after the cancel reads `cancelled`.
     const cancelled = await submit();
     expect((await cancel(cancelled)).status).toBe(200);
-    const late = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${cancelled}/resolve`, { resolution: "declined" });
+    const late = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${cancelled}/resolve`, {
+      resolution: "declined",
+    });
     expectError(late, 409, "already_terminal");
     expect(late.body).toMatchObject({ id: cancelled, status: "cancelled", resolution: "cancelled" });
   });
@@ -129,7 +141,10 @@ describe("POST /v1/messages/{id}/cancel", () => {
   it("refuses a task and the submitter's own notify with 422 and leaves them unchanged", async () => {
     const task = await submit(envelope("task", A));
     const notify = await submit(envelope("notify", A));
-    for (const [id, status] of [[task, "open"], [notify, "delivered"]] as const) {
+    for (const [id, status] of [
+      [task, "open"],
+      [notify, "delivered"],
+    ] as const) {
       expectError(await cancel(id), 422, "invalid_field");
       await expectStatus(id, status);
       expect(await db().resolution.count({ where: { messageId: id } })).toBe(0);
@@ -137,7 +152,13 @@ describe("POST /v1/messages/{id}/cancel", () => {
   });
 
   it("takes no body: none, empty with application/json, or {} with and without a Content-Type", async () => {
-    const variants: Array<[string | undefined, string | undefined]> = [[undefined, undefined], ["", "application/json"], ["{}", "application/json"], ["{}", undefined], ["{}", "text/plain"]];
+    const variants: Array<[string | undefined, string | undefined]> = [
+      [undefined, undefined],
+      ["", "application/json"],
+      ["{}", "application/json"],
+      ["{}", undefined],
+      ["{}", "text/plain"],
+    ];
     for (const [body, type] of variants) {
       const id = await submit();
       const res = await raw(`/v1/messages/${id}/cancel`, acme.keys[A], body, type);
@@ -175,7 +196,10 @@ describe("push obligation (§3.1, §8.3)", () => {
 
   it("an answered push ask writes one obligation row; a losing cancel adds none", async () => {
     const id = await submit(pushAsk());
-    const answered = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "approve" });
+    const answered = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${id}/resolve`, {
+      resolution: "answered",
+      value: "approve",
+    });
     expect(answered.status).toBe(200);
     expectError(await cancel(id), 409, "already_terminal");
     const rows = await deliveries(id);

@@ -30,12 +30,18 @@ afterAll(async () => {
   await Promise.all(hubs.map((h) => h.stop()));
 });
 
-const OPTIONS = [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }];
+const OPTIONS = [
+  { value: "ship", label: "Ship" },
+  { value: "hold", label: "Hold" },
+];
 const RESOLVERS = [`agent:${A}`, `agent:${B}`, "human:alice"];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function submitAsk(over: Record<string, unknown> = {}, request: Record<string, unknown> = {}): Promise<string> {
-  const body = envelope("ask", A, { ...over, request: { mode: "select", options: OPTIONS, allowed_resolvers: RESOLVERS, ...request } });
+  const body = envelope("ask", A, {
+    ...over,
+    request: { mode: "select", options: OPTIONS, allowed_resolvers: RESOLVERS, ...request },
+  });
   const res = await client(hubs[0]!.url, acme.keys[A]).post("/v1/messages", body);
   expect(res.status).toBe(202);
   return res.body.id as string;
@@ -59,13 +65,31 @@ function contenders(id: string, n: number, cancelDelayMs: number): Contender[] {
       client(hub, token).post(`/v1/messages/${id}/resolve`, { ...body, comment });
     switch (i % 4) {
       case 0:
-        out.push({ label: `A resolve #${i}`, status: "answered", actor: `agent:${A}`, comment, run: resolve(acme.keys[A], { resolution: "answered", value: "ship" }) });
+        out.push({
+          label: `A resolve #${i}`,
+          status: "answered",
+          actor: `agent:${A}`,
+          comment,
+          run: resolve(acme.keys[A], { resolution: "answered", value: "ship" }),
+        });
         break;
       case 1:
-        out.push({ label: `B resolve #${i}`, status: "answered", actor: `agent:${B}`, comment, run: resolve(acme.keys[B], { resolution: "answered", value: "hold" }) });
+        out.push({
+          label: `B resolve #${i}`,
+          status: "answered",
+          actor: `agent:${B}`,
+          comment,
+          run: resolve(acme.keys[B], { resolution: "answered", value: "hold" }),
+        });
         break;
       case 2:
-        out.push({ label: `alice decline #${i}`, status: "declined", actor: "human:alice", comment, run: resolve(acme.tokens.alice, { resolution: "declined" }) });
+        out.push({
+          label: `alice decline #${i}`,
+          status: "declined",
+          actor: "human:alice",
+          comment,
+          run: resolve(acme.tokens.alice, { resolution: "declined" }),
+        });
         break;
       default:
         out.push({
@@ -132,23 +156,39 @@ describe("§7 CAS across two web processes", () => {
         const winner = field[resolveWins[0]!]!;
         const body = results[resolveWins[0]!]!.body;
         expect(body).toEqual({ id, status: winner.status, resolution_id: row.id });
-        expect([row.resolution, row.actor, JSON.parse(row.response ?? "{}").comment]).toEqual([winner.status, winner.actor, winner.comment]);
+        expect([row.resolution, row.actor, JSON.parse(row.response ?? "{}").comment]).toEqual([
+          winner.status,
+          winner.actor,
+          winner.comment,
+        ]);
         const kind = winner.label.split(" #")[0]!;
         wins[kind] = (wins[kind] ?? 0) + 1;
       }
       results.forEach((r, i) => {
         if (r.status === 200) return;
         expect([field[i]!.label, r.status, r.body.error?.code, r.body.id, r.body.status, r.body.resolution]).toEqual([
-          field[i]!.label, 409, "already_terminal", id, status, status,
+          field[i]!.label,
+          409,
+          "already_terminal",
+          id,
+          status,
+          status,
         ]);
       });
       for (const hub of hubs) {
         const got = await client(hub.url, acme.keys[A]).get(`/v1/messages/${id}`);
-        expect([got.status, got.body.status, got.body.response.resolution_id, got.body.response.resolution]).toEqual([200, status, row.id, status]);
+        expect([got.status, got.body.status, got.body.response.resolution_id, got.body.response.resolution]).toEqual([
+          200,
+          status,
+          row.id,
+          status,
+        ]);
         expect(validateOfficial("get-message.schema.json", got.body)).toEqual([]);
       }
     }
-    console.log(`CAS race: 50 rounds × 24 requests over 2 processes; winners ${JSON.stringify(wins)}; mean burst ${(spread / 50).toFixed(0)} ms`);
+    console.log(
+      `CAS race: 50 rounds × 24 requests over 2 processes; winners ${JSON.stringify(wins)}; mean burst ${(spread / 50).toFixed(0)} ms`,
+    );
     expect(Object.keys(wins).length).toBeGreaterThan(1);
   });
 });
@@ -160,7 +200,10 @@ async function requestLatency(): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < 6; i++) {
     const t0 = performance.now();
-    await client(hubs[i % 2]!.url, acme.keys[B]).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "ship" });
+    await client(hubs[i % 2]!.url, acme.keys[B]).post(`/v1/messages/${id}/resolve`, {
+      resolution: "answered",
+      value: "ship",
+    });
     times.push(performance.now() - t0);
   }
   return times.sort((x, y) => x - y)[3]!;
@@ -172,14 +215,19 @@ describe("§7 resolve versus expiry at expires_at", () => {
     const hits: Record<string, number> = {};
     const lags: number[] = [];
     const margins: number[] = [];
-    const alice: Resolver = { kind: "human", userId: (await db().user.findUniqueOrThrow({ where: { email: "alice@acme.test" } })).id };
+    const alice: Resolver = {
+      kind: "human",
+      userId: (await db().user.findUniqueOrThrow({ where: { email: "alice@acme.test" } })).id,
+    };
     for (let round = 0; round < 3; round++) {
       // Fire each resolve one request latency early, so it reaches the Hub around its offset.
       const lag = await requestLatency();
       lags.push(lag);
       const base = Date.now() + 1000;
       const at = Array.from({ length: 8 }, (_, i) => new Date(base + i * 300));
-      const ids = await Promise.all(at.map((t, i) => submitAsk({ expires_at: t.toISOString() }, i % 2 ? { default_on_expire: "hold" } : {})));
+      const ids = await Promise.all(
+        at.map((t, i) => submitAsk({ expires_at: t.toISOString() }, i % 2 ? { default_on_expire: "hold" } : {})),
+      );
       await Promise.all(
         ids.map(async (id, m) => {
           const boundary = at[m]!.getTime();
@@ -187,19 +235,28 @@ describe("§7 resolve versus expiry at expires_at", () => {
             sleep(Math.max(0, boundary + offset - Date.now())).then(fn);
           const overHttp = [-60, -20, -10, -5, -2, 0, 2, 5, 10].map((offset, i) =>
             fire(offset - lag, () =>
-              client(hubs[i % 2]!.url, i % 3 ? acme.keys[B] : acme.tokens.alice).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "ship" }),
+              client(hubs[i % 2]!.url, i % 3 ? acme.keys[B] : acme.tokens.alice).post(`/v1/messages/${id}/resolve`, {
+                resolution: "answered",
+                value: "ship",
+              }),
             ).then((r) => ({ ...r, offset: `http@${offset}` })),
           );
           // The same verb from this (third) process, on the millisecond: at expires_at it must still win.
           const inProcess = [-1, 0].map((offset) =>
             fire(offset, () => resolveMessage(alice, id, { resolution: "answered", value: "hold" })).then(
               (body) => ({ status: 200, body: body as Record<string, any>, offset: `lib@${offset}` }),
-              (err: HubError) => ({ status: err.status, body: err.toBody() as Record<string, any>, offset: `lib@${offset}` }),
+              (err: HubError) => ({
+                status: err.status,
+                body: err.toBody() as Record<string, any>,
+                offset: `lib@${offset}`,
+              }),
             ),
           );
           const resolves = [...overHttp, ...inProcess];
           const expiries = [0, 1, 2, 5].map((offset) => fire(offset, () => expireMessage(id)));
-          const reads = [1, 4].map((offset, i) => fire(offset, () => client(hubs[i % 2]!.url, acme.keys[A]).get(`/v1/messages/${id}`)));
+          const reads = [1, 4].map((offset, i) =>
+            fire(offset, () => client(hubs[i % 2]!.url, acme.keys[A]).get(`/v1/messages/${id}`)),
+          );
           const [rs, xs, gs] = await Promise.all([Promise.all(resolves), Promise.all(expiries), Promise.all(reads)]);
 
           const { row, message } = await oneTerminal(id);
@@ -218,10 +275,13 @@ describe("§7 resolve versus expiry at expires_at", () => {
             expect(row.resolution).toBe("expired");
             expect(resolvedAt).toBeGreaterThan(message.expiresAt!.getTime());
             expect(oks).toEqual([]);
-            expect([row.defaulted, row.actor]).toEqual(m % 2 ? [true, "system:default_on_expire"] : [false, "system:expiry"]);
+            expect([row.defaulted, row.actor]).toEqual(
+              m % 2 ? [true, "system:default_on_expire"] : [false, "system:expiry"],
+            );
           }
           for (const r of rs) {
-            if (r.status !== 200) expect([r.status, r.body.error.code, r.body.status]).toEqual([409, "already_terminal", row.resolution]);
+            if (r.status !== 200)
+              expect([r.status, r.body.error.code, r.body.status]).toEqual([409, "already_terminal", row.resolution]);
           }
           for (const g of gs) {
             expect(g.status).toBe(200);
@@ -235,7 +295,10 @@ describe("§7 resolve versus expiry at expires_at", () => {
     }
     console.log(
       `resolve vs expiry: 24 boundaries (resolves fired ${lags.map((l) => l.toFixed(0)).join("/")} ms early); outcomes ${JSON.stringify(outcomes)}; winning answers by offset ${JSON.stringify(hits)}; ` +
-        `terminal committed at expires_at ${margins.sort((x, y) => x - y).map((d) => (d > 0 ? `+${d}` : `${d}`)).join(" ")} ms`,
+        `terminal committed at expires_at ${margins
+          .sort((x, y) => x - y)
+          .map((d) => (d > 0 ? `+${d}` : `${d}`))
+          .join(" ")} ms`,
     );
   });
 });

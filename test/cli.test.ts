@@ -88,7 +88,10 @@ describe("accounts, users and tokens", () => {
   it("creates accounts and refuses duplicates and bad slugs", async () => {
     expect(await ok("account", "create", "acme")).toEqual({ account: { slug: "acme" } });
     expect(await ok("account", "create", "beta-2")).toEqual({ account: { slug: "beta-2" } });
-    await Promise.all([fails("invalid_field", "account", "create", "acme"), fails("invalid_field", "account", "create", "Acme!")]);
+    await Promise.all([
+      fails("invalid_field", "account", "create", "acme"),
+      fails("invalid_field", "account", "create", "Acme!"),
+    ]);
   });
 
   it("adds users (one person in several accounts), refusing bad roles and taken handles", async () => {
@@ -96,10 +99,22 @@ describe("accounts, users and tokens", () => {
     expect(await ok("user", "add", "Alice@Example.com", ...args)).toEqual({
       user: { email: "alice@example.com", handle: "alice", role: "owner" },
     });
-    expect(await ok("user", "add", "alice@example.com", "--account", "beta-2", "--handle", "al", "--role", "viewer")).toEqual({
+    expect(
+      await ok("user", "add", "alice@example.com", "--account", "beta-2", "--handle", "al", "--role", "viewer"),
+    ).toEqual({
       user: { email: "alice@example.com", handle: "al", role: "viewer" },
     });
-    const bob = (account: string, handle: string, role: string) => ["user", "add", "bob@example.com", "--account", account, "--handle", handle, "--role", role];
+    const bob = (account: string, handle: string, role: string) => [
+      "user",
+      "add",
+      "bob@example.com",
+      "--account",
+      account,
+      "--handle",
+      handle,
+      "--role",
+      role,
+    ];
     const [, taken] = await Promise.all([
       fails("invalid_field", ...bob("acme", "bob", "boss")),
       fails("invalid_field", ...bob("acme", "alice", "member")),
@@ -111,8 +126,12 @@ describe("accounts, users and tokens", () => {
 
   it("changes a member's role and removes a member, never the last owner", async () => {
     await ok("user", "add", "carol@example.com", "--account", "acme", "--handle", "carol", "--role", "member");
-    expect(await ok("user", "role", "carol", "--account", "acme", "--role", "admin")).toEqual({ user: { handle: "carol", role: "admin", changed: true } });
-    expect(await ok("user", "remove", "carol", "--account", "acme")).toEqual({ user: { handle: "carol", removed: true, sessions_ended: 0 } });
+    expect(await ok("user", "role", "carol", "--account", "acme", "--role", "admin")).toEqual({
+      user: { handle: "carol", role: "admin", changed: true },
+    });
+    expect(await ok("user", "remove", "carol", "--account", "acme")).toEqual({
+      user: { handle: "carol", removed: true, sessions_ended: 0 },
+    });
     const [lastOwner, lastOwnerRemoval] = await Promise.all([
       fails("invalid_field", "user", "role", "alice", "--account", "acme", "--role", "member"),
       fails("invalid_field", "user", "remove", "alice", "--account", "acme"),
@@ -121,7 +140,9 @@ describe("accounts, users and tokens", () => {
     ]);
     expect(lastOwner.json.error.message).toContain("without an owner");
     expect(lastOwnerRemoval.json.error.message).toContain("without an owner");
-    const trail = await sql("SELECT event, actor FROM audit_events WHERE event LIKE 'member.%' AND detail->>'handle' = 'carol' ORDER BY id");
+    const trail = await sql(
+      "SELECT event, actor FROM audit_events WHERE event LIKE 'member.%' AND detail->>'handle' = 'carol' ORDER BY id",
+    );
     expect(trail).toEqual([
       { event: "member.added", actor: "system:cli" },
       { event: "member.role_changed", actor: "system:cli" },
@@ -131,7 +152,10 @@ describe("accounts, users and tokens", () => {
 
   it("creates and revokes personal access tokens", async () => {
     const created = await ok("token", "create", "--user", "alice@example.com");
-    expect(created).toEqual({ token: expect.stringMatching(/^ma2h_pat_[A-Za-z0-9_-]{43}$/), id: expect.stringMatching(/^pat_/) });
+    expect(created).toEqual({
+      token: expect.stringMatching(/^ma2h_pat_[A-Za-z0-9_-]{43}$/),
+      id: expect.stringMatching(/^pat_/),
+    });
     plaintexts.push(created.token);
     expect(await ok("token", "revoke", created.id)).toEqual({ token: { id: created.id, revoked: true } });
     await Promise.all([
@@ -146,7 +170,11 @@ describe("agents and keys", () => {
 
   it("creates an agent whose id contains a slash", async () => {
     const r = await ok("agent", "create", "deploybot/dev-team", "--account", "acme");
-    expect(r).toEqual({ agent: { id: "deploybot/dev-team" }, key: { id: expect.stringMatching(/^key_/) }, api_key: expect.stringMatching(KEY) });
+    expect(r).toEqual({
+      agent: { id: "deploybot/dev-team" },
+      key: { id: expect.stringMatching(/^key_/) },
+      api_key: expect.stringMatching(KEY),
+    });
     expect(Object.keys(r)).toEqual(["agent", "key", "api_key"]);
     firstKey = r.key.id;
     plaintexts.push(r.api_key);
@@ -166,7 +194,10 @@ describe("agents and keys", () => {
       { id: firstKey, created_at: expect.any(String), revoked_at: expect.any(String) },
       { id: rotated.key.id, created_at: expect.any(String), revoked_at: null },
     ]);
-    await Promise.all([fails("not_found", "key", "revoke", "key_unknown"), fails("not_found", "key", "list", "no-such-agent")]);
+    await Promise.all([
+      fails("not_found", "key", "revoke", "key_unknown"),
+      fails("not_found", "key", "list", "no-such-agent"),
+    ]);
   });
 
   it("requires --account when the agent id exists in two accounts", async () => {
@@ -177,7 +208,9 @@ describe("agents and keys", () => {
   });
 
   it("creates agents concurrently", async () => {
-    const runs = await Promise.all([1, 2, 3, 4, 5].map((i) => cli(["agent", "create", `par/${i}`, "--account", "acme", "--json"])));
+    const runs = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => cli(["agent", "create", `par/${i}`, "--account", "acme", "--json"])),
+    );
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
     expect(new Set(runs.map((r) => r.json.api_key)).size).toBe(5);
     const racing = await Promise.all([1, 2, 3].map(() => cli(["account", "create", "racy", "--json"])));
@@ -191,20 +224,70 @@ describe("callback bindings", () => {
 
   it("adds, lists and revokes bindings without ever printing the secret", async () => {
     const added = await cli([
-      "binding", "add", "--agent", "deploybot/dev-team", "--account", "acme", "--origin", "HTTPS://Hooks.Example.com:443",
-      "--path-prefix", "/ma2h/", "--secret-ref", "hmac-main", "--secret", SECRET, "--json",
+      "binding",
+      "add",
+      "--agent",
+      "deploybot/dev-team",
+      "--account",
+      "acme",
+      "--origin",
+      "HTTPS://Hooks.Example.com:443",
+      "--path-prefix",
+      "/ma2h/",
+      "--secret-ref",
+      "hmac-main",
+      "--secret",
+      SECRET,
+      "--json",
     ]);
     expect(added.code).toBe(0);
-    const binding = { id: expect.stringMatching(/^bnd_/), agent: "deploybot/dev-team", origin: "https://hooks.example.com", path_prefix: "/ma2h", secret_refs: ["hmac-main"] };
+    const binding = {
+      id: expect.stringMatching(/^bnd_/),
+      agent: "deploybot/dev-team",
+      origin: "https://hooks.example.com",
+      path_prefix: "/ma2h",
+      secret_refs: ["hmac-main"],
+    };
     expect(added.json).toEqual({ binding });
-    const fromStdin = await cli(["binding", "add", "--agent", "par/1", "--origin", "http://127.0.0.1:8080", "--secret-ref", "r", "--secret", "-", "--json"], `${SECRET}\n`);
+    const fromStdin = await cli(
+      [
+        "binding",
+        "add",
+        "--agent",
+        "par/1",
+        "--origin",
+        "http://127.0.0.1:8080",
+        "--secret-ref",
+        "r",
+        "--secret",
+        "-",
+        "--json",
+      ],
+      `${SECRET}\n`,
+    );
     expect(fromStdin.json.binding).toMatchObject({ origin: "http://127.0.0.1:8080", path_prefix: "/" });
     expect(added.stdout + added.stderr + fromStdin.stdout + fromStdin.stderr).not.toContain(SECRET);
-    expect(await ok("binding", "list", "--agent", "deploybot/dev-team", "--account", "acme")).toEqual({ bindings: [binding] });
-    expect(await ok("binding", "revoke", added.json.binding.id)).toEqual({ binding: { id: added.json.binding.id, revoked: true } });
+    expect(await ok("binding", "list", "--agent", "deploybot/dev-team", "--account", "acme")).toEqual({
+      bindings: [binding],
+    });
+    expect(await ok("binding", "revoke", added.json.binding.id)).toEqual({
+      binding: { id: added.json.binding.id, revoked: true },
+    });
     expect(await ok("binding", "list", "--agent", "deploybot/dev-team", "--account", "acme")).toEqual({ bindings: [] });
     await Promise.all([
-      fails("invalid_field", "binding", "add", "--agent", "par/1", "--origin", "https://a.example/path", "--secret-ref", "r", "--secret", "x"),
+      fails(
+        "invalid_field",
+        "binding",
+        "add",
+        "--agent",
+        "par/1",
+        "--origin",
+        "https://a.example/path",
+        "--secret-ref",
+        "r",
+        "--secret",
+        "x",
+      ),
       fails("invalid_field", "binding", "list", "--agent", "deploybot/dev-team"),
       fails("not_found", "binding", "revoke", "bnd_unknown"),
     ]);
@@ -212,9 +295,23 @@ describe("callback bindings", () => {
 
   it("rotates a binding's secret: add-secret, then remove-secret of the old ref (never the last)", async () => {
     const NEW_SECRET = "PLAINTEXT_ROTATED_SECRET_43";
-    const added = await ok("binding", "add", "--agent", "par/1", "--origin", "https://rotate.example", "--secret-ref", "hmac-2026", "--secret", SECRET);
+    const added = await ok(
+      "binding",
+      "add",
+      "--agent",
+      "par/1",
+      "--origin",
+      "https://rotate.example",
+      "--secret-ref",
+      "hmac-2026",
+      "--secret",
+      SECRET,
+    );
     const id = added.binding.id as string;
-    const second = await cli(["binding", "add-secret", id, "--secret-ref", "hmac-2027", "--secret", "-", "--json"], `${NEW_SECRET}\n`);
+    const second = await cli(
+      ["binding", "add-secret", id, "--secret-ref", "hmac-2027", "--secret", "-", "--json"],
+      `${NEW_SECRET}\n`,
+    );
     expect(second.code, second.stderr).toBe(0);
     expectOneObject(second);
     expect(second.json).toEqual({ secret: { binding_id: id, ref: "hmac-2027" } });
@@ -225,12 +322,16 @@ describe("callback bindings", () => {
     await fails("not_found", "binding", "add-secret", "bnd_unknown", "--secret-ref", "x", "--secret", "y");
     await fails("validation_error", "binding", "add-secret", id, "--secret-ref", "x");
 
-    expect(await ok("binding", "remove-secret", id, "--secret-ref", "hmac-2026")).toEqual({ secret: { binding_id: id, ref: "hmac-2026", removed: true } });
+    expect(await ok("binding", "remove-secret", id, "--secret-ref", "hmac-2026")).toEqual({
+      secret: { binding_id: id, ref: "hmac-2026", removed: true },
+    });
     const after = (await ok("binding", "list", "--agent", "par/1")).bindings.find((b: { id: string }) => b.id === id);
     expect(after.secret_refs).toEqual(["hmac-2027"]);
     await fails("not_found", "binding", "remove-secret", id, "--secret-ref", "hmac-2026");
     await fails("invalid_field", "binding", "remove-secret", id, "--secret-ref", "hmac-2027"); // the last one
-    const audit = await sql("SELECT event, detail::text AS detail FROM audit_events WHERE event LIKE 'binding.secret_%'");
+    const audit = await sql(
+      "SELECT event, detail::text AS detail FROM audit_events WHERE event LIKE 'binding.secret_%'",
+    );
     expect(audit.map((r) => r.event).sort()).toEqual(["binding.secret_added", "binding.secret_removed"]);
     expect(audit.map((r) => r.detail).join(" ")).not.toContain(NEW_SECRET);
     plaintexts.push(NEW_SECRET);
@@ -251,7 +352,17 @@ describe("callback bindings", () => {
     for (const r of sealed) expect(r.sealed).toMatch(/^v1\./);
     const audit = await sql("SELECT event FROM audit_events WHERE actor = 'system:cli'");
     expect(audit.map((r) => r.event)).toEqual(
-      expect.arrayContaining(["account.created", "member.added", "token.created", "token.revoked", "agent.created", "key.rotated", "key.revoked", "binding.added", "binding.revoked"]),
+      expect.arrayContaining([
+        "account.created",
+        "member.added",
+        "token.created",
+        "token.revoked",
+        "agent.created",
+        "key.rotated",
+        "key.revoked",
+        "binding.added",
+        "binding.revoked",
+      ]),
     );
   });
 });

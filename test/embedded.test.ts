@@ -13,7 +13,19 @@
  * repeating them here would only make this test slower.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,7 +69,8 @@ function cloneProcesses(): { pid: number; cmd: string }[] {
       } catch {
         /* kernel thread or gone */
       }
-      if (cmd.includes(clone) || cwd === clone || cwd.startsWith(`${clone}/`)) found.push({ pid, cmd: cmd || "(zombie)" });
+      if (cmd.includes(clone) || cwd === clone || cwd.startsWith(`${clone}/`))
+        found.push({ pid, cmd: cmd || "(zombie)" });
     } catch {
       /* exited while we looked */
     }
@@ -85,7 +98,12 @@ function groupMembers(pgid: number): number[] {
 
 function startHub(): RunningHub {
   let out = "";
-  const child = spawn("npm", ["run", "hub"], { cwd: clone, env: BARE_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npm", ["run", "hub"], {
+    cwd: clone,
+    env: BARE_ENV,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((ok) => child.on("exit", (code) => ok(code)));
@@ -112,24 +130,33 @@ async function stopGroup(hub: RunningHub, signal: NodeJS.Signals, budgetMs = 10_
   const t0 = Date.now();
   process.kill(-hub.pgid, signal);
   await Promise.race([hub.exited, sleep(budgetMs)]);
-  while (Date.now() - t0 < budgetMs && (groupMembers(hub.pgid).length > 0 || cloneProcesses().length > 0)) await sleep(50);
+  while (Date.now() - t0 < budgetMs && (groupMembers(hub.pgid).length > 0 || cloneProcesses().length > 0))
+    await sleep(50);
   return Date.now() - t0;
 }
 
 /** The CLI in the clone, with no environment either: it finds the embedded database under .data/. */
 function cli(...args: string[]): Promise<Record<string, any>> {
   return new Promise((ok, fail) => {
-    execFile(process.execPath, ["bin/ma2h-hub.js", ...args, "--json"], { cwd: clone, env: BARE_ENV, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) return fail(new Error(`ma2h-hub ${args.join(" ")} failed: ${stdout}\n${stderr}`));
-      ok(JSON.parse(stdout) as Record<string, any>);
-    });
+    execFile(
+      process.execPath,
+      ["bin/ma2h-hub.js", ...args, "--json"],
+      { cwd: clone, env: BARE_ENV, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (err) return fail(new Error(`ma2h-hub ${args.join(" ")} failed: ${stdout}\n${stderr}`));
+        ok(JSON.parse(stdout) as Record<string, any>);
+      },
+    );
   });
 }
 
 async function api(method: string, path: string, token: string, body?: unknown) {
   const res = await fetch(HUB + path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -138,7 +165,9 @@ async function api(method: string, path: string, token: string, body?: unknown) 
 
 beforeAll(async () => {
   if (!(await portFree(3000))) {
-    throw new Error("port 3000 on 127.0.0.1 is taken: this test runs `npm run hub` with no environment, so on the default port; free it");
+    throw new Error(
+      "port 3000 on 127.0.0.1 is taken: this test runs `npm run hub` with no environment, so on the default port; free it",
+    );
   }
   if (!existsSync(join(repoRoot, ".next/BUILD_ID"))) throw new Error("no build: run `npm run build` first");
   base = mkdtempSync(join(tmpdir(), "ma2h-clone-"));
@@ -146,7 +175,9 @@ beforeAll(async () => {
   chmodSync(base, 0o755);
   clone = join(base, "hub");
   await new Promise<void>((ok, fail) =>
-    execFile("git", ["clone", "--quiet", repoRoot, clone], { env: BARE_ENV }, (err, _o, stderr) => (err ? fail(new Error(stderr)) : ok())),
+    execFile("git", ["clone", "--quiet", repoRoot, clone], { env: BARE_ENV }, (err, _o, stderr) =>
+      err ? fail(new Error(stderr)) : ok(),
+    ),
   );
   symlinkSync(join(repoRoot, "node_modules"), join(clone, "node_modules"), "dir");
   cpSync(join(repoRoot, ".next"), join(clone, ".next"), { recursive: true });
@@ -197,7 +228,10 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
 
   it("the CLI (no environment either) provisions an account, a human with a token and an agent", async () => {
     expect((await cli("account", "create", "acme")).account.slug).toBe("acme");
-    expect((await cli("user", "add", "alice@acme.test", "--account", "acme", "--handle", "alice", "--role", "owner")).user.handle).toBe("alice");
+    expect(
+      (await cli("user", "add", "alice@acme.test", "--account", "acme", "--handle", "alice", "--role", "owner")).user
+        .handle,
+    ).toBe("alice");
     const token = await cli("token", "create", "--user", "alice@acme.test");
     expect(token.token).toMatch(/^ma2h_pat_/);
     pat = token.token;
@@ -222,7 +256,10 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
 
     const waiting = api("GET", `/v1/messages/${messageId}?wait=30`, key);
     await sleep(300);
-    const resolved = await api("POST", `/v1/messages/${messageId}/resolve`, pat, { resolution: "answered", value: "approve" });
+    const resolved = await api("POST", `/v1/messages/${messageId}/resolve`, pat, {
+      resolution: "answered",
+      value: "approve",
+    });
     expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
     const woke = await waiting;
     expect([woke.status, woke.body.status]).toEqual([200, "answered"]);
@@ -256,7 +293,11 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
     await waitReady(hub);
     expect(hub.output()).not.toContain("initialising the embedded database");
     const pulled = await api("GET", `/v1/messages/${messageId}`, key);
-    expect([pulled.status, pulled.body.status, pulled.body.response.resolution_id]).toEqual([200, "answered", resolutionId]);
+    expect([pulled.status, pulled.body.status, pulled.body.response.resolution_id]).toEqual([
+      200,
+      "answered",
+      resolutionId,
+    ]);
   });
 
   it("after SIGKILL of the whole group, a start recovers from the stale postmaster.pid", async () => {
@@ -278,7 +319,11 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
     const again = startHub();
     await waitReady(again);
     const pulled = await api("GET", `/v1/messages/${messageId}`, key);
-    expect([pulled.status, pulled.body.status, pulled.body.response.resolution_id]).toEqual([200, "answered", resolutionId]);
+    expect([pulled.status, pulled.body.status, pulled.body.response.resolution_id]).toEqual([
+      200,
+      "answered",
+      resolutionId,
+    ]);
     // And it still takes work.
     const more = await api("POST", "/v1/messages", key, {
       ma2h_version: "0.5",

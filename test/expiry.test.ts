@@ -71,9 +71,21 @@ describe("the §7 CAS with the clock pinned", () => {
   afterEach(() => setClock(null));
 
   it("an answer at exactly expires_at wins (answered, not expired)", async () => {
-    const id = await ask({ request: { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], default_on_expire: "hold" } });
+    const id = await ask({
+      request: {
+        mode: "select",
+        options: [
+          { value: "ship", label: "Ship" },
+          { value: "hold", label: "Hold" },
+        ],
+        default_on_expire: "hold",
+      },
+    });
     clockAt.set(EXP);
-    const res = await resolveMessage({ kind: "agent", principal: agent }, id, { resolution: "answered", value: "ship" });
+    const res = await resolveMessage({ kind: "agent", principal: agent }, id, {
+      resolution: "answered",
+      value: "ship",
+    });
     expect(res.status).toBe("answered");
     const r = await row(id);
     expect(r.status).toBe("answered");
@@ -85,7 +97,10 @@ describe("the §7 CAS with the clock pinned", () => {
   });
 
   it("a human answer at expires_at + 1 ms is 409 already_terminal showing expired; one resolution", async () => {
-    for (const resolver of [{ kind: "human", userId: aliceId }, { kind: "agent", principal: agent }] as const) {
+    for (const resolver of [
+      { kind: "human", userId: aliceId },
+      { kind: "agent", principal: agent },
+    ] as const) {
       const id = await ask();
       clockAt.set(new Date(EXP.getTime() + 1));
       const err = await hubError(resolveMessage(resolver, id, { resolution: "answered", value: "ship" }));
@@ -118,9 +133,26 @@ describe("the §7 CAS with the clock pinned", () => {
 
   it("with default_on_expire: expired, defaulted true, actor system:default_on_expire, value = default", async () => {
     const cases: Array<[Record<string, unknown>, unknown]> = [
-      [{ mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], default_on_expire: "hold" }, "hold"],
+      [
+        {
+          mode: "select",
+          options: [
+            { value: "ship", label: "Ship" },
+            { value: "hold", label: "Hold" },
+          ],
+          default_on_expire: "hold",
+        },
+        "hold",
+      ],
       [{ mode: "confirm", default_on_expire: "deny" }, "deny"],
-      [{ mode: "input", schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }, default_on_expire: { n: 3 } }, { n: 3 }],
+      [
+        {
+          mode: "input",
+          schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+          default_on_expire: { n: 3 },
+        },
+        { n: 3 },
+      ],
     ];
     for (const [request, value] of cases) {
       const id = await ask({ request });
@@ -131,7 +163,12 @@ describe("the §7 CAS with the clock pinned", () => {
       expect(got.body.status).toBe("expired");
       expect(got.body.response).toMatchObject({ resolution: "expired", defaulted: true });
       const response = (got.body.response as { response: Record<string, unknown> }).response;
-      expect(response).toEqual({ value, edited: false, actor: "system:default_on_expire", resolved_at: new Date(EXP.getTime() + 5).toISOString() });
+      expect(response).toEqual({
+        value,
+        edited: false,
+        actor: "system:default_on_expire",
+        resolved_at: new Date(EXP.getTime() + 5).toISOString(),
+      });
     }
   });
 
@@ -144,7 +181,10 @@ describe("the §7 CAS with the clock pinned", () => {
       if (got.notModified) throw new Error("unexpected 304");
       const response = got.body.response as Record<string, unknown>;
       expect(response).toMatchObject({ resolution: "expired", defaulted: false });
-      expect(response.response).toEqual({ actor: "system:expiry", resolved_at: new Date(EXP.getTime() + 1).toISOString() });
+      expect(response.response).toEqual({
+        actor: "system:expiry",
+        resolved_at: new Date(EXP.getTime() + 1).toISOString(),
+      });
     }
   });
 
@@ -169,7 +209,12 @@ describe("the §7 CAS with the clock pinned", () => {
     expect(await expireDue(new Date(T0.getTime() + 2001))).toBe(1);
     expect(await expireDue(new Date(T0.getTime() + 2001))).toBe(0);
     const status = async (id: string) => (await row(id)).status;
-    expect([await status(soon), await status(exact), await status(later), await status(never)]).toEqual(["expired", "expired", "open", "open"]);
+    expect([await status(soon), await status(exact), await status(later), await status(never)]).toEqual([
+      "expired",
+      "expired",
+      "open",
+      "open",
+    ]);
   });
 });
 
@@ -180,7 +225,10 @@ describe("in real time, with nobody watching", () => {
   });
 
   /** Polls the database (never the API) until the message leaves `open`; the wall-clock instant. */
-  async function watchDb(id: string, timeoutMs: number): Promise<{ status: string; at: number; row: Awaited<ReturnType<typeof row>> }> {
+  async function watchDb(
+    id: string,
+    timeoutMs: number,
+  ): Promise<{ status: string; at: number; row: Awaited<ReturnType<typeof row>> }> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       const r = await row(id);
@@ -202,15 +250,20 @@ describe("in real time, with nobody watching", () => {
       const api = client(web.url, acme.keys[A]);
       expect((await api.post("/v1/messages", envelope("notify", A))).status, web.output()).toBe(202); // warm the route
       const expiresAt = Date.now() + 2000;
-      const res = await api.post("/v1/messages", envelope("ask", A, {
-        expires_at: new Date(expiresAt).toISOString(),
-        request: { mode: "confirm", default_on_expire: "deny" },
-      }));
+      const res = await api.post(
+        "/v1/messages",
+        envelope("ask", A, {
+          expires_at: new Date(expiresAt).toISOString(),
+          request: { mode: "confirm", default_on_expire: "deny" },
+        }),
+      );
       expect(res.status, web.output()).toBe(202);
       const seen = await watchDb(res.body.id, 10_000);
       const lag = seen.at - expiresAt;
       const resolvedLag = (seen.row.resolution?.resolvedAt.getTime() ?? 0) - expiresAt;
-      console.info(`[expiry] ${backend}: resolved_at ${resolvedLag} ms after expires_at, seen in the DB ${lag} ms after`);
+      console.info(
+        `[expiry] ${backend}: resolved_at ${resolvedLag} ms after expires_at, seen in the DB ${lag} ms after`,
+      );
       expect(seen.status).toBe("expired");
       expect(seen.row.resolution).toMatchObject({ defaulted: true, actor: "system:default_on_expire" });
       expect(lag).toBeLessThanOrEqual(3000);
@@ -225,7 +278,10 @@ describe("in real time, with nobody watching", () => {
   }
 
   it("a worker started after expires_at (nothing scheduled) expires it from its start sweep", async () => {
-    const { ack } = await submitMessage(agent, envelope("ask", A, { expires_at: new Date(Date.now() + 500).toISOString() }));
+    const { ack } = await submitMessage(
+      agent,
+      envelope("ask", A, { expires_at: new Date(Date.now() + 500).toISOString() }),
+    );
     await new Promise((ok) => setTimeout(ok, 1000));
     expect((await row(ack.id)).status).toBe("open"); // no worker, no job, no read: still open in the DB
     const t0 = Date.now();
@@ -233,9 +289,18 @@ describe("in real time, with nobody watching", () => {
     started.push(worker);
     const seen = await watchDb(ack.id, 60_000);
     await waitForOutput(worker, "worker running");
-    const running = Date.parse(JSON.parse(worker.output().split("\n").find((l) => l.includes("worker running")) as string).time);
+    const running = Date.parse(
+      JSON.parse(
+        worker
+          .output()
+          .split("\n")
+          .find((l) => l.includes("worker running")) as string,
+      ).time,
+    );
     const afterRunning = (seen.row.resolution?.resolvedAt.getTime() ?? 0) - running;
-    console.info(`[expiry] start sweep: expired ${seen.at - t0} ms after spawn, ${afterRunning} ms after "worker running"`);
+    console.info(
+      `[expiry] start sweep: expired ${seen.at - t0} ms after spawn, ${afterRunning} ms after "worker running"`,
+    );
     expect(seen.status).toBe("expired");
     expect(seen.row.resolution?.actor).toBe("system:expiry");
     // The start sweep (it runs just before "worker running" is logged), not the 5 s periodic one.
@@ -248,7 +313,8 @@ describe("in real time, with nobody watching", () => {
 async function waitForOutput(hub: HubProcess, needle: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!hub.output().includes(needle)) {
-    if (Date.now() > deadline || hub.child.exitCode !== null) throw new Error(`no "${needle}" in output:\n${hub.output()}`);
+    if (Date.now() > deadline || hub.child.exitCode !== null)
+      throw new Error(`no "${needle}" in output:\n${hub.output()}`);
     await new Promise((ok) => setTimeout(ok, 50));
   }
 }

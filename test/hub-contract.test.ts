@@ -46,7 +46,10 @@ async function admin(sql: string): Promise<void> {
 /** Everything still alive in the process group led by `pgid`. */
 function groupMembers(pgid: number): string[] {
   const out = execFileSync("ps", ["-e", "-o", "pid=,pgid=,args="]).toString();
-  return out.split("\n").map((l) => l.trim()).filter((l) => Number(l.split(/\s+/)[1]) === pgid);
+  return out
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => Number(l.split(/\s+/)[1]) === pgid);
 }
 
 const portOpen = (port: number) =>
@@ -99,12 +102,15 @@ describe("npm run hub", () => {
     const name = `ma2h_fresh_${randomBytes(5).toString("hex")}`;
     await admin(`CREATE DATABASE ${name}`);
     const url = `postgresql://postgres@127.0.0.1:5432/${name}`;
-    const migrations = readdirSync(resolve(repoRoot, "prisma/migrations"), { withFileTypes: true }).filter((d) => d.isDirectory()).length;
+    const migrations = readdirSync(resolve(repoRoot, "prisma/migrations"), { withFileTypes: true }).filter((d) =>
+      d.isDirectory(),
+    ).length;
     const applied = async () => {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       try {
-        return (await c.query("SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL")).rows[0].n as number;
+        return (await c.query("SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL"))
+          .rows[0].n as number;
       } finally {
         await c.end();
       }
@@ -115,7 +121,10 @@ describe("npm run hub", () => {
         const fresh = await spawn({ databaseUrl: url, mode: "hub", port });
         expect((await fetch(`${fresh.url}/readyz`)).status).toBe(200);
         expect(await applied()).toBe(migrations);
-        const line = fresh.output().split("\n").find((l) => l.includes('"msg":"migrations"')) as string;
+        const line = fresh
+          .output()
+          .split("\n")
+          .find((l) => l.includes('"msg":"migrations"')) as string;
         expect(JSON.parse(line).applied).toHaveLength(run === 1 ? migrations : 0);
         const stopMs = await fresh.stop("SIGTERM");
         console.info(`[hub] fresh database run ${run}: SIGTERM → exit in ${stopMs} ms`);
@@ -140,7 +149,9 @@ describe("npm run hub", () => {
     const stopped = other.stop("SIGTERM");
     const res = await poll;
     const stopMs = await stopped;
-    console.info(`[hub] long-poll answered ${res.at - signalled} ms after SIGTERM (held ${signalled - t0} ms); hub exited in ${stopMs} ms`);
+    console.info(
+      `[hub] long-poll answered ${res.at - signalled} ms after SIGTERM (held ${signalled - t0} ms); hub exited in ${stopMs} ms`,
+    );
     expect([res.status, res.body.status, res.body.id]).toEqual([200, "open", ask.body.id]);
     expect(res.at - signalled).toBeLessThan(3000);
     expect(stopMs).toBeLessThan(10_000);
@@ -150,7 +161,9 @@ describe("npm run hub", () => {
 
   it("refuses to start without MA2H_DEV_MODE, saying why, with a non-zero exit", async () => {
     const runs = await Promise.all(
-      (["hub", "web"] as const).map((mode) => spawn({ databaseUrl: database.url, mode, env: { MA2H_DEV_MODE: undefined }, waitReady: false })),
+      (["hub", "web"] as const).map((mode) =>
+        spawn({ databaseUrl: database.url, mode, env: { MA2H_DEV_MODE: undefined }, waitReady: false }),
+      ),
     );
     for (const run of runs) {
       const code = await run.exited;

@@ -37,7 +37,12 @@ beforeAll(async () => {
   setClock(clock);
   acme = await provisionAccount("acme", [A, B]);
   other = await provisionAccount("other", [A]);
-  for (const [handle, role] of [["alice", "owner"], ["bob", "member"], ["vic", "viewer"], ["lara", "member"]] as const) {
+  for (const [handle, role] of [
+    ["alice", "owner"],
+    ["bob", "member"],
+    ["vic", "viewer"],
+    ["lara", "member"],
+  ] as const) {
     users[handle] = (await addUser(`${handle}@acme.test`, "acme", handle, role)).userId;
   }
   users.gina = (await addUser("gina@other.test", "other", "gina", "member")).userId;
@@ -50,16 +55,32 @@ afterAll(async () => {
 });
 
 describe("listInbox", () => {
-  let low: string, urgent: string, normalOld: string, normalNew: string, high: string, done: string, note: string, foreign: string;
+  let low: string,
+    urgent: string,
+    normalOld: string,
+    normalNew: string,
+    high: string,
+    done: string,
+    note: string,
+    foreign: string;
 
   beforeAll(async () => {
     low = await submit(A, envelope("ask", A, { title: "Low thing", priority: "low", tags: ["ops"] }));
-    normalOld = await submit(A, envelope("ask", A, { title: "Normal older", agent: { id: A, run_id: "r", runtime: "cli", project: "web-app" } }));
-    urgent = await submit(B, envelope("task", B, { title: "Urgent rotate 100%_key", priority: "urgent", tags: ["ops", "secrets"] }));
+    normalOld = await submit(
+      A,
+      envelope("ask", A, { title: "Normal older", agent: { id: A, run_id: "r", runtime: "cli", project: "web-app" } }),
+    );
+    urgent = await submit(
+      B,
+      envelope("task", B, { title: "Urgent rotate 100%_key", priority: "urgent", tags: ["ops", "secrets"] }),
+    );
     normalNew = await submit(A, envelope("ask", A, { title: "Normal newer", priority: "normal" }));
     high = await submit(A, envelope("ask", A, { title: "High ship", priority: "high", tags: ["release"] }));
     done = await submit(A, envelope("ask", A, { title: "Already answered", priority: "urgent" }));
-    await resolveMessage({ kind: "human", userId: users.alice as string }, done, { resolution: "answered", value: "ship" });
+    await resolveMessage({ kind: "human", userId: users.alice as string }, done, {
+      resolution: "answered",
+      value: "ship",
+    });
     note = await submit(A, envelope("notify", A, { title: "Daily digest", tags: ["digest"] }));
     foreign = await submit(A, envelope("ask", A, { title: "Other account secret", priority: "urgent" }), other);
   });
@@ -127,9 +148,19 @@ describe("listInbox", () => {
 
   it("rows carry what the keyboard acts on, per the person's rights", async () => {
     const bobRow = (await listInbox(users.bob as string, {})).rows.find((r) => r.id === high);
-    expect(bobRow).toMatchObject({ mode: "select", quickValue: "ship", canAnswer: true, canDecline: true, refusal: null });
+    expect(bobRow).toMatchObject({
+      mode: "select",
+      quickValue: "ship",
+      canAnswer: true,
+      canDecline: true,
+      refusal: null,
+    });
     const vicRow = (await listInbox(users.vic as string, {})).rows.find((r) => r.id === high);
-    expect(vicRow).toMatchObject({ canAnswer: false, canDecline: false, refusal: "role viewer may read but not resolve" });
+    expect(vicRow).toMatchObject({
+      canAnswer: false,
+      canDecline: false,
+      refusal: "role viewer may read but not resolve",
+    });
     const task = (await listInbox(users.bob as string, {})).rows.find((r) => r.id === urgent);
     expect(task).toMatchObject({ type: "task", canComplete: true, canDecline: true });
   });
@@ -138,7 +169,14 @@ describe("listInbox", () => {
 describe("listing columns", () => {
   it("accept an agent's over-long project and tags (kept in the envelope, just not filterable)", async () => {
     const long = "x".repeat(3000);
-    const id = await submit(A, envelope("ask", A, { title: "Long strings", tags: [long, "short"], agent: { id: A, run_id: "r", runtime: "cli", project: long } }));
+    const id = await submit(
+      A,
+      envelope("ask", A, {
+        title: "Long strings",
+        tags: [long, "short"],
+        agent: { id: A, run_id: "r", runtime: "cli", project: long },
+      }),
+    );
     const row = await db().message.findUniqueOrThrow({ where: { id } });
     expect([row.project, row.tags]).toEqual([null, ["short"]]);
     const item = await itemForHuman(users.bob as string, id);
@@ -161,7 +199,11 @@ describe("itemForHuman", () => {
         client_ref: "CLIENT-REF-CANARY",
         state: { sealed: "STATE-CANARY" },
         body: "Body **text**",
-        context: [{ kind: "text", text: "t" }, { kind: "data", data: { n: 1 } }, { kind: "file", file: { uri: "https://files.example/a.patch", name: "a.patch" } }],
+        context: [
+          { kind: "text", text: "t" },
+          { kind: "data", data: { n: 1 } },
+          { kind: "file", file: { uri: "https://files.example/a.patch", name: "a.patch" } },
+        ],
       }),
     );
     const item = await itemForHuman(users.bob as string, id);
@@ -171,27 +213,54 @@ describe("itemForHuman", () => {
     expect(item?.context).toEqual([
       { kind: "text", text: "t" },
       { kind: "data", json: '{\n  "n": 1\n}' },
-      { kind: "file", name: "a.patch", mimeType: null, uri: "https://files.example/a.patch", host: "files.example", href: "https://files.example/a.patch" },
+      {
+        kind: "file",
+        name: "a.patch",
+        mimeType: null,
+        uri: "https://files.example/a.patch",
+        host: "files.example",
+        href: "https://files.example/a.patch",
+      },
     ]);
   });
 
   it("canResolve follows roles and allowed_resolvers, as resolveMessage does", async () => {
     const open = await submit(A, envelope("ask", A));
-    const listed = await submit(A, envelope("ask", A, { request: { mode: "confirm", allowed_resolvers: ["human:lara"] } }));
+    const listed = await submit(
+      A,
+      envelope("ask", A, { request: { mode: "confirm", allowed_resolvers: ["human:lara"] } }),
+    );
     const view = async (who: string, id: string) => (await itemForHuman(users[who] as string, id))?.can;
     expect(await view("bob", open)).toMatchObject({ refusal: null, answer: true, decline: true });
     expect(await view("vic", open)).toMatchObject({ refusal: "role viewer may read but not resolve", answer: false });
     expect(await view("lara", listed)).toMatchObject({ refusal: null, answer: true });
-    expect(await view("bob", listed)).toMatchObject({ refusal: "you are not in the message's allowed_resolvers", answer: false });
+    expect(await view("bob", listed)).toMatchObject({
+      refusal: "you are not in the message's allowed_resolvers",
+      answer: false,
+    });
     // The verb agrees.
-    await expect(answerAsHuman(users.bob as string, listed, { kind: "answer", value: "approve" })).resolves.toMatchObject({ ok: false, code: "not_authorized" });
-    await expect(answerAsHuman(users.vic as string, open, { kind: "decline" })).resolves.toMatchObject({ ok: false, code: "not_authorized" });
-    await expect(answerAsHuman(users.lara as string, listed, { kind: "answer", value: "approve" })).resolves.toEqual({ ok: true, status: "answered" });
+    await expect(
+      answerAsHuman(users.bob as string, listed, { kind: "answer", value: "approve" }),
+    ).resolves.toMatchObject({ ok: false, code: "not_authorized" });
+    await expect(answerAsHuman(users.vic as string, open, { kind: "decline" })).resolves.toMatchObject({
+      ok: false,
+      code: "not_authorized",
+    });
+    await expect(answerAsHuman(users.lara as string, listed, { kind: "answer", value: "approve" })).resolves.toEqual({
+      ok: true,
+      status: "answered",
+    });
   });
 
   it("honours permissions: allow_respond false leaves decline only, allow_ignore false removes it", async () => {
-    const noRespond = await submit(A, envelope("ask", A, { request: { mode: "confirm", permissions: { allow_respond: false } } }));
-    const noIgnore = await submit(A, envelope("ask", A, { request: { mode: "confirm", permissions: { allow_ignore: false } } }));
+    const noRespond = await submit(
+      A,
+      envelope("ask", A, { request: { mode: "confirm", permissions: { allow_respond: false } } }),
+    );
+    const noIgnore = await submit(
+      A,
+      envelope("ask", A, { request: { mode: "confirm", permissions: { allow_ignore: false } } }),
+    );
     expect((await itemForHuman(users.bob as string, noRespond))?.can).toMatchObject({ answer: false, decline: true });
     expect((await itemForHuman(users.bob as string, noIgnore))?.can).toMatchObject({ answer: true, decline: false });
   });
@@ -202,14 +271,28 @@ describe("itemForHuman", () => {
       envelope("ask", A, {
         request: {
           mode: "input",
-          schema: { type: "object", properties: { note: { type: "string" }, key: { type: "string", "x-ma2h-sensitive": true } }, required: ["key"] },
+          schema: {
+            type: "object",
+            properties: { note: { type: "string" }, key: { type: "string", "x-ma2h-sensitive": true } },
+            required: ["key"],
+          },
         },
       }),
     );
-    const res = await answerAsHuman(users.bob as string, id, { kind: "answer", input: { note: "hi", key: "SECRET-CANARY" }, comment: " ok " });
+    const res = await answerAsHuman(users.bob as string, id, {
+      kind: "answer",
+      input: { note: "hi", key: "SECRET-CANARY" },
+      comment: " ok ",
+    });
     expect(res).toEqual({ ok: true, status: "answered" });
     const item = await itemForHuman(users.alice as string, id);
-    expect(item?.resolution).toMatchObject({ resolution: "answered", actor: "human:bob", value: { note: "hi", key: "••••••" }, comment: "ok", edited: false });
+    expect(item?.resolution).toMatchObject({
+      resolution: "answered",
+      actor: "human:bob",
+      value: { note: "hi", key: "••••••" },
+      comment: "ok",
+      edited: false,
+    });
     expect(item?.resolution?.resolvedAt).toBe(clock.now().toISOString());
     expect(JSON.stringify(item)).not.toContain("SECRET-CANARY");
     // The agent gets the real value.
@@ -220,10 +303,20 @@ describe("itemForHuman", () => {
 
 describe("answerAsHuman", () => {
   it("edited is set membership (§6): a listed option or a changed prefill is not edited; only an off-menu answer is", async () => {
-    const options = [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }];
+    const options = [
+      { value: "ship", label: "Ship" },
+      { value: "hold", label: "Hold" },
+    ];
     const select = (over: Record<string, unknown> = {}, version = "0.6") =>
-      submit(A, envelope("ask", A, { ma2h_version: version, request: { mode: "select", options, default_on_expire: "hold", ...over } }));
-    const edited = async (id: string) => JSON.parse((await db().resolution.findUniqueOrThrow({ where: { messageId: id } })).response as string).edited;
+      submit(
+        A,
+        envelope("ask", A, {
+          ma2h_version: version,
+          request: { mode: "select", options, default_on_expire: "hold", ...over },
+        }),
+      );
+    const edited = async (id: string) =>
+      JSON.parse((await db().resolution.findUniqueOrThrow({ where: { messageId: id } })).response as string).edited;
     // A listed option other than the prefill is answering, not editing.
     const changed = await select();
     await answerAsHuman(users.bob as string, changed, { kind: "answer", value: "ship" });
@@ -231,56 +324,122 @@ describe("answerAsHuman", () => {
 
     // The free-form answer on a 0.6 select with allow_edit: recorded verbatim, edited.
     const free = await select({ permissions: { allow_edit: true } });
-    expect(await answerAsHuman(users.bob as string, free, { kind: "answer", value: "hold, until the migration lands" })).toEqual({ ok: true, status: "answered" });
+    expect(
+      await answerAsHuman(users.bob as string, free, { kind: "answer", value: "hold, until the migration lands" }),
+    ).toEqual({ ok: true, status: "answered" });
     expect(await edited(free)).toBe(true);
     // …but never below 0.6, nor without allow_edit: refused, still open.
     for (const id of [await select({ permissions: { allow_edit: true } }, "0.5"), await select()]) {
-      expect(await answerAsHuman(users.bob as string, id, { kind: "answer", value: "something else" })).toMatchObject({ ok: false, code: "invalid_field" });
+      expect(await answerAsHuman(users.bob as string, id, { kind: "answer", value: "something else" })).toMatchObject({
+        ok: false,
+        code: "invalid_field",
+      });
       expect((await db().message.findUniqueOrThrow({ where: { id } })).status).toBe("open");
     }
 
     // Input: a changed prefill is accepted (allow_edit is ignored for input) and never edited.
-    const schema = { type: "object", properties: { note: { type: "string" }, n: { type: "integer" }, on: { type: "boolean" } } };
-    const typed = await submit(A, envelope("ask", A, { ma2h_version: "0.6", request: { mode: "input", schema, default_on_expire: { note: "x", n: 2 }, permissions: { allow_edit: false } } }));
-    expect(await answerAsHuman(users.bob as string, typed, { kind: "answer", input: { note: "y", n: "2" } })).toEqual({ ok: true, status: "answered" });
+    const schema = {
+      type: "object",
+      properties: { note: { type: "string" }, n: { type: "integer" }, on: { type: "boolean" } },
+    };
+    const typed = await submit(
+      A,
+      envelope("ask", A, {
+        ma2h_version: "0.6",
+        request: { mode: "input", schema, default_on_expire: { note: "x", n: 2 }, permissions: { allow_edit: false } },
+      }),
+    );
+    expect(await answerAsHuman(users.bob as string, typed, { kind: "answer", input: { note: "y", n: "2" } })).toEqual({
+      ok: true,
+      status: "answered",
+    });
     expect(await edited(typed)).toBe(false);
   });
 
   it("an agent's resolve gets the Hub's edited, whatever edited its body claims", async () => {
-    const id = await submit(A, envelope("ask", A, { request: { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], default_on_expire: "hold" } }));
+    const id = await submit(
+      A,
+      envelope("ask", A, {
+        request: {
+          mode: "select",
+          options: [
+            { value: "ship", label: "Ship" },
+            { value: "hold", label: "Hold" },
+          ],
+          default_on_expire: "hold",
+        },
+      }),
+    );
     const principal = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${acme.keys[A]}` })));
     await resolveMessage({ kind: "agent", principal }, id, { resolution: "answered", value: "ship", edited: true });
-    const response = JSON.parse((await db().resolution.findUniqueOrThrow({ where: { messageId: id } })).response as string);
+    const response = JSON.parse(
+      (await db().resolution.findUniqueOrThrow({ where: { messageId: id } })).response as string,
+    );
     expect(response).toMatchObject({ value: "ship", edited: false, actor: `agent:${A}` });
   });
 
   it("completes a task with the final checklist, texts from the envelope", async () => {
-    const id = await submit(A, envelope("task", A, { action: { instructions: "Do", checklist: [{ text: "one", done: false }, { text: "two", done: true }, { text: "three" }] } }));
-    expect(await answerAsHuman(users.bob as string, id, { kind: "complete", checklist: [true, false, true], comment: "done" })).toEqual({ ok: true, status: "completed" });
-    const response = JSON.parse((await db().resolution.findUniqueOrThrow({ where: { messageId: id } })).response as string);
+    const id = await submit(
+      A,
+      envelope("task", A, {
+        action: {
+          instructions: "Do",
+          checklist: [{ text: "one", done: false }, { text: "two", done: true }, { text: "three" }],
+        },
+      }),
+    );
+    expect(
+      await answerAsHuman(users.bob as string, id, {
+        kind: "complete",
+        checklist: [true, false, true],
+        comment: "done",
+      }),
+    ).toEqual({ ok: true, status: "completed" });
+    const response = JSON.parse(
+      (await db().resolution.findUniqueOrThrow({ where: { messageId: id } })).response as string,
+    );
     expect(response).toMatchObject({
       actor: "human:bob",
       comment: "done",
-      checklist: [{ text: "one", done: true }, { text: "two", done: false }, { text: "three", done: true }],
+      checklist: [
+        { text: "one", done: true },
+        { text: "two", done: false },
+        { text: "three", done: true },
+      ],
     });
   });
 
   it("losing a race reports who answered, when, and what", async () => {
     const id = await submit(A, envelope("ask", A));
-    expect(await answerAsHuman(users.alice as string, id, { kind: "answer", value: "hold", comment: "first" })).toEqual({ ok: true, status: "answered" });
+    expect(await answerAsHuman(users.alice as string, id, { kind: "answer", value: "hold", comment: "first" })).toEqual(
+      { ok: true, status: "answered" },
+    );
     const lost = await answerAsHuman(users.bob as string, id, { kind: "answer", value: "ship" });
     expect(lost).toMatchObject({
       ok: false,
       code: "already_terminal",
-      conflict: { status: "answered", actor: "human:alice", value: "hold", valueLabel: "Hold", comment: "first", resolvedAt: clock.now().toISOString() },
+      conflict: {
+        status: "answered",
+        actor: "human:alice",
+        value: "hold",
+        valueLabel: "Hold",
+        comment: "first",
+        resolvedAt: clock.now().toISOString(),
+      },
     });
   });
 
   it("bulk decline and complete resolve what they may, and skip the rest with the reason", async () => {
     const ask1 = await submit(A, envelope("ask", A, { title: "b1" }));
-    const locked = await submit(A, envelope("ask", A, { title: "locked", request: { mode: "confirm", permissions: { allow_ignore: false } } }));
+    const locked = await submit(
+      A,
+      envelope("ask", A, { title: "locked", request: { mode: "confirm", permissions: { allow_ignore: false } } }),
+    );
     const task = await submit(A, envelope("task", A, { title: "t1" }));
-    const listed = await submit(A, envelope("ask", A, { title: "lara only", request: { mode: "confirm", allowed_resolvers: ["human:lara"] } }));
+    const listed = await submit(
+      A,
+      envelope("ask", A, { title: "lara only", request: { mode: "confirm", allowed_resolvers: ["human:lara"] } }),
+    );
     const foreign = await submit(A, envelope("ask", A, { title: "theirs" }), other);
     const report = await bulkResolve(users.bob as string, [ask1, locked, task, listed, foreign], "decline");
     expect(report.done).toEqual([

@@ -34,13 +34,16 @@ afterAll(async () => {
 });
 
 const agent = (id: string) => client(hub.url, acme.keys[id]);
-const submit = (id: string, type: "notify" | "ask" | "task", over: Record<string, unknown> = {}) => agent(id).post("/v1/messages", envelope(type, id, over));
-const resolve = (id: string) => client(hub.url, acme.tokens.alice).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "ship" });
+const submit = (id: string, type: "notify" | "ask" | "task", over: Record<string, unknown> = {}) =>
+  agent(id).post("/v1/messages", envelope(type, id, over));
+const resolve = (id: string) =>
+  client(hub.url, acme.tokens.alice).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "ship" });
 const messagesOf = (agentId: string) => db().message.count({ where: { agent: { agentId } } });
 const capability = async () => (await client(hub.url).get("/.well-known/ma2h")).body;
 
 /** §8.5/§8.6: exactly the error envelope, code `rate_limited`, and whole seconds in Retry-After. */
-function expectRateLimited(res: { status: number; headers: Headers; body: any }): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+function expectRateLimited(res: { status: number; headers: Headers; body: any }): void {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   expect(res.status).toBe(429);
   expect(Object.keys(res.body)).toEqual(["error"]);
   expect(Object.keys(res.body.error).sort()).toEqual(["code", "message"]);
@@ -112,7 +115,12 @@ describe("§8.0 discovery alias", () => {
 describe("§14.1 the response-leg ack's ma2h_version", () => {
   // The rule (lib/messages/delivery-track.ts ackVersion): the message's own version when its minor
   // is ≥ 4, else the Hub's; ack.schema.json requires a minor ≥ 4.
-  for (const [version, expected] of [["0.6", "0.6"], ["0.5", "0.5"], ["0.4", "0.4"], ["0.3", HUB_VERSION]] as const) {
+  for (const [version, expected] of [
+    ["0.6", "0.6"],
+    ["0.5", "0.5"],
+    ["0.4", "0.4"],
+    ["0.3", HUB_VERSION],
+  ] as const) {
     it(`a ${version} message's ack is ${expected}, valid against ack.schema.json and inside the GET's delivery`, async () => {
       const sent = await submit(ACKER, "ask", { ma2h_version: version });
       expect(sent.status).toBe(202);
@@ -122,7 +130,13 @@ describe("§14.1 the response-leg ack's ma2h_version", () => {
 
       const ack = await agent(ACKER).post(`/v1/messages/${sent.body.id}/ack`, { note: "resuming" });
       expect(ack.status).toBe(200);
-      expect(ack.body).toMatchObject({ ma2h_version: expected, type: "ack", in_reply_to: sent.body.id, by: `agent:${ACKER}`, note: "resuming" });
+      expect(ack.body).toMatchObject({
+        ma2h_version: expected,
+        type: "ack",
+        in_reply_to: sent.body.id,
+        by: `agent:${ACKER}`,
+        note: "resuming",
+      });
       expect(validateOfficial("ack.schema.json", ack.body)).toEqual([]);
 
       const got = (await agent(ACKER).get(`/v1/messages/${sent.body.id}`)).body;

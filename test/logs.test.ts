@@ -29,7 +29,11 @@ const KNOWN_NON_JSON: RegExp[] = [/^\s*✓ Running next\.config\.ts took \d+(\.\
 
 beforeAll(async () => {
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
-  hub = await startHub({ databaseUrl: database.url, mode: "hub", env: { LOG_LEVEL: "debug", MA2H_MAX_BODY_BYTES: "4096" } });
+  hub = await startHub({
+    databaseUrl: database.url,
+    mode: "hub",
+    env: { LOG_LEVEL: "debug", MA2H_MAX_BODY_BYTES: "4096" },
+  });
 });
 
 afterAll(async () => {
@@ -55,8 +59,18 @@ describe("Hub logs", () => {
     const requestId = res.headers.get("x-request-id") as string;
     expect(requestId).toBeTruthy();
     await until(() => hub.output().includes(requestId), `a request line with ${requestId}`);
-    const line = hub.output().split("\n").find((l) => l.includes(requestId)) as string;
-    expect(JSON.parse(line)).toMatchObject({ level: "info", msg: "request", request_id: requestId, method: "GET", status: 404, code: "not_found" });
+    const line = hub
+      .output()
+      .split("\n")
+      .find((l) => l.includes(requestId)) as string;
+    expect(JSON.parse(line)).toMatchObject({
+      level: "info",
+      msg: "request",
+      request_id: requestId,
+      method: "GET",
+      status: 404,
+      code: "not_found",
+    });
   });
 
   it("never prints state, sensitive values, sensitive content, comments or credentials", async () => {
@@ -73,25 +87,70 @@ describe("Hub logs", () => {
     // state: accepted, schema-invalid (400), idempotency conflict (409), semantic (422), too big (422).
     const accepted = envelope("ask", A, { state: { note: mark("state-ok") }, body: mark("plain-body") });
     await send(agent.post("/v1/messages", accepted), 202);
-    await send(agent.post("/v1/messages", envelope("notify", A, { title: undefined, state: { s: mark("state-400") } })), 400);
+    await send(
+      agent.post("/v1/messages", envelope("notify", A, { title: undefined, state: { s: mark("state-400") } })),
+      400,
+    );
     await send(agent.post("/v1/messages", accepted), 202); // an identical replay
     await send(agent.post("/v1/messages", { ...accepted, state: { note: mark("state-409") } }), 409); // state is in the payload
     const past = new Date(Date.now() - 60_000).toISOString();
-    await send(agent.post("/v1/messages", envelope("ask", A, { expires_at: past, state: { s: mark("state-422") } })), 422);
-    await send(agent.post("/v1/messages", envelope("notify", A, { body: "x".repeat(5000), state: { s: mark("state-big") } })), 422);
+    await send(
+      agent.post("/v1/messages", envelope("ask", A, { expires_at: past, state: { s: mark("state-422") } })),
+      422,
+    );
+    await send(
+      agent.post("/v1/messages", envelope("notify", A, { body: "x".repeat(5000), state: { s: mark("state-big") } })),
+      422,
+    );
     await send(agent.post("/v1/messages", `{"state":"${mark("bad-json")}"`), 400);
 
     // x-ma2h-sensitive values: in the default, in an accepted resolve, in rejected resolves.
-    const schema = { type: "object", properties: { password: { type: "string", "x-ma2h-sensitive": true }, note: { type: "string" } }, required: ["password"], additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { password: { type: "string", "x-ma2h-sensitive": true }, note: { type: "string" } },
+      required: ["password"],
+      additionalProperties: false,
+    };
     const input = (over: Record<string, unknown> = {}) =>
       agent.post("/v1/messages", envelope("ask", A, { request: { mode: "input", schema, ...over } }));
     const asked = await send(input({ default_on_expire: { password: mark("default") } }), 202);
     const id = asked.body.id as string;
-    await send(alice.post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: { password: mark("rejected-422"), bogus: "x" } }), 422);
-    await send(alice.post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: { password: mark("resolved") }, comment: mark("comment") }), 200);
-    await send(alice.post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: { password: mark("rejected-409") }, comment: mark("comment-409") }), 409);
-    await send(agent.post(`/v1/messages/${id}/resolve`, { resolution: "declined", comment: mark("comment-agent") }), 409);
-    await send(agent.post("/v1/messages", envelope("ask", A, { request: { mode: "input", schema, default_on_expire: { password: 7, x: mark("default-422") } } })), 422);
+    await send(
+      alice.post(`/v1/messages/${id}/resolve`, {
+        resolution: "answered",
+        value: { password: mark("rejected-422"), bogus: "x" },
+      }),
+      422,
+    );
+    await send(
+      alice.post(`/v1/messages/${id}/resolve`, {
+        resolution: "answered",
+        value: { password: mark("resolved") },
+        comment: mark("comment"),
+      }),
+      200,
+    );
+    await send(
+      alice.post(`/v1/messages/${id}/resolve`, {
+        resolution: "answered",
+        value: { password: mark("rejected-409") },
+        comment: mark("comment-409"),
+      }),
+      409,
+    );
+    await send(
+      agent.post(`/v1/messages/${id}/resolve`, { resolution: "declined", comment: mark("comment-agent") }),
+      409,
+    );
+    await send(
+      agent.post(
+        "/v1/messages",
+        envelope("ask", A, {
+          request: { mode: "input", schema, default_on_expire: { password: 7, x: mark("default-422") } },
+        }),
+      ),
+      422,
+    );
     await send(agent.get(`/v1/messages/${id}`), 200);
 
     // sensitive:true content, accepted and rejected, then read back and resolved with a comment.
@@ -100,21 +159,43 @@ describe("Hub logs", () => {
         sensitive: true,
         title: mark(`title${n}`),
         body: mark(`body${n}`),
-        context: [{ kind: "text", text: mark(`ctx${n}`) }, { kind: "data", data: { k: mark(`data${n}`) } }],
+        context: [
+          { kind: "text", text: mark(`ctx${n}`) },
+          { kind: "data", data: { k: mark(`data${n}`) } },
+        ],
         ...over,
       });
     const s = await send(agent.post("/v1/messages", sensitive(1)), 202);
     await send(agent.post("/v1/messages", sensitive(2, { expires_at: past })), 422);
-    await send(agent.post("/v1/messages", sensitive(3, { type: "notify", request: undefined, idempotency_key: undefined, priority: "nope" })), 400);
+    await send(
+      agent.post(
+        "/v1/messages",
+        sensitive(3, { type: "notify", request: undefined, idempotency_key: undefined, priority: "nope" }),
+      ),
+      400,
+    );
     await send(agent.get(`/v1/messages/${s.body.id}?wait=1`), 200);
-    await send(alice.post(`/v1/messages/${s.body.id}/resolve`, { resolution: "answered", value: "ship", comment: mark("sensitive-comment") }), 200);
+    await send(
+      alice.post(`/v1/messages/${s.body.id}/resolve`, {
+        resolution: "answered",
+        value: "ship",
+        comment: mark("sensitive-comment"),
+      }),
+      200,
+    );
     await send(agent.post(`/v1/messages/${s.body.id}/cancel`), 409);
 
     // Credentials that are not ours are not echoed either.
     await send(client(hub.url, `ma2h_key_${mark("bad-key")}`).get(`/v1/messages/${id}`), 401);
-    await send(client(hub.url, `ma2h_pat_${mark("bad-pat")}`).post(`/v1/messages/${id}/resolve`, { resolution: "declined" }), 401);
+    await send(
+      client(hub.url, `ma2h_pat_${mark("bad-pat")}`).post(`/v1/messages/${id}/resolve`, { resolution: "declined" }),
+      401,
+    );
 
-    await until(() => (hub.output().match(/"msg":"request"/g)?.length ?? 0) >= statuses.length + 1, "a request line per request");
+    await until(
+      () => (hub.output().match(/"msg":"request"/g)?.length ?? 0) >= statuses.length + 1,
+      "a request line per request",
+    );
     const stopMs = await hub.stop();
     expect(stopMs).toBeLessThan(10_000);
     output = hub.output();
@@ -126,14 +207,22 @@ describe("Hub logs", () => {
       // The random part of each credential alone, too (a prefix-stripped echo is still a leak).
       if (name.startsWith("pat:") || name.startsWith("key:")) secrets[`${name}(tail)`] = value.slice(-20);
     }
-    const leaked = Object.entries(secrets).filter(([, v]) => output.includes(v)).map(([k]) => k);
+    const leaked = Object.entries(secrets)
+      .filter(([, v]) => output.includes(v))
+      .map(([k]) => k);
     expect(leaked).toEqual([]);
 
     // …while the request lines are all there, with their statuses.
-    const requests = output.split("\n").filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
+    const requests = output
+      .split("\n")
+      .filter((l) => l.includes('"msg":"request"'))
+      .map((l) => JSON.parse(l));
     const logged = requests.map((r) => r.status as number);
     for (const st of new Set(statuses)) {
-      expect([st, logged.filter((x) => x === st).length >= statuses.filter((x) => x === st).length]).toEqual([st, true]);
+      expect([st, logged.filter((x) => x === st).length >= statuses.filter((x) => x === st).length]).toEqual([
+        st,
+        true,
+      ]);
     }
     expect(requests.every((r) => typeof r.request_id === "string" && r.request_id.length > 0)).toBe(true);
   });
@@ -144,13 +233,25 @@ describe("Hub logs", () => {
   });
 
   it("a queue store it cannot reach is logged as JSON by name and code, never dumped raw", async () => {
-    const worker = await startHub({ databaseUrl: database.url, mode: "worker", env: { REDIS_URL: "redis://127.0.0.1:1", LOG_LEVEL: "debug" } });
+    const worker = await startHub({
+      databaseUrl: database.url,
+      mode: "worker",
+      env: { REDIS_URL: "redis://127.0.0.1:1", LOG_LEVEL: "debug" },
+    });
     try {
-      await until(() => worker.output().includes('"msg":"queue store error"'), "a queue store error line", 20_000, worker);
+      await until(
+        () => worker.output().includes('"msg":"queue store error"'),
+        "a queue store error line",
+        20_000,
+        worker,
+      );
     } finally {
       await worker.stop();
     }
-    const line = worker.output().split("\n").find((l) => l.includes('"msg":"queue store error"')) as string;
+    const line = worker
+      .output()
+      .split("\n")
+      .find((l) => l.includes('"msg":"queue store error"')) as string;
     expect(JSON.parse(line)).toMatchObject({ level: "warn", role: "worker", error_code: "ECONNREFUSED" });
     expect(nonJsonLines(worker.output())).toEqual([]);
   });
@@ -163,7 +264,11 @@ function nonJsonLines(text: string): string[] {
     if (KNOWN_NON_JSON.some((re) => re.test(line))) continue;
     try {
       const rec = JSON.parse(line) as { level?: unknown; time?: unknown } | null;
-      const ok = typeof rec === "object" && rec !== null && ["debug", "info", "warn", "error"].includes(rec.level as string) && !Number.isNaN(Date.parse(String(rec.time)));
+      const ok =
+        typeof rec === "object" &&
+        rec !== null &&
+        ["debug", "info", "warn", "error"].includes(rec.level as string) &&
+        !Number.isNaN(Date.parse(String(rec.time)));
       if (!ok) bad.push(line);
     } catch {
       bad.push(line);

@@ -24,7 +24,12 @@ type Entry = { directive: { id: string }; signature: string };
 beforeAll(async () => {
   acme = await provisionAccount("acme", [A, K], [{ handle: "alice", role: "owner" }]);
   const race = { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(RACE_VISIBILITY_S) };
-  hubs.push(...(await Promise.all([startHub({ databaseUrl: database.url, env: race }), startHub({ databaseUrl: database.url, env: race })])));
+  hubs.push(
+    ...(await Promise.all([
+      startHub({ databaseUrl: database.url, env: race }),
+      startHub({ databaseUrl: database.url, env: race }),
+    ])),
+  );
 });
 
 afterAll(async () => {
@@ -70,7 +75,9 @@ describe("concurrent drains in two processes", () => {
 });
 
 describe("SIGKILL of the web process (§3.1)", () => {
-  it("loses no un-acked directive: queued ones at once, in-flight ones after their window", { timeout: 90_000 }, async () => {
+  it("loses no un-acked directive: queued ones at once, in-flight ones after their window", {
+    timeout: 90_000,
+  }, async () => {
     const victim = await startHub({ databaseUrl: database.url, env });
     hubs.push(victim);
     const ids = await authorMany(5, K, victim.url);

@@ -33,11 +33,15 @@ const DEPTH = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  acme = await provisionAccount("acme", [A, B, C, D], [
-    { handle: "alice", role: "owner" },
-    { handle: "bob", role: "member" },
-    { handle: "vic", role: "viewer" },
-  ]);
+  acme = await provisionAccount(
+    "acme",
+    [A, B, C, D],
+    [
+      { handle: "alice", role: "owner" },
+      { handle: "bob", role: "member" },
+      { handle: "vic", role: "viewer" },
+    ],
+  );
   other = await provisionAccount("other", [A, ONLY_OTHER], [{ handle: "olga", role: "owner" }]);
   hub = await startHub({
     databaseUrl: database.url,
@@ -71,7 +75,13 @@ describe("authoring (§13.1, §13.2)", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.id).toMatch(/^dir_[0-9a-z]{26}$/);
-    expect(res.body).toMatchObject({ status: "queued", to: `agent:${A}`, from: "human:alice", title: "Pause deploys", type: "directive" });
+    expect(res.body).toMatchObject({
+      status: "queued",
+      to: `agent:${A}`,
+      from: "human:alice",
+      title: "Pause deploys",
+      type: "directive",
+    });
     expect(res.body.created_at).not.toBe("2001-01-01T00:00:00Z");
     expect(res.body).not.toHaveProperty("request");
     expect(res.body).not.toHaveProperty("state");
@@ -124,7 +134,14 @@ describe("authoring (§13.1, §13.2)", () => {
     const past = await author({ to: `agent:${A}`, title: "late", expires_at: "2020-01-01T00:00:00Z" });
     expect(past.status).toBe(422);
     expect(past.body.error.code).toBe("invalid_field");
-    for (const bad of [{ to: `agent:${A}` }, { to: "human:alice", title: "x" }, { to: `agent:${A}`, title: "" }, { to: `agent:${A}`, title: "x".repeat(201) }, { to: `agent:${A}`, title: "x", priority: "asap" }, { to: `agent:${A}#bad`, title: "x" }]) {
+    for (const bad of [
+      { to: `agent:${A}` },
+      { to: "human:alice", title: "x" },
+      { to: `agent:${A}`, title: "" },
+      { to: `agent:${A}`, title: "x".repeat(201) },
+      { to: `agent:${A}`, title: "x", priority: "asap" },
+      { to: `agent:${A}#bad`, title: "x" },
+    ]) {
       const res = await author(bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.body.error.code).toBe("validation_error");
@@ -161,7 +178,8 @@ async function ackAll(id: string, account = acme): Promise<void> {
 describe("drain, redelivery and ack (§8.7, dp-007)", () => {
   it("FIFO on first delivery, max caps the batch, each entry valid and verifiable by the agent", async () => {
     const ids: string[] = [];
-    for (const title of ["d1", "d2", "d3"]) ids.push((await author({ to: `agent:${A}`, title, context: [{ kind: "text", text: "ctx" }] })).body.id);
+    for (const title of ["d1", "d2", "d3"])
+      ids.push((await author({ to: `agent:${A}`, title, context: [{ kind: "text", text: "ctx" }] })).body.id);
     const me = new DirectiveAgent(`agent:${A}`, `${hub.url}/.well-known/ma2h-keys`);
     const first = await drain(A, "?max=1");
     expect(first.status).toBe(200);
@@ -173,7 +191,12 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
       expect(Object.keys(e).sort()).toEqual(["directive", "signature"]);
       expect(validateOfficial("inbound-message.schema.json", e.directive)).toEqual([]);
       expect(inboundDirectiveSchema.safeParse(e.directive).success).toBe(true); // and our mirror agrees
-      expect(e.directive).toMatchObject({ type: "directive", ma2h_version: HUB_VERSION, from: "human:alice", to: `agent:${A}` });
+      expect(e.directive).toMatchObject({
+        type: "directive",
+        ma2h_version: HUB_VERSION,
+        from: "human:alice",
+        to: `agent:${A}`,
+      });
       expect(await me.receive(e)).toMatchObject({ ok: true, id: e.directive.id });
     }
     const track = await human("alice").get(`/v1/directives/${ids[0]}`);
@@ -195,7 +218,9 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
       // The exact same bytes again are a jti replay, whatever the id dedup says.
       expect(await me.receive(before)).toEqual({ ok: false, reason: "replay" });
     }
-    expect((await human("alice").get(`/v1/directives/${ids[0]}`)).body.delivery.delivered_at).toBe(track.body.delivery.delivered_at);
+    expect((await human("alice").get(`/v1/directives/${ids[0]}`)).body.delivery.delivered_at).toBe(
+      track.body.delivery.delivered_at,
+    );
 
     // Ack with a note: consumed, acknowledged, the note readable by the human; a repeat is a 200 no-op.
     const ack = await agent(A).post("/v1/inbox/ack", { ids, note: "on it — pausing <b>now</b>" });
@@ -248,7 +273,13 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
       expect(res.body.error.code).toBe("validation_error");
     }
     expect((await drain(A, "?max=100000")).status).toBe(200);
-    for (const body of [{}, { ids: [] }, { ids: "dir_x" }, { ids: ["d"], note: "" }, { ids: ["d"], note: "n".repeat(2001) }]) {
+    for (const body of [
+      {},
+      { ids: [] },
+      { ids: "dir_x" },
+      { ids: ["d"], note: "" },
+      { ids: ["d"], note: "n".repeat(2001) },
+    ]) {
       const res = await agent(A).post("/v1/inbox/ack", body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -298,8 +329,18 @@ describe("depth and expiry (§13.3, §14.2)", () => {
     expect(b.delivery.prior).toBe("delivered");
     expect(b.delivery.delivered_at).toBeDefined();
     expect((await agent(D).post("/v1/inbox/ack", { ids: [seen] })).body).toEqual({ acked: 0 }); // too late
-    const events = await db().auditEvent.findMany({ where: { event: { startsWith: "directive." } }, select: { event: true, actor: true } });
-    expect(events).toEqual(expect.arrayContaining([{ event: "directive.expired", actor: "system:expiry" }, { event: "directive.bounced", actor: "system:expiry" }, { event: "directive.created", actor: "human:alice" }, { event: "directive.acknowledged", actor: `agent:${A}` }]));
+    const events = await db().auditEvent.findMany({
+      where: { event: { startsWith: "directive." } },
+      select: { event: true, actor: true },
+    });
+    expect(events).toEqual(
+      expect.arrayContaining([
+        { event: "directive.expired", actor: "system:expiry" },
+        { event: "directive.bounced", actor: "system:expiry" },
+        { event: "directive.created", actor: "human:alice" },
+        { event: "directive.acknowledged", actor: `agent:${A}` },
+      ]),
+    );
   });
 });
 
@@ -318,7 +359,9 @@ describe("retention and the addressee check", () => {
     const res = await author({ to: `agent:${D}`, title: "kept six weeks", expires_at: expiresAt.toISOString() });
     expect(res.status).toBe(201);
     const d = res.body.id as string;
-    expect((await db().mailboxEntry.findUniqueOrThrow({ where: { id: d } })).dropAt.getTime()).toBe(expiresAt.getTime());
+    expect((await db().mailboxEntry.findUniqueOrThrow({ where: { id: d } })).dropAt.getTime()).toBe(
+      expiresAt.getTime(),
+    );
     // Past the 30-day horizon neither the sweep's drop nor the purge touches it.
     const day31 = new Date(Date.now() + 31 * DAY);
     expect(await dropDueDirectives(day31, d)).toBe(0);
@@ -327,7 +370,13 @@ describe("retention and the addressee check", () => {
     expect((await db().mailboxEntry.findUniqueOrThrow({ where: { id: d } })).state).toBe("queued");
     // Still deliverable on day 44, on the Hub clock (§9.5) — the drain service in-process.
     const row = await db().agent.findFirstOrThrow({ where: { agentId: D, account: { slug: "acme" } } });
-    const principal = { kind: "agent" as const, agentRowId: row.id, agentId: D, accountId: row.accountId, keyId: "test" };
+    const principal = {
+      kind: "agent" as const,
+      agentRowId: row.id,
+      agentId: D,
+      accountId: row.accountId,
+      keyId: "test",
+    };
     setClock(fixedClock(new Date(expiresAt.getTime() - DAY)));
     try {
       const drained = await drainMailbox(principal);
@@ -339,7 +388,10 @@ describe("retention and the addressee check", () => {
     // At expires_at it ends (drained but never acked → bounced, seen-then-orphaned, §14.2).
     expect(await dropDueDirectives(new Date(expiresAt.getTime() - 1), d)).toBe(0);
     expect(await dropDueDirectives(expiresAt, d)).toBe(1);
-    expect(await db().mailboxEntry.findUniqueOrThrow({ where: { id: d } })).toMatchObject({ state: "bounced", prior: "delivered" });
+    expect(await db().mailboxEntry.findUniqueOrThrow({ where: { id: d } })).toMatchObject({
+      state: "bounced",
+      prior: "delivered",
+    });
   });
 
   it("dp-007 (5): a validly signed directive for A, handed to B's consumer, is refused as not B's", async () => {

@@ -43,9 +43,13 @@ describe("MarkdownView", () => {
   });
 
   it("renders the controls: a heading, a marked external link, an image as a plain link", () => {
-    const out = html("# Control heading\n\nRead [docs](https://example.com/docs).\n\n![Control image](https://example.com/control.png)");
+    const out = html(
+      "# Control heading\n\nRead [docs](https://example.com/docs).\n\n![Control image](https://example.com/control.png)",
+    );
     expect(out).toContain("<h1>Control heading</h1>");
-    expect(out).toContain('<a href="https://example.com/docs" target="_blank" rel="noopener noreferrer nofollow" data-external="true"');
+    expect(out).toContain(
+      '<a href="https://example.com/docs" target="_blank" rel="noopener noreferrer nofollow" data-external="true"',
+    );
     expect(out).toMatch(/↗ example\.com/);
     expect(out).toContain('<a href="https://example.com/control.png"');
     expect(out).toContain("image: Control image");
@@ -55,7 +59,15 @@ describe("MarkdownView", () => {
   it("keeps links within the Hub plain, and drops every other scheme", () => {
     expect(html("[i](/inbox/msg_1)")).toContain('<a href="/inbox/msg_1">i</a>');
     expect(safeUrl("mailto:a@b.example")).toBe("mailto:a@b.example");
-    for (const bad of ["javascript:x", " JAVASCRIPT:x", "java\tscript:x", "data:,x", "vbscript:x", "file:///etc/passwd"]) expect(safeUrl(bad)).toBe("");
+    for (const bad of [
+      "javascript:x",
+      " JAVASCRIPT:x",
+      "java\tscript:x",
+      "data:,x",
+      "vbscript:x",
+      "file:///etc/passwd",
+    ])
+      expect(safeUrl(bad)).toBe("");
     // Protocol-relative is external, and marked.
     expect(html("[p](//evil.example/x)")).toMatch(/rel="noopener noreferrer nofollow".*↗ evil\.example/);
   });

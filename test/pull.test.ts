@@ -36,7 +36,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves (at the time it went idle) once `pid` used < 10% of a CPU over 500 ms (/proc utime+stime). */
 async function quiescent(pid: number, maxMs = 60_000): Promise<number> {
-  const ticks = () => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ").slice(11, 13).reduce((a, b) => a + Number(b), 0);
+  const ticks = () =>
+    readFileSync(`/proc/${pid}/stat`, "utf8")
+      .split(") ")[1]!
+      .split(" ")
+      .slice(11, 13)
+      .reduce((a, b) => a + Number(b), 0);
   for (const deadline = performance.now() + maxMs; performance.now() < deadline; ) {
     const before = ticks();
     await sleep(500);
@@ -54,9 +59,16 @@ async function rawGet(path: string, token?: string, base = hub.url) {
 }
 
 /** Submits as A; `rawState` is spliced in as JSON text, exactly as written. */
-async function submit(type: "notify" | "ask" | "task", over: Record<string, unknown> = {}, rawState?: string): Promise<string> {
+async function submit(
+  type: "notify" | "ask" | "task",
+  over: Record<string, unknown> = {},
+  rawState?: string,
+): Promise<string> {
   const json = JSON.stringify(envelope(type, A, over));
-  const res = await agent().post("/v1/messages", rawState === undefined ? json : `${json.slice(0, -1)},"state":${rawState}}`);
+  const res = await agent().post(
+    "/v1/messages",
+    rawState === undefined ? json : `${json.slice(0, -1)},"state":${rawState}}`,
+  );
   expect(res.status).toBe(202);
   return res.body.id as string;
 }
@@ -74,7 +86,12 @@ async function wakeLag(pollVia: string, resolveVia: string) {
   expect(res.status).toBe(200);
   const resolvedAt = performance.now();
   const got = await poll;
-  return { status: got.status, body: JSON.parse(got.text), lag: performance.now() - resolvedAt, resolutionId: res.body.resolution_id };
+  return {
+    status: got.status,
+    body: JSON.parse(got.text),
+    lag: performance.now() - resolvedAt,
+    resolutionId: res.body.resolution_id,
+  };
 }
 
 // Nested objects, a non-NFC "e\u0301" (as key and value, written as escapes), 1e21 and -0.001 in
@@ -102,7 +119,11 @@ describe("GET /v1/messages/{id}", () => {
     expect((await resolve(id)).status).toBe(200);
     const answered = await rawGet(`/v1/messages/${id}`, acme.keys[A]);
     const done = JSON.parse(answered.text);
-    expect([done.status, done.response.resolution, done.response.response.value]).toEqual(["answered", "answered", "ship"]);
+    expect([done.status, done.response.resolution, done.response.response.value]).toEqual([
+      "answered",
+      "answered",
+      "ship",
+    ]);
     expect(done.response.response.actor).toBe("human:alice");
     expect(validateOfficial("get-message.schema.json", done)).toEqual([]);
     expect(validateOfficial("response.schema.json", done.response)).toEqual([]);
@@ -153,7 +174,10 @@ describe("GET /v1/messages/{id}", () => {
 
 describe("long-poll ?wait=", () => {
   it("wakes within 1.5 s of a resolve by another client, in the same and in another web process", async () => {
-    for (const [label, resolveVia] of [["same process", hub.url], ["other process (NOTIFY)", hub2.url]] as const) {
+    for (const [label, resolveVia] of [
+      ["same process", hub.url],
+      ["other process (NOTIFY)", hub2.url],
+    ] as const) {
       const got = await wakeLag(hub.url, resolveVia);
       console.log(`long-poll woke ${got.lag.toFixed(0)} ms after a resolve through the ${label}`);
       expect([got.status, got.body.status, got.body.response.response.value]).toEqual([200, "answered", "hold"]);
@@ -206,7 +230,14 @@ describe("long-poll ?wait=", () => {
     const plain = await submit("ask", { expires_at: at });
     const withDefault = await submit("ask", {
       expires_at: at,
-      request: { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], default_on_expire: "hold" },
+      request: {
+        mode: "select",
+        options: [
+          { value: "ship", label: "Ship" },
+          { value: "hold", label: "Hold" },
+        ],
+        default_on_expire: "hold",
+      },
     });
     const hold = (id: string) => rawGet(`/v1/messages/${id}?wait=30`, acme.keys[A]);
     const [a, b] = await Promise.all([hold(plain), hold(withDefault)]);
@@ -215,9 +246,19 @@ describe("long-poll ?wait=", () => {
     expect(late).toBeGreaterThan(0);
     expect(late).toBeLessThan(1500);
     const [pa, pb] = [JSON.parse(a.text), JSON.parse(b.text)];
-    expect([pa.status, pa.response.resolution, pa.response.defaulted, pa.response.response.actor]).toEqual(["expired", "expired", false, "system:expiry"]);
+    expect([pa.status, pa.response.resolution, pa.response.defaulted, pa.response.response.actor]).toEqual([
+      "expired",
+      "expired",
+      false,
+      "system:expiry",
+    ]);
     expect(pa.response.response).not.toHaveProperty("value");
-    expect([pb.status, pb.response.defaulted, pb.response.response.actor, pb.response.response.value]).toEqual(["expired", true, "system:default_on_expire", "hold"]);
+    expect([pb.status, pb.response.defaulted, pb.response.response.actor, pb.response.response.value]).toEqual([
+      "expired",
+      true,
+      "system:default_on_expire",
+      "hold",
+    ]);
     for (const body of [pa, pb]) expect(validateOfficial("get-message.schema.json", body)).toEqual([]);
   });
 });
@@ -275,7 +316,9 @@ describe("scale", () => {
     let settled = 0;
     const t0 = performance.now();
     const polls = Array.from({ length: 1000 }, (_, i) =>
-      rawGet(`/v1/messages/${ids[i % 50]}?wait=60`, acme.keys[A]).then((r) => (settled++, { ...r, id: ids[i % 50]!, at: performance.now() })),
+      rawGet(`/v1/messages/${ids[i % 50]}?wait=60`, acme.keys[A]).then(
+        (r) => (settled++, { ...r, id: ids[i % 50]!, at: performance.now() }),
+      ),
     );
     // Held means parked: once the web process has taken them all in, it should sit idle.
     const absorbed = (await quiescent(hub.child.pid as number)) - t0;
@@ -286,7 +329,9 @@ describe("scale", () => {
 
     const r0 = performance.now();
     const resolvedAt = new Map<string, number>();
-    await Promise.all(ids.map((id) => resolve(id).then((r) => (expect(r.status).toBe(200), resolvedAt.set(id, performance.now())))));
+    await Promise.all(
+      ids.map((id) => resolve(id).then((r) => (expect(r.status).toBe(200), resolvedAt.set(id, performance.now())))),
+    );
     const r1 = performance.now();
     const results = await Promise.all(polls);
     expect(results.filter((r) => r.status !== 200 || JSON.parse(r.text).status !== "answered")).toEqual([]);

@@ -37,7 +37,12 @@ const HMAC: Auth = { scheme: "hmac", secret_ref: "cb" };
 beforeAll(async () => {
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
   rx = await startReceiver();
-  await addBinding({ agentRef: { agentId: A, accountSlug: "acme" }, origin: rx.origin, secretRef: "cb", secret: SECRET });
+  await addBinding({
+    agentRef: { agentId: A, accountSlug: "acme" },
+    origin: rx.origin,
+    secretRef: "cb",
+    secret: SECRET,
+  });
   redis = new Redis(REDIS_URL);
   await redis.flushdb();
   env = {
@@ -50,7 +55,17 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.DEBUG_PUSH) for (const w of [web, ...workers]) console.log("OUT", w.mode, w.output().split("\n").filter((l) => !l.includes("request")).join("\n"));
+  if (process.env.DEBUG_PUSH)
+    for (const w of [web, ...workers])
+      console.log(
+        "OUT",
+        w.mode,
+        w
+          .output()
+          .split("\n")
+          .filter((l) => !l.includes("request"))
+          .join("\n"),
+      );
   await Promise.all([web?.stop(), ...workers.map((w) => w.stop())]);
   await rx?.close();
   await redis?.flushdb();
@@ -63,8 +78,10 @@ async function worker(): Promise<HubProcess & { readyAt: number }> {
   return w;
 }
 
-const push = (path: string) => submitPush(web.url, acme.keys[A] as string, A, `${rx.origin}${path}`, HMAC, { name: path });
-const answer = (id: string) => resolveAs(web.url, acme.tokens.alice as string, id, { resolution: "answered", value: "hold" });
+const push = (path: string) =>
+  submitPush(web.url, acme.keys[A] as string, A, `${rx.origin}${path}`, HMAC, { name: path });
+const answer = (id: string) =>
+  resolveAs(web.url, acme.tokens.alice as string, id, { resolution: "answered", value: "hold" });
 
 /** The obligation after its first attempt failed: pending, unleased, with its next due time. */
 async function afterFirstFailure(id: string) {
@@ -100,7 +117,11 @@ describe("push obligations survive the processes and the queue", () => {
     // delayed job whose wake-up marker the dead worker had already taken is seen at the new
     // worker's next idle poll (drainDelay, 5 s), still well before the next sweep could matter.
     expect(second!.at).toBeLessThan(Math.max(due, replacement.readyAt) + 6000);
-    const d = await expectDeliveredOnce("/d/kill", sent.id, new AgentVerifier({ callbackUrl: sent.url, hmacSecrets: [SECRET] }));
+    const d = await expectDeliveredOnce(
+      "/d/kill",
+      sent.id,
+      new AgentVerifier({ callbackUrl: sent.url, hmacSecrets: [SECRET] }),
+    );
     expect(d.attempts).toBe(2);
   });
 
@@ -118,7 +139,11 @@ describe("push obligations survive the processes and the queue", () => {
     const [, second] = await rx.waitFor("/d/flush", 2, BASE_DELAY_MS + SWEEP_MS + 5000);
     expect(second!.at).toBeGreaterThanOrEqual(due - 250);
     expect(second!.at).toBeLessThan(due + SWEEP_MS + 1000); // at the latest one sweep period late
-    const d = await expectDeliveredOnce("/d/flush", sent.id, new AgentVerifier({ callbackUrl: sent.url, hmacSecrets: [SECRET] }));
+    const d = await expectDeliveredOnce(
+      "/d/flush",
+      sent.id,
+      new AgentVerifier({ callbackUrl: sent.url, hmacSecrets: [SECRET] }),
+    );
     expect(d.attempts).toBe(2);
   });
 
@@ -137,7 +162,11 @@ describe("push obligations survive the processes and the queue", () => {
     for (let i = 0; i < 3; i++) {
       const [got] = await rx.waitFor(`/d/offline-${i}`, 1, 15_000);
       expect(got!.at - w.readyAt).toBeLessThan(10_000);
-      await expectDeliveredOnce(`/d/offline-${i}`, sent[i]!.id, new AgentVerifier({ callbackUrl: sent[i]!.url, hmacSecrets: [SECRET] }));
+      await expectDeliveredOnce(
+        `/d/offline-${i}`,
+        sent[i]!.id,
+        new AgentVerifier({ callbackUrl: sent[i]!.url, hmacSecrets: [SECRET] }),
+      );
     }
   });
 

@@ -12,7 +12,16 @@ import { AgentVerifier } from "./support/agent-verify";
 import { client } from "./support/hub";
 import { provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { cli, resolveAs, sleep, startPair, submitPush, waitForDelivery, type Auth, type Pair } from "./support/push-kit";
+import {
+  cli,
+  resolveAs,
+  sleep,
+  startPair,
+  submitPush,
+  waitForDelivery,
+  type Auth,
+  type Pair,
+} from "./support/push-kit";
 import { startReceiver, startTcpTrap, type Receiver, type TcpTrap } from "./support/receiver";
 
 const database = useTestDatabase();
@@ -34,7 +43,8 @@ beforeAll(async () => {
   traps.alias = await startTcpTrap("127.0.0.2");
   traps.tls = await startTcpTrap("127.0.0.1");
   traps.plain = await startTcpTrap("127.0.0.1");
-  const approve = (origin: string, ref = "cb", secret = SECRET) => addBinding({ agentRef: { agentId: A, accountSlug: "acme" }, origin, secretRef: ref, secret });
+  const approve = (origin: string, ref = "cb", secret = SECRET) =>
+    addBinding({ agentRef: { agentId: A, accountSlug: "acme" }, origin, secretRef: ref, secret });
   await approve(rx.origin);
   await approve(elsewhere.origin);
   revocableBinding = (await approve(revocable.origin)).id;
@@ -51,7 +61,13 @@ beforeAll(async () => {
   ]) {
     await approve(origin);
   }
-  const allowlist = [rx.origin, elsewhere.origin, revocable.origin, "http://169.254.169.254:80", "http://10.0.0.1:80"].join(",");
+  const allowlist = [
+    rx.origin,
+    elsewhere.origin,
+    revocable.origin,
+    "http://169.254.169.254:80",
+    "http://10.0.0.1:80",
+  ].join(",");
   hub = await startPair(database.url, {
     MA2H_DEV_CALLBACK_ALLOWLIST: allowlist,
     MA2H_PUSH_BASE_DELAY_MS: "500",
@@ -68,7 +84,8 @@ afterAll(async () => {
 });
 
 const push = (url: string, auth: Auth = HMAC) => submitPush(hub.web.url, acme.keys[A] as string, A, url, auth);
-const answer = (id: string) => resolveAs(hub.web.url, acme.tokens.alice as string, id, { resolution: "answered", value: "ship" });
+const answer = (id: string) =>
+  resolveAs(hub.web.url, acme.tokens.alice as string, id, { resolution: "answered", value: "ship" });
 const signatureOf = (h: Record<string, unknown>) => {
   const [, t, jti] = /^t=(\d+),jti=([^,]+),v1=/.exec(String(h["ma2h-signature"])) ?? [];
   return { t: Number(t), jti: jti as string };
@@ -83,7 +100,11 @@ describe("retries", () => {
     const d = await waitForDelivery(sent.id, (row) => row.status !== "pending");
     expect(d.status).toBe("delivered");
     expect(d.attempts).toBe(3);
-    expect(d.attemptLog.map((a) => [a.attempt, a.statusCode, a.outcome])).toEqual([[1, 500, "retry"], [2, 500, "retry"], [3, 200, "delivered"]]);
+    expect(d.attemptLog.map((a) => [a.attempt, a.statusCode, a.outcome])).toEqual([
+      [1, 500, "retry"],
+      [2, 500, "retry"],
+      [3, 200, "delivered"],
+    ]);
     await sleep(1500);
     expect(rx.at("/r/flaky")).toHaveLength(3);
 
@@ -119,7 +140,10 @@ describe("retries", () => {
   });
 
   it("302 and 307 → one attempt each, final, and the redirect target receives nothing", async () => {
-    for (const [path, status] of [["/r/found", 302], ["/r/temporary", 307]] as const) {
+    for (const [path, status] of [
+      ["/r/found", 302],
+      ["/r/temporary", 307],
+    ] as const) {
       rx.script(path, [], { status, headers: { location: `${elsewhere.origin}/stolen${path}` } });
       const sent = await push(`${rx.origin}${path}`);
       await answer(sent.id);
@@ -148,10 +172,22 @@ describe("retries", () => {
     const listed = await cli(database.url, ["deliveries", "list", "--message", sent.id]);
     expect(listed.code, listed.stderr).toBe(0);
     const [view] = listed.json.deliveries;
-    expect(view).toMatchObject({ id: d.id, message_id: sent.id, resolution_id: d.resolutionId, status: "exhausted", next_attempt_at: null, delivered_at: null });
+    expect(view).toMatchObject({
+      id: d.id,
+      message_id: sent.id,
+      resolution_id: d.resolutionId,
+      status: "exhausted",
+      next_attempt_at: null,
+      delivered_at: null,
+    });
     expect(view.attempts).toHaveLength(5);
     for (const [i, a] of view.attempts.entries()) {
-      expect(a).toMatchObject({ attempt: i + 1, status_code: 503, error_class: null, outcome: i < 4 ? "retry" : "exhausted" });
+      expect(a).toMatchObject({
+        attempt: i + 1,
+        status_code: 503,
+        error_class: null,
+        outcome: i < 4 ? "retry" : "exhausted",
+      });
       expect(Number.isNaN(Date.parse(a.at))).toBe(false);
       expect(typeof a.latency_ms).toBe("number");
     }
@@ -200,7 +236,11 @@ describe("revoking the binding", () => {
     await revokeBinding(revocableBinding);
     const d = await waitForDelivery(sent.id, (row) => row.status !== "pending", 15_000);
     expect(d.status).toBe("binding_revoked");
-    expect(d.attemptLog.at(-1)).toMatchObject({ errorClass: "binding_revoked", statusCode: null, outcome: "binding_revoked" });
+    expect(d.attemptLog.at(-1)).toMatchObject({
+      errorClass: "binding_revoked",
+      statusCode: null,
+      outcome: "binding_revoked",
+    });
     const heard = revocable.requests.length;
     await sleep(3000);
     expect(revocable.requests.length).toBe(heard);
@@ -243,7 +283,12 @@ describe("SSRF at the Hub level", () => {
       if (auth?.scheme === "bearer") expect(arrived!.headers.authorization).toBe(`Bearer ${SECRET}`);
       for (const { sent, errorClass } of submitted) {
         const d = await waitForDelivery(sent.id, (row) => row.status !== "pending");
-        expect([sent.url, d.status, d.attempts, d.attemptLog[0]?.errorClass]).toEqual([sent.url, "refused", 1, errorClass]);
+        expect([sent.url, d.status, d.attempts, d.attemptLog[0]?.errorClass]).toEqual([
+          sent.url,
+          "refused",
+          1,
+          errorClass,
+        ]);
       }
     }
     await sleep(1000);
@@ -253,7 +298,10 @@ describe("SSRF at the Hub level", () => {
   });
 
   it("refuses userinfo in a callback URL at submit", async () => {
-    for (const url of [`http://user:pw@127.0.0.1:${rx.port}/x`, `http://127.0.0.1:${rx.port}@127.0.0.2:${traps.alias!.port}/x`]) {
+    for (const url of [
+      `http://user:pw@127.0.0.1:${rx.port}/x`,
+      `http://127.0.0.1:${rx.port}@127.0.0.2:${traps.alias!.port}/x`,
+    ]) {
       const res = await client(hub.web.url, acme.keys[A]).post("/v1/messages", {
         ma2h_version: "0.5",
         type: "ask",

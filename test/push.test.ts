@@ -13,7 +13,16 @@ import { AgentVerifier, type Jwk } from "./support/agent-verify";
 import { client } from "./support/hub";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { resolveAs, sleep, startPair, submitPush, waitForDelivery, type Auth, type Pair, type Submitted } from "./support/push-kit";
+import {
+  resolveAs,
+  sleep,
+  startPair,
+  submitPush,
+  waitForDelivery,
+  type Auth,
+  type Pair,
+  type Submitted,
+} from "./support/push-kit";
 import { startReceiver, type Receiver, type Received } from "./support/receiver";
 import { validateOfficial } from "./support/schemas";
 
@@ -30,7 +39,12 @@ const HMAC: Auth = { scheme: "hmac", secret_ref: "cb" };
 beforeAll(async () => {
   acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
   rx = await startReceiver();
-  const binding = await addBinding({ agentRef: { agentId: A, accountSlug: "acme" }, origin: rx.origin, secretRef: "cb", secret: HMAC_SECRET });
+  const binding = await addBinding({
+    agentRef: { agentId: A, accountSlug: "acme" },
+    origin: rx.origin,
+    secretRef: "cb",
+    secret: HMAC_SECRET,
+  });
   await addBindingSecret(binding.id, "tok", BEARER);
   await addBindingSecret(binding.id, "key", API_KEY);
   // The default sweep period (10 s) stays: a push inside 2 s can only come from the enqueue on commit.
@@ -44,9 +58,13 @@ afterAll(async () => {
 
 const api = () => client(hub.web.url, acme.keys[A]);
 const jwksUrl = () => `${hub.web.url}/.well-known/ma2h-keys`;
-const resolve = (id: string, body: Record<string, unknown>) => resolveAs(hub.web.url, acme.tokens.alice as string, id, body);
+const resolve = (id: string, body: Record<string, unknown>) =>
+  resolveAs(hub.web.url, acme.tokens.alice as string, id, body);
 const push = (path: string, auth: Auth = HMAC, options: Parameters<typeof submitPush>[5] = {}) =>
-  submitPush(hub.web.url, acme.keys[A] as string, A, `${rx.origin}${path}?agent=deploybot&n=${path.length}`, auth, { name: path, ...options });
+  submitPush(hub.web.url, acme.keys[A] as string, A, `${rx.origin}${path}?agent=deploybot&n=${path.length}`, auth, {
+    name: path,
+    ...options,
+  });
 
 /** Verifies one received push as an agent would and checks it against the GET. */
 async function expectVerifiedPush(got: Received, sent: Submitted, verifier: AgentVerifier, resolution: string) {
@@ -74,7 +92,17 @@ describe("a signed push for every terminal", () => {
     const expiredAsk = await push("/t/expired-ask", HMAC, { over: soon() });
     const expiredTask = await push("/t/expired-task", HMAC, { type: "task", over: soon() });
     const defaulted = await push("/t/expired-default", HMAC, {
-      over: { ...soon(), request: { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], default_on_expire: "hold" } },
+      over: {
+        ...soon(),
+        request: {
+          mode: "select",
+          options: [
+            { value: "ship", label: "Ship" },
+            { value: "hold", label: "Hold" },
+          ],
+          default_on_expire: "hold",
+        },
+      },
     });
     const answered = await push("/t/answered");
     const declined = await push("/t/declined");
@@ -88,7 +116,11 @@ describe("a signed push for every terminal", () => {
     const c = await api().post(`/v1/messages/${cancelled.id}/cancel`);
     expect(c.status).toBe(200);
     committed.cancelled = Date.now();
-    committed.completed = await resolve(completed.id, { resolution: "completed", comment: "rotated", checklist: [{ text: "rotate", done: true }] });
+    committed.completed = await resolve(completed.id, {
+      resolution: "completed",
+      comment: "rotated",
+      checklist: [{ text: "rotate", done: true }],
+    });
     committed.dismissed = await resolve(dismissed.id, { resolution: "dismissed" }); // no `response` at all
 
     const cases: Array<[string, Submitted, string]> = [
@@ -104,7 +136,8 @@ describe("a signed push for every terminal", () => {
     for (const [name, sent, resolution] of cases) {
       const [got] = await rx.waitFor(`/t/${name}`, 1, 20_000);
       const verdict = await expectVerifiedPush(got!, sent, v(sent), resolution);
-      if (committed[name] !== undefined) expect(got!.at - committed[name]!, `${name}: first attempt within 2 s`).toBeLessThan(2000);
+      if (committed[name] !== undefined)
+        expect(got!.at - committed[name]!, `${name}: first attempt within 2 s`).toBeLessThan(2000);
       expect(got!.headers.authorization).toBeUndefined();
       expect(got!.headers["x-api-key"]).toBeUndefined();
       const d = await waitForDelivery(sent.id, (row) => row.status === "delivered");
@@ -116,8 +149,15 @@ describe("a signed push for every terminal", () => {
     expect("response" in dismissedBody).toBe(false);
     const expiredTaskBody = JSON.parse(rx.at("/t/expired-task")[0]!.body);
     expect("response" in expiredTaskBody).toBe(false);
-    expect(JSON.parse(rx.at("/t/expired-default")[0]!.body)).toMatchObject({ defaulted: true, response: { actor: "system:default_on_expire", value: "hold" } });
-    expect(JSON.parse(rx.at("/t/answered")[0]!.body).response).toMatchObject({ value: "ship", actor: "human:alice", comment: "go — ✓" });
+    expect(JSON.parse(rx.at("/t/expired-default")[0]!.body)).toMatchObject({
+      defaulted: true,
+      response: { actor: "system:default_on_expire", value: "hold" },
+    });
+    expect(JSON.parse(rx.at("/t/answered")[0]!.body).response).toMatchObject({
+      value: "ship",
+      actor: "human:alice",
+      comment: "go — ✓",
+    });
     // Exactly one push each.
     await sleep(1000);
     for (const [name] of cases) expect(rx.at(`/t/${name}`)).toHaveLength(1);
@@ -132,11 +172,19 @@ describe("credentials per callback scheme", () => {
     for (const s of [bearer, apikey, none]) await resolve(s.id, { resolution: "answered", value: "hold" });
     const byPath = async (path: string, sent: Submitted) => {
       const [got] = await rx.waitFor(path, 1);
-      const verdict = await expectVerifiedPush(got!, sent, new AgentVerifier({ callbackUrl: sent.url, jwksUrl: jwksUrl() }), "answered");
+      const verdict = await expectVerifiedPush(
+        got!,
+        sent,
+        new AgentVerifier({ callbackUrl: sent.url, jwksUrl: jwksUrl() }),
+        "answered",
+      );
       expect(verdict).toMatchObject({ alg: "ed25519" });
       // ...and no HMAC secret the agent holds verifies it.
       const asHmac = new AgentVerifier({ callbackUrl: sent.url, hmacSecrets: [HMAC_SECRET, BEARER, API_KEY] });
-      expect(await asHmac.verify(got!.headers, got!.body, got!.at / 1000)).toEqual({ ok: false, reason: "bad_signature" });
+      expect(await asHmac.verify(got!.headers, got!.body, got!.at / 1000)).toEqual({
+        ok: false,
+        reason: "bad_signature",
+      });
       return got!;
     };
     const b = await byPath("/s/bearer", bearer);
@@ -159,11 +207,18 @@ describe("credentials per callback scheme", () => {
     await resolve(sent.id, { resolution: "answered", value: "ship" });
     const [got] = await rx.waitFor("/s/hmac", 1);
     const viaJwks = new AgentVerifier({ callbackUrl: sent.url, jwksUrl: jwksUrl() });
-    expect(await viaJwks.verify(got!.headers, got!.body, got!.at / 1000)).toEqual({ ok: false, reason: "bad_signature" });
+    expect(await viaJwks.verify(got!.headers, got!.body, got!.at / 1000)).toEqual({
+      ok: false,
+      reason: "bad_signature",
+    });
     const wrong = new AgentVerifier({ callbackUrl: sent.url, hmacSecrets: [HMAC_SECRET.trim()] }); // the exact bytes matter
     expect(await wrong.verify(got!.headers, got!.body, got!.at / 1000)).toEqual({ ok: false, reason: "bad_signature" });
     const right = new AgentVerifier({ callbackUrl: sent.url, hmacSecrets: ["an-old-secret", HMAC_SECRET] });
-    expect(await right.verify(got!.headers, got!.body, got!.at / 1000)).toMatchObject({ ok: true, alg: "hmac-sha256", secret: HMAC_SECRET });
+    expect(await right.verify(got!.headers, got!.body, got!.at / 1000)).toMatchObject({
+      ok: true,
+      alg: "hmac-sha256",
+      secret: HMAC_SECRET,
+    });
   });
 
   it("the agent's checks bite on a real push: tampering, another URL, the window, a replay", async () => {
@@ -189,7 +244,13 @@ describe("credentials per callback scheme", () => {
       expect(await fresh().verify(got!.headers, forged, at)).toEqual({ ok: false, reason: "bad_signature" });
     }
     // The advisory fields §9.2 leaves unbound may change without breaking the signature.
-    expect(await fresh().verify(got!.headers, tamper((b) => (b.defaulted = true)), at)).toMatchObject({ ok: true });
+    expect(
+      await fresh().verify(
+        got!.headers,
+        tamper((b) => (b.defaulted = true)),
+        at,
+      ),
+    ).toMatchObject({ ok: true });
     // Bound to the URL exactly as registered: query string included, never normalised.
     const bare = new AgentVerifier({ callbackUrl: sent.url.split("?")[0] as string, hmacSecrets: [HMAC_SECRET] });
     expect(await bare.verify(got!.headers, got!.body, at)).toEqual({ ok: false, reason: "bad_signature" });
@@ -209,29 +270,55 @@ describe("rotating an HMAC secret (docs/agents.md)", () => {
   it("add a second ref, switch the agent to it, remove the first: old-ref pushes stop, new ones verify", async () => {
     const OLD = "rotation-old-secret";
     const NEW = "rotation-new-secret";
-    const b = await addBinding({ agentRef: { agentId: A, accountSlug: "acme" }, origin: rx.origin, pathPrefix: "/rot", secretRef: "rot-1", secret: OLD });
+    const b = await addBinding({
+      agentRef: { agentId: A, accountSlug: "acme" },
+      origin: rx.origin,
+      pathPrefix: "/rot",
+      secretRef: "rot-1",
+      secret: OLD,
+    });
     rx.script("/rot/pending", [], 503); // an old-ref push still retrying when the ref goes
     const pending = await push("/rot/pending", { scheme: "hmac", secret_ref: "rot-1" });
     await resolve(pending.id, { resolution: "answered", value: "ship" });
     const [first] = await rx.waitFor("/rot/pending", 1);
     const agent = (url: string) => new AgentVerifier({ callbackUrl: url, hmacSecrets: [OLD, NEW] }); // holds both meanwhile
-    expect(await agent(pending.url).verify(first!.headers, first!.body, first!.at / 1000)).toMatchObject({ ok: true, secret: OLD });
+    expect(await agent(pending.url).verify(first!.headers, first!.body, first!.at / 1000)).toMatchObject({
+      ok: true,
+      secret: OLD,
+    });
 
     await addBindingSecret(b.id, "rot-2", NEW);
     const switched = await push("/rot/new", { scheme: "hmac", secret_ref: "rot-2" });
     await resolve(switched.id, { resolution: "answered", value: "hold" });
     const [fresh] = await rx.waitFor("/rot/new", 1);
-    expect(await agent(switched.url).verify(fresh!.headers, fresh!.body, fresh!.at / 1000)).toMatchObject({ ok: true, secret: NEW });
+    expect(await agent(switched.url).verify(fresh!.headers, fresh!.body, fresh!.at / 1000)).toMatchObject({
+      ok: true,
+      secret: NEW,
+    });
 
     await removeBindingSecret(b.id, "rot-1");
     const stopped = await waitForDelivery(pending.id, (d) => d.status !== "pending", 15_000);
     expect(stopped.status).toBe("binding_revoked");
-    const oldRef = await api().post("/v1/messages", envelope("ask", A, { request: { mode: "confirm", callback: { mode: "push", url: `${rx.origin}/rot/x`, auth: { scheme: "hmac", secret_ref: "rot-1" } } } }));
+    const oldRef = await api().post(
+      "/v1/messages",
+      envelope("ask", A, {
+        request: {
+          mode: "confirm",
+          callback: { mode: "push", url: `${rx.origin}/rot/x`, auth: { scheme: "hmac", secret_ref: "rot-1" } },
+        },
+      }),
+    );
     expect([oldRef.status, oldRef.body.error.code]).toEqual([422, "invalid_field"]);
     const still = await push("/rot/after", { scheme: "hmac", secret_ref: "rot-2" });
     await resolve(still.id, { resolution: "answered", value: "ship" });
     const [later] = await rx.waitFor("/rot/after", 1);
-    expect(await new AgentVerifier({ callbackUrl: still.url, hmacSecrets: [NEW] }).verify(later!.headers, later!.body, later!.at / 1000)).toMatchObject({ ok: true });
+    expect(
+      await new AgentVerifier({ callbackUrl: still.url, hmacSecrets: [NEW] }).verify(
+        later!.headers,
+        later!.body,
+        later!.at / 1000,
+      ),
+    ).toMatchObject({ ok: true });
   });
 });
 
@@ -253,7 +340,10 @@ describe("signing keys", () => {
     expect(JSON.stringify(after)).not.toMatch(/"d"/);
     // A push signed just before the rotation still verifies against the new document.
     const late = new AgentVerifier({ callbackUrl: first.url, jwksUrl: jwksUrl(), keys: after.keys as Jwk[] });
-    expect(await late.verify(old!.headers, old!.body, old!.at / 1000)).toMatchObject({ ok: true, kid: before.keys[0]!.kid });
+    expect(await late.verify(old!.headers, old!.body, old!.at / 1000)).toMatchObject({
+      ok: true,
+      kid: before.keys[0]!.kid,
+    });
 
     // Processes re-read the active key within 5 s (docs/decisions.md); the old one keeps verifying meanwhile.
     await sleep(5500);
@@ -261,10 +351,16 @@ describe("signing keys", () => {
     await resolve(second.id, { resolution: "answered", value: "hold" });
     const [fresh] = await rx.waitFor("/k/after", 1);
     const verifier = new AgentVerifier({ callbackUrl: second.url, jwksUrl: jwksUrl() });
-    expect(await verifier.verify(fresh!.headers, fresh!.body, fresh!.at / 1000)).toMatchObject({ ok: true, kid: rotated.kid });
+    expect(await verifier.verify(fresh!.headers, fresh!.body, fresh!.at / 1000)).toMatchObject({
+      ok: true,
+      kid: rotated.kid,
+    });
     // An agent still holding the JWKS from before the rotation verifies too: it refetches on a miss.
     const stale = new AgentVerifier({ callbackUrl: second.url, jwksUrl: jwksUrl(), keys: before.keys as Jwk[] });
-    expect(await stale.verify(fresh!.headers, fresh!.body, fresh!.at / 1000)).toMatchObject({ ok: true, kid: rotated.kid });
+    expect(await stale.verify(fresh!.headers, fresh!.body, fresh!.at / 1000)).toMatchObject({
+      ok: true,
+      kid: rotated.kid,
+    });
   });
 });
 
@@ -275,7 +371,12 @@ describe("submit under a burst", () => {
     const t0 = Date.now();
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        api().post("/v1/messages", envelope("ask", A, { request: { mode: "confirm", callback: { mode: "push", url: `${rx.origin}/burst/${i}`, auth: HMAC } } })),
+        api().post(
+          "/v1/messages",
+          envelope("ask", A, {
+            request: { mode: "confirm", callback: { mode: "push", url: `${rx.origin}/burst/${i}`, auth: HMAC } },
+          }),
+        ),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(202));
@@ -291,12 +392,20 @@ describe("versions", () => {
     });
     const res = await api().post("/v1/messages", body);
     expect([res.status, res.body.error.code]).toEqual([400, "version_not_supported"]);
-    const v03 = await api().post("/v1/messages", { ...body, ma2h_version: "0.3", idempotency_key: `${body.idempotency_key}-v03` });
+    const v03 = await api().post("/v1/messages", {
+      ...body,
+      ma2h_version: "0.3",
+      idempotency_key: `${body.idempotency_key}-v03`,
+    });
     expect(v03.status).toBe(202);
     await resolve(v03.body.id, { resolution: "answered", value: "approve" });
     const [got] = await rx.waitFor("/v/old", 1);
     // §10: signed at the message's own version.
-    const verdict = await new AgentVerifier({ callbackUrl: `${rx.origin}/v/old`, hmacSecrets: [HMAC_SECRET] }).verify(got!.headers, got!.body, got!.at / 1000);
+    const verdict = await new AgentVerifier({ callbackUrl: `${rx.origin}/v/old`, hmacSecrets: [HMAC_SECRET] }).verify(
+      got!.headers,
+      got!.body,
+      got!.at / 1000,
+    );
     expect(verdict).toMatchObject({ ok: true, body: { ma2h_version: "0.3" } });
     expect((await waitForDelivery(v03.body.id, (d) => d.status !== "pending")).status).toBe("delivered");
   });

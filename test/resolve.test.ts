@@ -20,7 +20,12 @@ const B = "overseer/fleet";
 const UNKNOWN = "msg_00000000000000000000000000";
 
 beforeAll(async () => {
-  const humans = [{ handle: "alice", role: "owner" }, { handle: "carol", role: "admin" }, { handle: "bob", role: "member" }, { handle: "vic", role: "viewer" }] as const;
+  const humans = [
+    { handle: "alice", role: "owner" },
+    { handle: "carol", role: "admin" },
+    { handle: "bob", role: "member" },
+    { handle: "vic", role: "viewer" },
+  ] as const;
   acme = await provisionAccount("acme", [A, B], [...humans]);
   other = await provisionAccount("other", [A, B], [...humans]);
   hub = await startHub({ databaseUrl: database.url });
@@ -32,10 +37,17 @@ afterAll(async () => {
 
 /** A client for an agent id or a human handle of the account. */
 const as = (who: string, p: Provisioned = acme) => client(hub.url, p.keys[who] ?? p.tokens[who]);
-const resolve = (id: string, body: unknown, who = "alice", p: Provisioned = acme, query = "") => as(who, p).post(`/v1/messages/${id}/resolve${query}`, body);
+const resolve = (id: string, body: unknown, who = "alice", p: Provisioned = acme, query = "") =>
+  as(who, p).post(`/v1/messages/${id}/resolve${query}`, body);
 const read = async (id: string) => (await as(A).get(`/v1/messages/${id}`)).body;
 const ask = (request: Record<string, unknown>) => envelope("ask", A, { request });
-const SELECT = { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }] };
+const SELECT = {
+  mode: "select",
+  options: [
+    { value: "ship", label: "Ship" },
+    { value: "hold", label: "Hold" },
+  ],
+};
 
 async function submit(body: Record<string, unknown> = envelope("ask", A), p: Provisioned = acme): Promise<string> {
   const res = await client(hub.url, p.keys[A]).post("/v1/messages", body);
@@ -59,7 +71,11 @@ async function expectOpen(id: string): Promise<void> {
 async function raw(path: string, token: string | undefined, body?: string, type?: string) {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   if (type) headers["content-type"] = type;
-  const res = await fetch(hub.url + path, { method: "POST", headers, body: body === undefined ? undefined : new TextEncoder().encode(body) });
+  const res = await fetch(hub.url + path, {
+    method: "POST",
+    headers,
+    body: body === undefined ? undefined : new TextEncoder().encode(body),
+  });
   return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
 }
 
@@ -68,7 +84,11 @@ describe("who may resolve (§9.1, docs/decisions.md)", () => {
     for (const handle of ["alice", "carol", "bob"]) {
       const id = await submit();
       const t0 = Date.now();
-      const res = await resolve(id, { resolution: "answered", value: "hold", comment: "Wait for QA", actor: "human:ceo" }, handle);
+      const res = await resolve(
+        id,
+        { resolution: "answered", value: "hold", comment: "Wait for QA", actor: "human:ceo" },
+        handle,
+      );
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(["id", "resolution_id", "status"]);
       expect([res.body.id, res.body.status]).toEqual([id, "answered"]);
@@ -78,7 +98,13 @@ describe("who may resolve (§9.1, docs/decisions.md)", () => {
       expect(validateOfficial("get-message.schema.json", got)).toEqual([]);
       expect(validateOfficial("response.schema.json", got.response)).toEqual([]);
       expect(got.status).toBe("answered");
-      expect(got.response).toMatchObject({ in_reply_to: id, resolution_id: res.body.resolution_id, resolution: "answered", defaulted: false, agent: { id: A } });
+      expect(got.response).toMatchObject({
+        in_reply_to: id,
+        resolution_id: res.body.resolution_id,
+        resolution: "answered",
+        defaulted: false,
+        agent: { id: A },
+      });
       const detail = got.response.response;
       expect(detail).toMatchObject({ value: "hold", edited: false, actor: `human:${handle}`, comment: "Wait for QA" });
       expect(Math.abs(Date.parse(detail.resolved_at) - t0)).toBeLessThan(10_000);
@@ -89,7 +115,9 @@ describe("who may resolve (§9.1, docs/decisions.md)", () => {
     await addUser("alice@acme.test", "other", "al", "member"); // acme's alice also sits in `other` as al
     const theirs = await submit(envelope("ask", A), other);
     expect((await resolve(theirs, { resolution: "declined" }, "alice")).status).toBe(200);
-    expect((await client(hub.url, other.keys[A]).get(`/v1/messages/${theirs}`)).body.response.response.actor).toBe("human:al");
+    expect((await client(hub.url, other.keys[A]).get(`/v1/messages/${theirs}`)).body.response.response.actor).toBe(
+      "human:al",
+    );
     const mine = await submit();
     expect((await resolve(mine, { resolution: "declined" }, "alice")).status).toBe(200);
     expect((await read(mine)).response.response.actor).toBe("human:alice");
@@ -105,18 +133,29 @@ describe("who may resolve (§9.1, docs/decisions.md)", () => {
   });
 
   it("answers 404 byte-identical to an unknown id's to callers who cannot see the message", async () => {
-    const id = await submit(envelope("ask", A, { request: { ...SELECT, allowed_resolvers: ["human:bob", `agent:${B}`] } }));
+    const id = await submit(
+      envelope("ask", A, { request: { ...SELECT, allowed_resolvers: ["human:bob", `agent:${B}`] } }),
+    );
     const plain = await submit();
     const body = JSON.stringify({ resolution: "declined" });
     // B of acme is not listed on `plain`; everyone of `other` — even the same handles and agent ids as listed — is foreign.
-    const callers: Array<[string, string]> = [[plain, acme.keys[B]!], [id, other.keys[B]!], [id, other.keys[A]!], [id, other.tokens.bob!], [plain, other.tokens.alice!]];
+    const callers: Array<[string, string]> = [
+      [plain, acme.keys[B]!],
+      [id, other.keys[B]!],
+      [id, other.keys[A]!],
+      [id, other.tokens.bob!],
+      [plain, other.tokens.alice!],
+    ];
     for (const [msg, token] of callers) {
       const unknown = await raw(`/v1/messages/${UNKNOWN}/resolve`, token, body, "application/json");
       const res = await raw(`/v1/messages/${msg}/resolve`, token, body, "application/json");
       expect(unknown.status).toBe(404);
       expect(res).toEqual(unknown);
     }
-    expect(JSON.parse((await raw(`/v1/messages/${UNKNOWN}/resolve`, acme.keys[B], body, "application/json")).text).error.code).toBe("not_found");
+    expect(
+      JSON.parse((await raw(`/v1/messages/${UNKNOWN}/resolve`, acme.keys[B], body, "application/json")).text).error
+        .code,
+    ).toBe("not_found");
     await expectOpen(id);
     await expectOpen(plain);
   });
@@ -147,7 +186,9 @@ describe("who may resolve (§9.1, docs/decisions.md)", () => {
     expect((await resolve(id, { resolution: "declined" }, B)).status).toBe(200);
     expect((await read(id)).response.response.actor).toBe(`agent:${B}`);
 
-    const task = await submit(envelope("task", A, { action: { instructions: "Rotate", allowed_resolvers: ["human:carol"] } }));
+    const task = await submit(
+      envelope("task", A, { action: { instructions: "Rotate", allowed_resolvers: ["human:carol"] } }),
+    );
     expectError(await resolve(task, { resolution: "completed" }, "alice"), 403, "not_authorized");
     expect((await resolve(task, { resolution: "completed" }, "carol")).status).toBe(200);
   });
@@ -157,13 +198,24 @@ describe("resolve body (§8.8)", () => {
   it("is 400 validation_error unless a JSON object sent as application/json", async () => {
     const id = await submit();
     const good = JSON.stringify({ resolution: "answered", value: "ship" });
-    const cases: Array<[string | undefined, string | undefined]> = [["{not json", "application/json"], [good, "text/plain"], [good, undefined], ["", "application/json"], [undefined, "application/json"], ["[1]", "application/json"], ["\"x\"", "application/json"], ["null", "application/json"]];
+    const cases: Array<[string | undefined, string | undefined]> = [
+      ["{not json", "application/json"],
+      [good, "text/plain"],
+      [good, undefined],
+      ["", "application/json"],
+      [undefined, "application/json"],
+      ["[1]", "application/json"],
+      ['"x"', "application/json"],
+      ["null", "application/json"],
+    ];
     for (const [body, type] of cases) {
       const res = await raw(`/v1/messages/${id}/resolve`, acme.tokens.alice, body, type);
       expect([body, type, res.status, JSON.parse(res.text).error.code]).toEqual([body, type, 400, "validation_error"]);
     }
     await expectOpen(id);
-    expect((await raw(`/v1/messages/${id}/resolve`, acme.tokens.alice, good, "application/json; charset=utf-8")).status).toBe(200);
+    expect(
+      (await raw(`/v1/messages/${id}/resolve`, acme.tokens.alice, good, "application/json; charset=utf-8")).status,
+    ).toBe(200);
   });
 
   it("is 422 invalid_field for schema-invalid bodies (sv-042, sv-055, sv-057) and non-resolver resolutions", async () => {
@@ -174,7 +226,14 @@ describe("resolve body (§8.8)", () => {
       expect(validateOfficial("resolve-request.schema.json", vector.input)).not.toEqual([]);
       expectError(await resolve(id, vector.input), 422, "invalid_field");
     }
-    for (const body of [{ resolution: "cancelled" }, { resolution: "expired" }, { resolution: "bogus" }, { value: "approve" }, { resolution: "answered", value: 5 }, { resolution: "declined", comment: 7 }]) {
+    for (const body of [
+      { resolution: "cancelled" },
+      { resolution: "expired" },
+      { resolution: "bogus" },
+      { value: "approve" },
+      { resolution: "answered", value: 5 },
+      { resolution: "declined", comment: 7 },
+    ]) {
       expectError(await resolve(id, body), 422, "invalid_field");
     }
     await expectOpen(id);
@@ -183,15 +242,18 @@ describe("resolve body (§8.8)", () => {
   it("is 422 when the resolution does not fit the verb", async () => {
     const id = await submit();
     const task = await submit(envelope("task", A));
-    for (const body of [{ resolution: "completed" }, { resolution: "dismissed" }]) expectError(await resolve(id, body), 422, "invalid_field");
-    for (const body of [{ resolution: "answered", value: "ship" }, { resolution: "declined" }]) expectError(await resolve(task, body), 422, "invalid_field");
+    for (const body of [{ resolution: "completed" }, { resolution: "dismissed" }])
+      expectError(await resolve(id, body), 422, "invalid_field");
+    for (const body of [{ resolution: "answered", value: "ship" }, { resolution: "declined" }])
+      expectError(await resolve(task, body), 422, "invalid_field");
     await expectOpen(id);
     await expectOpen(task);
   });
 
   it("checks the value against select options, confirm synthesis and the flat input schema", async () => {
     const select = await submit();
-    for (const value of ["zzz", "Ship", { value: "ship" }]) expectError(await resolve(select, { resolution: "answered", value }), 422, "invalid_field");
+    for (const value of ["zzz", "Ship", { value: "ship" }])
+      expectError(await resolve(select, { resolution: "answered", value }), 422, "invalid_field");
     await expectOpen(select);
 
     const confirm = await submit(ask({ mode: "confirm" }));
@@ -199,9 +261,14 @@ describe("resolve body (§8.8)", () => {
     await expectOpen(confirm);
     expect((await resolve(confirm, { resolution: "answered", value: "approve" })).status).toBe(200);
 
-    const schema = { type: "object", properties: { n: { type: "integer" }, note: { type: "string" } }, required: ["n"] };
+    const schema = {
+      type: "object",
+      properties: { n: { type: "integer" }, note: { type: "string" } },
+      required: ["n"],
+    };
     const input = await submit(ask({ mode: "input", schema }));
-    for (const value of [{ note: "no n" }, { n: "5" }, { n: 1.5 }, "5"]) expectError(await resolve(input, { resolution: "answered", value }), 422, "invalid_field");
+    for (const value of [{ note: "no n" }, { n: "5" }, { n: 1.5 }, "5"])
+      expectError(await resolve(input, { resolution: "answered", value }), 422, "invalid_field");
     await expectOpen(input);
     expect((await resolve(input, { resolution: "answered", value: { n: 5, note: "ok" } })).status).toBe(200);
     const got = await read(input);
@@ -241,7 +308,8 @@ describe("resolve body (§8.8)", () => {
 
   it("refuses to resolve a notify (422) and leaves it delivered", async () => {
     const id = await submit(envelope("notify", A));
-    for (const who of [A, "alice"]) expectError(await resolve(id, { resolution: "declined" }, who), 422, "invalid_field");
+    for (const who of [A, "alice"])
+      expectError(await resolve(id, { resolution: "declined" }, who), 422, "invalid_field");
     const got = await read(id);
     expect([got.status, got.response]).toEqual(["delivered", undefined]);
     expect(await db().resolution.count({ where: { messageId: id } })).toBe(0);
@@ -253,11 +321,14 @@ describe("first terminal wins (§7)", () => {
     const id = await submit();
     const first = await resolve(id, { resolution: "answered", value: "ship" }, "alice");
     expect(first.status).toBe(200);
-    for (const [who, body] of [["bob", { resolution: "declined" }], [A, { resolution: "answered", value: "hold" }]] as const) {
+    for (const [who, body] of [
+      ["bob", { resolution: "declined" }],
+      [A, { resolution: "answered", value: "hold" }],
+    ] as const) {
       const res = await resolve(id, body, who);
       expectError(res, 409, "already_terminal");
       expect(res.body).toMatchObject({ id, status: "answered", resolution: "answered" });
-      }
+    }
     const got = await read(id);
     expect(got.response.resolution_id).toBe(first.body.resolution_id);
     expect(got.response.response).toMatchObject({ value: "ship", actor: "human:alice" });
@@ -275,7 +346,8 @@ describe("first terminal wins (§7)", () => {
 
   it("treats ?session= as an unknown session (404) and changes nothing", async () => {
     const id = await submit();
-    for (const who of [A, "alice"]) expectError(await resolve(id, { resolution: "declined" }, who, acme, "?session=sess_x"), 404, "not_found");
+    for (const who of [A, "alice"])
+      expectError(await resolve(id, { resolution: "declined" }, who, acme, "?session=sess_x"), 404, "not_found");
     await expectOpen(id);
   });
 
@@ -284,11 +356,14 @@ describe("first terminal wins (§7)", () => {
       const options = Array.from({ length: 10 }, (_, i) => ({ value: `v${i}`, label: `V${i}` }));
       const id = await submit(ask({ mode: "select", options }));
       const who = ["alice", "bob", "carol", A];
-      const bodies = options.map((o, i) => (i % 3 === 2 ? { resolution: "declined", comment: `c${i}` } : { resolution: "answered", value: o.value }));
+      const bodies = options.map((o, i) =>
+        i % 3 === 2 ? { resolution: "declined", comment: `c${i}` } : { resolution: "answered", value: o.value },
+      );
       const results = await Promise.all(bodies.map((b, i) => resolve(id, b, who[i % who.length])));
       const winners = results.flatMap((r, i) => (r.status === 200 ? [i] : []));
       expect(winners.length).toBe(1);
-      const w = winners[0]!, status = bodies[w]!.resolution;
+      const w = winners[0]!,
+        status = bodies[w]!.resolution;
       for (const [i, r] of results.entries()) {
         if (i === w) continue;
         expectError(r, 409, "already_terminal");
@@ -298,7 +373,9 @@ describe("first terminal wins (§7)", () => {
       expect(got.status).toBe(status);
       expect(got.response.resolution_id).toBe(results[w]!.body.resolution_id);
       expect(got.response.response.value).toBe((bodies[w] as { value?: string }).value);
-      expect(got.response.response.actor).toBe(who[w % who.length] === A ? `agent:${A}` : `human:${who[w % who.length]}`);
+      expect(got.response.response.actor).toBe(
+        who[w % who.length] === A ? `agent:${A}` : `human:${who[w % who.length]}`,
+      );
       expect(await db().resolution.count({ where: { messageId: id } })).toBe(1);
     }
   });

@@ -68,7 +68,10 @@ describe("SIGKILL and restart of the whole Hub", () => {
       task: envelope("task", A),
       answered: envelope("ask", A, { state: { step: 2 } }),
       notify: envelope("notify", A, { idempotency_key: `notify-${Date.now()}` }),
-      soon: envelope("ask", A, { expires_at: new Date(Date.now() + 6000).toISOString(), request: { mode: "confirm", default_on_expire: "deny" } }),
+      soon: envelope("ask", A, {
+        expires_at: new Date(Date.now() + 6000).toISOString(),
+        request: { mode: "confirm", default_on_expire: "deny" },
+      }),
       later: envelope("ask", A, { expires_at: new Date(Date.now() + 20_000).toISOString() }),
     };
     const ids: Record<string, string> = {};
@@ -77,10 +80,18 @@ describe("SIGKILL and restart of the whole Hub", () => {
       expect([name, res.status]).toEqual([name, 202]);
       ids[name] = res.body.id;
     }
-    const resolved = await alice.post(`/v1/messages/${ids.answered}/resolve`, { resolution: "answered", value: "hold", comment: "not today" });
+    const resolved = await alice.post(`/v1/messages/${ids.answered}/resolve`, {
+      resolution: "answered",
+      value: "hold",
+      comment: "not today",
+    });
     expect(resolved.status).toBe(200);
     const before = await agent.get(`/v1/messages/${ids.answered}`);
-    expect(before.body.response).toMatchObject({ resolution_id: resolved.body.resolution_id, resolution: "answered", state: { step: 2 } });
+    expect(before.body.response).toMatchObject({
+      resolution_id: resolved.body.resolution_id,
+      resolution: "answered",
+      state: { step: 2 },
+    });
 
     const killMs = await first.stop("SIGKILL");
     expect(await groupGone(first.child.pid as number)).toEqual([]); // web and worker died with it
@@ -106,7 +117,12 @@ describe("SIGKILL and restart of the whole Hub", () => {
     expect([notify.status, notify.body.status]).toEqual([200, "delivered"]);
 
     // Idempotent replays answer with the original ids and the current status.
-    for (const [name, status] of [["open1", "open"], ["answered", "answered"], ["notify", "delivered"], ["task", "open"]] as const) {
+    for (const [name, status] of [
+      ["open1", "open"],
+      ["answered", "answered"],
+      ["notify", "delivered"],
+      ["task", "open"],
+    ] as const) {
       const replay = await agent2.post("/v1/messages", bodies[name]);
       expect([name, replay.status, replay.body.id, replay.body.status]).toEqual([name, 202, ids[name], status]);
     }
@@ -124,14 +140,18 @@ describe("SIGKILL and restart of the whole Hub", () => {
       expect([name, row.status]).toEqual([name, "expired"]);
       const resolvedAt = row.resolution?.resolvedAt.getTime() ?? 0;
       const lateBy = resolvedAt - Math.max(expiresAt, ready);
-      console.info(`[restart] ${name}: expired ${resolvedAt - expiresAt} ms after expires_at (${lateBy} ms after it was both due and the hub back)`);
+      console.info(
+        `[restart] ${name}: expired ${resolvedAt - expiresAt} ms after expires_at (${lateBy} ms after it was both due and the hub back)`,
+      );
       expect(resolvedAt).toBeGreaterThan(expiresAt);
       // Due while the hub was down → the start sweep; due later → at the latest the next 5 s sweep.
       expect(lateBy).toBeLessThanOrEqual(6000);
       expect(second.output()).not.toContain(`/v1/messages/${ids[name]}`);
       expect(first.output()).not.toContain(`/v1/messages/${ids[name]}`);
     }
-    expect((await db().resolution.findUniqueOrThrow({ where: { messageId: ids.soon } })).actor).toBe("system:default_on_expire");
+    expect((await db().resolution.findUniqueOrThrow({ where: { messageId: ids.soon } })).actor).toBe(
+      "system:default_on_expire",
+    );
 
     const stopMs = await second.stop();
     console.info(`[restart] SIGTERM stop took ${stopMs} ms`);

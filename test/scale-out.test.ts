@@ -91,7 +91,9 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
       const withCancels = round >= 5;
       const id = await submitAsk({}, A, round);
       const path = `/v1/messages/${id}`;
-      const kinds = Array.from({ length: 24 }, (_, i) => (withCancels && i % 3 === 0 ? "cancel" : i % 2 ? "agent" : "human"));
+      const kinds = Array.from({ length: 24 }, (_, i) =>
+        withCancels && i % 3 === 0 ? "cancel" : i % 2 ? "agent" : "human",
+      );
       const results = await Promise.all(
         kinds.map((kind, i) =>
           kind === "cancel"
@@ -102,7 +104,10 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
         ),
       );
       const statuses = results.map((r, i) => `${kinds[i]}:${r.status}`).join(",");
-      expect(results.every((r) => r.status === 200 || r.status === 409), statuses).toBe(true);
+      expect(
+        results.every((r) => r.status === 200 || r.status === 409),
+        statuses,
+      ).toBe(true);
       const row = await db().message.findUniqueOrThrow({ where: { id }, include: { resolution: true } });
       const rows = await terminalRows(id);
       expect(rows.resolutions).toBe(1);
@@ -111,7 +116,10 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
         // Cancel is idempotent (§8.4): every cancel answers 200, every resolve loses with 409.
         kinds.forEach((k, i) => expect(results[i]!.status, statuses).toBe(k === "cancel" ? 200 : 409));
       } else {
-        expect(results.filter((r) => r.status === 200), statuses).toHaveLength(1);
+        expect(
+          results.filter((r) => r.status === 200),
+          statuses,
+        ).toHaveLength(1);
         const winner = results.find((r) => r.status === 200)!;
         expect(winner.body.status).toBe(row.status);
       }
@@ -147,7 +155,10 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
     // Submitted together, each expiring ~2 s after it is sent (a busy box may need a second try).
     const submitExpiring = async (i: number): Promise<string> => {
       for (let attempt = 0; ; attempt++) {
-        const res = await agent(i, C).post("/v1/messages", envelope("ask", C, { expires_at: new Date(Date.now() + 2000).toISOString() }));
+        const res = await agent(i, C).post(
+          "/v1/messages",
+          envelope("ask", C, { expires_at: new Date(Date.now() + 2000).toISOString() }),
+        );
         if (res.status === 202) return res.body.id as string;
         expect([res.status, attempt], JSON.stringify(res.body)).toEqual([422, 0]);
       }
@@ -170,7 +181,11 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
       expect(row.resolution?.actor).toBe("system:expiry");
       expect(row.resolution!.resolvedAt.getTime()).toBeGreaterThan(row.expiresAt!.getTime());
     }
-    const resolutions = await db().resolution.groupBy({ by: ["messageId"], where: { messageId: { in: ids } }, _count: true });
+    const resolutions = await db().resolution.groupBy({
+      by: ["messageId"],
+      where: { messageId: { in: ids } },
+      _count: true,
+    });
     expect(resolutions).toHaveLength(20);
     for (const r of resolutions) expect(r._count).toBe(1);
     const events = await db().auditEvent.groupBy({
@@ -210,7 +225,9 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
     const waiting = Array.from({ length: 10 }, (_, i) => agent(i).get(`/v1/messages/${id}?wait=30`));
     await sleep(500);
     const t0 = Date.now();
-    expect((await agent(1).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "hold" })).status).toBe(200);
+    expect((await agent(1).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "hold" })).status).toBe(
+      200,
+    );
     const got = await Promise.all(waiting);
     expect(Date.now() - t0).toBeLessThan(1500);
     for (const g of got) expect([g.status, g.body.status]).toEqual([200, "answered"]);

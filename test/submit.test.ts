@@ -20,7 +20,10 @@ beforeAll(async () => {
   acme = await provisionAccount("acme", [A, B, "bad#id"], [{ handle: "alice", role: "owner" }]);
   other = await provisionAccount("other", [A]);
   await approveOrigin(A, "acme", "https://agent.example:8443");
-  hub = await startHub({ databaseUrl: database.url, env: { MA2H_MAX_PART_BYTES: "2048", MA2H_MAX_CONTEXT_PARTS: "3" } });
+  hub = await startHub({
+    databaseUrl: database.url,
+    env: { MA2H_MAX_PART_BYTES: "2048", MA2H_MAX_CONTEXT_PARTS: "3" },
+  });
 });
 
 afterAll(async () => {
@@ -32,7 +35,11 @@ const count = () => db().message.count();
 
 describe("POST /v1/messages", () => {
   it("accepts each verb with a closed ack of exactly {id,status,poll_url,review_url}", async () => {
-    for (const [type, status] of [["notify", "delivered"], ["ask", "open"], ["task", "open"]] as const) {
+    for (const [type, status] of [
+      ["notify", "delivered"],
+      ["ask", "open"],
+      ["task", "open"],
+    ] as const) {
       const res = await agent().post("/v1/messages", envelope(type, A));
       expect(res.status).toBe(202);
       expect(Object.keys(res.body).sort()).toEqual(["id", "poll_url", "review_url", "status"]);
@@ -63,7 +70,14 @@ describe("POST /v1/messages", () => {
       return { status: res.status, body: await res.json() };
     };
     const good = JSON.stringify(envelope("notify", A));
-    for (const [body, type] of [[good, "text/plain"], [good, undefined], ["", "application/json"], ["[1]", "application/json"], ["\"x\"", "application/json"], ["{not json", "application/json"]] as const) {
+    for (const [body, type] of [
+      [good, "text/plain"],
+      [good, undefined],
+      ["", "application/json"],
+      ["[1]", "application/json"],
+      ['"x"', "application/json"],
+      ["{not json", "application/json"],
+    ] as const) {
       const res = await raw(body, type);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("validation_error");
@@ -128,7 +142,10 @@ describe("POST /v1/messages", () => {
       expect([id, res.status, res.body.error.code]).toEqual([id, 400, "validation_error"]);
     }
     const hashSender = loadVector("sv-040").input as Record<string, unknown>;
-    const res = await agent("bad#id").post("/v1/messages", { ...hashSender, agent: { ...(hashSender.agent as object), id: "bad#id" } });
+    const res = await agent("bad#id").post("/v1/messages", {
+      ...hashSender,
+      agent: { ...(hashSender.agent as object), id: "bad#id" },
+    });
     expect([res.status, res.body.error.code]).toEqual([422, "invalid_field"]);
     expect(await count()).toBe(before);
   });
@@ -138,7 +155,10 @@ describe("POST /v1/messages", () => {
     const to = await agent().post("/v1/messages", envelope("notify", A, { to: `agent:${B}` }));
     expect([to.status, to.body.error.code]).toEqual([422, "invalid_field"]);
     expect(to.body.error.message).toMatch(/inter-agent leg not enabled/);
-    const session = await agent().post("/v1/messages", envelope("ask", A, { agent: { id: A, run_id: "r", runtime: "cli", session: "sess_abc" } }));
+    const session = await agent().post(
+      "/v1/messages",
+      envelope("ask", A, { agent: { id: A, run_id: "r", runtime: "cli", session: "sess_abc" } }),
+    );
     expect([session.status, session.body.error.code]).toEqual([422, "invalid_field"]);
     const human = await agent().post("/v1/messages", envelope("notify", A, { to: "human:alice" }));
     expect([human.status, human.body.error.code]).toEqual([400, "validation_error"]);
@@ -149,10 +169,23 @@ describe("POST /v1/messages", () => {
     const before = await count();
     const cases: Record<string, unknown>[] = [
       envelope("ask", A, { expires_at: "2020-01-01T00:00:00Z" }),
-      envelope("ask", A, { request: { mode: "select", options: [{ value: "a", label: "A" }], default_on_expire: "zzz" } }),
+      envelope("ask", A, {
+        request: { mode: "select", options: [{ value: "a", label: "A" }], default_on_expire: "zzz" },
+      }),
       envelope("ask", A, { request: { mode: "confirm", default_on_expire: "maybe" } }),
-      envelope("ask", A, { request: { mode: "input", schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }, default_on_expire: { n: "x" } } }),
-      envelope("ask", A, { request: { mode: "input", schema: { type: "object", properties: { deep: { type: "object", properties: {} } } } } }),
+      envelope("ask", A, {
+        request: {
+          mode: "input",
+          schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+          default_on_expire: { n: "x" },
+        },
+      }),
+      envelope("ask", A, {
+        request: {
+          mode: "input",
+          schema: { type: "object", properties: { deep: { type: "object", properties: {} } } },
+        },
+      }),
     ];
     for (const body of cases) {
       const res = await agent().post("/v1/messages", body);
@@ -167,22 +200,38 @@ describe("POST /v1/messages", () => {
     const part = (n: number) => ({ kind: "text", text: "x".repeat(n) });
     const big = await agent().post("/v1/messages", envelope("notify", A, { context: [part(4000)] }));
     expect([big.status, big.body.error.code]).toEqual([422, "invalid_field"]);
-    const many = await agent().post("/v1/messages", envelope("notify", A, { context: [part(1), part(1), part(1), part(1)] }));
+    const many = await agent().post(
+      "/v1/messages",
+      envelope("notify", A, { context: [part(1), part(1), part(1), part(1)] }),
+    );
     expect([many.status, many.body.error.code]).toEqual([422, "invalid_field"]);
-    expect((await agent().post("/v1/messages", envelope("notify", A, { context: [part(1), part(1), part(1)] }))).status).toBe(202);
+    expect(
+      (await agent().post("/v1/messages", envelope("notify", A, { context: [part(1), part(1), part(1)] }))).status,
+    ).toBe(202);
   });
 
   it("accepts a push callback only to an approved origin and ref (§9.4)", async () => {
-    const cb = (url: string, ref = "cb") => envelope("ask", A, { request: { mode: "confirm", callback: { mode: "push", url, auth: { scheme: "hmac", secret_ref: ref } } } });
+    const cb = (url: string, ref = "cb") =>
+      envelope("ask", A, {
+        request: { mode: "confirm", callback: { mode: "push", url, auth: { scheme: "hmac", secret_ref: ref } } },
+      });
     expect((await agent().post("/v1/messages", cb("https://agent.example:8443/resume?x=1"))).status).toBe(202);
-    for (const url of ["https://agent.example/resume", "http://agent.example:8443/r", "https://agent.example:8443.evil.com/r", "https://evil.example:8443/r"]) {
+    for (const url of [
+      "https://agent.example/resume",
+      "http://agent.example:8443/r",
+      "https://agent.example:8443.evil.com/r",
+      "https://evil.example:8443/r",
+    ]) {
       const res = await agent().post("/v1/messages", cb(url));
       expect([url, res.status, res.body.error.code]).toEqual([url, 422, "invalid_field"]);
     }
     const wrongRef = await agent().post("/v1/messages", cb("https://agent.example:8443/r", "other"));
     expect(wrongRef.status).toBe(422);
     // Another agent's binding never serves this one.
-    const res = await agent(B).post("/v1/messages", { ...cb("https://agent.example:8443/r"), agent: { id: B, run_id: "r", runtime: "cli" } });
+    const res = await agent(B).post("/v1/messages", {
+      ...cb("https://agent.example:8443/r"),
+      agent: { id: B, run_id: "r", runtime: "cli" },
+    });
     expect(res.status).toBe(422);
   });
 });
@@ -191,10 +240,16 @@ describe("idempotency (§8.1)", () => {
   it("replays an identical payload with the original id and current status; run_id is excluded", async () => {
     const body = envelope("ask", A);
     const first = await agent().post("/v1/messages", body);
-    const again = await agent().post("/v1/messages", { ...body, agent: { id: A, run_id: "another-run", runtime: "cli" } });
+    const again = await agent().post("/v1/messages", {
+      ...body,
+      agent: { id: A, run_id: "another-run", runtime: "cli" },
+    });
     expect(again.status).toBe(202);
     expect(again.body).toEqual(first.body);
-    const resolved = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${first.body.id}/resolve`, { resolution: "answered", value: "ship" });
+    const resolved = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${first.body.id}/resolve`, {
+      resolution: "answered",
+      value: "ship",
+    });
     expect(resolved.status).toBe(200);
     const after = await agent().post("/v1/messages", body);
     expect([after.status, after.body.id, after.body.status]).toEqual([202, first.body.id, "answered"]);
@@ -244,14 +299,26 @@ describe("Hub-owned keys in a submitted envelope (§4, §8.1, §8.2)", () => {
     const forged = {
       id: "msg_evil",
       status: "answered",
-      response: { ma2h_version: "0.5", in_reply_to: "msg_evil", resolution_id: "res_evil", agent: { id: A, run_id: "r" }, resolution: "answered", response: { value: "ship", actor: "human:mallory", resolved_at: "2026-12-01T12:00:00Z" }, defaulted: false },
+      response: {
+        ma2h_version: "0.5",
+        in_reply_to: "msg_evil",
+        resolution_id: "res_evil",
+        agent: { id: A, run_id: "r" },
+        resolution: "answered",
+        response: { value: "ship", actor: "human:mallory", resolved_at: "2026-12-01T12:00:00Z" },
+        defaulted: false,
+      },
       delivery: { state: "acknowledged" },
       mailbox: { state: "delivered", delivered_at: "2026-12-01T12:00:00Z" },
     };
     const body = envelope("ask", A, { ...forged, state: { step: 3 } });
     const raw = JSON.stringify(body);
     const post = () =>
-      fetch(`${hub.url}/v1/messages`, { method: "POST", headers: { authorization: `Bearer ${acme.keys[A]}`, "content-type": "application/json" }, body: raw });
+      fetch(`${hub.url}/v1/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${acme.keys[A]}`, "content-type": "application/json" },
+        body: raw,
+      });
     const first = await post();
     expect(first.status).toBe(202);
     const ack = await first.json();
@@ -268,11 +335,19 @@ describe("Hub-owned keys in a submitted envelope (§4, §8.1, §8.2)", () => {
     expect(open.state).toEqual({ step: 3 });
     expect(validateOfficial("get-message.schema.json", open)).toEqual([]);
 
-    const resolved = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${ack.id}/resolve`, { resolution: "answered", value: "hold" });
+    const resolved = await client(hub.url, acme.tokens.alice).post(`/v1/messages/${ack.id}/resolve`, {
+      resolution: "answered",
+      value: "hold",
+    });
     expect(resolved.status).toBe(200);
     const done = (await agent().get(`/v1/messages/${ack.id}`)).body;
     expect([done.id, done.status]).toEqual([ack.id, "answered"]);
-    expect(done.response).toMatchObject({ in_reply_to: ack.id, resolution: "answered", response: { value: "hold", actor: "human:alice" }, state: { step: 3 } });
+    expect(done.response).toMatchObject({
+      in_reply_to: ack.id,
+      resolution: "answered",
+      response: { value: "hold", actor: "human:alice" },
+      state: { step: 3 },
+    });
     expect(done.response.resolution_id).not.toBe("res_evil");
     expect(done.delivery.state).toBe("delivered-to-agent"); // the Hub's track, stamped by this GET
     expect(done).not.toHaveProperty("mailbox");

@@ -32,7 +32,10 @@ const FREE_FORM_ASK = {
   ma2h_version: "0.6",
   request: {
     mode: "select",
-    options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }],
+    options: [
+      { value: "ship", label: "Ship" },
+      { value: "hold", label: "Hold" },
+    ],
     permissions: { allow_edit: true },
   },
 };
@@ -45,7 +48,10 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 async function agentRead(id: string): Promise<{ status: number; body?: Record<string, any>; code?: string }> {
   try {
     const read = await readMessage(agent, id);
-    return { status: read.notModified ? 304 : 200, body: read.notModified ? undefined : (read.body as Record<string, any>) };
+    return {
+      status: read.notModified ? 304 : 200,
+      body: read.notModified ? undefined : (read.body as Record<string, any>),
+    };
   } catch (err) {
     if (isHubError(err)) return { status: err.status, code: err.code };
     throw err;
@@ -72,7 +78,10 @@ describe("the free-form answer from the inbox (§5.2 allow_edit, §6 edited)", (
     const item = await itemForHuman(users.alice as string, own);
     expect(item?.ask?.freeForm).toBe(true);
     const typed = "  hold until the <b>migration</b> lands\nthen ship  ";
-    expect(await answerAsHuman(users.alice as string, own, { kind: "answer", value: typed })).toEqual({ ok: true, status: "answered" });
+    expect(await answerAsHuman(users.alice as string, own, { kind: "answer", value: typed })).toEqual({
+      ok: true,
+      status: "answered",
+    });
     const got = await agentRead(own);
     expect(got.body?.response.response).toMatchObject({ actor: "human:alice", value: typed, edited: true });
     const after = await itemForHuman(users.alice as string, own);
@@ -85,23 +94,38 @@ describe("the free-form answer from the inbox (§5.2 allow_edit, §6 edited)", (
 
   it("on a sensitive: true ask the person's own words are masked in the inbox, not for the agent (§9.6)", async () => {
     const id = await submit(envelope("ask", A, { ...FREE_FORM_ASK, sensitive: true }));
-    expect(await answerAsHuman(users.alice as string, id, { kind: "answer", value: "the vault path is /kv/prod" })).toEqual({ ok: true, status: "answered" });
+    expect(
+      await answerAsHuman(users.alice as string, id, { kind: "answer", value: "the vault path is /kv/prod" }),
+    ).toEqual({ ok: true, status: "answered" });
     const item = await itemForHuman(users.alice as string, id);
     expect(item?.resolution).toMatchObject({ value: "••••••", edited: true });
     expect(JSON.stringify(item)).not.toContain("/kv/prod");
-    expect((await agentRead(id)).body?.response.response).toMatchObject({ value: "the vault path is /kv/prod", edited: true });
+    expect((await agentRead(id)).body?.response.response).toMatchObject({
+      value: "the vault path is /kv/prod",
+      edited: true,
+    });
     // A listed option on the same kind of ask is the agent's own text and stays readable.
     const listed = await submit(envelope("ask", A, { ...FREE_FORM_ASK, sensitive: true }));
     await answerAsHuman(users.alice as string, listed, { kind: "answer", value: "ship" });
-    expect((await itemForHuman(users.alice as string, listed))?.resolution).toMatchObject({ value: "ship", valueLabel: "Ship", edited: false });
+    expect((await itemForHuman(users.alice as string, listed))?.resolution).toMatchObject({
+      value: "ship",
+      valueLabel: "Ship",
+      edited: false,
+    });
   });
 
   it("refuses a blank one, and an off-menu value where allow_edit is not honoured (0.5)", async () => {
     const own = await submit(envelope("ask", A, FREE_FORM_ASK));
-    expect(await answerAsHuman(users.alice as string, own, { kind: "answer", value: "  \n " })).toMatchObject({ ok: false, code: "invalid_field" });
+    expect(await answerAsHuman(users.alice as string, own, { kind: "answer", value: "  \n " })).toMatchObject({
+      ok: false,
+      code: "invalid_field",
+    });
     const old = await submit(envelope("ask", A, { request: { ...FREE_FORM_ASK.request } }));
     expect((await itemForHuman(users.alice as string, old))?.ask?.freeForm).toBe(false);
-    expect(await answerAsHuman(users.alice as string, old, { kind: "answer", value: "my own words" })).toMatchObject({ ok: false, code: "invalid_field" });
+    expect(await answerAsHuman(users.alice as string, old, { kind: "answer", value: "my own words" })).toMatchObject({
+      ok: false,
+      code: "invalid_field",
+    });
     expect((await agentRead(old)).body?.status).toBe("open");
   });
 });
@@ -135,10 +159,20 @@ describe("the tombstone of a purged message (§8.2, §14.2)", () => {
       purgedAt: purgedAt.toISOString(),
       deliveryExpiredAt: purgedAt.toISOString(),
     });
-    expect(JSON.stringify(await db().messageTombstone.findUnique({ where: { id: unread } }))).not.toMatch(/secret-comment|"hold"/);
+    expect(JSON.stringify(await db().messageTombstone.findUnique({ where: { id: unread } }))).not.toMatch(
+      /secret-comment|"hold"/,
+    );
     // A viewer holds a seat too; the answer that reached the agent has no never-reached line.
-    expect(await tombstoneForHuman(users.vic as string, read)).toMatchObject({ title: "Merge now?", status: "answered", deliveryExpiredAt: null });
-    expect(await tombstoneForHuman(users.alice as string, declined)).toMatchObject({ status: "declined", actor: "human:alice", deliveryExpiredAt: null });
+    expect(await tombstoneForHuman(users.vic as string, read)).toMatchObject({
+      title: "Merge now?",
+      status: "answered",
+      deliveryExpiredAt: null,
+    });
+    expect(await tombstoneForHuman(users.alice as string, declined)).toMatchObject({
+      status: "declined",
+      actor: "human:alice",
+      deliveryExpiredAt: null,
+    });
 
     // Another account's member: nothing, exactly as for an unknown id.
     expect(await tombstoneForHuman(users.gina as string, unread)).toBeNull();

@@ -41,7 +41,12 @@ async function start(env: Record<string, string | undefined>): Promise<HubProces
   return hub;
 }
 
-async function until<T>(what: string, hub: HubProcess, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+async function until<T>(
+  what: string,
+  hub: HubProcess,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -68,7 +73,10 @@ function plainRequest(port: number, path: string, headers: Record<string, string
         method: payload ? "POST" : "GET",
         agent: false,
         timeout: 10_000,
-        headers: { ...headers, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) },
+        headers: {
+          ...headers,
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+        },
       },
       (res) => {
         let text = "";
@@ -100,7 +108,9 @@ describe("TLS mode: TLS_CERT_FILE + TLS_KEY_FILE, no dev mode", () => {
     first = makeSelfSigned(dir, "first", "ma2h-first");
     hub = await start({ TLS_CERT_FILE: first.certFile, TLS_KEY_FILE: first.keyFile });
     base = `https://127.0.0.1:${hub.port}`;
-    await until("https discovery", hub, async () => ((await httpsRequest(`${base}/.well-known/ma2h`, first.cert)).status === 200 ? true : undefined));
+    await until("https discovery", hub, async () =>
+      (await httpsRequest(`${base}/.well-known/ma2h`, first.cert)).status === 200 ? true : undefined,
+    );
   });
 
   it("serves discovery and a submit over HTTPS to a client trusting the self-signed certificate", async () => {
@@ -110,7 +120,11 @@ describe("TLS mode: TLS_CERT_FILE + TLS_KEY_FILE, no dev mode", () => {
     expect(hub.output()).toContain('"mode":"tls"');
     expect(hub.output()).not.toContain("DEV MODE");
 
-    const submit = await httpsRequest(`${base}/v1/messages`, first.cert, { method: "POST", token: acme.keys[A], body: envelope("ask", A) });
+    const submit = await httpsRequest(`${base}/v1/messages`, first.cert, {
+      method: "POST",
+      token: acme.keys[A],
+      body: envelope("ask", A),
+    });
     expect(submit.status, JSON.stringify(submit.body)).toBe(202);
     expect(validateOfficial("submit-ack.schema.json", submit.body)).toEqual([]);
     // With no MA2H_PUBLIC_URL the links the Hub hands out are https, like the only way in.
@@ -134,10 +148,14 @@ describe("TLS mode: TLS_CERT_FILE + TLS_KEY_FILE, no dev mode", () => {
 
   it("serves peers other than 127.0.0.1 (the loopback-only rule is dev mode's)", async () => {
     const res = await new Promise<number>((ok, fail) => {
-      const req = https.request(`${base}/.well-known/ma2h`, { ca: first.cert, agent: false, localAddress: "127.0.0.2" }, (r) => {
-        r.resume();
-        ok(r.statusCode ?? 0);
-      });
+      const req = https.request(
+        `${base}/.well-known/ma2h`,
+        { ca: first.cert, agent: false, localAddress: "127.0.0.2" },
+        (r) => {
+          r.resume();
+          ok(r.statusCode ?? 0);
+        },
+      );
       req.on("error", fail);
       req.end();
     });
@@ -154,10 +172,15 @@ describe("TLS mode: TLS_CERT_FILE + TLS_KEY_FILE, no dev mode", () => {
     // Before the signal the server keeps the certificate it loaded.
     expect(await presentedFingerprint(hub.port, [first.cert])).toBe(first.fingerprint);
     process.kill(hub.child.pid as number, "SIGHUP");
-    const seen = await until("reloaded certificate", hub, async () => {
-      const fp = await presentedFingerprint(hub.port, [second.cert]);
-      return fp === second.fingerprint ? fp : undefined;
-    }, 15_000);
+    const seen = await until(
+      "reloaded certificate",
+      hub,
+      async () => {
+        const fp = await presentedFingerprint(hub.port, [second.cert]);
+        return fp === second.fingerprint ? fp : undefined;
+      },
+      15_000,
+    );
     expect(seen).toBe(second.fingerprint);
     expect(hub.output()).toContain("TLS certificate reloaded");
     // Still serving, with the new certificate, and still alive after the signal.
@@ -170,7 +193,12 @@ describe("TLS mode: TLS_CERT_FILE + TLS_KEY_FILE, no dev mode", () => {
     const current = await presentedFingerprint(hub.port, [readFileSync(first.certFile)]);
     writeFileSync(first.keyFile, "not a key\n");
     process.kill(hub.child.pid as number, "SIGHUP");
-    await until("reload failure logged", hub, async () => (hub.output().includes("TLS certificate reload failed") ? true : undefined), 15_000);
+    await until(
+      "reload failure logged",
+      hub,
+      async () => (hub.output().includes("TLS certificate reload failed") ? true : undefined),
+      15_000,
+    );
     const certNow = readFileSync(first.certFile);
     expect(await presentedFingerprint(hub.port, [certNow])).toBe(current);
     expect((await httpsRequest(`${base}/healthz`, certNow)).status).toBe(200);
@@ -183,7 +211,9 @@ describe("proxy mode: MA2H_TRUST_PROXY=1, no dev mode", () => {
   beforeAll(async () => {
     hub = await start({ MA2H_TRUST_PROXY: "1", MA2H_PUBLIC_URL: "https://hub.example.test" });
     await until("proxied discovery", hub, async () =>
-      (await plainRequest(hub.port, "/.well-known/ma2h", { "x-forwarded-proto": "https" })).status === 200 ? true : undefined,
+      (await plainRequest(hub.port, "/.well-known/ma2h", { "x-forwarded-proto": "https" })).status === 200
+        ? true
+        : undefined,
     );
   });
 
@@ -208,7 +238,12 @@ describe("proxy mode: MA2H_TRUST_PROXY=1, no dev mode", () => {
   ] as const) {
     it(`refuses ${label} with 403 and the §8.5 envelope, before any route runs`, async () => {
       for (const path of ["/.well-known/ma2h", "/v1/messages", "/healthz"]) {
-        const res = await plainRequest(hub.port, path, { ...headers, authorization: `Bearer ${acme.keys[A]}` }, path === "/v1/messages" ? envelope("ask", A) : undefined);
+        const res = await plainRequest(
+          hub.port,
+          path,
+          { ...headers, authorization: `Bearer ${acme.keys[A]}` },
+          path === "/v1/messages" ? envelope("ask", A) : undefined,
+        );
         expect(res.status).toBe(403);
         expect(res.contentType).toMatch(/^application\/json/);
         expect(Object.keys(res.body)).toEqual(["error"]);
@@ -222,7 +257,12 @@ describe("proxy mode: MA2H_TRUST_PROXY=1, no dev mode", () => {
   it("a refused submit creates nothing", async () => {
     const { db } = await import("../lib/db");
     const before = await db().message.count();
-    const res = await plainRequest(hub.port, "/v1/messages", { "x-forwarded-proto": "http", authorization: `Bearer ${acme.keys[A]}` }, envelope("notify", A));
+    const res = await plainRequest(
+      hub.port,
+      "/v1/messages",
+      { "x-forwarded-proto": "http", authorization: `Bearer ${acme.keys[A]}` },
+      envelope("notify", A),
+    );
     expect(res.status).toBe(403);
     expect(await db().message.count()).toBe(before);
   });
@@ -239,7 +279,8 @@ describe("refusing to start without TLS, a trusted proxy or dev mode", () => {
   it("the web exits non-zero naming the three options", async () => {
     const { code, output } = await refusal({});
     expect(code).not.toBe(0);
-    for (const option of ["TLS_CERT_FILE", "TLS_KEY_FILE", "MA2H_TRUST_PROXY=1", "MA2H_DEV_MODE=1"]) expect(output).toContain(option);
+    for (const option of ["TLS_CERT_FILE", "TLS_KEY_FILE", "MA2H_TRUST_PROXY=1", "MA2H_DEV_MODE=1"])
+      expect(output).toContain(option);
     expect(output).not.toContain("web listening");
   });
 
@@ -263,7 +304,10 @@ describe("refusing to start without TLS, a trusted proxy or dev mode", () => {
   });
 
   it("an unreadable certificate file refuses rather than falling back to plaintext", async () => {
-    const { code, output } = await refusal({ TLS_CERT_FILE: join(dir, "missing.crt"), TLS_KEY_FILE: join(dir, "missing.key") });
+    const { code, output } = await refusal({
+      TLS_CERT_FILE: join(dir, "missing.crt"),
+      TLS_KEY_FILE: join(dir, "missing.key"),
+    });
     expect(code).not.toBe(0);
     expect(output).not.toContain("web listening");
   });

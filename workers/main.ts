@@ -19,7 +19,9 @@ async function main(): Promise<void> {
   await ensureSigningKey();
   const workers = JOBS.map((job) => {
     const w = makeWorker(job.contract.queue, (j) => job.handle(j.data), job.concurrency);
-    w.worker.on("failed", (j, err) => log.warn("job failed", { queue: job.contract.queue, job_id: j?.id ?? null, error_name: err.name }));
+    w.worker.on("failed", (j, err) =>
+      log.warn("job failed", { queue: job.contract.queue, job_id: j?.id ?? null, error_name: err.name }),
+    );
     return w;
   });
 

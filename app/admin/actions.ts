@@ -24,7 +24,12 @@ export async function createAgentAction(_prev: ActionState, form: FormData): Pro
   return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await createAgent(field(form, "agent_id").trim(), seat.slug, opts(seat));
     revalidatePath(`/admin/${seat.slug}/agents`);
-    return { ok: true, message: `Agent ${r.agent.agentId} created with key ${r.key.id}.`, secret: r.api_key, secretLabel: "API key" };
+    return {
+      ok: true,
+      message: `Agent ${r.agent.agentId} created with key ${r.key.id}.`,
+      secret: r.api_key,
+      secretLabel: "API key",
+    };
   });
 }
 
@@ -65,13 +70,21 @@ export async function addBindingAction(_prev: ActionState, form: FormData): Prom
       opts(seat),
     );
     revalidatePath(`/admin/${seat.slug}/bindings`);
-    return { ok: true, message: `Binding ${b.id} approved: ${b.origin}${b.pathPrefix === "/" ? "" : b.pathPrefix} for ${b.agentId}.` };
+    return {
+      ok: true,
+      message: `Binding ${b.id} approved: ${b.origin}${b.pathPrefix === "/" ? "" : b.pathPrefix} for ${b.agentId}.`,
+    };
   });
 }
 
 export async function addBindingSecretAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return adminAction(field(form, "account"), async ({ seat }) => {
-    const r = await addBindingSecret(field(form, "binding"), field(form, "secret_ref").trim(), field(form, "secret"), opts(seat));
+    const r = await addBindingSecret(
+      field(form, "binding"),
+      field(form, "secret_ref").trim(),
+      field(form, "secret"),
+      opts(seat),
+    );
     revalidatePath(`/admin/${seat.slug}/bindings`);
     return { ok: true, message: `Secret ${r.ref} added to ${r.bindingId}.` };
   });
@@ -95,9 +108,18 @@ export async function revokeBindingAction(_prev: ActionState, form: FormData): P
 
 export async function addMemberAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return adminAction(field(form, "account"), async ({ seat }) => {
-    const u = await addUser(field(form, "email"), seat.slug, field(form, "handle").trim(), field(form, "role"), opts(seat));
+    const u = await addUser(
+      field(form, "email"),
+      seat.slug,
+      field(form, "handle").trim(),
+      field(form, "role"),
+      opts(seat),
+    );
     revalidatePath(`/admin/${seat.slug}/members`);
-    return { ok: true, message: `${u.email} added as ${u.handle} (${u.role}). No email is sent: they sign in with SSO.` };
+    return {
+      ok: true,
+      message: `${u.email} added as ${u.handle} (${u.role}). No email is sent: they sign in with SSO.`,
+    };
   });
 }
 

@@ -16,14 +16,20 @@ export type ResolveResult = ActionResult<Resolved, LostRace>;
 
 /** Resolve one item as the signed-in person (item page, and `a`/`d` on the list). */
 export async function resolveItem(id: string, action: HumanAction): Promise<ResolveResult> {
-  return personAction<Resolved, LostRace>({ signInReturnTo: `/inbox/${encodeURIComponent(id)}` }, async ({ userId }) => {
-    const r = await answerAsHuman(userId, String(id), action);
-    return r.ok ? r : { ok: false, error: r.message, code: r.code, conflict: r.conflict };
-  });
+  return personAction<Resolved, LostRace>(
+    { signInReturnTo: `/inbox/${encodeURIComponent(id)}` },
+    async ({ userId }) => {
+      const r = await answerAsHuman(userId, String(id), action);
+      return r.ok ? r : { ok: false, error: r.message, code: r.code, conflict: r.conflict };
+    },
+  );
 }
 
 /** Bulk decline / complete: `resolveMessage` once per item; skips are reported with the reason. */
-export async function resolveMany(ids: string[], kind: "decline" | "complete"): Promise<ActionResult<{ report: BulkReport }>> {
+export async function resolveMany(
+  ids: string[],
+  kind: "decline" | "complete",
+): Promise<ActionResult<{ report: BulkReport }>> {
   return personAction<{ report: BulkReport }>({ signInReturnTo: "/inbox" }, async ({ userId }) => {
     if (kind !== "decline" && kind !== "complete") throw new Refused("unknown bulk action");
     return { ok: true, report: await bulkResolve(userId, Array.isArray(ids) ? ids.map(String) : [], kind) };

@@ -23,12 +23,36 @@ function facets(page: InboxPage, f: InboxFilters): Facet[] {
   const out: Facet[] = [
     { key: "verb", label: "Verb", testId: "filter-verb", options: options(c.verb, VERBS, f.verb) },
     { key: "status", label: "Status", testId: "filter-status", options: options(c.status, STATUSES, f.status) },
-    { key: "priority", label: "Priority", testId: "filter-priority", options: options(c.priority, PRIORITIES, f.priority) },
+    {
+      key: "priority",
+      label: "Priority",
+      testId: "filter-priority",
+      options: options(c.priority, PRIORITIES, f.priority),
+    },
     { key: "agent", label: "Agent", testId: "filter-agent", options: options(c.agent, null, f.agent) },
     { key: "project", label: "Project", testId: "filter-project", options: options(c.project, null, f.project) },
-    { key: "tag", label: "Tag", testId: "filter-tag", options: options(Object.fromEntries(c.tag), c.tag.map(([t]) => t), f.tag) },
+    {
+      key: "tag",
+      label: "Tag",
+      testId: "filter-tag",
+      options: options(
+        Object.fromEntries(c.tag),
+        c.tag.map(([t]) => t),
+        f.tag,
+      ),
+    },
   ];
-  if (page.seats.length > 1) out.unshift({ key: "account", label: "Account", testId: "filter-account", options: options(c.account, page.seats.map((s) => s.slug), f.account) });
+  if (page.seats.length > 1)
+    out.unshift({
+      key: "account",
+      label: "Account",
+      testId: "filter-account",
+      options: options(
+        c.account,
+        page.seats.map((s) => s.slug),
+        f.account,
+      ),
+    });
   return out;
 }
 
@@ -52,15 +76,26 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
     <main className="inbox">
       <div className="inbox-head">
         <h1>
-          Inbox <span className="count">{filters.status === undefined || filters.status === "open" ? `${open} open` : `${page.total}`}</span>
+          Inbox{" "}
+          <span className="count">
+            {filters.status === undefined || filters.status === "open" ? `${open} open` : `${page.total}`}
+          </span>
         </h1>
         <span className="total">{page.total} shown by these filters</span>
       </div>
       <FiltersBar facets={facets(page, filters)} q={filters.q ?? ""} />
       <InboxList rows={page.rows} multiAccount={page.seats.length > 1} waiting={waiting} />
       <nav className="pager" aria-label="Pages">
-        {after && <Link prefetch={false} href={withParam(search, "after", null)}>« First page</Link>}
-        {page.next && <Link prefetch={false} href={withParam(search, "after", page.next)}>Next page »</Link>}
+        {after && (
+          <Link prefetch={false} href={withParam(search, "after", null)}>
+            « First page
+          </Link>
+        )}
+        {page.next && (
+          <Link prefetch={false} href={withParam(search, "after", page.next)}>
+            Next page »
+          </Link>
+        )}
       </nav>
       <LiveRefresh />
     </main>

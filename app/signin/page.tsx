@@ -4,11 +4,16 @@ import { SignInButton } from "./sign-in-button";
 export const dynamic = "force-dynamic";
 
 const ERRORS: Record<string, string> = {
-  AccessDenied: "This identity is not invited to any account here, or its email is not verified. Ask an owner or admin to add you.",
+  AccessDenied:
+    "This identity is not invited to any account here, or its email is not verified. Ask an owner or admin to add you.",
   OAuthCallback: "The identity provider did not complete the sign-in. Try again.",
 };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | undefined>>;
+}) {
   const params = await searchParams;
   const providers = configuredProviders();
   const callbackUrl = params.callbackUrl?.startsWith("/") ? params.callbackUrl : "/inbox";

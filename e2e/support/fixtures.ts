@@ -50,7 +50,10 @@ export async function signIn(page: Page, login: string, callbackPath = "/inbox")
 }
 
 /** A fresh browser context signed in as `login`, with its page on the inbox. */
-export async function signedInContext(browser: Browser, login: string): Promise<{ context: BrowserContext; page: Page }> {
+export async function signedInContext(
+  browser: Browser,
+  login: string,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL: e2eState().hubUrl });
   const page = await context.newPage();
   const landed = await signIn(page, login);
@@ -99,7 +102,10 @@ export function api(account = "acme", agentId = "deploybot/dev-team"): Api & { k
       return body.id as string;
     },
     async pull(id, k = key) {
-      const res = await fetch(`${state.hubUrl}/v1/messages/${id}`, { headers: { authorization: `Bearer ${k}` }, redirect: "manual" });
+      const res = await fetch(`${state.hubUrl}/v1/messages/${id}`, {
+        headers: { authorization: `Bearer ${k}` },
+        redirect: "manual",
+      });
       const body = await json(res);
       if (res.status !== 200) throw new Error(`pull: ${res.status} ${JSON.stringify(body)}`);
       return body;
@@ -129,7 +135,11 @@ export async function pullTerminal(a: Api, id: string, timeoutMs = 10_000): Prom
 
 let run = 0;
 /** A valid v0.5 envelope for the agent `agentId`. */
-export function envelope(type: "notify" | "ask" | "task", agentId: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+export function envelope(
+  type: "notify" | "ask" | "task",
+  agentId: string,
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
   run += 1;
   const base: Record<string, unknown> = {
     ma2h_version: "0.5",

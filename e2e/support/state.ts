@@ -23,7 +23,10 @@ export const STATE_ENV = "MA2H_E2E_STATE";
 
 export function e2eState(): E2EState {
   const raw = process.env[STATE_ENV];
-  if (!raw) throw new Error(`${STATE_ENV} is not set: run the specs with \`npx playwright test\` (the global setup starts the Hub)`);
+  if (!raw)
+    throw new Error(
+      `${STATE_ENV} is not set: run the specs with \`npx playwright test\` (the global setup starts the Hub)`,
+    );
   return JSON.parse(raw) as E2EState;
 }
 

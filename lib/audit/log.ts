@@ -53,7 +53,12 @@ export function parseAuditFilters(q: Record<string, string | string[] | undefine
     const v = q[k];
     return Array.isArray(v) ? v[0] : v;
   };
-  return { actor: text(one("actor")), event: text(one("kind")), from: parseTime(one("from")), to: parseTime(one("to")) };
+  return {
+    actor: text(one("actor")),
+    event: text(one("kind")),
+    from: parseTime(one("from")),
+    to: parseTime(one("to")),
+  };
 }
 
 function whereOf(accountId: string, f: AuditFilters): Prisma.AuditEventWhereInput {
@@ -69,8 +74,22 @@ function whereOf(accountId: string, f: AuditFilters): Prisma.AuditEventWhereInpu
   };
 }
 
-function entryOf(r: { id: bigint; at: Date; actor: string; event: string; messageId: string | null; detail: unknown }): AuditEntry {
-  return { id: r.id.toString(), at: r.at.toISOString(), actor: r.actor, event: r.event, message_id: r.messageId, detail: r.detail ?? null };
+function entryOf(r: {
+  id: bigint;
+  at: Date;
+  actor: string;
+  event: string;
+  messageId: string | null;
+  detail: unknown;
+}): AuditEntry {
+  return {
+    id: r.id.toString(),
+    at: r.at.toISOString(),
+    actor: r.actor,
+    event: r.event,
+    message_id: r.messageId,
+    detail: r.detail ?? null,
+  };
 }
 
 const SELECT = { id: true, at: true, actor: true, event: true, messageId: true, detail: true } as const;
@@ -88,7 +107,9 @@ export async function listAudit(
   const where = whereOf(accountId, filters);
   const cursor = parseCursor(page.before);
   const rows = await db().auditEvent.findMany({
-    where: cursor ? { AND: [where, { OR: [{ at: { lt: cursor.at } }, { at: cursor.at, id: { lt: cursor.id } }] }] } : where,
+    where: cursor
+      ? { AND: [where, { OR: [{ at: { lt: cursor.at } }, { at: cursor.at, id: { lt: cursor.id } }] }] }
+      : where,
     select: SELECT,
     orderBy: [{ at: "desc" }, { id: "desc" }],
     take: limit + 1,
@@ -110,8 +131,19 @@ function parseCursor(raw: string | undefined): { at: Date; id: bigint } | null {
 /** The kinds and actors present in the account's trail, for the page's filter choices. */
 export async function auditFacets(accountId: string): Promise<{ kinds: string[]; actors: string[] }> {
   const [kinds, actors] = await Promise.all([
-    db().auditEvent.findMany({ where: { accountId }, distinct: ["event"], select: { event: true }, orderBy: { event: "asc" } }),
-    db().auditEvent.findMany({ where: { accountId }, distinct: ["actor"], select: { actor: true }, orderBy: { actor: "asc" }, take: 500 }),
+    db().auditEvent.findMany({
+      where: { accountId },
+      distinct: ["event"],
+      select: { event: true },
+      orderBy: { event: "asc" },
+    }),
+    db().auditEvent.findMany({
+      where: { accountId },
+      distinct: ["actor"],
+      select: { actor: true },
+      orderBy: { actor: "asc" },
+      take: 500,
+    }),
   ]);
   return { kinds: kinds.map((k) => k.event), actors: actors.map((a) => a.actor) };
 }

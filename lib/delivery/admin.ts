@@ -13,7 +13,14 @@ export interface DeliveryView {
   resolution_id: string;
   callback_url: string;
   status: string;
-  attempts: Array<{ attempt: number; at: string; status_code: number | null; latency_ms: number; error_class: string | null; outcome: string }>;
+  attempts: Array<{
+    attempt: number;
+    at: string;
+    status_code: number | null;
+    latency_ms: number;
+    error_class: string | null;
+    outcome: string;
+  }>;
   next_attempt_at: string | null;
   delivered_at: string | null;
 }
@@ -52,14 +59,24 @@ export async function listDeliveries(messageId: string): Promise<DeliveryView[]>
 export async function redriveDelivery(id: string, opts?: AdminOptions): Promise<{ id: string; status: "pending" }> {
   const now = clock.now();
   const scope = opts?.accountId ? { message: { accountId: opts.accountId } } : {};
-  const d = await db().pushDelivery.findFirst({ where: { id, ...scope }, include: { message: { select: { accountId: true } } } });
+  const d = await db().pushDelivery.findFirst({
+    where: { id, ...scope },
+    include: { message: { select: { accountId: true } } },
+  });
   if (!d) throw new HubError("not_found", `no delivery ${id}`);
   if (d.status === "delivered") throw new HubError("invalid_field", `delivery ${id} was already delivered`);
   await db().$transaction(async (tx) => {
     // Conditional on "not delivered": a push landing between the read and this write stays delivered.
     const { count } = await tx.pushDelivery.updateMany({
       where: { id, status: { not: "delivered" } },
-      data: { status: "pending", nextAttemptAt: now, cycleStartedAt: now, cycleAttempts: 0, leaseUntil: null, updatedAt: now },
+      data: {
+        status: "pending",
+        nextAttemptAt: now,
+        cycleStartedAt: now,
+        cycleAttempts: 0,
+        leaseUntil: null,
+        updatedAt: now,
+      },
     });
     if (count === 0) throw new HubError("invalid_field", `delivery ${id} was already delivered`);
     await writeAudit(tx, {
@@ -77,6 +94,9 @@ export async function redriveDelivery(id: string, opts?: AdminOptions): Promise<
 
 /** Enqueues the redriven cycle's first attempt, numbered after every attempt the row has logged. */
 async function kickRedriven(id: string): Promise<void> {
-  const row = await db().pushDelivery.findUnique({ where: { id }, select: { status: true, attempts: true, nextAttemptAt: true } });
+  const row = await db().pushDelivery.findUnique({
+    where: { id },
+    select: { status: true, attempts: true, nextAttemptAt: true },
+  });
   if (row?.status === "pending") await enqueuePush(id, row.nextAttemptAt, row.attempts + 1);
 }

@@ -19,7 +19,8 @@ function route(req: IncomingMessage, res: ServerResponse): void {
   const path = req.url ?? "/";
   const status = /^\/status\/(\d{3})$/.exec(path);
   if (status) return void res.writeHead(Number(status[1])).end("answer");
-  if (path === "/redirect") return void res.writeHead(302, { Location: `http://127.0.0.1:${target.port}/stolen` }).end();
+  if (path === "/redirect")
+    return void res.writeHead(302, { Location: `http://127.0.0.1:${target.port}/stolen` }).end();
   if (path === "/slow") return void stalled.add(res); // never answers
   if (path === "/trickle") {
     res.writeHead(200, { "Content-Type": "text/plain" });
@@ -36,7 +37,8 @@ function route(req: IncomingMessage, res: ServerResponse): void {
     };
     return pump();
   }
-  if (path === "/declared-huge") return void res.writeHead(200, { "Content-Length": String(10 * 1024 * 1024) }).write("x");
+  if (path === "/declared-huge")
+    return void res.writeHead(200, { "Content-Length": String(10 * 1024 * 1024) }).write("x");
   if (path === "/just-under") return void res.end(Buffer.alloc(1000, 97));
   res.writeHead(404).end();
 }
@@ -71,7 +73,13 @@ describe("HTTP answers are reported, never followed", () => {
   });
 
   it("sends the JSON with its own framing headers, the caller's credentials, and nothing a caller can override", async () => {
-    const headers = { Authorization: "Bearer t0k", "MA2H-Signature": "t=1,jti=a,v1=b", Host: "evil.test", "content-type": "text/plain", "User-Agent": "curl" };
+    const headers = {
+      Authorization: "Bearer t0k",
+      "MA2H-Signature": "t=1,jti=a,v1=b",
+      Host: "evil.test",
+      "content-type": "text/plain",
+      "User-Agent": "curl",
+    };
     await postJson(appUrl("/status/200?q=1#frag"), BODY, { ...allowApp(), headers });
     const seen = app.requests.at(-1)!;
     expect(seen).toMatchObject({ method: "POST", url: "/status/200?q=1", body: BODY });
@@ -110,28 +118,51 @@ describe("bounds", () => {
   it("an endless response → response_too_large, and the socket is closed", async () => {
     const result = await postJson(appUrl("/endless"), BODY, { ...allowApp(), timeoutMs: 5000 });
     expect(result).toMatchObject({ ok: false, errorClass: "response_too_large" });
-    await expect(Promise.race([app.lastSocketClosed().then(() => "closed"), new Promise((r) => setTimeout(() => r("open"), 2000))])).resolves.toBe("closed");
+    await expect(
+      Promise.race([
+        app.lastSocketClosed().then(() => "closed"),
+        new Promise((r) => setTimeout(() => r("open"), 2000)),
+      ]),
+    ).resolves.toBe("closed");
   });
 
   it("a declared Content-Length over the cap is refused without reading it", async () => {
-    expect(await postJson(appUrl("/declared-huge"), BODY, { ...allowApp(), timeoutMs: 5000 })).toMatchObject({ errorClass: "response_too_large" });
+    expect(await postJson(appUrl("/declared-huge"), BODY, { ...allowApp(), timeoutMs: 5000 })).toMatchObject({
+      errorClass: "response_too_large",
+    });
   });
 
   it("maxResponseBytes is configurable", async () => {
-    expect(await postJson(appUrl("/just-under"), BODY, { ...allowApp(), maxResponseBytes: 1000 })).toMatchObject({ ok: true, status: 200 });
-    expect(await postJson(appUrl("/just-under"), BODY, { ...allowApp(), maxResponseBytes: 999 })).toMatchObject({ errorClass: "response_too_large" });
+    expect(await postJson(appUrl("/just-under"), BODY, { ...allowApp(), maxResponseBytes: 1000 })).toMatchObject({
+      ok: true,
+      status: 200,
+    });
+    expect(await postJson(appUrl("/just-under"), BODY, { ...allowApp(), maxResponseBytes: 999 })).toMatchObject({
+      errorClass: "response_too_large",
+    });
   });
 
   it("nothing listening → connect_error", async () => {
     const gone = await listen("127.0.0.1");
     await gone.close();
-    const result = await postJson(`http://127.0.0.1:${gone.port}/`, BODY, { headers: {}, allowLoopback: new Set([`http://127.0.0.1:${gone.port}`]) });
+    const result = await postJson(`http://127.0.0.1:${gone.port}/`, BODY, {
+      headers: {},
+      allowLoopback: new Set([`http://127.0.0.1:${gone.port}`]),
+    });
     expect(result).toMatchObject({ ok: false, errorClass: "connect_error" });
   });
 });
 
 describe("proxy variables are ignored", () => {
-  const NAMES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "NODE_USE_ENV_PROXY"];
+  const NAMES = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NODE_USE_ENV_PROXY",
+  ];
   const saved: Record<string, string | undefined> = {};
   let proxy: Listener;
   beforeAll(async () => {
@@ -158,7 +189,9 @@ describe("proxy variables are ignored", () => {
   });
 
   it("a refused URL is not handed to the proxy either", async () => {
-    expect(await postJson("http://169.254.169.254/", BODY, { headers: {} })).toMatchObject({ errorClass: "refused_address" });
+    expect(await postJson("http://169.254.169.254/", BODY, { headers: {} })).toMatchObject({
+      errorClass: "refused_address",
+    });
     expect(proxy.connections).toBe(0);
     expect(tripwire.attempts).toEqual([]);
   });
@@ -186,7 +219,11 @@ describe("TLS: connect to the pinned IP, verify the certificate against the URL 
   });
 
   it("with the test CA, https://receiver.test succeeds; SNI and Host carry the hostname", async () => {
-    const result = await postJson(`https://receiver.test:${good.port}/hook`, BODY, tlsOptions(good.port, { ca: pki.ca }));
+    const result = await postJson(
+      `https://receiver.test:${good.port}/hook`,
+      BODY,
+      tlsOptions(good.port, { ca: pki.ca }),
+    );
     expect(result).toMatchObject({ ok: true, status: 200 });
     expect(good.requests.at(-1)).toMatchObject({ servername: "receiver.test", body: BODY });
     expect(good.requests.at(-1)!.headers.host).toBe(`receiver.test:${good.port}`);
@@ -194,21 +231,29 @@ describe("TLS: connect to the pinned IP, verify the certificate against the URL 
   });
 
   it("a certificate for another name → tls_error, and no request is sent", async () => {
-    const result = await postJson(`https://receiver.test:${wrong.port}/hook`, BODY, tlsOptions(wrong.port, { ca: pki.ca }));
+    const result = await postJson(
+      `https://receiver.test:${wrong.port}/hook`,
+      BODY,
+      tlsOptions(wrong.port, { ca: pki.ca }),
+    );
     expect(result).toMatchObject({ ok: false, errorClass: "tls_error" });
     expect(result.ok === false && result.detail).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID/);
     expect(wrong.requests).toEqual([]);
   });
 
   it("the certificate is checked against the URL host, not the socket address: https://127.0.0.1 → tls_error", async () => {
-    expect(await postJson(`https://127.0.0.1:${good.port}/`, BODY, tlsOptions(good.port, { ca: pki.ca }))).toMatchObject({ errorClass: "tls_error" });
+    expect(
+      await postJson(`https://127.0.0.1:${good.port}/`, BODY, tlsOptions(good.port, { ca: pki.ca })),
+    ).toMatchObject({ errorClass: "tls_error" });
   });
 
   it("without the CA the chain is untrusted → tls_error, even with NODE_TLS_REJECT_UNAUTHORIZED=0", async () => {
     const saved = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
     process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
     try {
-      expect(await postJson(`https://receiver.test:${good.port}/`, BODY, tlsOptions(good.port))).toMatchObject({ errorClass: "tls_error" });
+      expect(await postJson(`https://receiver.test:${good.port}/`, BODY, tlsOptions(good.port))).toMatchObject({
+        errorClass: "tls_error",
+      });
     } finally {
       if (saved === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
       else process.env.NODE_TLS_REJECT_UNAUTHORIZED = saved;
@@ -217,6 +262,8 @@ describe("TLS: connect to the pinned IP, verify the certificate against the URL 
 
   it("a plaintext server behind an https URL → tls_error", async () => {
     const options = { headers: {}, allowLoopback: new Set([`https://127.0.0.1:${app.port}`]), ca: pki.ca };
-    expect(await postJson(`https://127.0.0.1:${app.port}/status/200`, BODY, options)).toMatchObject({ errorClass: "tls_error" });
+    expect(await postJson(`https://127.0.0.1:${app.port}/status/200`, BODY, options)).toMatchObject({
+      errorClass: "tls_error",
+    });
   });
 });

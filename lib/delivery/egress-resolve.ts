@@ -57,7 +57,8 @@ export async function resolvePinned(
       if (e instanceof Aborted) return failure("timeout", "deadline passed during DNS lookup");
       return failure("dns_error", describeError(e));
     }
-    if (!Array.isArray(answers) || answers.length === 0) return failure("dns_error", `no addresses for ${target.hostname}`);
+    if (!Array.isArray(answers) || answers.length === 0)
+      return failure("dns_error", `no addresses for ${target.hostname}`);
   }
   for (const { address } of answers) {
     const verdict = classifyAddress(String(address));

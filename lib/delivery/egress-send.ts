@@ -17,7 +17,20 @@ export interface SendOptions {
 }
 
 /** Set by us only: a caller cannot retarget, reframe or mislabel the request. */
-const OWN_HEADERS = new Set(["host", "content-length", "content-type", "user-agent", "connection", "transfer-encoding", "te", "upgrade", "expect", "keep-alive", "proxy-authorization", "proxy-connection"]);
+const OWN_HEADERS = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "user-agent",
+  "connection",
+  "transfer-encoding",
+  "te",
+  "upgrade",
+  "expect",
+  "keep-alive",
+  "proxy-authorization",
+  "proxy-connection",
+]);
 
 function requestHeaders(target: EgressTarget, body: string, extra: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -102,11 +115,18 @@ export function sendPinned(
       let seen = 0;
       res.on("data", (chunk: Buffer) => {
         seen += chunk.length;
-        if (seen > options.maxResponseBytes) settle(failure("response_too_large", `more than ${options.maxResponseBytes} bytes`));
+        if (seen > options.maxResponseBytes)
+          settle(failure("response_too_large", `more than ${options.maxResponseBytes} bytes`));
       });
       res.on("end", () => settle({ ok: true, status: res.statusCode ?? 0 }));
       res.on("error", (e) => settle(classify(e, "http", signal)));
-      res.on("close", () => settle(signal.aborted ? failure("timeout", "deadline passed (http)") : failure("network_error", "response ended early")));
+      res.on("close", () =>
+        settle(
+          signal.aborted
+            ? failure("timeout", "deadline passed (http)")
+            : failure("network_error", "response ended early"),
+        ),
+      );
     });
     req.on("error", (e) => settle(classify(e, stage, signal)));
     req.end(body);

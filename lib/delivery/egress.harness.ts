@@ -48,7 +48,13 @@ export async function listen(
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const servername = (req.socket as { servername?: string }).servername;
-      state.requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString(), ...(servername ? { servername } : {}) });
+      state.requests.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+        ...(servername ? { servername } : {}),
+      });
       handler(req, res);
     });
   };
@@ -95,7 +101,10 @@ const isLoopbackTarget = (host: string) => /^127\.\d+\.\d+\.\d+$/.test(host) || 
 export function installTripwire(): { attempts: Attempt[]; restore(): void } {
   const attempts: Attempt[] = [];
   const original = net.Socket.prototype.connect;
-  const spy = vi.spyOn(net.Socket.prototype, "connect").mockImplementation(function (this: net.Socket, ...args: unknown[]) {
+  const spy = vi.spyOn(net.Socket.prototype, "connect").mockImplementation(function (
+    this: net.Socket,
+    ...args: unknown[]
+  ) {
     const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
     let target: Attempt | null = null;
     if (first && typeof first === "object" && "port" in first) {
@@ -123,8 +132,13 @@ export function fakeDns(zone: Record<string, string[] | string[][]>): Lookup & {
     if (!entry) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
     const n = perName.get(hostname) ?? 0;
     perName.set(hostname, n + 1);
-    const answer = Array.isArray(entry[0]) ? ((entry as string[][])[Math.min(n, entry.length - 1)] ?? []) : (entry as string[]);
-    return answer.map((address) => ({ address, family: (net.isIP(address.replace(/%.*$/, "")) === 6 ? 6 : 4) as 4 | 6 }));
+    const answer = Array.isArray(entry[0])
+      ? ((entry as string[][])[Math.min(n, entry.length - 1)] ?? [])
+      : (entry as string[]);
+    return answer.map((address) => ({
+      address,
+      family: (net.isIP(address.replace(/%.*$/, "")) === 6 ? 6 : 4) as 4 | 6,
+    }));
   };
   return Object.assign(lookup, { calls });
 }
@@ -141,16 +155,56 @@ export function makeTestPki(): TestPki {
   const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
   try {
-    run("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=egress test CA",
-      "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign");
+    run(
+      "req",
+      "-x509",
+      ...ec,
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.crt",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=egress test CA",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign",
+    );
     const leaf = (name: string) => {
-      writeFileSync(join(dir, `${name}.ext`), `subjectAltName=DNS:${name}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`);
+      writeFileSync(
+        join(dir, `${name}.ext`),
+        `subjectAltName=DNS:${name}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
+      );
       run("req", ...ec, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${name}`);
-      run("x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
-        "-out", `${name}.crt`, "-extfile", `${name}.ext`);
-      return { key: readFileSync(join(dir, `${name}.key`), "utf8"), cert: readFileSync(join(dir, `${name}.crt`), "utf8") };
+      run(
+        "x509",
+        "-req",
+        "-in",
+        `${name}.csr`,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-out",
+        `${name}.crt`,
+        "-extfile",
+        `${name}.ext`,
+      );
+      return {
+        key: readFileSync(join(dir, `${name}.key`), "utf8"),
+        cert: readFileSync(join(dir, `${name}.crt`), "utf8"),
+      };
     };
-    return { receiver: leaf("receiver.test"), other: leaf("other.test"), ca: readFileSync(join(dir, "ca.crt"), "utf8") };
+    return {
+      receiver: leaf("receiver.test"),
+      other: leaf("other.test"),
+      ca: readFileSync(join(dir, "ca.crt"), "utf8"),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

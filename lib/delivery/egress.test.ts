@@ -18,7 +18,7 @@ let tripwire: ReturnType<typeof installTripwire>;
 
 const ZONE = {
   "receiver.test": ["127.0.0.1"],
-  "localhost": ["127.0.0.1", "::1"],
+  localhost: ["127.0.0.1", "::1"],
   "internal.test": ["10.0.0.5"],
   "metadata.google.internal": ["169.254.169.254"],
   "ula.test": ["fd00::1"],
@@ -120,7 +120,10 @@ const CORPUS: Array<[string, EgressErrorClass]> = [
 ];
 
 const fill = (u: string) =>
-  u.replaceAll("{P}", String(canary.port)).replaceAll("{P6}", String(canary6.port)).replaceAll("{R}", String(receiver.port));
+  u
+    .replaceAll("{P}", String(canary.port))
+    .replaceAll("{P6}", String(canary6.port))
+    .replaceAll("{R}", String(receiver.port));
 const totalConnections = () => receiver.connections + canary.connections + canary6.connections;
 
 beforeAll(async () => {
@@ -141,7 +144,12 @@ describe("SSRF corpus: refused before any connection, while the control arrives"
 
   it.each(CORPUS)("%s → %s", async (raw, errorClass) => {
     const dns = fakeDns(ZONE);
-    const options = { headers: HEADERS, lookup: dns, allowLoopback: new Set([`http://receiver.test:${receiver.port}`]), timeoutMs: 3000 };
+    const options = {
+      headers: HEADERS,
+      lookup: dns,
+      allowLoopback: new Set([`http://receiver.test:${receiver.port}`]),
+      timeoutMs: 3000,
+    };
     const before = totalConnections();
 
     const attack = await postJson(fill(raw), BODY, options);
@@ -175,7 +183,9 @@ describe("the dev allowlist is exact and waives only loopback", () => {
     const origin = `http://127.0.0.1:${receiver.port}`;
     expect(await post(`${origin}/`, [origin])).toMatchObject({ ok: true, status: 200 });
     expect(await post(`http://127.0.0.1:${canary.port}/`, [origin])).toMatchObject({ errorClass: "refused_address" });
-    expect(await post(`https://127.0.0.1:${receiver.port}/`, [origin])).toMatchObject({ errorClass: "refused_address" });
+    expect(await post(`https://127.0.0.1:${receiver.port}/`, [origin])).toMatchObject({
+      errorClass: "refused_address",
+    });
     expect(await post(`http://127.0.0.2:${receiver.port}/`, [origin])).toMatchObject({ errorClass: "refused_address" });
     expect(await post(`http://[::1]:${canary6.port}/`, [origin])).toMatchObject({ errorClass: "refused_address" });
     expect(tripwire.attempts).toEqual([{ host: "127.0.0.1", port: receiver.port }]);

@@ -53,7 +53,13 @@ export async function postJson(url: string, body: string, options: PostJsonOptio
     const devLoopback = isAllowlisted(target.origin, options.allowLoopback);
     const pinned = await resolvePinned(target, options.lookup ?? systemLookup, devLoopback, deadline.signal);
     if (!pinned.ok) return stamp(pinned);
-    const sent = await sendPinned(target, pinned, body, { headers: options.headers, maxResponseBytes, ca: options.ca }, deadline.signal);
+    const sent = await sendPinned(
+      target,
+      pinned,
+      body,
+      { headers: options.headers, maxResponseBytes, ca: options.ca },
+      deadline.signal,
+    );
     return stamp(sent);
   } catch (e) {
     return stamp(failure("network_error", describeError(e)));

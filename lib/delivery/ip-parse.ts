@@ -93,10 +93,7 @@ function ipv4Number(part: string): number | null {
   return null;
 }
 
-export type HostLiteral =
-  | { kind: "ip"; address: string; family: 4 | 6 }
-  | { kind: "name" }
-  | { kind: "invalid" };
+export type HostLiteral = { kind: "ip"; address: string; family: 4 | 6 } | { kind: "name" } | { kind: "invalid" };
 
 /**
  * A URL host (`[v6]` bracketed or bare) → the canonical IP it denotes, "name" when it is a DNS

@@ -174,16 +174,27 @@ describe("parseHostLiteral: every IPv4 spelling ends as one canonical address", 
     expect(parseHostLiteral(host)).toEqual({ kind: "ip", address, family: 6 });
   });
 
-  it.each(["receiver.test", "example.com", "localhost", "1.2.3.example", "0x7g.example", "xn--n3h.example"])("%s is a name", (host) => {
-    expect(parseHostLiteral(host)).toEqual({ kind: "name" });
-  });
-
-  it.each(["4294967296", "1.2.3.4.5", "256.0.0.1", "1.2.65536", "09.0.0.1", "1..2", "[::1%25lo]", "[fe80::1%eth0]", "[::g]", "[1:2:3:4:5:6:7:8:9]"])(
-    "%s is invalid",
+  it.each(["receiver.test", "example.com", "localhost", "1.2.3.example", "0x7g.example", "xn--n3h.example"])(
+    "%s is a name",
     (host) => {
-      expect(parseHostLiteral(host)).toEqual({ kind: "invalid" });
+      expect(parseHostLiteral(host)).toEqual({ kind: "name" });
     },
   );
+
+  it.each([
+    "4294967296",
+    "1.2.3.4.5",
+    "256.0.0.1",
+    "1.2.65536",
+    "09.0.0.1",
+    "1..2",
+    "[::1%25lo]",
+    "[fe80::1%eth0]",
+    "[::g]",
+    "[1:2:3:4:5:6:7:8:9]",
+  ])("%s is invalid", (host) => {
+    expect(parseHostLiteral(host)).toEqual({ kind: "invalid" });
+  });
 });
 
 describe("strict parsers", () => {
@@ -203,6 +214,7 @@ describe("strict parsers", () => {
     for (const bad of ["1.2.3", "1.2.3.4.", " 1.2.3.4", "1.2.3.04", "1.2.3.256"]) expect(parseIPv4(bad)).toBeNull();
   });
   it("rejects malformed IPv6 text", () => {
-    for (const bad of ["1.2.3.4::", "::1::", "1:2:3:4:5:6:7", "12345::", "::ffff:1.2.3.4:1", "g::"]) expect(parseIPv6(bad)).toBeNull();
+    for (const bad of ["1.2.3.4::", "::1::", "1:2:3:4:5:6:7", "12345::", "::ffff:1.2.3.4:1", "g::"])
+      expect(parseIPv6(bad)).toBeNull();
   });
 });

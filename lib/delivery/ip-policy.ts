@@ -18,7 +18,15 @@ const refuse = (reason: string): AddressVerdict => ({ allowed: false, reason });
 const ALLOWED: AddressVerdict = { allowed: true };
 
 /** Cloud metadata / platform endpoints (AWS, GCP, Azure, Oracle, Alibaba), checked first for a clear reason. */
-const METADATA_V4 = new Set(["169.254.169.254", "169.254.170.2", "169.254.169.123", "169.254.169.253", "100.100.100.200", "192.0.0.192", "168.63.129.16"]);
+const METADATA_V4 = new Set([
+  "169.254.169.254",
+  "169.254.170.2",
+  "169.254.169.123",
+  "169.254.169.253",
+  "100.100.100.200",
+  "192.0.0.192",
+  "168.63.129.16",
+]);
 const METADATA_V6 = new Set(["fd00:ec2::254", "fd00:ec2::253", "fd00:ec2::123"]);
 
 const V4_RULES: Array<[string, string]> = [
@@ -80,13 +88,15 @@ function classifyV4(v: number): AddressVerdict {
 }
 
 const zeros = (b: Uint8Array, from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
-const v4At = (b: Uint8Array, at: number) => ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
+const v4At = (b: Uint8Array, at: number) =>
+  ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
 const NAT64 = parseIPv6("64:ff9b::")!;
 
 /** The IPv4 address an IPv6 address carries, and the name of the form, when it carries one. */
 function embeddedV4(b: Uint8Array): { form: string; v4: number } | null {
   if (zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff) return { form: "IPv4-mapped", v4: v4At(b, 12) };
-  if (zeros(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(b, 10, 12)) return { form: "IPv4-translated", v4: v4At(b, 12) };
+  if (zeros(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(b, 10, 12))
+    return { form: "IPv4-translated", v4: v4At(b, 12) };
   if (zeros(b, 0, 12)) return { form: "IPv4-compatible", v4: v4At(b, 12) };
   if (inV6(b, NAT64, 96)) return { form: "NAT64", v4: v4At(b, 12) };
   if (b[0] === 0x20 && b[1] === 0x02) return { form: "6to4", v4: v4At(b, 2) }; // bits 16–47

@@ -29,7 +29,10 @@ export function deliveryPolicy(): { retry: RetryPolicy; timeoutMs: number } {
  */
 export function devCallbackAllowlist(): Set<string> {
   const out = new Set<string>();
-  for (const entry of env().MA2H_DEV_CALLBACK_ALLOWLIST.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of env()
+    .MA2H_DEV_CALLBACK_ALLOWLIST.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     try {
       out.add(originKey(new URL(entry)));
     } catch {

@@ -49,7 +49,10 @@ interface Prepared {
  * the Hub's active ed25519 key; plus the bearer / API-key credential when the callback names one.
  * Null when the binding no longer yields the secret.
  */
-async function credentials(bindingId: string, auth: Callback["auth"]): Promise<{ key: SigningKey; headers: Record<string, string> } | null> {
+async function credentials(
+  bindingId: string,
+  auth: Callback["auth"],
+): Promise<{ key: SigningKey; headers: Record<string, string> } | null> {
   if (auth?.scheme === "hmac") {
     const secret = await resolveCallbackSecret(bindingId, auth.secret_ref as string);
     return secret === null ? null : { key: { alg: "hmac-sha256", secret }, headers: {} };
@@ -83,7 +86,11 @@ async function prepare(deliveryId: string): Promise<Prepared | null> {
   const response = hubResponse(message, message.resolution);
   // §9.2: a fresh `t` and `jti` per attempt; same body and `resolution_id`.
   const { header } = signResponsePush({ response, callbackUrl: d.callbackUrl, key: creds.key, now: clock.now() });
-  return { url: d.callbackUrl, body: JSON.stringify(response), headers: { ...creds.headers, "ma2h-signature": header } };
+  return {
+    url: d.callbackUrl,
+    body: JSON.stringify(response),
+    headers: { ...creds.headers, "ma2h-signature": header },
+  };
 }
 
 /** §9.4: plaintext or loopback callbacks only in dev mode, and only to exactly allowlisted origins. */
@@ -95,7 +102,12 @@ function transportAllowed(url: string): boolean {
 
 async function send(p: Prepared): Promise<EgressResult> {
   if (!transportAllowed(p.url)) {
-    return { ok: false, errorClass: "refused_url", detail: "plaintext callback outside the dev allowlist", latencyMs: 0 };
+    return {
+      ok: false,
+      errorClass: "refused_url",
+      detail: "plaintext callback outside the dev allowlist",
+      latencyMs: 0,
+    };
   }
   return postJson(p.url, p.body, {
     headers: p.headers,
@@ -147,13 +159,25 @@ export async function attemptPush(deliveryId: string): Promise<{ outcome: Attemp
         nextAttemptAt: nextAt ?? row.nextAttemptAt,
         leaseUntil: null,
         deliveredAt: outcome === "delivered" ? now : null,
-        lastError: result && !result.ok ? result.errorClass : result?.ok && outcome !== "delivered" ? `http_${result.status}` : null,
+        lastError:
+          result && !result.ok
+            ? result.errorClass
+            : result?.ok && outcome !== "delivered"
+              ? `http_${result.status}`
+              : null,
         updatedAt: now,
       },
     }),
     // §14.2: a 2xx push delivers the answer — the response track's first stamp wins (pull or push).
     ...(outcome === "delivered" ? [stampDeliveredQuery(row.resolutionId, now)] : []),
   ]);
-  log.info("push attempt", { delivery_id: deliveryId, attempt: row.attempts + 1, outcome, status: result?.ok ? result.status : null, error_class: result && !result.ok ? result.errorClass : null, latency_ms: result?.latencyMs ?? 0 });
+  log.info("push attempt", {
+    delivery_id: deliveryId,
+    attempt: row.attempts + 1,
+    outcome,
+    status: result?.ok ? result.status : null,
+    error_class: result && !result.ok ? result.errorClass : null,
+    latency_ms: result?.latencyMs ?? 0,
+  });
   return nextAt ? { outcome, nextAt } : { outcome };
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { nextAttemptAt, retryGapMs, verdictForStatus, type RetryPolicy } from "./schedule";
 
-const policy: RetryPolicy = { baseDelayMs: 2000, factor: 2, maxGapMs: 3_600_000, maxAttempts: 20, maxDurationMs: 86_400_000, jitter: 0.1 };
+const policy: RetryPolicy = {
+  baseDelayMs: 2000,
+  factor: 2,
+  maxGapMs: 3_600_000,
+  maxAttempts: 20,
+  maxDurationMs: 86_400_000,
+  jitter: 0.1,
+};
 
 describe("push retry schedule", () => {
   it("doubles from the base gap, within ±10 % jitter", () => {

@@ -25,7 +25,13 @@ export function retryGapMs(policy: RetryPolicy, attempt: number, random: () => n
  * null when the obligation is exhausted (attempt cap, or the next attempt would land past the
  * total-duration cap).
  */
-export function nextAttemptAt(policy: RetryPolicy, createdAt: Date, now: Date, attempt: number, random?: () => number): Date | null {
+export function nextAttemptAt(
+  policy: RetryPolicy,
+  createdAt: Date,
+  now: Date,
+  attempt: number,
+  random?: () => number,
+): Date | null {
   if (attempt >= policy.maxAttempts) return null;
   const due = now.getTime() + retryGapMs(policy, attempt, random);
   if (due - createdAt.getTime() > policy.maxDurationMs) return null;

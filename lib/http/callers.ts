@@ -52,7 +52,8 @@ export async function resolverCaller(req: Request): Promise<Resolver> {
  */
 export async function humanCaller(req: Request): Promise<{ userId: string }> {
   const caller = await resolverCaller(req);
-  if (caller.kind === "agent") throw new HubError("not_authorized", "this endpoint is for operators, not agent credentials");
+  if (caller.kind === "agent")
+    throw new HubError("not_authorized", "this endpoint is for operators, not agent credentials");
   return { userId: caller.userId };
 }
 
@@ -65,10 +66,12 @@ export async function humanReader(req: Request): Promise<{ userId: string }> {
   if (!presentedCredential(req.headers)) {
     const token = sessionCookie(req);
     const human = token ? await humanForSessionToken(token) : null;
-    if (!human) throw new HubError("unauthenticated", "sign in, or send an operator token as Authorization: Bearer <token>");
+    if (!human)
+      throw new HubError("unauthenticated", "sign in, or send an operator token as Authorization: Bearer <token>");
     return { userId: human.userId };
   }
   const p = await authenticate(req.headers);
-  if (p.kind === "agent") throw new HubError("not_authorized", "presence is readable by the owning account's humans only (§15.3)");
+  if (p.kind === "agent")
+    throw new HubError("not_authorized", "presence is readable by the owning account's humans only (§15.3)");
   return { userId: p.userId };
 }

@@ -66,7 +66,11 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
         res = errorResponse(err);
       } else {
         // Never the message: driver errors can quote parameters, and parameters carry content.
-        const e = err as { name?: string; code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } };
+        const e = err as {
+          name?: string;
+          code?: string;
+          meta?: { code?: string; driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } };
+        };
         reqLog.error("unhandled error", {
           error_name: e?.name ?? "unknown",
           error_code: e?.code ?? null,

@@ -28,7 +28,13 @@ export function affordancesFor(seat: Seat, envelope: Message, status: string): A
   if (envelope.type === "task") return { refusal: null, answer: false, decline: false, complete: true, dismiss: true };
   const p = envelope.request.permissions;
   // §5.2: allow_respond:false leaves only decline; allow_ignore:false removes decline.
-  return { refusal: null, answer: p?.allow_respond !== false, decline: p?.allow_ignore !== false, complete: false, dismiss: false };
+  return {
+    refusal: null,
+    answer: p?.allow_respond !== false,
+    decline: p?.allow_ignore !== false,
+    complete: false,
+    dismiss: false,
+  };
 }
 
 /** Why a bulk decline (ask → declined, task → dismissed) skips this item, or null. */

@@ -42,7 +42,8 @@ export function resolveBodyFor(item: ItemView, action: HumanAction): Record<stri
       if ("problem" in coerced) refuse(coerced.problem);
       body.value = coerced.value;
     } else {
-      if (typeof action.value !== "string" || action.value.trim() === "") refuse("choose an option, or type your answer");
+      if (typeof action.value !== "string" || action.value.trim() === "")
+        refuse("choose an option, or type your answer");
       // A typed answer over the inbox's cap is refused, never cut: the agent gets it verbatim or not at all.
       if (action.value.length > MAX_COMMENT) refuse(`an answer is at most ${MAX_COMMENT} characters`);
       body.value = action.value;
@@ -53,7 +54,8 @@ export function resolveBodyFor(item: ItemView, action: HumanAction): Record<stri
     if (!item.task) refuse(`only a task can be ${action.kind === "complete" ? "completed" : "dismissed"}`);
     body.resolution = action.kind === "complete" ? "completed" : "dismissed";
     // §6: the final checklist, texts from the envelope and ticks from the person.
-    if (item.task.checklist.length > 0) body.checklist = item.task.checklist.map((c, i) => ({ text: c.text, done: action.checklist?.[i] ?? c.done }));
+    if (item.task.checklist.length > 0)
+      body.checklist = item.task.checklist.map((c, i) => ({ text: c.text, done: action.checklist?.[i] ?? c.done }));
   }
   const comment = action.comment?.trim();
   if (comment) body.comment = comment.slice(0, MAX_COMMENT);
@@ -75,7 +77,12 @@ export async function answerAsHuman(userId: string, id: string, action: HumanAct
     if (isHubError(err) && err.code === "already_terminal") {
       const after = await itemForHuman(userId, id);
       if (after?.resolution) {
-        return { ok: false, code: err.code, message: err.message, conflict: { ...after.resolution, status: after.status } };
+        return {
+          ok: false,
+          code: err.code,
+          message: err.message,
+          conflict: { ...after.resolution, status: after.status },
+        };
       }
     }
     return failure(err);
@@ -109,7 +116,12 @@ export async function bulkResolve(userId: string, ids: string[], kind: "decline"
     }
     const res = await answerAsHuman(userId, id, { kind });
     if (res.ok) report.done.push({ id, title: item.title, status: res.status });
-    else report.skipped.push({ id, title: item.title, reason: res.conflict ? `already ${res.conflict.status} by ${res.conflict.actor}` : res.message });
+    else
+      report.skipped.push({
+        id,
+        title: item.title,
+        reason: res.conflict ? `already ${res.conflict.status} by ${res.conflict.actor}` : res.message,
+      });
   }
   return report;
 }

@@ -53,16 +53,24 @@ function searchOnly(filters: InboxFilters): Prisma.Sql {
 
 type GroupRow = Record<Facet, string | null> & Record<`n_${Facet}`, number>;
 
-async function columnFacets(seats: AccountSeat[], filters: InboxFilters): Promise<Record<Facet, Record<string, number>>> {
+async function columnFacets(
+  seats: AccountSeat[],
+  filters: InboxFilters,
+): Promise<Record<Facet, Record<string, number>>> {
   // One pass at the finest grain (a few hundred groups at most), each group counted once per facet
   // under that facet's conditions; rolled up per facet below.
-  const counts = FACETS.map((f) => Prisma.sql`count(*) FILTER (WHERE ${facetCondition(seats, filters, f)})::int AS ${Prisma.raw(`n_${f}`)}`);
+  const counts = FACETS.map(
+    (f) => Prisma.sql`count(*) FILTER (WHERE ${facetCondition(seats, filters, f)})::int AS ${Prisma.raw(`n_${f}`)}`,
+  );
   const rows = await db().$queryRaw<GroupRow[]>`
     SELECT ${Prisma.join(FACETS.map((f) => Prisma.sql`${COLUMN[f]} AS ${Prisma.raw(f)}`))}, ${Prisma.join(counts)}
     FROM messages m
     WHERE m.account_id = ANY(${ids(seats)}::text[]) ${searchOnly(filters)}
     GROUP BY ${Prisma.join(FACETS.map((f) => COLUMN[f]))}`;
-  const out = Object.fromEntries(FACETS.map((f) => [f, {} as Record<string, number>])) as Record<Facet, Record<string, number>>;
+  const out = Object.fromEntries(FACETS.map((f) => [f, {} as Record<string, number>])) as Record<
+    Facet,
+    Record<string, number>
+  >;
   for (const row of rows) {
     for (const f of FACETS) {
       const key = row[f];
@@ -82,18 +90,32 @@ async function tagFacet(seats: AccountSeat[], filters: InboxFilters): Promise<Ar
 }
 
 export async function facetCounts(seats: AccountSeat[], filters: InboxFilters): Promise<FacetCounts> {
-  if (seats.length === 0) return { total: 0, account: {}, verb: {}, status: {}, priority: {}, agent: {}, project: {}, tag: [] };
+  if (seats.length === 0)
+    return { total: 0, account: {}, verb: {}, status: {}, priority: {}, agent: {}, project: {}, tag: [] };
   const [c, tag] = await Promise.all([columnFacets(seats, filters), tagFacet(seats, filters)]);
   // Row ids → slugs and wire agent ids (the same agent.id in two accounts counts once, summed).
   const slugOf = new Map(seats.map((s) => [s.accountId, s.slug]));
   const account: Record<string, number> = {};
   for (const [id, n] of Object.entries(c.account)) account[slugOf.get(id) ?? id] = n;
-  const agents = await db().agent.findMany({ where: { id: { in: Object.keys(c.agent) } }, select: { id: true, agentId: true } });
+  const agents = await db().agent.findMany({
+    where: { id: { in: Object.keys(c.agent) } },
+    select: { id: true, agentId: true },
+  });
   const agent: Record<string, number> = {};
   for (const a of agents) agent[a.agentId] = (agent[a.agentId] ?? 0) + (c.agent[a.id] ?? 0);
   const priority: Record<string, number> = {};
   for (const [rank, n] of Object.entries(c.priority)) priority[PRIORITIES[Number(rank)] ?? rank] = n;
   // The status facet ignores only the status filter: its selected bucket (or its sum) is the total.
-  const total = filters.status !== undefined ? (c.status[filters.status] ?? 0) : Object.values(c.status).reduce((a, b) => a + b, 0);
-  return { total, account: seats.length > 1 ? account : {}, verb: c.verb, status: c.status, priority, agent, project: c.project, tag };
+  const total =
+    filters.status !== undefined ? (c.status[filters.status] ?? 0) : Object.values(c.status).reduce((a, b) => a + b, 0);
+  return {
+    total,
+    account: seats.length > 1 ? account : {},
+    verb: c.verb,
+    status: c.status,
+    priority,
+    agent,
+    project: c.project,
+    tag,
+  };
 }

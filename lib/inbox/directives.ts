@@ -14,8 +14,13 @@ export type DirectiveRow = Awaited<ReturnType<typeof listDirectives>>[number] & 
 /** Sent directives across every account the person has a seat in, newest first. */
 export async function directivesForHuman(userId: string, take = 200): Promise<DirectiveRow[]> {
   const seats = await seatsOf(userId);
-  const lists = await Promise.all(seats.map(async (s) => (await listDirectives(s.accountId, { take })).map((d) => ({ ...d, account: s.slug }))));
-  return lists.flat().sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, take);
+  const lists = await Promise.all(
+    seats.map(async (s) => (await listDirectives(s.accountId, { take })).map((d) => ({ ...d, account: s.slug }))),
+  );
+  return lists
+    .flat()
+    .sort((a, b) => b.created_at.localeCompare(a.created_at))
+    .slice(0, take);
 }
 
 export interface AgentPage {
@@ -33,7 +38,10 @@ export async function agentPageFor(userId: string, accountSlug: string, agentId:
   if (!seat) return null;
   const agent = await db().agent.findUnique({ where: { accountId_agentId: { accountId: seat.accountId, agentId } } });
   if (!agent) return null;
-  const directives = (await listDirectives(seat.accountId, { agentRowId: agent.id })).map((d) => ({ ...d, account: seat.slug }));
+  const directives = (await listDirectives(seat.accountId, { agentRowId: agent.id })).map((d) => ({
+    ...d,
+    account: seat.slug,
+  }));
   return {
     seat,
     agentId,

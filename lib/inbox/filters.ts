@@ -7,7 +7,16 @@ import { z } from "zod";
 export const VERBS = ["ask", "task", "notify"] as const;
 export const PRIORITIES = ["urgent", "high", "normal", "low"] as const;
 /** Every status a human-inbox message can have (§5.1, §7). */
-export const STATUSES = ["open", "answered", "declined", "completed", "dismissed", "cancelled", "expired", "delivered"] as const;
+export const STATUSES = [
+  "open",
+  "answered",
+  "declined",
+  "completed",
+  "dismissed",
+  "cancelled",
+  "expired",
+  "delivered",
+] as const;
 
 export interface InboxFilters {
   /** An account slug; absent = every account the person has a seat in. */
@@ -24,7 +33,16 @@ export interface InboxFilters {
 }
 
 export type FilterKey = keyof InboxFilters;
-export const FILTER_KEYS: readonly FilterKey[] = ["account", "verb", "status", "priority", "agent", "project", "tag", "q"];
+export const FILTER_KEYS: readonly FilterKey[] = [
+  "account",
+  "verb",
+  "status",
+  "priority",
+  "agent",
+  "project",
+  "tag",
+  "q",
+];
 
 type Params = Record<string, string | string[] | undefined>;
 

@@ -4,13 +4,28 @@ import { decodeCursor, encodeCursor, likePattern, parseFilters } from "./filters
 import type { FieldView } from "./view";
 
 const field = (name: string, type: FieldView["type"], over: Partial<FieldView> = {}): FieldView => ({
-  name, type, enum: null, title: null, description: null, required: false, sensitive: false, ...over,
+  name,
+  type,
+  enum: null,
+  title: null,
+  description: null,
+  required: false,
+  sensitive: false,
+  ...over,
 });
-const FIELDS = [field("note", "string", { required: true }), field("n", "integer"), field("x", "number"), field("on", "boolean"), field("env", "string", { enum: ["staging", "prod"] })];
+const FIELDS = [
+  field("note", "string", { required: true }),
+  field("n", "integer"),
+  field("x", "number"),
+  field("on", "boolean"),
+  field("env", "string", { enum: ["staging", "prod"] }),
+];
 
 describe("coerceInput", () => {
   it("types raw form values from the flat schema", () => {
-    expect(coerceInput(FIELDS, { note: "hi", n: "3", x: "1.5", on: true, env: "prod" })).toEqual({ value: { note: "hi", n: 3, x: 1.5, on: true, env: "prod" } });
+    expect(coerceInput(FIELDS, { note: "hi", n: "3", x: "1.5", on: true, env: "prod" })).toEqual({
+      value: { note: "hi", n: 3, x: 1.5, on: true, env: "prod" },
+    });
     expect(coerceInput(FIELDS, { note: "hi" })).toEqual({ value: { note: "hi", on: false } });
   });
   it("reports what is missing or wrong", () => {
@@ -23,7 +38,9 @@ describe("coerceInput", () => {
 
 describe("filters", () => {
   it("keeps known values only", () => {
-    expect(parseFilters({ verb: "ask", status: "nope", priority: ["high", "low"], q: "  deploy ", agent: "" })).toEqual({ verb: "ask", priority: "high", q: "deploy" });
+    expect(parseFilters({ verb: "ask", status: "nope", priority: ["high", "low"], q: "  deploy ", agent: "" })).toEqual(
+      { verb: "ask", priority: "high", q: "deploy" },
+    );
   });
   it("round-trips cursors and ignores garbage", () => {
     const c = { g: 0 as const, r: 1, c: "2026-12-02T10:00:00.000Z", i: "msg_x" };

@@ -8,7 +8,10 @@ import type { FieldView } from "./view";
 
 export type { RawInput };
 
-export function coerceInput(fields: FieldView[], raw: RawInput): { value: Record<string, unknown> } | { problem: string } {
+export function coerceInput(
+  fields: FieldView[],
+  raw: RawInput,
+): { value: Record<string, unknown> } | { problem: string } {
   const value: Record<string, unknown> = {};
   for (const f of fields) {
     const r = raw[f.name];

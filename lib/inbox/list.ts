@@ -69,7 +69,12 @@ const COLUMNS = Prisma.sql`m.id, m.account_id, m.type, m.status, m.title, m.prio
 
 /** Open items of each account by (priority_rank, created_at, id), merged (exported for EXPLAIN). */
 export function openPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Prisma.Sql {
-  const keyset = after?.g === 0 ? [Prisma.sql`(m.priority_rank, m.created_at, m.id) > (${after.r}::smallint, ${after.c}::timestamptz, ${after.i})`] : [];
+  const keyset =
+    after?.g === 0
+      ? [
+          Prisma.sql`(m.priority_rank, m.created_at, m.id) > (${after.r}::smallint, ${after.c}::timestamptz, ${after.i})`,
+        ]
+      : [];
   return Prisma.sql`
     SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
     CROSS JOIN LATERAL (
@@ -122,9 +127,16 @@ export async function listInbox(
   const [counts, raw] = await Promise.all([
     facetCounts(seats, filters),
     (async () => {
-      const rows = wantOpen && (after === null || after.g === 0) ? await db().$queryRaw<RawRow[]>(openPageSql(ids, conds, after, limit + 1)) : [];
+      const rows =
+        wantOpen && (after === null || after.g === 0)
+          ? await db().$queryRaw<RawRow[]>(openPageSql(ids, conds, after, limit + 1))
+          : [];
       if (wantRest && rows.length <= limit) {
-        rows.push(...(await db().$queryRaw<RawRow[]>(restPageSql(ids, conds, after?.g === 1 ? after : null, limit + 1 - rows.length))));
+        rows.push(
+          ...(await db().$queryRaw<RawRow[]>(
+            restPageSql(ids, conds, after?.g === 1 ? after : null, limit + 1 - rows.length),
+          )),
+        );
       }
       return rows;
     })(),
@@ -143,7 +155,12 @@ export async function listInbox(
 /** Adds what the keyboard needs (mode, quick value, affordances) from the page's envelopes only. */
 async function withActions(rows: RawRow[], scope: AccountSeat[]): Promise<InboxRow[]> {
   const envelopes = new Map(
-    (await db().message.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true, envelope: true } })).map((m) => [m.id, envelopeOf(m)]),
+    (
+      await db().message.findMany({
+        where: { id: { in: rows.map((r) => r.id) } },
+        select: { id: true, envelope: true },
+      })
+    ).map((m) => [m.id, envelopeOf(m)]),
   );
   const seatOf = new Map(scope.map((s) => [s.accountId, s]));
   return rows.flatMap((r) => {

@@ -37,7 +37,16 @@ export async function itemTrackFor(messageId: string): Promise<ItemTrack> {
       status: true,
       ma2hVersion: true,
       agent: { select: { agentId: true, lastSeenAt: true } },
-      resolution: { select: { id: true, deliveredToAgentAt: true, ackedAt: true, ackBy: true, ackNote: true, ackResolutionId: true } },
+      resolution: {
+        select: {
+          id: true,
+          deliveredToAgentAt: true,
+          ackedAt: true,
+          ackBy: true,
+          ackNote: true,
+          ackResolutionId: true,
+        },
+      },
     },
   });
   if (!row || row.type === "notify") return { response: null, waiting: null };
@@ -46,7 +55,11 @@ export async function itemTrackFor(messageId: string): Promise<ItemTrack> {
     return { response: null, waiting: { ...p, text: waitingWording(p) } };
   }
   const track = deliveryTrack(messageId, row.ma2hVersion, row.resolution);
-  if (!track) return { response: { state: "not-delivered", deliveredAt: null, acknowledgedAt: null, note: null, by: null }, waiting: null };
+  if (!track)
+    return {
+      response: { state: "not-delivered", deliveredAt: null, acknowledgedAt: null, note: null, by: null },
+      waiting: null,
+    };
   return {
     response: {
       state: track.state,

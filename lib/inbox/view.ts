@@ -15,7 +15,14 @@ export const MASK = "••••••";
 export type ContextPartView =
   | { kind: "text"; text: string }
   | { kind: "data"; json: string }
-  | { kind: "file"; name: string | null; mimeType: string | null; uri: string; host: string | null; href: string | null };
+  | {
+      kind: "file";
+      name: string | null;
+      mimeType: string | null;
+      uri: string;
+      host: string | null;
+      href: string | null;
+    };
 
 export interface FieldView {
   name: string;
@@ -97,7 +104,14 @@ function contextView(message: Message): ContextPartView[] {
     if (part.kind === "text") return { kind: "text", text: part.text };
     if (part.kind === "data") return { kind: "data", json: JSON.stringify(part.data, null, 2) };
     const host = webHost(part.file.uri);
-    return { kind: "file", name: part.file.name ?? null, mimeType: part.file.mime_type ?? null, uri: part.file.uri, host, href: host ? part.file.uri : null };
+    return {
+      kind: "file",
+      name: part.file.name ?? null,
+      mimeType: part.file.mime_type ?? null,
+      uri: part.file.uri,
+      host,
+      href: host ? part.file.uri : null,
+    };
   });
 }
 
@@ -128,11 +142,15 @@ function askView(message: Extract<Message, { type: "ask" }>): AskView {
   const label = typeof fallback === "string" ? effectiveOptions(r).find((o) => o.value === fallback)?.label : undefined;
   return {
     mode: r.mode,
-    options: r.mode === "input" ? [] : effectiveOptions(r).map((o) => ({ value: o.value, label: o.label, description: o.description ?? null })),
+    options:
+      r.mode === "input"
+        ? []
+        : effectiveOptions(r).map((o) => ({ value: o.value, label: o.label, description: o.description ?? null })),
     fields: r.mode === "input" ? fieldsOf(r.schema as unknown as FlatSchema) : [],
     freeForm: allowsFreeFormAnswer(message),
     defaultOnExpire: fallback as AskView["defaultOnExpire"],
-    defaultSummary: shown === null ? null : typeof shown === "string" ? (label ? `${label} (${shown})` : shown) : summarize(shown),
+    defaultSummary:
+      shown === null ? null : typeof shown === "string" ? (label ? `${label} (${shown})` : shown) : summarize(shown),
   };
 }
 
@@ -143,7 +161,9 @@ function maskValue(message: Message, value: unknown): string | Record<string, un
   if (typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value);
   const schema = message.type === "ask" ? message.request.schema : undefined;
   const hidden = new Set(sensitiveProperties(schema));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, message.sensitive === true || hidden.has(k) ? MASK : v]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, message.sensitive === true || hidden.has(k) ? MASK : v]),
+  );
 }
 
 function resolutionView(row: MessageWithResolution, message: Message): ResolutionView | null {
@@ -153,7 +173,10 @@ function resolutionView(row: MessageWithResolution, message: Message): Resolutio
   // A person's own words on a `sensitive: true` ask are masked like its input values (§9.6); a
   // listed option is the agent's own text and stays readable.
   const value = message.sensitive === true && response.edited === true ? MASK : maskValue(message, response.value);
-  const label = message.type === "ask" && typeof value === "string" ? effectiveOptions(message.request).find((o) => o.value === value)?.label : undefined;
+  const label =
+    message.type === "ask" && typeof value === "string"
+      ? effectiveOptions(message.request).find((o) => o.value === value)?.label
+      : undefined;
   return {
     resolution: r.resolution,
     actor: r.actor,
@@ -184,7 +207,13 @@ export function buildItemView(
     tags: message.tags ?? [],
     body: message.body ?? null,
     sensitive: message.sensitive === true,
-    agent: { id: row.agent.agentId, runId: a.run_id, runtime: a.runtime, project: a.project ?? null, labels: Object.entries(a.labels ?? {}) },
+    agent: {
+      id: row.agent.agentId,
+      runId: a.run_id,
+      runtime: a.runtime,
+      project: a.project ?? null,
+      labels: Object.entries(a.labels ?? {}),
+    },
     context: contextView(message),
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt?.toISOString() ?? null,

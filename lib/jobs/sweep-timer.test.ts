@@ -24,8 +24,25 @@ it("keeps running after a sweep fails, and stop() waits for sweeps in flight", a
   let calls = 0;
   let finished = false;
   const timer = startSweepTimer([
-    { name: "flaky", periodMs: 1000, run: async () => { calls++; throw new Error("down"); } },
-    { name: "slow", periodMs: 60_000, run: () => new Promise<void>((r) => setTimeout(() => { finished = true; r(); }, 1500)) },
+    {
+      name: "flaky",
+      periodMs: 1000,
+      run: async () => {
+        calls++;
+        throw new Error("down");
+      },
+    },
+    {
+      name: "slow",
+      periodMs: 60_000,
+      run: () =>
+        new Promise<void>((r) =>
+          setTimeout(() => {
+            finished = true;
+            r();
+          }, 1500),
+        ),
+    },
   ]);
   await vi.advanceTimersByTimeAsync(1000);
   const stopped = timer.stop();

@@ -23,7 +23,9 @@ export function startSweepTimer(list: readonly Sweep[]): SweepTimer {
     list.forEach((sweep, i) => {
       if (nextAt[i]! > now) return;
       nextAt[i] = now + sweep.periodMs;
-      const p = sweep.run().catch((err: Error) => log.warn("sweep failed", { sweep: sweep.name, error_name: err.name }));
+      const p = sweep
+        .run()
+        .catch((err: Error) => log.warn("sweep failed", { sweep: sweep.name, error_name: err.name }));
       running.add(p);
       void p.finally(() => running.delete(p));
     });

@@ -32,7 +32,12 @@ export async function ensureSigningKey(): Promise<void> {
     if ((await tx.signingKey.count()) > 0) return;
     const { privateKey, publicKey } = ed25519KeyPair();
     await tx.signingKey.create({
-      data: { kid: kidFor(publicKey), publicKey: b64(publicKey), sealedPrivateKey: sealSecret(b64(privateKey)), createdAt: clock.now() },
+      data: {
+        kid: kidFor(publicKey),
+        publicKey: b64(publicKey),
+        sealedPrivateKey: sealSecret(b64(privateKey)),
+        createdAt: clock.now(),
+      },
     });
   });
 }
@@ -59,7 +64,9 @@ export async function rotateSigningKey(): Promise<{ kid: string; createdAt: Date
     await tx.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: now } });
     const { privateKey, publicKey } = ed25519KeyPair();
     const kid = kidFor(publicKey);
-    await tx.signingKey.create({ data: { kid, publicKey: b64(publicKey), sealedPrivateKey: sealSecret(b64(privateKey)), createdAt: now } });
+    await tx.signingKey.create({
+      data: { kid, publicKey: b64(publicKey), sealedPrivateKey: sealSecret(b64(privateKey)), createdAt: now },
+    });
     cached = null;
     return { kid, createdAt: now };
   });

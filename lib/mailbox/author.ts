@@ -44,7 +44,10 @@ async function destinationFor(author: DirectiveAuthor, agentId: string) {
     return { agent, seat: authoring.find((s) => s.accountId === agent.accountId)! };
   }
   if (reachable.length > 1) {
-    throw new HubError("invalid_field", "that agent id exists in several of your accounts; send from the account's inbox page");
+    throw new HubError(
+      "invalid_field",
+      "that agent id exists in several of your accounts; send from the account's inbox page",
+    );
   }
   // A viewer reads but never instructs; someone who may author nowhere is refused the same way.
   if (agents.length > 0 || authoring.length === 0) {

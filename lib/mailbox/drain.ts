@@ -79,7 +79,10 @@ async function nextRedelivery(agentRowId: string, now: Date): Promise<Date | nul
   return next?.visibleAt ?? null;
 }
 
-export async function drainMailbox(principal: AgentPrincipal, options: DrainOptions = {}): Promise<{ messages: DrainedEntry[] }> {
+export async function drainMailbox(
+  principal: AgentPrincipal,
+  options: DrainOptions = {},
+): Promise<{ messages: DrainedEntry[] }> {
   const max = Math.min(options.max ?? inboundLimits().maxBatch, inboundLimits().maxBatch);
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
   await recordAgentSeenThrottled(principal.agentRowId); // §15.1: a drain is reachability traffic
@@ -123,7 +126,11 @@ export async function drainMailbox(principal: AgentPrincipal, options: DrainOpti
   return {
     messages: rows.map((row) => {
       const directive = deliveredDirective(row);
-      const { signature } = signDirectiveDelivery({ directive, key: { alg: "ed25519", privateKey: key.privateKey }, now });
+      const { signature } = signDirectiveDelivery({
+        directive,
+        key: { alg: "ed25519", privateKey: key.privateKey },
+        now,
+      });
       return { directive, signature };
     }),
   };

@@ -27,7 +27,13 @@ export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string
     if (ended.length > 0) {
       await writeAudit(
         tx,
-        ended.map((r) => ({ accountId: r.account_id, actor: "system:expiry", event: directiveEnded(r.state), detail: { directive_id: r.id }, at: now })),
+        ended.map((r) => ({
+          accountId: r.account_id,
+          actor: "system:expiry",
+          event: directiveEnded(r.state),
+          detail: { directive_id: r.id },
+          at: now,
+        })),
       );
       for (const r of ended) await publishInboxChange(tx, r.account_id, r.id);
     }

@@ -73,6 +73,7 @@ export async function authorizeResolver(row: MessageWithResolution, resolver: Re
 export function humanResolveRefusal(seat: Seat, envelope: ReturnType<typeof envelopeOf>): string | null {
   if (!RESOLVING_ROLES.includes(seat.role)) return `role ${seat.role} may read but not resolve`;
   const list = allowedResolversOf(envelope);
-  if (list !== undefined && !list.includes(`human:${seat.handle}`)) return "you are not in the message's allowed_resolvers";
+  if (list !== undefined && !list.includes(`human:${seat.handle}`))
+    return "you are not in the message's allowed_resolvers";
   return null;
 }

@@ -18,7 +18,6 @@ import { publishInboxChange } from "../pubsub/inbox";
 import { loadForSubmitter } from "./access";
 import { ackVersion, storedAck } from "./delivery-track";
 
-
 /** §14.3 body `{note?, resolution_id?}`; unknown members (a body-supplied `by`, …) are ignored (§10). */
 const ackRequestSchema = z.looseObject({
   note: z
@@ -51,12 +50,15 @@ export async function ackResponse(principal: AgentPrincipal, id: string, body: u
   const request = parseAckRequest(body);
   if (row.type === "notify") throw notAcknowledgeable("a notify has no response to acknowledge (§5.1)");
   const resolution = row.resolution;
-  if (row.status === "open" || !resolution) throw notAcknowledgeable("the message is still open: there is no response to acknowledge yet");
+  if (row.status === "open" || !resolution)
+    throw notAcknowledgeable("the message is still open: there is no response to acknowledge yet");
   if (request.resolution_id !== undefined && request.resolution_id !== resolution.id) {
     throw new HubError("invalid_field", "resolution_id: does not match the message's resolution");
   }
   if (resolution.deliveredToAgentAt === null) {
-    throw notAcknowledgeable("the response has not been delivered to the agent yet: GET the message (or receive its push) first");
+    throw notAcknowledgeable(
+      "the response has not been delivered to the agent yet: GET the message (or receive its push) first",
+    );
   }
 
   const now = clock.now();
@@ -73,7 +75,11 @@ export async function ackResponse(principal: AgentPrincipal, id: string, body: u
       messageId: row.id,
       actor: by,
       event: AUDIT_EVENT.responseAcknowledged,
-      detail: { resolution_id: resolution.id, ack_version: ackVersion(row.ma2hVersion), note: request.note !== undefined },
+      detail: {
+        resolution_id: resolution.id,
+        ack_version: ackVersion(row.ma2hVersion),
+        note: request.note !== undefined,
+      },
       at: now,
     });
     // The person who answered sees the ack live (the inbox's LISTEN fan-out, on commit).

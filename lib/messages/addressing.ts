@@ -14,7 +14,10 @@ export function assertSenderIdAddressable(body: Record<string, unknown>): void {
   const agent = body.agent as { id?: unknown; session?: unknown } | undefined;
   const addressed = body.to !== undefined || agent?.session !== undefined;
   if (addressed && typeof agent?.id === "string" && agent.id.includes("#")) {
-    throw new HubError("invalid_field", "an agent.id containing '#' cannot send addressed or session-bearing messages (§4)");
+    throw new HubError(
+      "invalid_field",
+      "an agent.id containing '#' cannot send addressed or session-bearing messages (§4)",
+    );
   }
 }
 

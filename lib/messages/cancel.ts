@@ -11,7 +11,10 @@ import { cancelledOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 import { terminalConflict } from "./conflict";
 
-export async function cancelMessage(principal: AgentPrincipal, id: string): Promise<{ id: string; status: "cancelled" }> {
+export async function cancelMessage(
+  principal: AgentPrincipal,
+  id: string,
+): Promise<{ id: string; status: "cancelled" }> {
   const row = await loadForSubmitter(principal, id);
   if (row.type !== "ask") {
     throw new HubError("invalid_field", `a ${row.type} cannot be cancelled; only an open ask can (§8.4)`);

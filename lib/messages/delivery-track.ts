@@ -25,7 +25,12 @@ export type DeliveryVia = "push" | "pull";
  * Under retention's row lock (retention.ts) this UPDATE waits for the purge to commit, and then
  * matches nothing: the purge decided `expired` and the reader answers `410`.
  */
-export function stampDeliveredToAgent(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
+export function stampDeliveredToAgent(
+  resolutionId: string,
+  at: Date,
+  via: DeliveryVia,
+  actor: string,
+): Promise<Date | null> {
   // Long-polls woken by one commit all return the same answer: one stamp per process, shared.
   const running = inFlight.get(resolutionId);
   if (running) return running;
@@ -110,10 +115,15 @@ export function ackVersion(messageVersion: string): string {
  * it is reached only when retention deletes the message, after which there is no GET body to carry
  * it; it is recorded in the audit trail instead (retention.ts).
  */
-export function deliveryTrack(messageId: string, messageVersion: string, r: TrackColumns | null): DeliveryTrack | undefined {
+export function deliveryTrack(
+  messageId: string,
+  messageVersion: string,
+  r: TrackColumns | null,
+): DeliveryTrack | undefined {
   if (!r || r.deliveredToAgentAt === null) return undefined;
   const ack = storedAck(messageId, messageVersion, r);
-  if (ack === null || r.ackedAt === null) return { state: "delivered-to-agent", delivered_at: r.deliveredToAgentAt.toISOString() };
+  if (ack === null || r.ackedAt === null)
+    return { state: "delivered-to-agent", delivered_at: r.deliveredToAgentAt.toISOString() };
   return {
     state: "acknowledged",
     delivered_at: r.deliveredToAgentAt.toISOString(),

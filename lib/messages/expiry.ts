@@ -15,8 +15,12 @@ import { envelopeOf } from "./record";
  * and must hand the result to `afterTerminal` once it commits.
  */
 export async function expireInTx(tx: Tx, id: string, now: Date): Promise<CommitResult> {
-  const row = await tx.message.findUnique({ where: { id }, select: { id: true, accountId: true, callbackUrl: true, envelope: true, status: true, expiresAt: true } });
-  if (!row || row.status !== "open" || !row.expiresAt || row.expiresAt.getTime() >= now.getTime()) return { won: false };
+  const row = await tx.message.findUnique({
+    where: { id },
+    select: { id: true, accountId: true, callbackUrl: true, envelope: true, status: true, expiresAt: true },
+  });
+  if (!row || row.status !== "open" || !row.expiresAt || row.expiresAt.getTime() >= now.getTime())
+    return { won: false };
   const envelope = envelopeOf(row);
   return commitTerminal(tx, row, envelope, "expire", expiredOutcome(envelope, now), now);
 }

@@ -3,7 +3,10 @@ import type { Tx } from "../db";
 import { HubError } from "../protocol/errors";
 import type { Message } from "../protocol/message";
 
-export function assertContextLimits(message: Pick<Message, "context">, l: { maxContextParts: number; maxPartBytes: number }): void {
+export function assertContextLimits(
+  message: Pick<Message, "context">,
+  l: { maxContextParts: number; maxPartBytes: number },
+): void {
   const parts = message.context ?? [];
   if (parts.length > l.maxContextParts) {
     throw new HubError("invalid_field", `context has ${parts.length} parts; max_context_parts is ${l.maxContextParts}`);

@@ -7,7 +7,12 @@ import type { Message } from "../protocol/message";
 export type Priority = "urgent" | "high" | "normal" | "low";
 
 /** Inbox order: urgent first, low last; an absent priority is `normal` (§4). */
-export const PRIORITY_RANK: Readonly<Record<Priority, number>> = Object.freeze({ urgent: 0, high: 1, normal: 2, low: 3 });
+export const PRIORITY_RANK: Readonly<Record<Priority, number>> = Object.freeze({
+  urgent: 0,
+  high: 1,
+  normal: 2,
+  low: 3,
+});
 
 /**
  * Index keys have a size limit (a B-tree or GIN entry over ~2.7 kB fails the INSERT), and agents

@@ -46,7 +46,12 @@ export function expiredOutcome(envelope: Message, now: Date): TerminalOutcome {
   }
   const fallback = envelope.request.default_on_expire;
   if (fallback === undefined || fallback === null) {
-    return { resolution: "expired", actor: EXPIRY_ACTOR, defaulted: false, response: { actor: EXPIRY_ACTOR, resolved_at } };
+    return {
+      resolution: "expired",
+      actor: EXPIRY_ACTOR,
+      defaulted: false,
+      response: { actor: EXPIRY_ACTOR, resolved_at },
+    };
   }
   return {
     resolution: "expired",

@@ -43,7 +43,11 @@ async function current(principal: AgentPrincipal, id: string, shared = false): P
   return row;
 }
 
-export async function readMessage(principal: AgentPrincipal, id: string, options: ReadOptions = {}): Promise<ReadResult> {
+export async function readMessage(
+  principal: AgentPrincipal,
+  id: string,
+  options: ReadOptions = {},
+): Promise<ReadResult> {
   // §15.1: the agent's own authenticated GET is reachability traffic, whatever it reads.
   await recordAgentSeenThrottled(principal.agentRowId);
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;

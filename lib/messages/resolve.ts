@@ -43,7 +43,14 @@ export async function resolveMessage(
 
   const { resolved, expired } = await db().$transaction(async (tx) => {
     const now = clock.now();
-    const result = await commitTerminal(tx, row, envelope, "resolve", resolvedOutcome(envelope, request, actor, now), now);
+    const result = await commitTerminal(
+      tx,
+      row,
+      envelope,
+      "resolve",
+      resolvedOutcome(envelope, request, actor, now),
+      now,
+    );
     return { resolved: result, expired: result.won ? null : await expireInTx(tx, id, now) };
   });
   await afterTerminal(resolved);

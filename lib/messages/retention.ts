@@ -35,7 +35,9 @@ export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500
       // §14.2 (v0.5): a response track that never reached delivered-to-agent terminates `expired`.
       // The row lock makes a concurrent pull or push stamp wait for this commit and then find
       // nothing (delivery-track.ts), so `expired` is never recorded for an answer that was seen.
-      const undelivered = await tx.$queryRaw<Array<{ message_id: string; account_id: string; resolution_id: string; ma2h_version: string }>>`
+      const undelivered = await tx.$queryRaw<
+        Array<{ message_id: string; account_id: string; resolution_id: string; ma2h_version: string }>
+      >`
         SELECT r.message_id, m.account_id, r.id AS resolution_id, m.ma2h_version
         FROM resolutions r JOIN messages m ON m.id = r.message_id
         WHERE r.message_id = ANY(${due.map((m) => m.id)}::text[]) AND r.delivered_to_agent_at IS NULL
@@ -72,7 +74,13 @@ export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500
       });
       await writeAudit(
         tx,
-        due.map((m) => ({ accountId: m.accountId, messageId: m.id, actor: "system:retention", event: AUDIT_EVENT.messagePurged, at: now })),
+        due.map((m) => ({
+          accountId: m.accountId,
+          messageId: m.id,
+          actor: "system:retention",
+          event: AUDIT_EVENT.messagePurged,
+          at: now,
+        })),
       );
       await tx.message.deleteMany({ where: { id: { in: due.map((m) => m.id) } } });
     });

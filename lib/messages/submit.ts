@@ -185,7 +185,13 @@ async function createMessage(
   });
   if (message.idempotency_key !== undefined) {
     await tx.idempotencyRecord.create({
-      data: { agentRowId: principal.agentRowId, idempotencyKey: message.idempotency_key, payloadHash: hash, messageId: id, createdAt: now },
+      data: {
+        agentRowId: principal.agentRowId,
+        idempotencyKey: message.idempotency_key,
+        payloadHash: hash,
+        messageId: id,
+        createdAt: now,
+      },
     });
   }
   await writeAudit(tx, {

@@ -8,7 +8,10 @@ export type ActionResult<Done extends object = Notice, Refusal extends object = 
   | ({ ok: false; error: string; code?: string } & Refusal);
 
 /** A form's state: the last action's result, `null` before its first submit. */
-export type ActionState<Done extends object = Notice, Refusal extends object = object> = ActionResult<Done, Refusal> | null;
+export type ActionState<Done extends object = Notice, Refusal extends object = object> = ActionResult<
+  Done,
+  Refusal
+> | null;
 
 /** A change's confirmation; a new API key or PAT is shown this once (never stored in plaintext). */
 export interface Notice {

@@ -29,8 +29,10 @@ const SESSION_DAYS = 7;
 function nextAuthProvider(p: ProviderSetting): OAuthConfig<Record<string, unknown>> {
   // Linking by email is guarded by the signIn callback below (lib/web-auth/sign-in.ts).
   const { clientId, clientSecret } = p;
-  if (p.id === "github") return GitHubProvider({ clientId, clientSecret, allowDangerousEmailAccountLinking: true }) as never;
-  if (p.id === "google") return GoogleProvider({ clientId, clientSecret, allowDangerousEmailAccountLinking: true }) as never;
+  if (p.id === "github")
+    return GitHubProvider({ clientId, clientSecret, allowDangerousEmailAccountLinking: true }) as never;
+  if (p.id === "google")
+    return GoogleProvider({ clientId, clientSecret, allowDangerousEmailAccountLinking: true }) as never;
   return {
     id: "oidc",
     name: p.name,
@@ -42,7 +44,11 @@ function nextAuthProvider(p: ProviderSetting): OAuthConfig<Record<string, unknow
     idToken: true,
     checks: ["pkce", "state"],
     allowDangerousEmailAccountLinking: true,
-    profile: (q: Record<string, unknown>) => ({ id: String(q.sub), email: q.email as string, name: (q.name as string) ?? null }),
+    profile: (q: Record<string, unknown>) => ({
+      id: String(q.sub),
+      email: q.email as string,
+      name: (q.name as string) ?? null,
+    }),
   };
 }
 

@@ -24,8 +24,16 @@ export async function createAccount(slug: string, opts?: AdminOptions): Promise<
   validateSlug(slug);
   return uniquely(`account ${slug} already exists`, () =>
     db().$transaction(async (tx) => {
-      const account = await tx.account.create({ data: { id: mintId("account"), slug }, select: { id: true, slug: true } });
-      await writeAudit(tx, { accountId: account.id, actor: actorOf(opts), event: AUDIT_EVENT.accountCreated, detail: { slug } });
+      const account = await tx.account.create({
+        data: { id: mintId("account"), slug },
+        select: { id: true, slug: true },
+      });
+      await writeAudit(tx, {
+        accountId: account.id,
+        actor: actorOf(opts),
+        event: AUDIT_EVENT.accountCreated,
+        detail: { slug },
+      });
       return account;
     }),
   );

@@ -34,7 +34,10 @@ const AGENT_ID_PATTERN = /^[^\s\p{Cc}]{1,200}$/u;
 
 export function validateAgentId(agentId: string): string {
   if (!AGENT_ID_PATTERN.test(agentId)) {
-    throw new HubError("invalid_field", `agent id ${JSON.stringify(agentId)} is invalid: 1-200 characters, no whitespace`);
+    throw new HubError(
+      "invalid_field",
+      `agent id ${JSON.stringify(agentId)} is invalid: 1-200 characters, no whitespace`,
+    );
   }
   return agentId;
 }
@@ -89,8 +92,14 @@ export async function resolveAgent(ref: AgentRef): Promise<AgentRow> {
   const [first] = rows;
   if (!first) throw new HubError("not_found", `agent ${ref.agentId} not found${scope}`);
   if (rows.length > 1) {
-    const slugs = rows.map((r) => r.account.slug).sort().join(", ");
-    throw new HubError("invalid_field", `agent ${ref.agentId} exists in several accounts (${slugs}); pass --account <slug>`);
+    const slugs = rows
+      .map((r) => r.account.slug)
+      .sort()
+      .join(", ");
+    throw new HubError(
+      "invalid_field",
+      `agent ${ref.agentId} exists in several accounts (${slugs}); pass --account <slug>`,
+    );
   }
   return { id: first.id, agentId: first.agentId, accountId: first.accountId, accountSlug: first.account.slug };
 }

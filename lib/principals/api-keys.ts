@@ -50,7 +50,10 @@ export async function rotateKey(ref: AgentRef, opts?: AdminOptions): Promise<{ k
 export async function revokeKey(keyId: string, opts?: AdminOptions): Promise<{ id: string; revoked: true }> {
   await db().$transaction(async (tx) => {
     const where = { id: keyId, agent: inScope(opts) };
-    const { count } = await tx.apiKey.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: clock.now() } });
+    const { count } = await tx.apiKey.updateMany({
+      where: { ...where, revokedAt: null },
+      data: { revokedAt: clock.now() },
+    });
     const row = await tx.apiKey.findFirst({
       where,
       select: { agent: { select: { accountId: true, agentId: true } } },

@@ -49,7 +49,9 @@ describe("agent API keys", () => {
   it("stores only the hash and records last use", async () => {
     const row = await db().apiKey.findUniqueOrThrow({ where: { id: agent.key.id } });
     expect(row.keyHash).toBe(hashCredential(agent.api_key));
-    await expect.poll(async () => (await db().apiKey.findUniqueOrThrow({ where: { id: agent.key.id } })).lastUsedAt).not.toBeNull();
+    await expect
+      .poll(async () => (await db().apiKey.findUniqueOrThrow({ where: { id: agent.key.id } })).lastUsedAt)
+      .not.toBeNull();
   });
 
   it("keeps the old key valid after rotation until it is revoked", async () => {

@@ -62,7 +62,13 @@ async function agentFor(token: string): Promise<AgentPrincipal> {
     WHERE k.key_hash = ${hash}`;
   if (!row || !credentialsEqual(row.key_hash, hash) || row.revoked_at) throw rejected();
   touch("apiKey", row.id, row.last_used_at);
-  return { kind: "agent", agentRowId: row.agent_row_id, agentId: row.agent_id, accountId: row.account_id, keyId: row.id };
+  return {
+    kind: "agent",
+    agentRowId: row.agent_row_id,
+    agentId: row.agent_id,
+    accountId: row.account_id,
+    keyId: row.id,
+  };
 }
 
 async function operatorFor(token: string): Promise<OperatorPrincipal> {

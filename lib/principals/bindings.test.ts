@@ -29,10 +29,23 @@ beforeAll(async () => {
   agentRow = (await createAgent("bot", "acme")).agent.id;
   otherAgentRow = (await createAgent("other-bot", "acme")).agent.id;
   const ref = { agentId: "bot" };
-  hooks = (await addBinding({ agentRef: ref, origin: "https://Good.Example", pathPrefix: "/hooks", secretRef: "h1", secret: "SECRETVALUE_h1" })).id;
+  hooks = (
+    await addBinding({
+      agentRef: ref,
+      origin: "https://Good.Example",
+      pathPrefix: "/hooks",
+      secretRef: "h1",
+      secret: "SECRETVALUE_h1",
+    })
+  ).id;
   await addBinding({ agentRef: ref, origin: "http://127.0.0.1:8080", secretRef: "local", secret: "SECRETVALUE_local" });
   await addBinding({ agentRef: ref, origin: "https://[::1]", secretRef: "v6", secret: "SECRETVALUE_v6" });
-  await addBinding({ agentRef: { agentId: "other-bot" }, origin: "https://other.example", secretRef: "o", secret: "SECRETVALUE_o" });
+  await addBinding({
+    agentRef: { agentId: "other-bot" },
+    origin: "https://other.example",
+    secretRef: "o",
+    secret: "SECRETVALUE_o",
+  });
 });
 
 afterAll(async () => {
@@ -92,14 +105,27 @@ describe("assertCallbackAllowed", () => {
   });
 
   it("accepts a push within a binding with its ref", async () => {
-    await assertCallbackAllowed(agentRow, { mode: "push", url: "https://good.example/hooks/a", auth: { scheme: "hmac", secret_ref: "h1" } });
-    await assertCallbackAllowed(agentRow, { mode: "push", url: "http://127.0.0.1:8080/cb", auth: { scheme: "bearer", token_ref: "local" } });
+    await assertCallbackAllowed(agentRow, {
+      mode: "push",
+      url: "https://good.example/hooks/a",
+      auth: { scheme: "hmac", secret_ref: "h1" },
+    });
+    await assertCallbackAllowed(agentRow, {
+      mode: "push",
+      url: "http://127.0.0.1:8080/cb",
+      auth: { scheme: "bearer", token_ref: "local" },
+    });
   });
 
   it("names the origin to approve when nothing matches", async () => {
-    const err = await assertCallbackAllowed(agentRow, { mode: "push", url: "https://good.example.evil.com/hooks" }).catch((e) => e);
+    const err = await assertCallbackAllowed(agentRow, {
+      mode: "push",
+      url: "https://good.example.evil.com/hooks",
+    }).catch((e) => e);
     expect(err).toMatchObject({ code: "invalid_field", status: 422 });
-    expect(err.message).toContain("callback.url origin https://good.example.evil.com is not an approved callback binding");
+    expect(err.message).toContain(
+      "callback.url origin https://good.example.evil.com is not an approved callback binding",
+    );
     expect(err.message).toContain("ma2h-hub binding add --agent <id> --origin https://good.example.evil.com");
   });
 
@@ -135,7 +161,12 @@ describe("binding secrets and revocation", () => {
   });
 
   it("stops matching once revoked", async () => {
-    const b = await addBinding({ agentRef: { agentId: "bot" }, origin: "https://temp.example", secretRef: "t", secret: "SECRETVALUE_t" });
+    const b = await addBinding({
+      agentRef: { agentId: "bot" },
+      origin: "https://temp.example",
+      secretRef: "t",
+      secret: "SECRETVALUE_t",
+    });
     expect(await find("https://temp.example/x")).not.toBeNull();
     expect(await revokeBinding(b.id)).toEqual({ id: b.id, revoked: true });
     expect(await find("https://temp.example/x")).toBeNull();
@@ -146,7 +177,9 @@ describe("binding secrets and revocation", () => {
 
   it("writes audit events without secrets", async () => {
     const events = await db().auditEvent.findMany({ where: { event: { startsWith: "binding." } } });
-    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(["binding.added", "binding.secret_added", "binding.revoked"]));
+    expect(events.map((e) => e.event)).toEqual(
+      expect.arrayContaining(["binding.added", "binding.secret_added", "binding.revoked"]),
+    );
     expect(JSON.stringify(events.map((e) => e.detail))).not.toContain("SECRETVALUE_");
   });
 });

@@ -59,16 +59,31 @@ export async function addBinding(input: AddBindingInput, opts?: AdminOptions): P
   const now = clock.now();
   await db().$transaction(async (tx) => {
     await tx.callbackBinding.create({ data: { id, agentRowId: agent.id, ...origin, pathPrefix, createdAt: now } });
-    await tx.bindingSecret.create({ data: { id: mintId("bindingSecret"), bindingId: id, ref: input.secretRef, sealed, createdAt: now } });
+    await tx.bindingSecret.create({
+      data: { id: mintId("bindingSecret"), bindingId: id, ref: input.secretRef, sealed, createdAt: now },
+    });
     await writeAudit(tx, {
       accountId: agent.accountId,
       actor: actorOf(opts),
       event: AUDIT_EVENT.bindingAdded,
-      detail: { binding_id: id, agent_id: agent.agentId, origin: formatOrigin(origin), path_prefix: pathPrefix, secret_refs: [input.secretRef] },
+      detail: {
+        binding_id: id,
+        agent_id: agent.agentId,
+        origin: formatOrigin(origin),
+        path_prefix: pathPrefix,
+        secret_refs: [input.secretRef],
+      },
     });
   });
   const originText = formatOrigin(origin);
-  return { id, agentId: agent.agentId, accountSlug: agent.accountSlug, origin: originText, pathPrefix, secretRefs: [input.secretRef] };
+  return {
+    id,
+    agentId: agent.agentId,
+    accountSlug: agent.accountSlug,
+    origin: originText,
+    pathPrefix,
+    secretRefs: [input.secretRef],
+  };
 }
 
 /** Adds another named secret to an active binding; a ref already on it is `invalid_field`. */
@@ -87,7 +102,9 @@ export async function addBindingSecret(
   const sealed = sealSecret(secret);
   await uniquely(`binding ${bindingId} already has a secret named ${ref}`, () =>
     db().$transaction(async (tx) => {
-      await tx.bindingSecret.create({ data: { id: mintId("bindingSecret"), bindingId, ref, sealed, createdAt: clock.now() } });
+      await tx.bindingSecret.create({
+        data: { id: mintId("bindingSecret"), bindingId, ref, sealed, createdAt: clock.now() },
+      });
       await writeAudit(tx, {
         accountId: binding.agent.accountId,
         actor: actorOf(opts),
@@ -104,7 +121,11 @@ export async function addBindingSecret(
  * this ref stop at once (`binding_revoked`) and new submits naming it are `422`. The binding's last
  * secret cannot be removed — revoke the binding instead.
  */
-export async function removeBindingSecret(bindingId: string, ref: string, opts?: AdminOptions): Promise<{ bindingId: string; ref: string; removed: true }> {
+export async function removeBindingSecret(
+  bindingId: string,
+  ref: string,
+  opts?: AdminOptions,
+): Promise<{ bindingId: string; ref: string; removed: true }> {
   await db().$transaction(async (tx) => {
     // Row lock: two concurrent removals cannot both pass the last-secret check.
     await tx.$executeRaw`SELECT 1 FROM callback_bindings WHERE id = ${bindingId} FOR UPDATE`;
@@ -113,9 +134,13 @@ export async function removeBindingSecret(bindingId: string, ref: string, opts?:
       select: { agent: { select: { accountId: true, agentId: true } }, secrets: { select: { ref: true } } },
     });
     if (!binding) throw new HubError("not_found", `binding ${bindingId} not found`);
-    if (!binding.secrets.some((s) => s.ref === ref)) throw new HubError("not_found", `binding ${bindingId} has no secret named ${ref}`);
+    if (!binding.secrets.some((s) => s.ref === ref))
+      throw new HubError("not_found", `binding ${bindingId} has no secret named ${ref}`);
     if (binding.secrets.length === 1) {
-      throw new HubError("invalid_field", `${ref} is the last secret of binding ${bindingId}; revoke the binding instead`);
+      throw new HubError(
+        "invalid_field",
+        `${ref} is the last secret of binding ${bindingId}; revoke the binding instead`,
+      );
     }
     await tx.bindingSecret.deleteMany({ where: { bindingId, ref } });
     await writeAudit(tx, {
@@ -153,7 +178,10 @@ export async function listBindings(ref: AgentRef): Promise<BindingInfo[]> {
 export async function revokeBinding(id: string, opts?: AdminOptions): Promise<{ id: string; revoked: true }> {
   await db().$transaction(async (tx) => {
     const where = { id, agent: inScope(opts) };
-    const { count } = await tx.callbackBinding.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: clock.now() } });
+    const { count } = await tx.callbackBinding.updateMany({
+      where: { ...where, revokedAt: null },
+      data: { revokedAt: clock.now() },
+    });
     const row = await tx.callbackBinding.findFirst({
       where,
       select: { agent: { select: { accountId: true, agentId: true } } },
@@ -172,7 +200,9 @@ export async function revokeBinding(id: string, opts?: AdminOptions): Promise<{ 
 }
 
 /** Every active binding of the account's agents, by agent then age, with ref names only. */
-export async function listAccountBindings(accountId: string): Promise<(BindingInfo & { agentRowId: string; createdAt: Date })[]> {
+export async function listAccountBindings(
+  accountId: string,
+): Promise<(BindingInfo & { agentRowId: string; createdAt: Date })[]> {
   const rows = await db().callbackBinding.findMany({
     where: { revokedAt: null, agent: { accountId } },
     select: {

@@ -46,7 +46,11 @@ export interface CallbackSpec {
  * pooled connection per open transaction deadlocks the pool once as many push submits run at once
  * as there are connections.
  */
-export async function assertCallbackAllowed(agentRowId: string, callback: CallbackSpec | undefined, client: Reader = db()): Promise<void> {
+export async function assertCallbackAllowed(
+  agentRowId: string,
+  callback: CallbackSpec | undefined,
+  client: Reader = db(),
+): Promise<void> {
   if (!callback || callback.mode !== "push") return;
   if (!callback.url) throw new HubError("invalid_field", "callback.url is required when callback.mode is push");
   const parsed = parseCallbackUrl(callback.url);
@@ -54,7 +58,10 @@ export async function assertCallbackAllowed(agentRowId: string, callback: Callba
   const origin = formatOrigin(parsed);
   const approve = `an admin must approve it: ma2h-hub binding add --agent <id> --origin ${origin}`;
   if (!(await findCallbackBinding(agentRowId, callback.url, undefined, client))) {
-    throw new HubError("invalid_field", `callback.url origin ${origin} is not an approved callback binding for this agent; ${approve} ...`);
+    throw new HubError(
+      "invalid_field",
+      `callback.url origin ${origin} is not an approved callback binding for this agent; ${approve} ...`,
+    );
   }
   const refField = callback.auth?.secret_ref !== undefined ? "secret_ref" : "token_ref";
   const ref = callback.auth?.secret_ref ?? callback.auth?.token_ref;

@@ -3,6 +3,7 @@ import { HubError } from "../protocol/errors";
 
 /** Checks a value against a pattern, throwing `invalid_field` naming the field and the rule. */
 export function requireMatch(field: string, value: string, pattern: RegExp, rule: string): string {
-  if (!pattern.test(value)) throw new HubError("invalid_field", `${field} ${JSON.stringify(value)} is invalid: ${rule}`);
+  if (!pattern.test(value))
+    throw new HubError("invalid_field", `${field} ${JSON.stringify(value)} is invalid: ${rule}`);
   return value;
 }

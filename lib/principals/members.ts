@@ -27,7 +27,14 @@ export interface MemberInfo {
 export async function listMembers(accountId: string): Promise<MemberInfo[]> {
   const rows = await db().membership.findMany({
     where: { accountId },
-    select: { id: true, userId: true, handle: true, role: true, createdAt: true, user: { select: { email: true, name: true } } },
+    select: {
+      id: true,
+      userId: true,
+      handle: true,
+      role: true,
+      createdAt: true,
+      user: { select: { email: true, name: true } },
+    },
     orderBy: [{ handle: "asc" }],
   });
   return rows
@@ -58,10 +65,19 @@ async function lockedMembership(tx: Tx, accountId: string, membershipId: string)
 }
 
 /** Refuses a change that would leave the account without an owner. */
-async function keepAnOwner(tx: Tx, accountId: string, leaving: { id: string; role: string }, what: string): Promise<void> {
+async function keepAnOwner(
+  tx: Tx,
+  accountId: string,
+  leaving: { id: string; role: string },
+  what: string,
+): Promise<void> {
   if (leaving.role !== "owner") return;
   const others = await tx.membership.count({ where: { accountId, role: "owner", id: { not: leaving.id } } });
-  if (others === 0) throw new HubError("invalid_field", `${what} would leave the account without an owner; make someone else owner first`);
+  if (others === 0)
+    throw new HubError(
+      "invalid_field",
+      `${what} would leave the account without an owner; make someone else owner first`,
+    );
 }
 
 /** Changes a member's role. Setting the role it already has is a no-op (no audit row). */
@@ -116,8 +132,14 @@ export async function removeMember(
 }
 
 /** The membership of `handle` in the account `slug` (the CLI names members by handle), or `404`. */
-export async function memberByHandle(slug: string, handle: string): Promise<{ accountId: string; membershipId: string }> {
-  const m = await db().membership.findFirst({ where: { handle, account: { slug } }, select: { id: true, accountId: true } });
+export async function memberByHandle(
+  slug: string,
+  handle: string,
+): Promise<{ accountId: string; membershipId: string }> {
+  const m = await db().membership.findFirst({
+    where: { handle, account: { slug } },
+    select: { id: true, accountId: true },
+  });
   if (!m) throw new HubError("not_found", `member ${handle} not found in account ${slug}`);
   return { accountId: m.accountId, membershipId: m.id };
 }

@@ -50,7 +50,8 @@ export function parseOrigin(input: string): Origin {
 /** Validates a path prefix: absolute, already normalised as a URL path; a trailing `/` is dropped. */
 export function parsePathPrefix(input: string | undefined): string {
   const prefix = input ?? "/";
-  const bad = (why: string) => new HubError("invalid_field", `path prefix ${JSON.stringify(prefix)} is invalid: ${why}`);
+  const bad = (why: string) =>
+    new HubError("invalid_field", `path prefix ${JSON.stringify(prefix)} is invalid: ${why}`);
   if (!prefix.startsWith("/") || prefix.startsWith("//")) throw bad("it must start with a single /");
   let parsed: string;
   try {

@@ -63,7 +63,13 @@ export async function adminSeat(userId: string, slug: string): Promise<AdminSeat
     select: { accountId: true, handle: true, role: true, account: { select: { slug: true } } },
   });
   if (!m || !(ADMIN_ROLES as readonly string[]).includes(m.role)) return null;
-  return { accountId: m.accountId, slug: m.account.slug, handle: m.handle, role: m.role as Role, actor: `human:${m.handle}` };
+  return {
+    accountId: m.accountId,
+    slug: m.account.slug,
+    handle: m.handle,
+    role: m.role as Role,
+    actor: `human:${m.handle}`,
+  };
 }
 
 /** The accounts (by slug) where the person is an owner or admin. */

@@ -22,7 +22,13 @@ export interface TokenOptions extends AdminOptions {
   self?: boolean;
 }
 
-async function auditForUser(tx: Tx, userId: string, opts: TokenOptions | undefined, event: AuditEventKind, tokenId: string) {
+async function auditForUser(
+  tx: Tx,
+  userId: string,
+  opts: TokenOptions | undefined,
+  event: AuditEventKind,
+  tokenId: string,
+) {
   const seats = await tx.membership.findMany({ where: { userId }, select: { accountId: true, handle: true } });
   for (const seat of seats) {
     const actor = opts?.self ? `human:${seat.handle}` : actorOf(opts);
@@ -70,7 +76,10 @@ export async function listTokens(userId: string): Promise<TokenInfo[]> {
  * Revokes a PAT at once. Revoking an already revoked token is a no-op; an unknown id — or, with
  * `owner`, someone else's token — is `404`.
  */
-export async function revokeToken(id: string, opts?: TokenOptions & { owner?: string }): Promise<{ id: string; revoked: true }> {
+export async function revokeToken(
+  id: string,
+  opts?: TokenOptions & { owner?: string },
+): Promise<{ id: string; revoked: true }> {
   await db().$transaction(async (tx) => {
     const where = opts?.owner ? { id, userId: opts.owner } : { id };
     const { count } = await tx.personalAccessToken.updateMany({

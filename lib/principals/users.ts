@@ -59,7 +59,8 @@ export async function addUser(
       if (!isUniqueViolation(err)) throw err;
       const conflict = await seatConflict(account.id, accountSlug, normalised, handle);
       // No lasting conflict: a concurrent first add of the same person won the user row; go again.
-      if (conflict || attempt >= 2) throw new HubError("invalid_field", conflict ?? `could not add ${normalised}; retry`);
+      if (conflict || attempt >= 2)
+        throw new HubError("invalid_field", conflict ?? `could not add ${normalised}; retry`);
     }
   }
 }

@@ -18,7 +18,10 @@ export interface SessionHuman {
 /** The signed-in person behind a session token, or null (unknown, expired or revoked). */
 export async function humanForSessionToken(token: string | undefined | null): Promise<SessionHuman | null> {
   if (!token) return null;
-  const row = await db().webSession.findUnique({ where: { tokenHash: hashCredential(token) }, include: { user: true } });
+  const row = await db().webSession.findUnique({
+    where: { tokenHash: hashCredential(token) },
+    include: { user: true },
+  });
   if (!row || row.expiresAt.getTime() <= clock.now().getTime()) return null;
   return { userId: row.userId, email: row.user.email, name: row.user.name, expiresAt: row.expiresAt };
 }
@@ -55,7 +58,10 @@ export async function userForIdentity(issuer: string, subject: string): Promise<
  * membership) whose email the provider asserts verified, and who has no identity bound yet — once
  * bound, only that issuer + subject gets in (never email alone).
  */
-export async function invitedUserForFirstSignIn(email: string | null | undefined, verified: boolean): Promise<string | null> {
+export async function invitedUserForFirstSignIn(
+  email: string | null | undefined,
+  verified: boolean,
+): Promise<string | null> {
   if (!email || !verified) return null;
   const user = await db().user.findUnique({
     where: { email: email.trim().toLowerCase() },

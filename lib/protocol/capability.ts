@@ -78,27 +78,39 @@ export const capabilitySchema = z
     const v05Feature =
       sessions !== undefined ||
       interAgent !== undefined ||
-      (inbound !== undefined && (inbound.session_param !== undefined || inbound.stream_url !== undefined || inbound.stream_max_hold_seconds !== undefined)) ||
+      (inbound !== undefined &&
+        (inbound.session_param !== undefined ||
+          inbound.stream_url !== undefined ||
+          inbound.stream_max_hold_seconds !== undefined)) ||
       c.rate_limit?.inter_agent_requests_per_minute !== undefined;
-    if (v05Feature && !isV05(c.ma2h_version)) issue(["ma2h_version"], "must be ≥ 0.5 when a v0.5 capability is advertised (§8.0)");
+    if (v05Feature && !isV05(c.ma2h_version))
+      issue(["ma2h_version"], "must be ≥ 0.5 when a v0.5 capability is advertised (§8.0)");
     // §8.7.2: the stream is session-scoped and bounded by the presence window.
     if (inbound?.stream_url !== undefined) {
-      if (sessions?.enabled !== true) issue(["sessions", "enabled"], "must be true when inbound.stream_url is advertised (§8.7.2)");
-      if (presence?.enabled !== true) issue(["presence", "enabled"], "must be true when inbound.stream_url is advertised (§8.7.2)");
-      if (presence !== undefined && presence.freshness_seconds === undefined) issue(["presence", "freshness_seconds"], "is required when inbound.stream_url is advertised (§8.7.2)");
+      if (sessions?.enabled !== true)
+        issue(["sessions", "enabled"], "must be true when inbound.stream_url is advertised (§8.7.2)");
+      if (presence?.enabled !== true)
+        issue(["presence", "enabled"], "must be true when inbound.stream_url is advertised (§8.7.2)");
+      if (presence !== undefined && presence.freshness_seconds === undefined)
+        issue(["presence", "freshness_seconds"], "is required when inbound.stream_url is advertised (§8.7.2)");
     }
     // §8.7.1: a session-scoped drain needs the §16 registration primitive.
-    if (inbound?.session_param === true && sessions?.enabled !== true) issue(["sessions", "enabled"], "must be true when inbound.session_param is true (§8.7.1)");
+    if (inbound?.session_param === true && sessions?.enabled !== true)
+      issue(["sessions", "enabled"], "must be true when inbound.session_param is true (§8.7.1)");
     // §8.0: an enabled inter-agent leg needs ack, sessions, the session drain, allowlists, all kinds.
     if (interAgent?.enabled === true) {
       if (!isV05(c.ma2h_version)) issue(["ma2h_version"], "must be ≥ 0.5 when inter_agent is enabled (§8.0)");
       if (ack?.enabled !== true) issue(["ack", "enabled"], "must be true when inter_agent is enabled (§8.0)");
       if (sessions?.enabled !== true) issue(["sessions", "enabled"], "must be true when inter_agent is enabled (§8.0)");
       if (inbound?.enabled !== true) issue(["inbound", "enabled"], "must be true when inter_agent is enabled (§8.0)");
-      if (inbound !== undefined && inbound.session_param !== true) issue(["inbound", "session_param"], "must be true when inter_agent is enabled (§8.0)");
-      if (inbound !== undefined && (inbound.signature_algs?.length ?? 0) < 1) issue(["inbound", "signature_algs"], "must be non-empty when inter_agent is enabled (§9.8)");
-      if (interAgent.sender_allowlists !== true) issue(["inter_agent", "sender_allowlists"], "must be true when inter_agent is enabled (§8.0)");
-      if ((interAgent.entry_kinds?.length ?? 0) < ENTRY_KINDS.length) issue(["inter_agent", "entry_kinds"], "must list message, response and receipt when enabled (§8.7)");
+      if (inbound !== undefined && inbound.session_param !== true)
+        issue(["inbound", "session_param"], "must be true when inter_agent is enabled (§8.0)");
+      if (inbound !== undefined && (inbound.signature_algs?.length ?? 0) < 1)
+        issue(["inbound", "signature_algs"], "must be non-empty when inter_agent is enabled (§9.8)");
+      if (interAgent.sender_allowlists !== true)
+        issue(["inter_agent", "sender_allowlists"], "must be true when inter_agent is enabled (§8.0)");
+      if ((interAgent.entry_kinds?.length ?? 0) < ENTRY_KINDS.length)
+        issue(["inter_agent", "entry_kinds"], "must list message, response and receipt when enabled (§8.7)");
     }
   });
 

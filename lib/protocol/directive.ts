@@ -15,7 +15,6 @@ import { codePointString, dateTimeString, patternString } from "./wire";
  */
 export const DIRECTIVE_TO_PATTERN = /^agent:[^#]+(#sess_.+)?$/u;
 
-
 /**
  * The authoring request. Unknown fields are ignored (§10); an attempt to set a Hub-owned or a
  * forbidden field (`id`, `from`, `created_at`, `request`, `action`, `state`) is simply not read —

@@ -30,11 +30,19 @@ function rejection(candidate: unknown): string {
 describe("assertFlatSchema (§5.2)", () => {
   it("accepts flat schemas", () => {
     expect(() => assertFlatSchema(schema)).not.toThrow();
-    expect(() => assertFlatSchema({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false })).not.toThrow();
+    expect(() =>
+      assertFlatSchema({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false }),
+    ).not.toThrow();
     // v0.6 (§5.2): `type` may be absent, or a well-formed type array admitting an object.
     expect(() => assertFlatSchema({ properties: { a: { type: "string" } } })).not.toThrow();
     expect(() => assertFlatSchema({ type: ["object", "null"], properties: { a: { type: "string" } } })).not.toThrow();
-    expect(() => assertFlatSchema({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { a: { type: "boolean", "x-ui": 1 } } })).not.toThrow();
+    expect(() =>
+      assertFlatSchema({
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: { a: { type: "boolean", "x-ui": 1 } },
+      }),
+    ).not.toThrow();
   });
 
   it.each([
@@ -56,20 +64,30 @@ describe("assertFlatSchema (§5.2)", () => {
     ["enum of the wrong type", { type: "object", properties: { a: { type: "integer", enum: [1, 2.5] } } }],
     ["required names an unknown property", { type: "object", properties: { a: { type: "string" } }, required: ["b"] }],
     ["required not an array", { type: "object", properties: { a: { type: "string" } }, required: "a" }],
-    ["additionalProperties as schema", { type: "object", properties: { a: { type: "string" } }, additionalProperties: { type: "string" } }],
-    ["non-boolean sensitive flag", { type: "object", properties: { a: { type: "string", "x-ma2h-sensitive": "yes" } } }],
+    [
+      "additionalProperties as schema",
+      { type: "object", properties: { a: { type: "string" } }, additionalProperties: { type: "string" } },
+    ],
+    [
+      "non-boolean sensitive flag",
+      { type: "object", properties: { a: { type: "string", "x-ma2h-sensitive": "yes" } } },
+    ],
   ])("rejects %s", (_name, candidate) => {
     expect(rejection(candidate)).toMatch(/^request\.schema/);
   });
 
   it("names the offending path", () => {
-    expect(rejection({ type: "object", properties: { a: { type: "object" } } })).toContain("request.schema.properties.a.type");
+    expect(rejection({ type: "object", properties: { a: { type: "object" } } })).toContain(
+      "request.schema.properties.a.type",
+    );
   });
 });
 
 describe("validateFlat", () => {
   it("accepts a conforming object", () => {
-    expect(validateFlat(schema, { reason: "r", count: 3, ratio: 0.5, notify: true, env: "dev", extra: [1] })).toBeNull();
+    expect(
+      validateFlat(schema, { reason: "r", count: 3, ratio: 0.5, notify: true, env: "dev", extra: [1] }),
+    ).toBeNull();
   });
 
   it.each([
@@ -92,9 +110,12 @@ describe("validateFlat", () => {
   });
 
   it("does not treat inherited names as declared properties", () => {
-    expect(validateFlat({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false }, JSON.parse('{"toString":"x"}'))).toBe(
-      "toString: is not an allowed property",
-    );
+    expect(
+      validateFlat(
+        { type: "object", properties: { a: { type: "string" } }, additionalProperties: false },
+        JSON.parse('{"toString":"x"}'),
+      ),
+    ).toBe("toString: is not an allowed property");
   });
 });
 

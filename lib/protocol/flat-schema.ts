@@ -31,7 +31,16 @@ export interface FlatSchema {
 }
 
 const FLAT_TYPES: readonly string[] = ["string", "number", "integer", "boolean"];
-const ROOT_KEYS = ["type", "properties", "required", "additionalProperties", "title", "description", "$schema", "$comment"];
+const ROOT_KEYS = [
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "title",
+  "description",
+  "$schema",
+  "$comment",
+];
 const PROPERTY_KEYS = ["type", "enum", "title", "description", "$comment", "x-ma2h-sensitive"];
 
 function fits(type: FlatType, v: unknown): boolean {
@@ -59,7 +68,8 @@ function assertFlatProperty(at: string, prop: unknown): void {
   if (!isPlainObject(prop)) fail(at, "must be an object");
   const extra = unknownKeyword(prop, PROPERTY_KEYS);
   if (extra !== undefined) fail(`${at}.${extra}`, "unsupported keyword");
-  if (typeof prop.type !== "string" || !FLAT_TYPES.includes(prop.type)) fail(`${at}.type`, "must be string, number, integer or boolean");
+  if (typeof prop.type !== "string" || !FLAT_TYPES.includes(prop.type))
+    fail(`${at}.type`, "must be string, number, integer or boolean");
   const type = prop.type as FlatType;
   if (prop.enum !== undefined) {
     if (!Array.isArray(prop.enum) || prop.enum.length === 0) fail(`${at}.enum`, "must be a non-empty array");

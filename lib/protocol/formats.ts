@@ -13,7 +13,8 @@
  */
 
 // Year, month, day, separator, hour, minute, second(.fraction), then Z or a numeric offset.
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/;
 
 interface DateTimeParts {
   year: number;
@@ -34,7 +35,13 @@ function daysInMonth(year: number, month: number): number {
 function dateTimeParts(value: string): DateTimeParts | null {
   const m = DATE_TIME.exec(value);
   if (!m) return null;
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const second = Number(m[6]);
   const sign = m[7] === "-" ? -1 : 1;
   const offH = Number(m[8] ?? 0);

@@ -34,8 +34,14 @@ export const inboundDirectiveSchema = z
     // ≥ 0.5 directives follow the §4 first-`#` grammar and the `dir_` namespace; a 0.4-era
     // directive queued before an upgrade keeps its legacy `to` and id and stays drainable.
     if (!isV05(d.ma2h_version)) return;
-    if (!ADDRESS_PATTERN.test(d.to)) ctx.addIssue({ code: "custom", path: ["to"], message: `must match ${ADDRESS_PATTERN.source} on ≥ 0.5 (§4, §13.2)` });
-    if (!DIRECTIVE_ID_V05.test(d.id)) ctx.addIssue({ code: "custom", path: ["id"], message: "must match ^dir_ on ≥ 0.5 (§8.7.1)" });
+    if (!ADDRESS_PATTERN.test(d.to))
+      ctx.addIssue({
+        code: "custom",
+        path: ["to"],
+        message: `must match ${ADDRESS_PATTERN.source} on ≥ 0.5 (§4, §13.2)`,
+      });
+    if (!DIRECTIVE_ID_V05.test(d.id))
+      ctx.addIssue({ code: "custom", path: ["id"], message: "must match ^dir_ on ≥ 0.5 (§8.7.1)" });
   });
 
 export type InboundDirective = z.infer<typeof inboundDirectiveSchema>;

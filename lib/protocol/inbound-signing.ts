@@ -43,12 +43,10 @@ export function inboundSignedContext(directive: Directive, jti: string, t: numbe
  * Signs one delivery of a directive. Every drain calls this again, so each delivery carries a fresh
  * `t` and `jti` while `from`/`id`/`to`/`payload_sha256` stay fixed (§9.7 per-delivery signing).
  */
-export function signDirectiveDelivery(input: {
-  directive: Directive;
-  key: SigningKey;
-  now: Date;
-  jti?: string;
-}): { signature: string; context: InboundSignedContext } {
+export function signDirectiveDelivery(input: { directive: Directive; key: SigningKey; now: Date; jti?: string }): {
+  signature: string;
+  context: InboundSignedContext;
+} {
   const t = Math.floor(input.now.getTime() / 1000);
   const jti = input.jti ?? mintId("jti");
   const context = inboundSignedContext(input.directive, jti, t);

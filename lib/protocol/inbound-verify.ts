@@ -22,7 +22,9 @@ export function verifyDirectiveDelivery(input: {
   replayCache: ReplayCache;
 }): DirectiveVerifyResult {
   if (!input.signature) return { ok: false, reason: "missing_header" };
-  const raw = input.signature.startsWith(SIGNATURE_PREFIX) ? input.signature.slice(SIGNATURE_PREFIX.length) : input.signature;
+  const raw = input.signature.startsWith(SIGNATURE_PREFIX)
+    ? input.signature.slice(SIGNATURE_PREFIX.length)
+    : input.signature;
   const header = parseSignatureHeader(raw);
   if (header === null) return { ok: false, reason: "malformed_header" };
   const mac = decodeMac(header.v1);

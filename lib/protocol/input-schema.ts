@@ -26,12 +26,21 @@ export function typeAdmitsObject(type: unknown): boolean {
  * §5.2 (v0.6): why an input `schema` cannot describe the answer object, or null when it can:
  * a declared `type` must admit an object, and `properties` must hold at least one entry.
  */
-export function inputSchemaProblem(schema: Record<string, unknown>): { at: "type" | "properties"; message: string } | null {
+export function inputSchemaProblem(
+  schema: Record<string, unknown>,
+): { at: "type" | "properties"; message: string } | null {
   if (schema.type !== undefined && !typeAdmitsObject(schema.type)) {
-    return { at: "type", message: 'must admit an object ("object", or a type array containing it): the answer to an input ask is an object (§5.2, §6)' };
+    return {
+      at: "type",
+      message:
+        'must admit an object ("object", or a type array containing it): the answer to an input ask is an object (§5.2, §6)',
+    };
   }
   if (!isPlainObject(schema.properties) || Object.keys(schema.properties).length === 0) {
-    return { at: "properties", message: "must define at least one property: an input ask needs something to fill in (§5.2)" };
+    return {
+      at: "properties",
+      message: "must define at least one property: an input ask needs something to fill in (§5.2)",
+    };
   }
   return null;
 }

@@ -22,12 +22,14 @@ describe("RFC 8785 JCS (§9.2)", () => {
   it("orders keys by UTF-16 code units, recursively, with no whitespace", () => {
     expect(jcs({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":1,"z":0}]},"b":1}');
     // U+20AC (€) sorts before U+1F600 (😀, surrogates D83D…) by code unit, not by code point.
-    expect(jcs({ "\u{1F600}": 1, "\u20ac": 2, "\r": 3, "1": 4, "a\u0080": 5 })).toBe('{"\\r":3,"1":4,"a\u0080":5,"€":2,"😀":1}');
+    expect(jcs({ "\u{1F600}": 1, "\u20ac": 2, "\r": 3, "1": 4, "a\u0080": 5 })).toBe(
+      '{"\\r":3,"1":4,"a\u0080":5,"€":2,"😀":1}',
+    );
   });
 
   it("keeps strings as-is (no Unicode normalization) and escapes minimally", () => {
     expect(jcs("e\u0301")).toBe('"e\u0301"');
-    expect(jcs("\u2028\"\\\u001f")).toBe('"\u2028\\"\\\\\\u001f"');
+    expect(jcs('\u2028"\\\u001f')).toBe('"\u2028\\"\\\\\\u001f"');
   });
 
   it("rejects what JSON cannot carry", () => {
@@ -36,7 +38,9 @@ describe("RFC 8785 JCS (§9.2)", () => {
   });
 
   it("reproduces dp-004's canonical payload and payload_sha256", () => {
-    const vector = JSON.parse(readFileSync(path.join(shared, "conformance/vectors/dp-004-numeric-payload.json"), "utf8")) as {
+    const vector = JSON.parse(
+      readFileSync(path.join(shared, "conformance/vectors/dp-004-numeric-payload.json"), "utf8"),
+    ) as {
       payload: unknown;
       payload_canonical_jcs: string;
       payload_sha256: string;

@@ -18,7 +18,14 @@ export const RESOLVER_RESOLUTIONS_BY_TYPE = {
 export type Resolution = (typeof RESOLUTIONS_BY_TYPE)[keyof typeof RESOLUTIONS_BY_TYPE][number];
 
 /** §7: the terminal statuses of the ask/task resolution track (first terminal wins, immutable). */
-export const TERMINAL_STATUSES: readonly Resolution[] = ["answered", "declined", "cancelled", "expired", "completed", "dismissed"];
+export const TERMINAL_STATUSES: readonly Resolution[] = [
+  "answered",
+  "declined",
+  "cancelled",
+  "expired",
+  "completed",
+  "dismissed",
+];
 
 /** §7 `status` values per verb. A human-inbox notify is `delivered` on acceptance (§5.1); an
  * addressed notify's status IS its §14.2 mailbox track. */

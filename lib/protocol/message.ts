@@ -64,9 +64,12 @@ const callbackAuthSchema = z
   })
   .superRefine((auth, ctx) => {
     // §9.2: hmac signs with a secret; bearer/apikey attach a token — never the other ref.
-    const [needs, forbids] = auth.scheme === "hmac" ? (["secret_ref", "token_ref"] as const) : (["token_ref", "secret_ref"] as const);
-    if (auth[needs] === undefined) ctx.addIssue({ code: "custom", path: [needs], message: `is required for scheme ${auth.scheme}` });
-    if (auth[forbids] !== undefined) ctx.addIssue({ code: "custom", path: [forbids], message: `not allowed for scheme ${auth.scheme}` });
+    const [needs, forbids] =
+      auth.scheme === "hmac" ? (["secret_ref", "token_ref"] as const) : (["token_ref", "secret_ref"] as const);
+    if (auth[needs] === undefined)
+      ctx.addIssue({ code: "custom", path: [needs], message: `is required for scheme ${auth.scheme}` });
+    if (auth[forbids] !== undefined)
+      ctx.addIssue({ code: "custom", path: [forbids], message: `not allowed for scheme ${auth.scheme}` });
   });
 
 /** §8.3 agent-supplied callback. */
@@ -77,7 +80,8 @@ export const callbackSchema = z
     auth: callbackAuthSchema.optional(),
   })
   .superRefine((cb, ctx) => {
-    if (cb.mode === "push" && cb.url === undefined) ctx.addIssue({ code: "custom", path: ["url"], message: "is required for mode push" });
+    if (cb.mode === "push" && cb.url === undefined)
+      ctx.addIssue({ code: "custom", path: ["url"], message: "is required for mode push" });
   });
 
 const allowedResolvers = () => z.array(patternString(ACTOR_PATTERN)).optional();
@@ -96,7 +100,9 @@ export const askRequestSchema = z
         allow_ignore: z.boolean().optional(),
       })
       .optional(),
-    default_on_expire: z.union([z.string(), jsonObject(), z.null()], { error: "must be a string, an object or null" }).optional(),
+    default_on_expire: z
+      .union([z.string(), jsonObject(), z.null()], { error: "must be a string, an object or null" })
+      .optional(),
     allowed_resolvers: allowedResolvers(),
     callback: callbackSchema.optional(),
   })
@@ -107,17 +113,21 @@ export const askRequestSchema = z
       const seen = new Set<string>();
       req.options.forEach((o, i) => {
         const key = jcs(o);
-        if (seen.has(key)) ctx.addIssue({ code: "custom", path: ["options", i], message: "duplicates an earlier option (uniqueItems)" });
+        if (seen.has(key))
+          ctx.addIssue({ code: "custom", path: ["options", i], message: "duplicates an earlier option (uniqueItems)" });
         seen.add(key);
       });
     }
     // §5.2 mode conditionals.
     if (req.mode === "select") {
-      if (req.options === undefined) ctx.addIssue({ code: "custom", path: ["options"], message: "is required for mode select" });
-      else if (req.options.length < 1) ctx.addIssue({ code: "custom", path: ["options"], message: "must have at least 1 option for mode select" });
+      if (req.options === undefined)
+        ctx.addIssue({ code: "custom", path: ["options"], message: "is required for mode select" });
+      else if (req.options.length < 1)
+        ctx.addIssue({ code: "custom", path: ["options"], message: "must have at least 1 option for mode select" });
     }
     if (req.mode === "input") {
-      if (req.schema === undefined) ctx.addIssue({ code: "custom", path: ["schema"], message: "is required for mode input" });
+      if (req.schema === undefined)
+        ctx.addIssue({ code: "custom", path: ["schema"], message: "is required for mode input" });
       else {
         // v0.6: the input schema describes the answer object (§5.2); the Hub's own check answers 422 first.
         const problem = inputSchemaProblem(req.schema);
@@ -184,10 +194,19 @@ type Envelope = z.infer<typeof notifySchema> | z.infer<typeof askSchema> | z.inf
 function versionRules(m: Envelope, ctx: z.core.$RefinementCtx): void {
   if (isV05(m.ma2h_version)) {
     // §9.1: on ≥ 0.5 an agent-form resolver entry must be a §4 address (no hash-bearing ids).
-    const [block, resolvers] = m.type === "ask" ? ["request", m.request.allowed_resolvers] : m.type === "task" ? ["action", m.action.allowed_resolvers] : [null, undefined];
+    const [block, resolvers] =
+      m.type === "ask"
+        ? ["request", m.request.allowed_resolvers]
+        : m.type === "task"
+          ? ["action", m.action.allowed_resolvers]
+          : [null, undefined];
     resolvers?.forEach((entry, i) => {
       if (!V05_RESOLVER_PATTERN.test(entry)) {
-        ctx.addIssue({ code: "custom", path: [block as string, "allowed_resolvers", i], message: "agent entries must be agent:<id> or agent:<id>#sess_… on ≥ 0.5 (§9.1)" });
+        ctx.addIssue({
+          code: "custom",
+          path: [block as string, "allowed_resolvers", i],
+          message: "agent entries must be agent:<id> or agent:<id>#sess_… on ≥ 0.5 (§9.1)",
+        });
       }
     });
   }
@@ -198,12 +217,18 @@ function versionRules(m: Envelope, ctx: z.core.$RefinementCtx): void {
       ctx.addIssue({ code: "custom", path: ["ma2h_version"], message: `must be ≥ 0.5 when ${field} is present (§4)` });
     }
     if (m.agent.id.includes("#")) {
-      ctx.addIssue({ code: "custom", path: ["agent", "id"], message: `must not contain '#' when ${field} is present (§4)` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "id"],
+        message: `must not contain '#' when ${field} is present (§4)`,
+      });
     }
   }
 }
 
-export const messageSchema = z.discriminatedUnion("type", [notifySchema, askSchema, taskSchema]).superRefine(versionRules);
+export const messageSchema = z
+  .discriminatedUnion("type", [notifySchema, askSchema, taskSchema])
+  .superRefine(versionRules);
 
 export type Message = z.infer<typeof messageSchema>;
 export type AskRequest = z.infer<typeof askRequestSchema>;

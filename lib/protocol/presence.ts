@@ -14,8 +14,10 @@ export const presenceSchema = z
     freshness_seconds: integerMin(1),
   })
   .superRefine((p, ctx) => {
-    if (p.state === "unknown" && p.last_seen !== undefined) ctx.addIssue({ code: "custom", path: ["last_seen"], message: "not allowed when state is unknown (§15.2)" });
-    if (p.state !== "unknown" && p.last_seen === undefined) ctx.addIssue({ code: "custom", path: ["last_seen"], message: `is required when state is ${p.state} (§15.2)` });
+    if (p.state === "unknown" && p.last_seen !== undefined)
+      ctx.addIssue({ code: "custom", path: ["last_seen"], message: "not allowed when state is unknown (§15.2)" });
+    if (p.state !== "unknown" && p.last_seen === undefined)
+      ctx.addIssue({ code: "custom", path: ["last_seen"], message: `is required when state is ${p.state} (§15.2)` });
   });
 
 export type PresenceBody = z.infer<typeof presenceSchema>;

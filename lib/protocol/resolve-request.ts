@@ -19,7 +19,11 @@ export const resolveRequestSchema = z
       ctx.addIssue({ code: "custom", path: ["value"], message: "is required when resolution is answered (§8.8)" });
     }
     if (body.resolution !== "answered" && body.value !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["value"], message: `not allowed when resolution is ${body.resolution} (§8.8)` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["value"],
+        message: `not allowed when resolution is ${body.resolution} (§8.8)`,
+      });
     }
     if ((body.resolution === "answered" || body.resolution === "declined") && body.checklist !== undefined) {
       ctx.addIssue({ code: "custom", path: ["checklist"], message: "not allowed on an ask resolution (§8.8)" });

@@ -34,7 +34,11 @@ export const responseSchema = z
     const checklist = r.response?.checklist;
     // §6, §8.8: checklists are task-only.
     if (ASK_ONLY.includes(r.resolution) && checklist !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["response", "checklist"], message: `not allowed on resolution ${r.resolution}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["response", "checklist"],
+        message: `not allowed on resolution ${r.resolution}`,
+      });
     }
     if (isV05(r.ma2h_version)) {
       // §8.7.1: v0.5-minted resolution ids are in the res_ namespace; items state their doneness.
@@ -42,14 +46,20 @@ export const responseSchema = z
         ctx.addIssue({ code: "custom", path: ["resolution_id"], message: "must match ^res_ on ≥ 0.5 (§8.7.1)" });
       }
       checklist?.forEach((item, i) => {
-        if (item.done === undefined) ctx.addIssue({ code: "custom", path: ["response", "checklist", i, "done"], message: "is required on ≥ 0.5" });
+        if (item.done === undefined)
+          ctx.addIssue({ code: "custom", path: ["response", "checklist", i, "done"], message: "is required on ≥ 0.5" });
       });
     }
     // §6: an expiry-defaulted Response is `expired` with the system actor, never a human.
     if (r.defaulted === true) {
-      if (r.resolution !== "expired") ctx.addIssue({ code: "custom", path: ["resolution"], message: "must be expired when defaulted is true (§6)" });
+      if (r.resolution !== "expired")
+        ctx.addIssue({ code: "custom", path: ["resolution"], message: "must be expired when defaulted is true (§6)" });
       if (r.response !== undefined && r.response.actor !== DEFAULT_ON_EXPIRE_ACTOR) {
-        ctx.addIssue({ code: "custom", path: ["response", "actor"], message: `must be ${DEFAULT_ON_EXPIRE_ACTOR} when defaulted is true (§6)` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["response", "actor"],
+          message: `must be ${DEFAULT_ON_EXPIRE_ACTOR} when defaulted is true (§6)`,
+        });
       }
     }
   });

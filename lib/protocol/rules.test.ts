@@ -13,14 +13,41 @@ import {
 } from "./rules";
 
 const NOW = new Date("2026-06-04T12:00:00.000Z");
-const base = { ma2h_version: "0.5", created_at: "2026-06-04T11:00:00Z", agent: { id: "bot", run_id: "r", runtime: "cli" }, title: "t" };
+const base = {
+  ma2h_version: "0.5",
+  created_at: "2026-06-04T11:00:00Z",
+  agent: { id: "bot", run_id: "r", runtime: "cli" },
+  title: "t",
+};
 const ask = (request: Record<string, unknown>, extra: Record<string, unknown> = {}): Message =>
   parseMessage({ ...base, type: "ask", idempotency_key: "k", request, ...extra });
 const task = (extra: Record<string, unknown> = {}): Message =>
-  parseMessage({ ...base, type: "task", idempotency_key: "k", action: { instructions: "do", checklist: [{ text: "a" }] }, ...extra });
-const select = (extra: Record<string, unknown> = {}) => ask({ mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], ...extra });
+  parseMessage({
+    ...base,
+    type: "task",
+    idempotency_key: "k",
+    action: { instructions: "do", checklist: [{ text: "a" }] },
+    ...extra,
+  });
+const select = (extra: Record<string, unknown> = {}) =>
+  ask({
+    mode: "select",
+    options: [
+      { value: "ship", label: "Ship" },
+      { value: "hold", label: "Hold" },
+    ],
+    ...extra,
+  });
 const input = (extra: Record<string, unknown> = {}) =>
-  ask({ mode: "input", schema: { type: "object", properties: { reason: { type: "string" }, n: { type: "integer" } }, required: ["reason"] }, ...extra });
+  ask({
+    mode: "input",
+    schema: {
+      type: "object",
+      properties: { reason: { type: "string" }, n: { type: "integer" } },
+      required: ["reason"],
+    },
+    ...extra,
+  });
 
 function code(fn: () => void): string | null {
   try {
@@ -38,13 +65,22 @@ describe("§5.2 confirm synthesis", () => {
   it("confirm without options → exactly approve / deny", () => {
     const m = ask({ mode: "confirm" });
     if (m.type !== "ask") throw new Error("ask expected");
-    expect(effectiveOptions(m.request)).toEqual([{ value: "approve", label: "Approve" }, { value: "deny", label: "Deny" }]);
+    expect(effectiveOptions(m.request)).toEqual([
+      { value: "approve", label: "Approve" },
+      { value: "deny", label: "Deny" },
+    ]);
     expect(CONFIRM_OPTIONS).toHaveLength(2);
     expect(Object.isFrozen(CONFIRM_OPTIONS)).toBe(true);
   });
 
   it("supplied options win; input has none", () => {
-    const confirm = ask({ mode: "confirm", options: [{ value: "y", label: "Yes" }, { value: "n", label: "No" }] });
+    const confirm = ask({
+      mode: "confirm",
+      options: [
+        { value: "y", label: "Yes" },
+        { value: "n", label: "No" },
+      ],
+    });
     if (confirm.type !== "ask") throw new Error("ask expected");
     expect(effectiveOptions(confirm.request).map((o) => o.value)).toEqual(["y", "n"]);
     const m = input();
@@ -56,16 +92,26 @@ describe("§5.2 confirm synthesis", () => {
 describe("checkSubmitSemantics", () => {
   it("expires_at must be strictly after now (§4, §8.5)", () => {
     expect(submit(select({}))).toBeNull();
-    expect(code(() => checkSubmitSemantics(ask({ mode: "confirm" }, { expires_at: "2026-06-04T12:00:00Z" }), NOW))).toBe("invalid_field");
-    expect(code(() => checkSubmitSemantics(ask({ mode: "confirm" }, { expires_at: "2026-06-04T11:59:59Z" }), NOW))).toBe("invalid_field");
-    expect(code(() => checkSubmitSemantics(ask({ mode: "confirm" }, { expires_at: "2026-06-04T12:00:00.001Z" }), NOW))).toBeNull();
-    expect(code(() => checkSubmitSemantics(ask({ mode: "confirm" }, { expires_at: "2026-06-04T13:59:00+02:00" }), NOW))).toBe("invalid_field");
+    expect(
+      code(() => checkSubmitSemantics(ask({ mode: "confirm" }, { expires_at: "2026-06-04T12:00:00Z" }), NOW)),
+    ).toBe("invalid_field");
+    expect(
+      code(() => checkSubmitSemantics(ask({ mode: "confirm" }, { expires_at: "2026-06-04T11:59:59Z" }), NOW)),
+    ).toBe("invalid_field");
+    expect(
+      code(() => checkSubmitSemantics(ask({ mode: "confirm" }, { expires_at: "2026-06-04T12:00:00.001Z" }), NOW)),
+    ).toBeNull();
+    expect(
+      code(() => checkSubmitSemantics(ask({ mode: "confirm" }, { expires_at: "2026-06-04T13:59:00+02:00" }), NOW)),
+    ).toBe("invalid_field");
     expect(code(() => checkSubmitSemantics(task({ expires_at: "2026-06-04T12:00:00Z" }), NOW))).toBe("invalid_field");
   });
 
   it("input asks need a flat schema", () => {
     expect(submit(input())).toBeNull();
-    expect(submit(ask({ mode: "input", schema: { type: "object", properties: { a: { type: "object" } } } }))).toBe("invalid_field");
+    expect(submit(ask({ mode: "input", schema: { type: "object", properties: { a: { type: "object" } } } }))).toBe(
+      "invalid_field",
+    );
   });
 
   it.each([
@@ -100,7 +146,9 @@ describe("checkResolution (§8.8)", () => {
   it("value iff answered; no checklist on an ask (schema → invalid_field)", () => {
     expect(resolve(select(), { resolution: "answered" })).toBe("invalid_field");
     expect(resolve(select(), { resolution: "declined", value: "ship" })).toBe("invalid_field");
-    expect(resolve(select(), { resolution: "answered", value: "ship", checklist: [{ text: "a", done: true }] })).toBe("invalid_field");
+    expect(resolve(select(), { resolution: "answered", value: "ship", checklist: [{ text: "a", done: true }] })).toBe(
+      "invalid_field",
+    );
     expect(resolve(select(), { resolution: "cancelled" })).toBe("invalid_field");
     expect(resolve(select(), { resolution: "expired" })).toBe("invalid_field");
     // The same rules hold when a caller hands checkResolution an unparsed-but-typed body.
@@ -133,14 +181,26 @@ describe("checkResolution (§8.8)", () => {
     expect(code(() => parseResolveRequest([]))).toBe("validation_error");
     expect(code(() => parseResolveRequest("answered"))).toBe("validation_error");
     expect(parseResolveRequest({ resolution: "declined", x_extra: 1 })).toEqual({ resolution: "declined", x_extra: 1 });
-    expect(() => parseResolveRequest({ resolution: "declined", value: "x" })).toThrow("value: not allowed when resolution is declined (§8.8)");
+    expect(() => parseResolveRequest({ resolution: "declined", value: "x" })).toThrow(
+      "value: not allowed when resolution is declined (§8.8)",
+    );
   });
 });
 
 describe("lifecycle tables (§6, §7)", () => {
   it("has one canonical resolution list per verb", () => {
-    expect(RESOLUTIONS_BY_TYPE).toEqual({ ask: ["answered", "declined", "cancelled", "expired"], task: ["completed", "dismissed", "expired"] });
-    expect([...TERMINAL_STATUSES].sort()).toEqual(["answered", "cancelled", "completed", "declined", "dismissed", "expired"]);
+    expect(RESOLUTIONS_BY_TYPE).toEqual({
+      ask: ["answered", "declined", "cancelled", "expired"],
+      task: ["completed", "dismissed", "expired"],
+    });
+    expect([...TERMINAL_STATUSES].sort()).toEqual([
+      "answered",
+      "cancelled",
+      "completed",
+      "declined",
+      "dismissed",
+      "expired",
+    ]);
     expect(isTerminal("open")).toBe(false);
     expect(isTerminal("expired")).toBe(true);
     expect(isTerminal("ignored")).toBe(false);

@@ -46,7 +46,10 @@ function valueProblem(request: AskRequest, value: unknown, offMenu = false): str
   if (values.includes(value)) return null;
   // docs/decisions.md: a free-form answer says something; a blank one is refused like a missing value.
   if (offMenu) return value.trim() === "" ? "a free-form answer must not be blank" : null;
-  const hint = request.permissions?.allow_edit === true ? " (allow_edit is honoured only on an ask declaring ma2h_version ≥ 0.6)" : "";
+  const hint =
+    request.permissions?.allow_edit === true
+      ? " (allow_edit is honoured only on an ask declaring ma2h_version ≥ 0.6)"
+      : "";
   return `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}${hint}`;
   return null;
 }
@@ -80,15 +83,19 @@ export function checkResolution(message: Message, body: ResolveRequest): void {
   if (!allowed.includes(body.resolution)) {
     invalid(`resolution: must be ${allowed.join(" or ")} for a ${message.type} (§8.8)`);
   }
-  if (body.resolution === "answered" && body.value === undefined) invalid("value: is required when resolution is answered (§8.8)");
-  if (body.resolution !== "answered" && body.value !== undefined) invalid(`value: not allowed when resolution is ${body.resolution} (§8.8)`);
+  if (body.resolution === "answered" && body.value === undefined)
+    invalid("value: is required when resolution is answered (§8.8)");
+  if (body.resolution !== "answered" && body.value !== undefined)
+    invalid(`value: not allowed when resolution is ${body.resolution} (§8.8)`);
   if (message.type !== "ask") return;
 
   if (body.checklist !== undefined) invalid("checklist: not allowed on an ask resolution (§8.8)");
   // §5.2 permissions → §7: allow_respond:false leaves only decline; allow_ignore:false removes it.
   const permissions = message.request.permissions;
   if (permissions?.allow_respond === false && body.resolution !== "declined") {
-    invalid("resolution: this ask does not allow a response (permissions.allow_respond is false); only declined (§5.2)");
+    invalid(
+      "resolution: this ask does not allow a response (permissions.allow_respond is false); only declined (§5.2)",
+    );
   }
   if (permissions?.allow_ignore === false && body.resolution === "declined") {
     invalid("resolution: this ask cannot be declined (permissions.allow_ignore is false) (§5.2)");

@@ -19,7 +19,17 @@ import { presenceSchema } from "./presence";
 import { resolveRequestSchema } from "./resolve-request";
 import { responseSchema } from "./response";
 import { submitAckSchema } from "./submit-ack";
-import { ackDocs, capabilityDocs, directiveDocs, getMessageDocs, messageDocs, presenceDocs, resolveDocs, responseDocs, submitAckDocs } from "./schema-parity.corpus";
+import {
+  ackDocs,
+  capabilityDocs,
+  directiveDocs,
+  getMessageDocs,
+  messageDocs,
+  presenceDocs,
+  resolveDocs,
+  responseDocs,
+  submitAckDocs,
+} from "./schema-parity.corpus";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const shared = path.resolve(repoRoot, "../shared/ma2h");
@@ -29,7 +39,8 @@ const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"
 const schemaDir = path.join(shared, "schema/v0.6");
 const ajv = new Ajv2020({ strict: false });
 addFormats(ajv);
-for (const f of readdirSync(schemaDir).filter((n) => n.endsWith(".schema.json"))) ajv.addSchema(readJson(path.join(schemaDir, f)) as object);
+for (const f of readdirSync(schemaDir).filter((n) => n.endsWith(".schema.json")))
+  ajv.addSchema(readJson(path.join(schemaDir, f)) as object);
 
 const examples = readdirSync(path.join(shared, "examples"))
   .filter((f) => f.endsWith(".json"))
@@ -37,7 +48,10 @@ const examples = readdirSync(path.join(shared, "examples"))
 const vectorInputs = (target: string) =>
   readdirSync(path.join(shared, "conformance/vectors"))
     .filter((f) => f.startsWith("sv-"))
-    .map((f) => readJson(path.join(shared, "conformance/vectors", f)) as { target: string; input: Record<string, unknown> })
+    .map(
+      (f) =>
+        readJson(path.join(shared, "conformance/vectors", f)) as { target: string; input: Record<string, unknown> },
+    )
     .filter((v) => v.target.replace(/^v0\.[56]\//, "") === target)
     .map((v) => v.input);
 
@@ -49,14 +63,18 @@ function compare(target: string, schema: z.ZodType, docs: unknown[]) {
   for (const doc of docs) {
     const official = validate(doc) === true;
     if (official) valid++;
-    if (schema.safeParse(doc).success !== official) mismatches.push(`${official ? "valid" : "invalid"} per ajv: ${JSON.stringify(doc)}`);
+    if (schema.safeParse(doc).success !== official)
+      mismatches.push(`${official ? "valid" : "invalid"} per ajv: ${JSON.stringify(doc)}`);
   }
   return { mismatches: mismatches.slice(0, 5), mismatchCount: mismatches.length, valid, total: docs.length };
 }
 
 describe("zod mirrors agree with the official v0.6 schemas", () => {
   it("message", () => {
-    const bases = [...examples.filter((e) => ["notify", "ask", "task"].includes(e.type as string)), ...vectorInputs("message.schema.json")];
+    const bases = [
+      ...examples.filter((e) => ["notify", "ask", "task"].includes(e.type as string)),
+      ...vectorInputs("message.schema.json"),
+    ];
     const r = compare("message.schema.json", messageSchema, messageDocs(bases));
     expect(r.mismatches).toEqual([]);
     expect(r.valid).toBeGreaterThan(200);
@@ -64,7 +82,10 @@ describe("zod mirrors agree with the official v0.6 schemas", () => {
   });
 
   it("response", () => {
-    const bases = [...examples.filter((e) => "in_reply_to" in e && "resolution" in e), ...vectorInputs("response.schema.json")];
+    const bases = [
+      ...examples.filter((e) => "in_reply_to" in e && "resolution" in e),
+      ...vectorInputs("response.schema.json"),
+    ];
     const r = compare("response.schema.json", responseSchema, responseDocs(bases));
     expect(r.mismatches).toEqual([]);
     expect(r.valid).toBeGreaterThan(20);
@@ -86,7 +107,11 @@ describe("zod mirrors agree with the official v0.6 schemas", () => {
   });
 
   it("capability", () => {
-    const r = compare("capability.schema.json", capabilitySchema, capabilityDocs(vectorInputs("capability.schema.json")));
+    const r = compare(
+      "capability.schema.json",
+      capabilitySchema,
+      capabilityDocs(vectorInputs("capability.schema.json")),
+    );
     expect(r.mismatches).toEqual([]);
     expect(r.valid).toBeGreaterThan(10);
     expect(r.total - r.valid).toBeGreaterThan(10);

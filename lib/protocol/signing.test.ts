@@ -59,7 +59,12 @@ function bodyFrom(ctx: Json, payload: Json): ResponseSigningBody & Json {
 
 function contextOf(fixture: Json, payload: Json) {
   const ctx = fixture.signed_context;
-  return responseSignedContext({ response: bodyFrom(ctx, payload), callbackUrl: ctx.callback_url, jti: ctx.jti, t: Number(ctx.t) });
+  return responseSignedContext({
+    response: bodyFrom(ctx, payload),
+    callbackUrl: ctx.callback_url,
+    jti: ctx.jti,
+    t: Number(ctx.t),
+  });
 }
 
 const hmac = (fixture: Json): SigningKey => ({ alg: "hmac-sha256", secret: fixture.test_key });
@@ -74,7 +79,18 @@ describe("dp-001: the §9.2 push signature", () => {
     const context = contextOf(dp001, dp001.payload);
     expect(context).toStrictEqual(dp001.signed_context);
     expect(Object.keys(context).sort()).toEqual(
-      ["ma2h_version", "callback_url", "id", "in_reply_to", "jti", "payload_sha256", "resolution", "resolution_id", "resolved_at", "t"].sort(),
+      [
+        "ma2h_version",
+        "callback_url",
+        "id",
+        "in_reply_to",
+        "jti",
+        "payload_sha256",
+        "resolution",
+        "resolution_id",
+        "resolved_at",
+        "t",
+      ].sort(),
     );
     expect(jcs(context)).toBe(dp001.canonical_jcs);
     expect(signContext(context, hmac(dp001))).toBe(dp001.v1);
@@ -105,7 +121,10 @@ describe("dp-001: the §9.2 push signature", () => {
       replayCache: new ReplayCache(),
     };
     expect(verifyResponsePush({ ...args, now: atSeconds(ctx.t) })).toEqual({ ok: true });
-    expect(verifyResponsePush({ ...args, now: atSeconds(Number(ctx.t) + 60) })).toEqual({ ok: false, reason: "replayed" });
+    expect(verifyResponsePush({ ...args, now: atSeconds(Number(ctx.t) + 60) })).toEqual({
+      ok: false,
+      reason: "replayed",
+    });
     // Still remembered at the far edge of the window for a t in the verifier's future.
     expect(args.replayCache.has(ctx.jti, atSeconds(Number(ctx.t) + 119))).toBe(true);
   });
@@ -115,8 +134,20 @@ describe("dp-003: a tampered payload fails with signature_mismatch", () => {
   const ctx = dp003.signed_context;
   const header = formatSignatureHeader({ t: Number(ctx.t), jti: ctx.jti, v1: dp003.v1 });
   const now = atSeconds(ctx.t);
-  const verify = (body: unknown, callbackUrl: string = ctx.callback_url, h: string = header, cache = new ReplayCache()) =>
-    verifyResponsePush({ body, header: h, callbackUrl, keys: [{ alg: "hmac-sha256", secret: dp003.test_key }], now, replayCache: cache });
+  const verify = (
+    body: unknown,
+    callbackUrl: string = ctx.callback_url,
+    h: string = header,
+    cache = new ReplayCache(),
+  ) =>
+    verifyResponsePush({
+      body,
+      header: h,
+      callbackUrl,
+      keys: [{ alg: "hmac-sha256", secret: dp003.test_key }],
+      now,
+      replayCache: cache,
+    });
   const honest = () => structuredClone(bodyFrom(ctx, dp003.honest_payload));
 
   it("the honest control verifies, and its digest is the signed one", () => {
@@ -151,7 +182,10 @@ describe("dp-003: a tampered payload fails with signature_mismatch", () => {
 
   it("a different callback URL, jti or t (inside the window) fails", () => {
     expect(verify(honest(), `${ctx.callback_url}?x=1`)).toEqual({ ok: false, reason: "signature_mismatch" });
-    expect(verify(honest(), ctx.callback_url.replace("https://", "HTTPS://"))).toEqual({ ok: false, reason: "signature_mismatch" });
+    expect(verify(honest(), ctx.callback_url.replace("https://", "HTTPS://"))).toEqual({
+      ok: false,
+      reason: "signature_mismatch",
+    });
     const otherJti = formatSignatureHeader({ t: Number(ctx.t), jti: "jti_OTHER", v1: dp003.v1 });
     expect(verify(honest(), ctx.callback_url, otherJti)).toEqual({ ok: false, reason: "signature_mismatch" });
     const otherT = formatSignatureHeader({ t: Number(ctx.t) + 1, jti: ctx.jti, v1: dp003.v1 });
@@ -167,7 +201,10 @@ describe("dp-003: a tampered payload fails with signature_mismatch", () => {
 
   it("a forged request does not poison the cache for the honest one", () => {
     const cache = new ReplayCache();
-    expect(verify(bodyFrom(ctx, dp003.tampered_payload), ctx.callback_url, header, cache)).toEqual({ ok: false, reason: "signature_mismatch" });
+    expect(verify(bodyFrom(ctx, dp003.tampered_payload), ctx.callback_url, header, cache)).toEqual({
+      ok: false,
+      reason: "signature_mismatch",
+    });
     expect(cache.size).toBe(0);
     expect(verify(honest(), ctx.callback_url, header, cache)).toEqual({ ok: true });
   });
@@ -242,16 +279,26 @@ describe("the replay window (±120 s)", () => {
   const keys = [{ alg: "hmac-sha256" as const, secret: dp001.test_key }];
   const body = bodyFrom(ctx, dp001.payload);
   const nowT = Number(ctx.t);
-  const at = (t: number) => signResponsePush({ response: body, callbackUrl: ctx.callback_url, key, now: atSeconds(t) }).header;
+  const at = (t: number) =>
+    signResponsePush({ response: body, callbackUrl: ctx.callback_url, key, now: atSeconds(t) }).header;
   const verify = (header: string, windowSeconds?: number) =>
-    verifyResponsePush({ body, header, callbackUrl: ctx.callback_url, keys, now: atSeconds(nowT), windowSeconds, replayCache: new ReplayCache() });
+    verifyResponsePush({
+      body,
+      header,
+      callbackUrl: ctx.callback_url,
+      keys,
+      now: atSeconds(nowT),
+      windowSeconds,
+      replayCache: new ReplayCache(),
+    });
 
   it("accepts t within ±120 s, inclusive", () => {
     for (const dt of [-120, -1, 0, 1, 120]) expect(verify(at(nowT + dt))).toEqual({ ok: true });
   });
 
   it("rejects t outside ±120 s with outside_window", () => {
-    for (const dt of [-121, 121, -100_000]) expect(verify(at(nowT + dt))).toEqual({ ok: false, reason: "outside_window" });
+    for (const dt of [-121, 121, -100_000])
+      expect(verify(at(nowT + dt))).toEqual({ ok: false, reason: "outside_window" });
   });
 
   it("honours a configured window", () => {
@@ -262,7 +309,14 @@ describe("the replay window (±120 s)", () => {
   it("each push gets a fresh jti, so two pushes of one Response both verify", () => {
     const cache = new ReplayCache();
     const run = (header: string) =>
-      verifyResponsePush({ body, header, callbackUrl: ctx.callback_url, keys, now: atSeconds(nowT), replayCache: cache });
+      verifyResponsePush({
+        body,
+        header,
+        callbackUrl: ctx.callback_url,
+        keys,
+        now: atSeconds(nowT),
+        replayCache: cache,
+      });
     const [a, b] = [at(nowT), at(nowT)];
     expect(parseSignatureHeader(a)!.jti).toMatch(/^jti_/);
     expect(parseSignatureHeader(a)!.jti).not.toBe(parseSignatureHeader(b)!.jti);
@@ -303,7 +357,8 @@ describe("ed25519", () => {
   const body = bodyFrom(ctx, dp001.payload);
   const now = atSeconds(ctx.t);
   const push = (privateKey: Uint8Array) =>
-    signResponsePush({ response: body, callbackUrl: ctx.callback_url, key: { alg: "ed25519", privateKey }, now }).header;
+    signResponsePush({ response: body, callbackUrl: ctx.callback_url, key: { alg: "ed25519", privateKey }, now })
+      .header;
 
   it("round-trips with a generated key, trying each published key", () => {
     const pair = ed25519KeyPair();
@@ -315,7 +370,14 @@ describe("ed25519", () => {
       { alg: "ed25519" as const, publicKey: other.publicKey },
       { alg: "ed25519" as const, publicKey: pair.publicKey },
     ];
-    const result = verifyResponsePush({ body, header: push(pair.privateKey), callbackUrl: ctx.callback_url, keys, now, replayCache: new ReplayCache() });
+    const result = verifyResponsePush({
+      body,
+      header: push(pair.privateKey),
+      callbackUrl: ctx.callback_url,
+      keys,
+      now,
+      replayCache: new ReplayCache(),
+    });
     expect(result).toEqual({ ok: true });
   });
 
@@ -328,7 +390,9 @@ describe("ed25519", () => {
       [{ alg: "ed25519" as const, publicKey: new Uint8Array(5) }],
       [],
     ]) {
-      expect(verifyResponsePush({ body, header, callbackUrl: ctx.callback_url, keys, now, replayCache: new ReplayCache() })).toEqual({
+      expect(
+        verifyResponsePush({ body, header, callbackUrl: ctx.callback_url, keys, now, replayCache: new ReplayCache() }),
+      ).toEqual({
         ok: false,
         reason: "signature_mismatch",
       });
@@ -338,7 +402,9 @@ describe("ed25519", () => {
   it("signs deterministically over the UTF-8 JCS bytes", () => {
     const { privateKey } = ed25519KeyPair();
     const context = { ...dp001.signed_context, callback_url: "https://agent.example/cb?q=é" };
-    expect(signContext(context, { alg: "ed25519", privateKey })).toBe(signContext(context, { alg: "ed25519", privateKey }));
+    expect(signContext(context, { alg: "ed25519", privateKey })).toBe(
+      signContext(context, { alg: "ed25519", privateKey }),
+    );
   });
 });
 
@@ -355,7 +421,12 @@ describe("the push context", () => {
 
   it("keeps the callback URL exactly as given and t as a string", () => {
     const url = "https://Agent.Example:443/ma2h/resume/?b=2&a=1&q=%7E#frag";
-    const context = responseSignedContext({ response: bodyFrom(dp001.signed_context, dp001.payload), callbackUrl: url, jti: "jti_y", t: 42 });
+    const context = responseSignedContext({
+      response: bodyFrom(dp001.signed_context, dp001.payload),
+      callbackUrl: url,
+      jti: "jti_y",
+      t: 42,
+    });
     expect(context.callback_url).toBe(url);
     expect(context.t).toBe("42");
     expect(context.id).toBe(context.in_reply_to);
@@ -363,8 +434,12 @@ describe("the push context", () => {
 
   it("keys HMAC with the secret's UTF-8 bytes exactly as given", () => {
     const context = dp001.signed_context;
-    expect(signContext(context, { alg: "hmac-sha256", secret: "ключ " })).not.toBe(signContext(context, { alg: "hmac-sha256", secret: "ключ" }));
-    expect(signContext(context, { alg: "hmac-sha256", secret: "e\u0301" })).not.toBe(signContext(context, { alg: "hmac-sha256", secret: "\u00e9" }));
+    expect(signContext(context, { alg: "hmac-sha256", secret: "ключ " })).not.toBe(
+      signContext(context, { alg: "hmac-sha256", secret: "ключ" }),
+    );
+    expect(signContext(context, { alg: "hmac-sha256", secret: "e\u0301" })).not.toBe(
+      signContext(context, { alg: "hmac-sha256", secret: "\u00e9" }),
+    );
   });
 });
 
@@ -412,7 +487,10 @@ describe("MA2H-Signature header", () => {
     };
     expect(verifyResponsePush({ ...base, header: null })).toEqual({ ok: false, reason: "missing_header" });
     expect(verifyResponsePush({ ...base, header: "  " })).toEqual({ ok: false, reason: "missing_header" });
-    expect(verifyResponsePush({ ...base, header: "t=x,jti=j,v1=y" })).toEqual({ ok: false, reason: "malformed_header" });
+    expect(verifyResponsePush({ ...base, header: "t=x,jti=j,v1=y" })).toEqual({
+      ok: false,
+      reason: "malformed_header",
+    });
     for (const c of dp025.cases.filter((c: Json) => c.expect === "ill-formed")) {
       const header = `t=${ctx.t},jti=${ctx.jti},v1=${c.value}`;
       expect(verifyResponsePush({ ...base, header })).toEqual({ ok: false, reason: "malformed_mac" });
@@ -442,7 +520,9 @@ describe("JWKS shape (/.well-known/ma2h-keys)", () => {
   });
 
   it("kidFor is the RFC 7638 thumbprint (RFC 8037 appendix A.3 vector)", () => {
-    const publicKey = new Uint8Array(Buffer.from("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "hex"));
+    const publicKey = new Uint8Array(
+      Buffer.from("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "hex"),
+    );
     expect(jwkFromEd25519(publicKey, "k").x).toBe("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo");
     expect(kidFor(publicKey)).toBe("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k");
   });

@@ -81,7 +81,12 @@ const keyObjects = new WeakMap<Uint8Array, KeyObject>();
 function ed25519KeyObject(privateKey: Uint8Array): KeyObject {
   let key = keyObjects.get(privateKey);
   if (!key) {
-    const jwk = { kty: "OKP", crv: "Ed25519", d: base64url(privateKey), x: base64url(ed25519.getPublicKey(privateKey)) };
+    const jwk = {
+      kty: "OKP",
+      crv: "Ed25519",
+      d: base64url(privateKey),
+      x: base64url(ed25519.getPublicKey(privateKey)),
+    };
     key = createPrivateKey({ key: jwk, format: "jwk" });
     keyObjects.set(privateKey, key);
   }
@@ -102,7 +107,8 @@ export interface SignatureHeader {
 /** The `MA2H-Signature` value: exactly `t`, `jti`, `v1` — no key id (verifiers try each key). */
 export function formatSignatureHeader({ t, jti, v1 }: SignatureHeader): string {
   if (!Number.isSafeInteger(t) || t < 0) throw new TypeError("t must be non-negative unix seconds");
-  if (!isHeaderToken(jti) || !isHeaderToken(v1)) throw new TypeError("jti and v1 must be non-empty, without ',' or whitespace");
+  if (!isHeaderToken(jti) || !isHeaderToken(v1))
+    throw new TypeError("jti and v1 must be non-empty, without ',' or whitespace");
   return `t=${t},jti=${jti},v1=${v1}`;
 }
 

@@ -27,7 +27,19 @@ export const destinationSchema = z
 export const submitAckSchema = z
   .strictObject({
     id: z.string().min(1),
-    status: z.enum(["open", "delivered", "queued", "answered", "declined", "cancelled", "expired", "completed", "dismissed", "bounced", "acknowledged"]),
+    status: z.enum([
+      "open",
+      "delivered",
+      "queued",
+      "answered",
+      "declined",
+      "cancelled",
+      "expired",
+      "completed",
+      "dismissed",
+      "bounced",
+      "acknowledged",
+    ]),
     poll_url: uriString(),
     review_url: uriString().optional(),
     destination: destinationSchema.optional(),
@@ -39,7 +51,11 @@ export const submitAckSchema = z
     }
     // §8.1: the destination snapshot is the misroute detector for every addressed ack.
     if (ADDRESSED_ONLY_STATUSES.includes(ack.status) && ack.destination === undefined) {
-      ctx.addIssue({ code: "custom", path: ["destination"], message: `is required when status is ${ack.status} (§8.1)` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["destination"],
+        message: `is required when status is ${ack.status} (§8.1)`,
+      });
     }
   });
 

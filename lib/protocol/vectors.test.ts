@@ -81,7 +81,11 @@ interface Vector {
   expect: "valid" | "invalid";
 }
 
-const files = existsSync(vectorsDir) ? readdirSync(vectorsDir).filter((f) => /^sv-.*\.json$/.test(f)).sort() : [];
+const files = existsSync(vectorsDir)
+  ? readdirSync(vectorsDir)
+      .filter((f) => /^sv-.*\.json$/.test(f))
+      .sort()
+  : [];
 const vectors: Vector[] = files.map((f) => JSON.parse(readFileSync(path.join(vectorsDir, f), "utf8")) as Vector);
 /** Bare, `v0.5/` and `v0.6/` targets alike run against schema/v0.6 (all 76 agree there). */
 const schemaFile = (target: string) => target.replace(/^v0\.[56]\//, "");
@@ -101,7 +105,10 @@ describe("sv-* schema vectors", () => {
   });
 
   it("every vector is either covered here or explicitly deferred", () => {
-    const uncovered = vectors.filter((v) => !covered.includes(v)).map((v) => v.id).sort();
+    const uncovered = vectors
+      .filter((v) => !covered.includes(v))
+      .map((v) => v.id)
+      .sort();
     expect(uncovered).toEqual(Object.keys(DEFERRED).sort());
     expect(covered.length + uncovered.length).toBe(vectors.length);
   });

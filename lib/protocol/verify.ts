@@ -75,7 +75,11 @@ export class ReplayCache {
 }
 
 /** Whether `mac` is a valid signature of JCS(context) under any of `keys` (no key id: verifiers try each key). */
-export function verifyContext(context: Readonly<Record<string, string | null>>, mac: Uint8Array, keys: readonly VerificationKey[]): boolean {
+export function verifyContext(
+  context: Readonly<Record<string, string | null>>,
+  mac: Uint8Array,
+  keys: readonly VerificationKey[],
+): boolean {
   const canonical = jcs(context);
   const message = Buffer.from(canonical, "utf8");
   return keys.some((key) => {
@@ -146,7 +150,8 @@ export function verifyResponsePush(input: {
   return verifyDetached({
     ...input,
     // A body lacking the bound fields cannot match.
-    build: (jti, t) => (body === null ? null : responseSignedContext({ response: body, callbackUrl: input.callbackUrl, jti, t })),
+    build: (jti, t) =>
+      body === null ? null : responseSignedContext({ response: body, callbackUrl: input.callbackUrl, jti, t }),
   });
 }
 

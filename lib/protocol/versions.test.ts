@@ -65,7 +65,12 @@ describe("§10 version handling", () => {
     expect(submitCode(ask("0.2", undefined))).toBeNull();
     expect(submitCode(ask("0.3", push))).toBeNull();
     expect(submitCode(ask("0.5", push))).toBeNull();
-    const task = { ...notify("0.1"), type: "task", idempotency_key: "k", action: { instructions: "x", callback: push } };
+    const task = {
+      ...notify("0.1"),
+      type: "task",
+      idempotency_key: "k",
+      action: { instructions: "x", callback: push },
+    };
     expect(submitCode(task)).toBe("version_not_supported");
   });
 

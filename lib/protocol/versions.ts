@@ -39,7 +39,10 @@ export function assertSupportedMajor(envelope: unknown): void {
   const major = dot < 0 ? version : version.slice(0, dot);
   if (!/^\d+$/.test(major)) return;
   if (Number(major) !== 0) {
-    throw new HubError("version_not_supported", `ma2h_version ${JSON.stringify(version)}: major ${major} is not supported (this Hub speaks 0.x)`);
+    throw new HubError(
+      "version_not_supported",
+      `ma2h_version ${JSON.stringify(version)}: major ${major} is not supported (this Hub speaks 0.x)`,
+    );
   }
 }
 

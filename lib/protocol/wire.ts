@@ -22,7 +22,8 @@ export function isV05(version: unknown): boolean {
   return typeof version === "string" && V05_PATTERN.test(version);
 }
 
-export const versionString = () => z.string().regex(VERSION_PATTERN, { error: "must be a canonical 0.x version (§10)" });
+export const versionString = () =>
+  z.string().regex(VERSION_PATTERN, { error: "must be a canonical 0.x version (§10)" });
 export const dateTimeString = () => z.string().refine(isDateTime, { error: "must be an RFC 3339 date-time" });
 export const uriString = () => z.string().refine(isUri, { error: "must be an absolute URI" });
 export const patternString = (pattern: RegExp) => z.string().regex(pattern, { error: `must match ${pattern.source}` });

@@ -39,14 +39,19 @@ it("routes by channel, on commit; a killed connection is reported and comes back
   await admin.query("SELECT pg_notify($1, 'acct:msg_2')", [INBOX_CHANNEL]);
   await expect.poll(() => [terminal, inbox]).toEqual([["msg_1"], ["acct:msg_2"]]);
 
-  await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'");
+  await admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'",
+  );
   await expect.poll(() => lost).toBe(2);
   // Back by itself (the subscribers are still there): the next NOTIFY arrives.
   await expect
-    .poll(async () => {
-      await admin.query("SELECT pg_notify($1, 'msg_3')", [TERMINAL_CHANNEL]);
-      return terminal.includes("msg_3");
-    }, { timeout: 10_000 })
+    .poll(
+      async () => {
+        await admin.query("SELECT pg_notify($1, 'msg_3')", [TERMINAL_CHANNEL]);
+        return terminal.includes("msg_3");
+      },
+      { timeout: 10_000 },
+    )
     .toBe(true);
   stopT();
   stopI();

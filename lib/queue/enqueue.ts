@@ -23,7 +23,10 @@ export async function scheduleExpiry(messageId: string, expiresAt: Date): Promis
       backoff: { type: "exponential", delay: 1000 },
     });
   } catch (err) {
-    log.warn("could not schedule expiry job; the sweep will expire it", { message_id: messageId, error_name: (err as Error).name });
+    log.warn("could not schedule expiry job; the sweep will expire it", {
+      message_id: messageId,
+      error_name: (err as Error).name,
+    });
   }
 }
 

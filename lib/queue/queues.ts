@@ -21,9 +21,18 @@ export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
  * Without an `error` listener BullMQ prints store errors raw with console.error (not JSON, and a
  * driver error can quote query parameters); log them by name and code only (docs/decisions.md).
  */
-function logErrors<E extends { on(event: "error", fn: (err: Error) => void): unknown }>(emitter: E, queue: QueueName, role: string): E {
+function logErrors<E extends { on(event: "error", fn: (err: Error) => void): unknown }>(
+  emitter: E,
+  queue: QueueName,
+  role: string,
+): E {
   emitter.on("error", (err: Error) =>
-    log.warn("queue store error", { queue, role, error_name: err.name, error_code: (err as { code?: unknown }).code ?? null }),
+    log.warn("queue store error", {
+      queue,
+      role,
+      error_name: err.name,
+      error_code: (err as { code?: unknown }).code ?? null,
+    }),
   );
   return emitter;
 }
@@ -46,22 +55,46 @@ export function makeQueue(name: QueueName): { queue: Queue; close: () => Promise
   if (e.REDIS_URL) {
     const connection = redisConnection(e.REDIS_URL);
     const queue = logErrors(new Queue(name, { connection, prefix: queuePrefix() }), name, "queue");
-    return { queue, close: async () => { await queue.close(); await connection.quit().catch(() => {}); } };
+    return {
+      queue,
+      close: async () => {
+        await queue.close();
+        await connection.quit().catch(() => {});
+      },
+    };
   }
   const queue = logErrors(
-    new Queue(name, { connection: { connectionString: e.DATABASE_URL, migrate: true, max: 2 } }, createPostgresBackend) as unknown as Queue,
+    new Queue(
+      name,
+      { connection: { connectionString: e.DATABASE_URL, migrate: true, max: 2 } },
+      createPostgresBackend,
+    ) as unknown as Queue,
     name,
     "queue",
   );
   return { queue, close: () => queue.close() };
 }
 
-export function makeWorker<T>(name: QueueName, processor: Processor<T>, concurrency = 4): { worker: Worker<T>; close: () => Promise<void> } {
+export function makeWorker<T>(
+  name: QueueName,
+  processor: Processor<T>,
+  concurrency = 4,
+): { worker: Worker<T>; close: () => Promise<void> } {
   const e = env();
   if (e.REDIS_URL) {
     const connection = redisConnection(e.REDIS_URL);
-    const worker = logErrors(new Worker<T>(name, processor, { connection, concurrency, prefix: queuePrefix() }), name, "worker");
-    return { worker, close: async () => { await worker.close(); await connection.quit().catch(() => {}); } };
+    const worker = logErrors(
+      new Worker<T>(name, processor, { connection, concurrency, prefix: queuePrefix() }),
+      name,
+      "worker",
+    );
+    return {
+      worker,
+      close: async () => {
+        await worker.close();
+        await connection.quit().catch(() => {});
+      },
+    };
   }
   const worker = logErrors(
     new Worker(

@@ -7,7 +7,9 @@ import { hasAnySeat } from "../principals/seats";
 import { invitedUserForFirstSignIn, userForIdentity } from "../principals/web-sessions";
 import { issuerOf } from "./providers";
 
-export type SignInVerdict = { allowed: true } | { allowed: false; reason: "no_seat" | "not_invited" | "email_not_verified" };
+export type SignInVerdict =
+  | { allowed: true }
+  | { allowed: false; reason: "no_seat" | "not_invited" | "email_not_verified" };
 
 export interface SignInAttempt {
   providerId: string;
@@ -30,7 +32,9 @@ export async function signInVerdict(a: SignInAttempt): Promise<SignInVerdict> {
 async function emailVerified({ providerId, profile, accessToken, email }: SignInAttempt): Promise<boolean> {
   if (providerId !== "github") return profile?.email_verified === true;
   if (!accessToken || !email) return false;
-  const res = await fetch("https://api.github.com/user/emails", { headers: { authorization: `Bearer ${accessToken}`, "user-agent": "MA2H-Hub" } });
+  const res = await fetch("https://api.github.com/user/emails", {
+    headers: { authorization: `Bearer ${accessToken}`, "user-agent": "MA2H-Hub" },
+  });
   if (!res.ok) return false;
   const emails = (await res.json()) as Array<{ email: string; primary: boolean; verified: boolean }>;
   return emails.some((e) => e.primary && e.verified && e.email.toLowerCase() === email.toLowerCase());

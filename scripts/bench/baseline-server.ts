@@ -46,7 +46,14 @@ function drain(agentRowId: string, max: number, res: http.ServerResponse): void 
       ({ rows }) => {
         rows.sort((a, b) => Number(a.seq) - Number(b.seq));
         const messages = rows.map((r) => ({
-          directive: { ma2h_version: r.ma2h_version, type: "directive", id: r.id, from: r.from_actor, created_at: r.created_at.toISOString(), ...JSON.parse(r.content) },
+          directive: {
+            ma2h_version: r.ma2h_version,
+            type: "directive",
+            id: r.id,
+            from: r.from_actor,
+            created_at: r.created_at.toISOString(),
+            ...JSON.parse(r.content),
+          },
         }));
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ messages }));
       },

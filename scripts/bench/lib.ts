@@ -98,7 +98,15 @@ export interface DriveResult {
 export function send(agent: http.Agent, target: Target, spec: RequestSpec): Promise<{ status: number; body: string }> {
   return new Promise((ok) => {
     const req = http.request(
-      { host: target.host, port: target.port, method: spec.method, path: spec.path, agent, headers: spec.body === undefined ? spec.headers : { ...spec.headers, "content-length": Buffer.byteLength(spec.body) } },
+      {
+        host: target.host,
+        port: target.port,
+        method: spec.method,
+        path: spec.path,
+        agent,
+        headers:
+          spec.body === undefined ? spec.headers : { ...spec.headers, "content-length": Buffer.byteLength(spec.body) },
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -291,9 +299,13 @@ export interface BaselineProcess {
 export async function startBaseline(databaseUrl: string, logName = "baseline.log"): Promise<BaselineProcess> {
   const port = await freePort();
   const fd = openSync(join(logDir(), logName), "w");
-  const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "scripts/bench/baseline-server.ts"), databaseUrl, String(port)], {
-    stdio: ["ignore", fd, fd],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(repoRoot, "scripts/bench/baseline-server.ts"), databaseUrl, String(port)],
+    {
+      stdio: ["ignore", fd, fd],
+    },
+  );
   closeSync(fd);
   for (let i = 0; i < 100; i++) {
     try {
@@ -352,16 +364,19 @@ export function longPoll(
     const r: LongPollResult = { status: 0, body: "", answeredAt: 0, polls: 0, errors: 0 };
     const poll = () => {
       r.polls++;
-      const req = http.request({ host: target.host, port: target.port, path, headers: { authorization: `Bearer ${key}` }, agent }, (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (d: string) => (body += d));
-        res.on("end", () => {
-          if (again(res.statusCode ?? 0, body)) return poll();
-          Object.assign(r, { status: res.statusCode ?? 0, body, answeredAt: performance.now() });
-          done(r);
-        });
-      });
+      const req = http.request(
+        { host: target.host, port: target.port, path, headers: { authorization: `Bearer ${key}` }, agent },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (d: string) => (body += d));
+          res.on("end", () => {
+            if (again(res.statusCode ?? 0, body)) return poll();
+            Object.assign(r, { status: res.statusCode ?? 0, body, answeredAt: performance.now() });
+            done(r);
+          });
+        },
+      );
       // A connection the kernel dropped under a full accept queue never answers: give up and retry.
       req.setTimeout(75_000, () => req.destroy(new Error("client timeout")));
       req.on("error", () => {
@@ -387,7 +402,13 @@ export function benchEnvelope(type: "notify" | "ask", agentId: string, seq: numb
   };
   if (type === "ask") {
     body.idempotency_key = `bench-${runTag}-${seq}`;
-    body.request = { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }] };
+    body.request = {
+      mode: "select",
+      options: [
+        { value: "ship", label: "Ship" },
+        { value: "hold", label: "Hold" },
+      ],
+    };
   }
   return JSON.stringify(body);
 }

@@ -12,7 +12,15 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import canonicalize from "canonicalize";
 
 export type Verdict =
-  | { ok: true; body: Record<string, any>; t: number; jti: string; alg: "hmac-sha256" | "ed25519"; kid?: string; secret?: string }
+  | {
+      ok: true;
+      body: Record<string, any>;
+      t: number;
+      jti: string;
+      alg: "hmac-sha256" | "ed25519";
+      kid?: string;
+      secret?: string;
+    }
   | { ok: false; reason: "no_header" | "bad_header" | "stale" | "replay" | "bad_body" | "bad_signature" };
 
 export interface AgentVerifierOptions {
@@ -45,12 +53,17 @@ export class AgentVerifier {
   }
 
   /** `now` is the agent's clock in unix seconds (default: now). */
-  async verify(headers: Record<string, string | string[] | undefined>, rawBody: string, now = Date.now() / 1000): Promise<Verdict> {
+  async verify(
+    headers: Record<string, string | string[] | undefined>,
+    rawBody: string,
+    now = Date.now() / 1000,
+  ): Promise<Verdict> {
     const header = headers["ma2h-signature"];
     if (typeof header !== "string") return { ok: false, reason: "no_header" };
     const fields = Object.fromEntries(header.split(",").map((p) => p.trim().split(/=(.*)/s).slice(0, 2)));
     const { t: tText, jti, v1 } = fields as Record<string, string | undefined>;
-    if (!tText || !/^\d+$/.test(tText) || !jti || !v1 || !/^[A-Za-z0-9_-]+={0,2}$/.test(v1)) return { ok: false, reason: "bad_header" };
+    if (!tText || !/^\d+$/.test(tText) || !jti || !v1 || !/^[A-Za-z0-9_-]+={0,2}$/.test(v1))
+      return { ok: false, reason: "bad_header" };
     const t = Number(tText);
     if (Math.abs(now - t) > this.window) return { ok: false, reason: "stale" };
     for (const [j, until] of this.seen) if (until < now) this.seen.delete(j);
@@ -90,7 +103,11 @@ export class AgentVerifier {
       }
     }
     if (!verdict && this.opts.jwksUrl) {
-      const tryKeys = () => this.keys.find((k) => k.kty === "OKP" && k.crv === "Ed25519" && safeVerify(signature, message, Buffer.from(k.x, "base64url")));
+      const tryKeys = () =>
+        this.keys.find(
+          (k) =>
+            k.kty === "OKP" && k.crv === "Ed25519" && safeVerify(signature, message, Buffer.from(k.x, "base64url")),
+        );
       let key = tryKeys();
       if (!key) {
         await this.fetchKeys(); // a rotation since the last fetch

@@ -33,7 +33,10 @@ export class DirectiveAgent {
   }
 
   /** Verifies one `{directive, signature}` entry and, if new, records it as acted on. */
-  async receive(entry: { directive: Record<string, unknown>; signature: string }, now = Date.now()): Promise<DirectiveVerdict> {
+  async receive(
+    entry: { directive: Record<string, unknown>; signature: string },
+    now = Date.now(),
+  ): Promise<DirectiveVerdict> {
     const m = /^MA2H-Signature: t=(\d+),jti=([^,\s]+),v1=([A-Za-z0-9_-]+)$/.exec(entry.signature);
     if (!m) return { ok: false, reason: "bad_header" };
     const t = Number(m[1]);
@@ -43,8 +46,18 @@ export class DirectiveAgent {
     const d = entry.directive;
     const content: Record<string, unknown> = {};
     for (const k of ["title", "body", "priority", "tags", "context"]) if (d[k] !== undefined) content[k] = d[k];
-    const payload = createHash("sha256").update(canonicalize({ directive: content })!, "utf8").digest("hex");
-    const context = { from: d.from, id: d.id, jti, ma2h_version: d.ma2h_version, payload_sha256: payload, t: String(t), to: d.to };
+    const payload = createHash("sha256")
+      .update(canonicalize({ directive: content })!, "utf8")
+      .digest("hex");
+    const context = {
+      from: d.from,
+      id: d.id,
+      jti,
+      ma2h_version: d.ma2h_version,
+      payload_sha256: payload,
+      t: String(t),
+      to: d.to,
+    };
     const bytes = Buffer.from(canonicalize(context)!, "utf8");
     const verifies = () => this.keys.some((k) => ed25519.verify(sig, bytes, Buffer.from(k.x, "base64url")));
     if (this.keys.length === 0) await this.loadKeys();

@@ -47,7 +47,11 @@ export interface HubOptions {
   waitReady?: boolean;
 }
 
-export function hubEnv(databaseUrl: string, port: number, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+export function hubEnv(
+  databaseUrl: string,
+  port: number,
+  extra: Record<string, string | undefined> = {},
+): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,

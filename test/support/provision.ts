@@ -49,13 +49,23 @@ export async function provisionAccount(slug: string, agents: string[], humans: H
   return { slug, keys, tokens };
 }
 
-export async function approveOrigin(agentId: string, slug: string, origin: string, secretRef = "cb", secret = "s3cret-value"): Promise<void> {
+export async function approveOrigin(
+  agentId: string,
+  slug: string,
+  origin: string,
+  secretRef = "cb",
+  secret = "s3cret-value",
+): Promise<void> {
   await addBinding({ agentRef: { agentId, accountSlug: slug }, origin, secretRef, secret });
 }
 
 let seq = 0;
 /** A valid envelope of the given verb; `over` is merged on top. */
-export function envelope(type: "notify" | "ask" | "task", agentId: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+export function envelope(
+  type: "notify" | "ask" | "task",
+  agentId: string,
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
   seq += 1;
   const base: Record<string, unknown> = {
     ma2h_version: "0.5",
@@ -65,7 +75,14 @@ export function envelope(type: "notify" | "ask" | "task", agentId: string, over:
     title: `${type} number ${seq}`,
   };
   if (type !== "notify") base.idempotency_key = `key-${process.pid}-${Date.now()}-${seq}`;
-  if (type === "ask") base.request = { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }] };
+  if (type === "ask")
+    base.request = {
+      mode: "select",
+      options: [
+        { value: "ship", label: "Ship" },
+        { value: "hold", label: "Hold" },
+      ],
+    };
   if (type === "task") base.action = { instructions: "Rotate the key", checklist: [{ text: "rotate", done: false }] };
   return { ...base, ...over };
 }

@@ -21,13 +21,17 @@ export interface Pair {
 export async function workerRunning(worker: HubProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!worker.output().includes('"msg":"worker running"')) {
-    if (worker.child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${worker.output()}`);
+    if (worker.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`worker did not start:\n${worker.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 /** A worker, resolved once it runs; `readyAt` is when that was seen (Date.now()). */
-export async function startWorker(databaseUrl: string, env: Record<string, string | undefined>): Promise<HubProcess & { readyAt: number }> {
+export async function startWorker(
+  databaseUrl: string,
+  env: Record<string, string | undefined>,
+): Promise<HubProcess & { readyAt: number }> {
   const worker = await startHub({ databaseUrl, mode: "worker", env });
   await workerRunning(worker);
   return Object.assign(worker, { readyAt: Date.now() });
@@ -41,7 +45,13 @@ export async function startPair(databaseUrl: string, env: Record<string, string 
 
 /** A distinctive opaque `state`, to check it comes back verbatim (unicode, numbers, nesting, order). */
 export function stateFor(name: string): Record<string, unknown> {
-  return { z_last: name, sealed: `v1.demo.${name}.é✓\u2028`, n: 1.5, big: 1e21, nested: { b: [true, null, -0.001], a: "x" } };
+  return {
+    z_last: name,
+    sealed: `v1.demo.${name}.é✓\u2028`,
+    n: 1.5,
+    big: 1e21,
+    nested: { b: [true, null, -0.001], a: "x" },
+  };
 }
 
 export interface Submitted {
@@ -71,14 +81,22 @@ export async function submitPush(
 }
 
 /** Resolves with an operator token; returns Date.now() at the 200. */
-export async function resolveAs(hubUrl: string, token: string, id: string, body: Record<string, unknown>): Promise<number> {
+export async function resolveAs(
+  hubUrl: string,
+  token: string,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<number> {
   const res = await client(hubUrl, token).post(`/v1/messages/${id}/resolve`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return Date.now();
 }
 
 export async function deliveryOf(messageId: string) {
-  return db().pushDelivery.findFirstOrThrow({ where: { messageId }, include: { attemptLog: { orderBy: { attempt: "asc" } } } });
+  return db().pushDelivery.findFirstOrThrow({
+    where: { messageId },
+    include: { attemptLog: { orderBy: { attempt: "asc" } } },
+  });
 }
 
 /** Polls the obligation row until `done` holds (or fails after `timeoutMs`). */
@@ -90,11 +108,16 @@ export async function waitForDelivery(
   const deadline = Date.now() + timeoutMs;
   let last: Awaited<ReturnType<typeof deliveryOf>> | null = null;
   while (Date.now() < deadline) {
-    last = await db().pushDelivery.findFirst({ where: { messageId }, include: { attemptLog: { orderBy: { attempt: "asc" } } } });
+    last = await db().pushDelivery.findFirst({
+      where: { messageId },
+      include: { attemptLog: { orderBy: { attempt: "asc" } } },
+    });
     if (last && done(last)) return last;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`delivery of ${messageId} did not settle within ${timeoutMs} ms: ${JSON.stringify(last, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`);
+  throw new Error(
+    `delivery of ${messageId} did not settle within ${timeoutMs} ms: ${JSON.stringify(last, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
+  );
 }
 
 export interface CliRun {
@@ -112,7 +135,15 @@ export function cli(databaseUrl: string, args: string[], extraEnv: Record<string
       ["bin/ma2h-hub.js", ...args, "--json"],
       {
         cwd: repoRoot,
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATABASE_URL: databaseUrl, AUTH_SECRET: TEST_AUTH_SECRET, LOG_LEVEL: "silent", ...extraEnv },
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          NODE_ENV: "production",
+          DATABASE_URL: databaseUrl,
+          AUTH_SECRET: TEST_AUTH_SECRET,
+          LOG_LEVEL: "silent",
+          ...extraEnv,
+        },
         timeout: 60_000,
       },
       (err, stdout, stderr) => {

@@ -39,7 +39,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(host = "127.0.0.1", port = 0, options: { onRequest?: (r: Received) => void } = {}): Promise<Receiver> {
+export async function startReceiver(
+  host = "127.0.0.1",
+  port = 0,
+  options: { onRequest?: (r: Received) => void } = {},
+): Promise<Receiver> {
   const requests: Received[] = [];
   const scripts = new Map<string, { queue: Reply[]; fallback: Reply }>();
   const waiters = new Set<() => void>();
@@ -65,7 +69,14 @@ export async function startReceiver(host = "127.0.0.1", port = 0, options: { onR
     req.on("end", () => {
       const url = req.url ?? "";
       const path = url.split("?")[0] ?? url;
-      const received = { at: Date.now(), method: req.method ?? "", url, path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const received = {
+        at: Date.now(),
+        method: req.method ?? "",
+        url,
+        path,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       requests.push(received);
       options.onRequest?.(received);
       const script = scripts.get(path);

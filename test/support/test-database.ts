@@ -26,4 +26,3 @@ export function useTestDatabase(): { readonly url: string } {
     },
   };
 }
-

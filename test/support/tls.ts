@@ -24,9 +24,23 @@ export function makeSelfSigned(dir: string, name: string, cn = "ma2h-test"): Sel
   execFileSync(
     "openssl",
     [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-keyout", keyFile, "-out", certFile, "-days", "2", "-subj", `/CN=${cn}`,
-      "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      keyFile,
+      "-out",
+      certFile,
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${cn}`,
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
     ],
     { stdio: "ignore" },
   );
@@ -64,7 +78,9 @@ export function httpsRequest(
         let text = "";
         res.setEncoding("utf8");
         res.on("data", (d: string) => (text += d));
-        res.on("end", () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : null }));
+        res.on("end", () =>
+          ok({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : null }),
+        );
       },
     );
     req.on("timeout", () => req.destroy(new Error("timeout")));

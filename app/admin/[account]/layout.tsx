@@ -11,7 +11,13 @@ const TABS = [
 ] as const;
 
 /** Tabs of one administered account (404 for anyone who is not its owner or admin). */
-export default async function AccountAdminLayout({ children, params }: { children: ReactNode; params: Promise<{ account: string }> }) {
+export default async function AccountAdminLayout({
+  children,
+  params,
+}: {
+  children: ReactNode;
+  params: Promise<{ account: string }>;
+}) {
   const { account } = await params;
   const { human, seat } = await adminPage(account, `/admin/${encodeURIComponent(account)}/agents`);
   const others = (await adminAccountsOf(human.userId)).filter((s) => s !== seat.slug);

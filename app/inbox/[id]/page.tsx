@@ -46,7 +46,9 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   return (
     <main className="item">
       <nav className="crumbs">
-        <Link prefetch={false} href="/inbox">← Inbox</Link>
+        <Link prefetch={false} href="/inbox">
+          ← Inbox
+        </Link>
         <span className="account">{item.account}</span>
       </nav>
       <article>
@@ -111,7 +113,12 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
             <div>
               <dt>Expires</dt>
               <dd>
-                <LocalTime iso={item.expiresAt} /> — {item.status === "open" ? <Countdown expiresAt={item.expiresAt} testId="item-countdown" /> : <span data-testid="item-countdown">closed</span>}
+                <LocalTime iso={item.expiresAt} /> —{" "}
+                {item.status === "open" ? (
+                  <Countdown expiresAt={item.expiresAt} testId="item-countdown" />
+                ) : (
+                  <span data-testid="item-countdown">closed</span>
+                )}
                 <span className="on-expiry">; then {onExpiry(item)}</span>
               </dd>
             </div>
@@ -159,7 +166,12 @@ async function AgentDirective({ userId, account, agentId }: { userId: string; ac
         </Link>
       </p>
       {page.canSend && (
-        <DirectiveCompose account={account} agent={agentId} presenceState={page.presence.state} presenceText={presenceWording(page.presence)} />
+        <DirectiveCompose
+          account={account}
+          agent={agentId}
+          presenceState={page.presence.state}
+          presenceText={presenceWording(page.presence)}
+        />
       )}
     </section>
   );

@@ -60,7 +60,14 @@ export function AskForm({ ask, can, form, setForm, pending, freeFormProblem, onA
     >
       <h2>{can.answer ? "Your answer" : "Respond"}</h2>
       {can.answer && ask.mode !== "input" && (
-        <OptionGroup ask={ask} checked={checked} pending={pending} onChoose={choose} onEnter={enter} freeFormFieldId={FREE_FORM_FIELD_ID} />
+        <OptionGroup
+          ask={ask}
+          checked={checked}
+          pending={pending}
+          onChoose={choose}
+          onEnter={enter}
+          freeFormFieldId={FREE_FORM_FIELD_ID}
+        />
       )}
       {can.answer && ask.freeForm && form.freeForm && (
         <div className="field free-form">
@@ -85,10 +92,16 @@ export function AskForm({ ask, can, form, setForm, pending, freeFormProblem, onA
             }}
           />
           <span className="field-desc" id={`${FREE_FORM_FIELD_ID}-hint`}>
-            Sent exactly as typed; the agent is told it is not one of its options. <kbd>Ctrl</kbd>+<kbd>Enter</kbd> sends.
+            Sent exactly as typed; the agent is told it is not one of its options. <kbd>Ctrl</kbd>+<kbd>Enter</kbd>{" "}
+            sends.
           </span>
           {freeFormProblem && (
-            <span className="form-error" id={`${FREE_FORM_FIELD_ID}-problem`} role="alert" data-testid="free-form-error">
+            <span
+              className="form-error"
+              id={`${FREE_FORM_FIELD_ID}-problem`}
+              role="alert"
+              data-testid="free-form-error"
+            >
               {freeFormProblem}
             </span>
           )}
@@ -97,14 +110,24 @@ export function AskForm({ ask, can, form, setForm, pending, freeFormProblem, onA
       {can.answer && ask.mode === "input" && (
         <div className="fields">
           {ask.fields.map((f) => (
-            <Field key={f.name} field={f} value={form.input[f.name]} onChange={(v) => setForm((s) => ({ ...s, input: { ...s.input, [f.name]: v } }))} />
+            <Field
+              key={f.name}
+              field={f}
+              value={form.input[f.name]}
+              onChange={(v) => setForm((s) => ({ ...s, input: { ...s.input, [f.name]: v } }))}
+            />
           ))}
         </div>
       )}
       {!can.answer && <p className="hint">This ask only allows declining (permissions.allow_respond is false).</p>}
       <label className="comment">
         <span>Comment (optional)</span>
-        <textarea data-testid="comment" rows={3} value={form.comment} onChange={(e) => setForm((f) => ({ ...f, comment: e.target.value }))} />
+        <textarea
+          data-testid="comment"
+          rows={3}
+          value={form.comment}
+          onChange={(e) => setForm((f) => ({ ...f, comment: e.target.value }))}
+        />
       </label>
       <div className="actions">
         {can.answer && (
@@ -139,12 +162,25 @@ export function AskForm({ ask, can, form, setForm, pending, freeFormProblem, onA
   );
 }
 
-function Field({ field: f, value, onChange }: { field: FieldView; value: string | boolean | undefined; onChange: (v: string | boolean) => void }) {
+function Field({
+  field: f,
+  value,
+  onChange,
+}: {
+  field: FieldView;
+  value: string | boolean | undefined;
+  onChange: (v: string | boolean) => void;
+}) {
   const id = `field-${f.name}`;
   const label = (
     <>
       {f.title ?? f.name}
-      {f.required && <span className="required" aria-label="required"> *</span>}
+      {f.required && (
+        <span className="required" aria-label="required">
+          {" "}
+          *
+        </span>
+      )}
       {f.sensitive && <span className="sensitive-hint"> · hidden, never logged</span>}
     </>
   );
@@ -152,7 +188,13 @@ function Field({ field: f, value, onChange }: { field: FieldView; value: string 
   if (f.type === "boolean" && f.enum === null) {
     return (
       <div className="field field-check">
-        <input id={id} type="checkbox" data-testid={id} checked={value === true} onChange={(e) => onChange(e.target.checked)} />
+        <input
+          id={id}
+          type="checkbox"
+          data-testid={id}
+          checked={value === true}
+          onChange={(e) => onChange(e.target.checked)}
+        />
         <label htmlFor={id}>{label}</label>
         {help}
       </div>

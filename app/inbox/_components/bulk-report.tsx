@@ -18,7 +18,10 @@ export function BulkReportPanel({ report, onClose }: { report: BulkReport; onClo
         <ul className="report-list">
           {report.done.map((d) => (
             <li key={d.id}>
-              <span className={`status status-${d.status}`}>{d.status}</span> <Link prefetch={false} href={`/inbox/${d.id}`}>{d.title}</Link>
+              <span className={`status status-${d.status}`}>{d.status}</span>{" "}
+              <Link prefetch={false} href={`/inbox/${d.id}`}>
+                {d.title}
+              </Link>
             </li>
           ))}
         </ul>
@@ -27,7 +30,15 @@ export function BulkReportPanel({ report, onClose }: { report: BulkReport; onClo
         <ul className="report-list report-skipped">
           {report.skipped.map((s) => (
             <li key={s.id}>
-              <span className="status status-skipped">skipped</span> {s.title ? <Link prefetch={false} href={`/inbox/${s.id}`}>{s.title}</Link> : <code>{s.id}</code>} — {s.reason}
+              <span className="status status-skipped">skipped</span>{" "}
+              {s.title ? (
+                <Link prefetch={false} href={`/inbox/${s.id}`}>
+                  {s.title}
+                </Link>
+              ) : (
+                <code>{s.id}</code>
+              )}{" "}
+              — {s.reason}
             </li>
           ))}
         </ul>

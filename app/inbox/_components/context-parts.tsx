@@ -28,7 +28,13 @@ function FilePart({ part }: { part: Extract<ContextPartView, { kind: "file" }> }
     <p className="file">
       <span className="file-label">file</span>{" "}
       {part.href ? (
-        <a href={part.href} target="_blank" rel="noopener noreferrer nofollow" data-external="true" className="md-external">
+        <a
+          href={part.href}
+          target="_blank"
+          rel="noopener noreferrer nofollow"
+          data-external="true"
+          className="md-external"
+        >
           {name}
           <span className="md-host"> ↗ {part.host}</span>
         </a>

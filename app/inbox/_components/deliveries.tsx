@@ -20,7 +20,17 @@ function withoutQuery(url: string): string {
  * and for an owner or admin of the item's account a redrive button (a fresh retry cycle; the
  * action re-checks the seat on the server).
  */
-export function Deliveries({ deliveries, account, messageId, canRedrive }: { deliveries: DeliveryView[]; account: string; messageId: string; canRedrive: boolean }) {
+export function Deliveries({
+  deliveries,
+  account,
+  messageId,
+  canRedrive,
+}: {
+  deliveries: DeliveryView[];
+  account: string;
+  messageId: string;
+  canRedrive: boolean;
+}) {
   if (deliveries.length === 0) return null;
   return (
     <section className="panel deliveries" data-testid="deliveries">
@@ -28,7 +38,8 @@ export function Deliveries({ deliveries, account, messageId, canRedrive }: { del
       {deliveries.map((d) => (
         <div key={d.id} data-testid="delivery" data-delivery={d.id} data-status={d.status}>
           <p>
-            <code>{d.id}</code> to <code>{withoutQuery(d.callback_url)}</code> — <strong data-testid="delivery-status">{d.status}</strong>
+            <code>{d.id}</code> to <code>{withoutQuery(d.callback_url)}</code> —{" "}
+            <strong data-testid="delivery-status">{d.status}</strong>
             {d.delivered_at && (
               <>
                 {" "}

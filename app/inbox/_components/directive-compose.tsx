@@ -30,7 +30,13 @@ export function DirectiveCompose({ account, agent, presenceState, presenceText }
       <input type="hidden" name="agent" value={agent} />
       <label>
         Title
-        <input name="title" required maxLength={200} placeholder="One line the agent acts on" data-testid="directive-title" />
+        <input
+          name="title"
+          required
+          maxLength={200}
+          placeholder="One line the agent acts on"
+          data-testid="directive-title"
+        />
       </label>
       <label>
         Details (Markdown)

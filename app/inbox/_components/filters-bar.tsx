@@ -37,9 +37,12 @@ export function FiltersBar({ facets, q }: { facets: Facet[]; q: string }) {
     router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
   };
 
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
 
   const onSearch = (value: string) => {
     setText(value);

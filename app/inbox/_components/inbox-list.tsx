@@ -18,7 +18,15 @@ import { BulkReportPanel } from "./bulk-report";
 
 type Notice = { tone: "ok" | "warn"; text: string } | null;
 
-export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow[]; multiAccount: boolean; waiting?: WaitingByRow }) {
+export function InboxList({
+  rows,
+  multiAccount,
+  waiting = {},
+}: {
+  rows: InboxRow[];
+  multiAccount: boolean;
+  waiting?: WaitingByRow;
+}) {
   const router = useRouter();
   const [cursorId, setCursorId] = useState<string | null>(rows[0]?.id ?? null);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -28,7 +36,10 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
   const [pending, startTransition] = useTransition();
 
   // Keep the cursor on a row that exists (the first, if its row went away).
-  const cursorIndex = Math.max(0, rows.findIndex((r) => r.id === cursorId));
+  const cursorIndex = Math.max(
+    0,
+    rows.findIndex((r) => r.id === cursorId),
+  );
   const cursor = rows[cursorIndex] ?? null;
   useEffect(() => {
     if (cursor && cursor.id !== cursorId) setCursorId(cursor.id);
@@ -80,12 +91,20 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
         return;
       }
       startTransition(async () => {
-        const res = await resolveItem(row.id, kind === "answer" ? { kind: "answer", value: row.quickValue ?? "" } : { kind });
+        const res = await resolveItem(
+          row.id,
+          kind === "answer" ? { kind: "answer", value: row.quickValue ?? "" } : { kind },
+        );
         setReport(null);
         setNotice(
           res.ok
             ? { tone: "ok", text: `${row.title}: ${res.status}` }
-            : { tone: "warn", text: res.conflict ? `${row.title}: already ${res.conflict.status} by ${res.conflict.actor}` : `${row.title}: ${res.error}` },
+            : {
+                tone: "warn",
+                text: res.conflict
+                  ? `${row.title}: already ${res.conflict.status} by ${res.conflict.actor}`
+                  : `${row.title}: ${res.error}`,
+              },
         );
         router.refresh();
       });
@@ -107,7 +126,9 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
       }
       const onControl = e.target instanceof HTMLElement && e.target.closest("a, button, select") !== null;
       const key = e.key;
-      const handled = ["j", "k", "ArrowDown", "ArrowUp", "o", "x", "a", "d", "c", "e", "/", "?"].includes(key) || (key === "Enter" && !onControl);
+      const handled =
+        ["j", "k", "ArrowDown", "ArrowUp", "o", "x", "a", "d", "c", "e", "/", "?"].includes(key) ||
+        (key === "Enter" && !onControl);
       if (!handled) return;
       e.preventDefault();
       if (key === "?") return setHelp(true);
@@ -131,11 +152,25 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
   return (
     <>
       <div className="toolbar" aria-label="Bulk actions">
-        <span className="toolbar-count">{selected.size > 0 ? `${selected.size} selected` : "Select with x or the boxes"}</span>
-        <button type="button" className="btn" data-testid="bulk-decline" disabled={selected.size === 0 || pending} onClick={() => bulk("decline", selectedIds)}>
+        <span className="toolbar-count">
+          {selected.size > 0 ? `${selected.size} selected` : "Select with x or the boxes"}
+        </span>
+        <button
+          type="button"
+          className="btn"
+          data-testid="bulk-decline"
+          disabled={selected.size === 0 || pending}
+          onClick={() => bulk("decline", selectedIds)}
+        >
           Decline / dismiss
         </button>
-        <button type="button" className="btn" data-testid="bulk-complete" disabled={selected.size === 0 || pending} onClick={() => bulk("complete", selectedIds)}>
+        <button
+          type="button"
+          className="btn"
+          data-testid="bulk-complete"
+          disabled={selected.size === 0 || pending}
+          onClick={() => bulk("complete", selectedIds)}
+        >
           Complete
         </button>
         {selected.size > 0 && (
@@ -143,11 +178,20 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
             Clear
           </button>
         )}
-        <button type="button" className="btn btn-quiet toolbar-help" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts">
+        <button
+          type="button"
+          className="btn btn-quiet toolbar-help"
+          onClick={() => setHelp(true)}
+          aria-label="Keyboard shortcuts"
+        >
           ? Shortcuts
         </button>
       </div>
-      {pending && <p className="notice" role="status">Working…</p>}
+      {pending && (
+        <p className="notice" role="status">
+          Working…
+        </p>
+      )}
       {notice && (
         <p className={`notice notice-${notice.tone}`} role="status">
           {notice.text}
@@ -159,7 +203,16 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
       ) : (
         <ul className="rows" aria-label="Inbox items">
           {rows.map((r) => (
-            <Row key={r.id} row={r} cursor={r.id === cursor?.id} selected={selected.has(r.id)} multiAccount={multiAccount} waiting={waiting[r.id]} onToggle={toggle} onFocus={setCursorId} />
+            <Row
+              key={r.id}
+              row={r}
+              cursor={r.id === cursor?.id}
+              selected={selected.has(r.id)}
+              multiAccount={multiAccount}
+              waiting={waiting[r.id]}
+              onToggle={toggle}
+              onFocus={setCursorId}
+            />
           ))}
         </ul>
       )}
@@ -170,7 +223,15 @@ export function InboxList({ rows, multiAccount, waiting = {} }: { rows: InboxRow
 
 const VERB_LABEL: Record<string, string> = { ask: "Ask", task: "Task", notify: "Note" };
 
-function Row(props: { row: InboxRow; cursor: boolean; selected: boolean; multiAccount: boolean; waiting?: WaitingByRow[string]; onToggle: (id: string) => void; onFocus: (id: string) => void }) {
+function Row(props: {
+  row: InboxRow;
+  cursor: boolean;
+  selected: boolean;
+  multiAccount: boolean;
+  waiting?: WaitingByRow[string];
+  onToggle: (id: string) => void;
+  onFocus: (id: string) => void;
+}) {
   const { row: r, cursor, selected } = props;
   return (
     <li
@@ -181,7 +242,13 @@ function Row(props: { row: InboxRow; cursor: boolean; selected: boolean; multiAc
       data-selected={selected ? "true" : undefined}
       onClick={() => props.onFocus(r.id)}
     >
-      <input type="checkbox" className="row-check" aria-label={`Select ${r.title}`} checked={selected} onChange={() => props.onToggle(r.id)} />
+      <input
+        type="checkbox"
+        className="row-check"
+        aria-label={`Select ${r.title}`}
+        checked={selected}
+        onChange={() => props.onToggle(r.id)}
+      />
       <span className={`prio prio-${r.priority}`} title={`priority ${r.priority}`}>
         {r.priority}
       </span>
@@ -190,7 +257,9 @@ function Row(props: { row: InboxRow; cursor: boolean; selected: boolean; multiAc
           {r.title}
         </Link>
         <div className="row-meta">
-          <span className={`verb verb-${r.type}`}>{r.mode ? `${VERB_LABEL[r.type]} · ${r.mode}` : VERB_LABEL[r.type]}</span>
+          <span className={`verb verb-${r.type}`}>
+            {r.mode ? `${VERB_LABEL[r.type]} · ${r.mode}` : VERB_LABEL[r.type]}
+          </span>
           <span className={`status status-${r.status}`}>{r.status}</span>
           <span className="agent">{r.agentId}</span>
           {props.waiting && (

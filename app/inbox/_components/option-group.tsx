@@ -40,7 +40,9 @@ export function OptionGroup({ ask, checked, pending, onChoose, onEnter, freeForm
     if (e.ctrlKey || e.altKey || e.metaKey || pending) return;
     const at = refs.current.findIndex((el) => el === document.activeElement);
     if (at < 0) return;
-    const to = { ArrowDown: at + 1, ArrowRight: at + 1, ArrowUp: at - 1, ArrowLeft: at - 1, Home: 0, End: count - 1 }[e.key];
+    const to = { ArrowDown: at + 1, ArrowRight: at + 1, ArrowUp: at - 1, ArrowLeft: at - 1, Home: 0, End: count - 1 }[
+      e.key
+    ];
     if (to !== undefined) {
       e.preventDefault();
       return move(to);
@@ -95,7 +97,9 @@ export function OptionGroup({ ask, checked, pending, onChoose, onEnter, freeForm
           onClick={(e) => onChoose(ask.options.length, e.detail === 0)}
         >
           <span className="option-label">{FREE_FORM_LABEL}</span>
-          <span className="option-desc">The agent receives your text exactly as typed, marked as not one of its options.</span>
+          <span className="option-desc">
+            The agent receives your text exactly as typed, marked as not one of its options.
+          </span>
         </button>
       )}
     </div>

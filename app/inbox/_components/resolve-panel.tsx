@@ -23,17 +23,25 @@ function initialState(item: ItemView): FormState {
   return {
     comment: "",
     // Prefilled from default_on_expire when present (§5.2, docs/decisions.md).
-    option: ask && ask.mode !== "input" && typeof fallback === "string" && ask.options.some((o) => o.value === fallback) ? fallback : null,
+    option:
+      ask && ask.mode !== "input" && typeof fallback === "string" && ask.options.some((o) => o.value === fallback)
+        ? fallback
+        : null,
     freeForm: false,
     freeText: "",
-    input: ask?.mode === "input" ? prefillToRaw(ask.fields, fallback !== null && typeof fallback === "object" ? fallback : null) : {},
+    input:
+      ask?.mode === "input"
+        ? prefillToRaw(ask.fields, fallback !== null && typeof fallback === "object" ? fallback : null)
+        : {},
     ticks: item.task?.checklist.map((c) => c.done) ?? [],
   };
 }
 
 /** Focuses the first answer field (the free-form text when chosen), or else the comment (`e`, and arriving with #respond). */
 function focusFirstField(): void {
-  const el = document.querySelector<HTMLElement>('[data-testid^="field-"]:not([disabled]), [data-testid="free-form-text"], [data-testid="comment"]');
+  const el = document.querySelector<HTMLElement>(
+    '[data-testid^="field-"]:not([disabled]), [data-testid="free-form-text"], [data-testid="comment"]',
+  );
   el?.focus();
 }
 
@@ -63,20 +71,23 @@ export function ResolvePanel({ item }: { item: ItemView }) {
   );
 
   const comment = form.comment.trim() || undefined;
-  const answer = useCallback((value?: string) => {
-    if (!item.ask || !item.can.answer) return;
-    if (item.ask.mode === "input") return submit({ kind: "answer", input: form.input, comment });
-    if (value === undefined && form.freeForm && item.ask.freeForm) {
-      // §5.2 free-form answer: sent verbatim (the verb stamps `edited`, §6); blank is never sent.
-      if (form.freeText.trim() === "") {
-        setFreeFormProblem(BLANK_FREE_FORM);
-        return document.getElementById(FREE_FORM_FIELD_ID)?.focus();
+  const answer = useCallback(
+    (value?: string) => {
+      if (!item.ask || !item.can.answer) return;
+      if (item.ask.mode === "input") return submit({ kind: "answer", input: form.input, comment });
+      if (value === undefined && form.freeForm && item.ask.freeForm) {
+        // §5.2 free-form answer: sent verbatim (the verb stamps `edited`, §6); blank is never sent.
+        if (form.freeText.trim() === "") {
+          setFreeFormProblem(BLANK_FREE_FORM);
+          return document.getElementById(FREE_FORM_FIELD_ID)?.focus();
+        }
+        setFreeFormProblem(null);
+        return submit({ kind: "answer", value: form.freeText, comment });
       }
-      setFreeFormProblem(null);
-      return submit({ kind: "answer", value: form.freeText, comment });
-    }
-    if (value ?? form.option) submit({ kind: "answer", value: value ?? form.option ?? "", comment });
-  }, [item, form, comment, submit]);
+      if (value ?? form.option) submit({ kind: "answer", value: value ?? form.option ?? "", comment });
+    },
+    [item, form, comment, submit],
+  );
   const decline = useCallback(() => {
     if (item.can.decline || item.can.dismiss) submit({ kind: "decline", comment });
   }, [item, comment, submit]);
@@ -155,7 +166,15 @@ export function ResolvePanel({ item }: { item: ItemView }) {
           onDecline={decline}
         />
       ) : item.task ? (
-        <TaskForm task={item.task} can={item.can} form={form} setForm={setForm} pending={pending} onComplete={complete} onDismiss={decline} />
+        <TaskForm
+          task={item.task}
+          can={item.can}
+          form={form}
+          setForm={setForm}
+          pending={pending}
+          onComplete={complete}
+          onDismiss={decline}
+        />
       ) : null}
       {error && (
         <p className="form-error" role="alert" data-testid="form-error">

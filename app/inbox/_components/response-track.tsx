@@ -29,7 +29,9 @@ export function ResponseTrack({ track }: { track: ItemTrack }) {
   return (
     <section className={`panel response-track track-${r.state}`} data-testid="response-track" data-state={r.state}>
       <h2>Agent</h2>
-      {r.state === "not-delivered" && <p>Not picked up by the agent yet: it gets the answer on its next poll or push.</p>}
+      {r.state === "not-delivered" && (
+        <p>Not picked up by the agent yet: it gets the answer on its next poll or push.</p>
+      )}
       {r.deliveredAt && (
         <p data-testid="track-delivered">
           Delivered to the agent <LocalTime iso={r.deliveredAt} />
@@ -37,7 +39,14 @@ export function ResponseTrack({ track }: { track: ItemTrack }) {
       )}
       {r.acknowledgedAt && (
         <p data-testid="track-acknowledged">
-          Acknowledged{r.by && <> by <code>{r.by}</code></>} <LocalTime iso={r.acknowledgedAt} />
+          Acknowledged
+          {r.by && (
+            <>
+              {" "}
+              by <code>{r.by}</code>
+            </>
+          )}{" "}
+          <LocalTime iso={r.acknowledgedAt} />
         </p>
       )}
       {r.note && (

@@ -16,7 +16,8 @@ interface Props {
 }
 
 export function TaskForm({ task, can, form, setForm, pending, onComplete, onDismiss }: Props) {
-  const tick = (i: number, done: boolean) => setForm((f) => ({ ...f, ticks: f.ticks.map((t, j) => (j === i ? done : t)) }));
+  const tick = (i: number, done: boolean) =>
+    setForm((f) => ({ ...f, ticks: f.ticks.map((t, j) => (j === i ? done : t)) }));
   const done = form.ticks.filter(Boolean).length;
   return (
     <form
@@ -35,7 +36,12 @@ export function TaskForm({ task, can, form, setForm, pending, onComplete, onDism
             {task.checklist.map((c, i) => (
               <li key={i}>
                 <label>
-                  <input type="checkbox" data-testid={`check-${i}`} checked={form.ticks[i] === true} onChange={(e) => tick(i, e.target.checked)} />
+                  <input
+                    type="checkbox"
+                    data-testid={`check-${i}`}
+                    checked={form.ticks[i] === true}
+                    onChange={(e) => tick(i, e.target.checked)}
+                  />
                   <span>{c.text}</span>
                 </label>
               </li>
@@ -48,7 +54,12 @@ export function TaskForm({ task, can, form, setForm, pending, onComplete, onDism
       )}
       <label className="comment">
         <span>Comment (optional)</span>
-        <textarea data-testid="comment" rows={3} value={form.comment} onChange={(e) => setForm((f) => ({ ...f, comment: e.target.value }))} />
+        <textarea
+          data-testid="comment"
+          rows={3}
+          value={form.comment}
+          onChange={(e) => setForm((f) => ({ ...f, comment: e.target.value }))}
+        />
       </label>
       <div className="actions">
         {can.complete && (

@@ -11,7 +11,9 @@ export function Tombstone({ tomb: t }: { tomb: TombstoneView }) {
   return (
     <main className="item">
       <nav className="crumbs">
-        <Link prefetch={false} href="/inbox">← Inbox</Link>
+        <Link prefetch={false} href="/inbox">
+          ← Inbox
+        </Link>
         <span className="account">{t.account}</span>
       </nav>
       <article className="tombstone" data-testid="tombstone">
@@ -30,12 +32,14 @@ export function Tombstone({ tomb: t }: { tomb: TombstoneView }) {
                 {t.status}
                 {t.actor && (
                   <>
-                    {" "}by <code>{t.actor}</code>
+                    {" "}
+                    by <code>{t.actor}</code>
                   </>
                 )}
                 {t.resolvedAt && (
                   <>
-                    {" "}at <LocalTime iso={t.resolvedAt} />
+                    {" "}
+                    at <LocalTime iso={t.resolvedAt} />
                   </>
                 )}
               </dd>
@@ -57,8 +61,8 @@ export function Tombstone({ tomb: t }: { tomb: TombstoneView }) {
           </div>
         </dl>
         <p className="readonly">
-          This message was deleted after its retention period; only this summary is kept. Its body, context and the answer's
-          value and comment are gone.
+          This message was deleted after its retention period; only this summary is kept. Its body, context and the
+          answer's value and comment are gone.
         </p>
       </article>
     </main>

@@ -18,26 +18,30 @@ const HOURS = /^\d{1,4}$/;
 export async function sendDirective(_prev: SendState, form: FormData): Promise<SendState> {
   const account = String(form.get("account") ?? "");
   const agent = String(form.get("agent") ?? "");
-  return seatAction<Sent>({ account, refusal: "no such agent", signInReturnTo: "/inbox/directives" }, async ({ human, seat }) => {
-    const input: Record<string, unknown> = { to: `agent:${agent}`, title: String(form.get("title") ?? "").trim() };
-    const body = String(form.get("body") ?? "").trim();
-    if (body) input.body = body;
-    const priority = String(form.get("priority") ?? "normal");
-    if (priority !== "normal") input.priority = priority;
-    const tags = String(form.get("tags") ?? "")
-      .split(",")
-      .map((t) => t.trim())
-      .filter(Boolean);
-    if (tags.length > 0) input.tags = tags;
-    const hours = String(form.get("expires_hours") ?? "").trim();
-    if (hours) {
-      if (!HOURS.test(hours) || Number(hours) < 1) return { ok: false, error: "expiry must be a whole number of hours, at least 1" };
-      input.expires_at = new Date(Date.now() + Number(hours) * 3_600_000).toISOString();
-    }
-    if (form.get("sensitive") === "on") input.sensitive = true;
+  return seatAction<Sent>(
+    { account, refusal: "no such agent", signInReturnTo: "/inbox/directives" },
+    async ({ human, seat }) => {
+      const input: Record<string, unknown> = { to: `agent:${agent}`, title: String(form.get("title") ?? "").trim() };
+      const body = String(form.get("body") ?? "").trim();
+      if (body) input.body = body;
+      const priority = String(form.get("priority") ?? "normal");
+      if (priority !== "normal") input.priority = priority;
+      const tags = String(form.get("tags") ?? "")
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean);
+      if (tags.length > 0) input.tags = tags;
+      const hours = String(form.get("expires_hours") ?? "").trim();
+      if (hours) {
+        if (!HOURS.test(hours) || Number(hours) < 1)
+          return { ok: false, error: "expiry must be a whole number of hours, at least 1" };
+        input.expires_at = new Date(Date.now() + Number(hours) * 3_600_000).toISOString();
+      }
+      if (form.get("sensitive") === "on") input.sensitive = true;
 
-    const directive = await authorDirective({ userId: human.userId, accountId: seat.accountId }, input);
-    revalidatePath("/inbox/directives");
-    return { ok: true, id: directive.id, at: Date.now() };
-  });
+      const directive = await authorDirective({ userId: human.userId, accountId: seat.accountId }, input);
+      revalidatePath("/inbox/directives");
+      return { ok: true, id: directive.id, at: Date.now() };
+    },
+  );
 }

@@ -14,7 +14,9 @@ export default async function DirectivesPage() {
   return (
     <main className="directives-page">
       <nav className="crumbs">
-        <Link prefetch={false} href="/inbox">← Inbox</Link>
+        <Link prefetch={false} href="/inbox">
+          ← Inbox
+        </Link>
       </nav>
       <h1>Directives</h1>
       <p className="hint">To send one, open an agent from an item or from this list.</p>

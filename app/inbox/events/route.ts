@@ -36,10 +36,17 @@ export async function GET(req: Request): Promise<Response> {
         }
       };
       const unsubscribe = await inboxEvents().subscribe(accounts, (e: InboxEvent) => {
-        write(e.kind === "change" ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n` : "event: resync\ndata: {}\n\n");
+        write(
+          e.kind === "change"
+            ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n`
+            : "event: resync\ndata: {}\n\n",
+        );
       });
       const timer = setInterval(() => {
-        void humanForSessionToken(token).then((still) => (still ? write(": keep-alive\n\n") : stop()), () => write(": keep-alive\n\n"));
+        void humanForSessionToken(token).then(
+          (still) => (still ? write(": keep-alive\n\n") : stop()),
+          () => write(": keep-alive\n\n"),
+        );
       }, KEEP_ALIVE_MS);
       stop = () => {
         if (!open) return;

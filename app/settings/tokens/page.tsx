@@ -15,8 +15,9 @@ export default async function TokensPage() {
       <section className="panel">
         <h1>Personal access tokens</h1>
         <p className="hint">
-          A token (<code>ma2h_pat_…</code>) lets a script resolve messages over <code>/v1</code> as you — in every account you have a
-          seat in, with your role there. Treat it like a password; revoke it when you no longer need it.
+          A token (<code>ma2h_pat_…</code>) lets a script resolve messages over <code>/v1</code> as you — in every
+          account you have a seat in, with your role there. Treat it like a password; revoke it when you no longer need
+          it.
         </p>
         {tokens.length === 0 ? (
           <p className="empty">You have no tokens.</p>

@@ -55,7 +55,12 @@ export default async function AgentsPage({ params }: { params: Promise<{ account
         <p className="hint">
           The <code>agent.id</code> its messages carry, e.g. <code>deploybot/dev-team</code>. It gets its first API key.
         </p>
-        <ActionForm action={createAgentAction} hidden={{ account: seat.slug }} submit="Create agent" testId="create-agent">
+        <ActionForm
+          action={createAgentAction}
+          hidden={{ account: seat.slug }}
+          submit="Create agent"
+          testId="create-agent"
+        >
           <label>
             agent.id <input name="agent_id" required maxLength={200} autoComplete="off" data-testid="agent-id-input" />
           </label>

@@ -27,13 +27,22 @@ function DetailText({ detail }: { detail: unknown }) {
 }
 
 /** The append-only audit trail, filterable by actor, kind and time, exportable as JSON Lines. */
-export default async function AuditPage({ params, searchParams }: { params: Promise<{ account: string }>; searchParams: Promise<Search> }) {
+export default async function AuditPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ account: string }>;
+  searchParams: Promise<Search>;
+}) {
   const { account } = await params;
   const q = await searchParams;
   const { seat } = await adminPage(account, `/admin/${encodeURIComponent(account)}/audit`);
   const filters = parseAuditFilters(q);
   const before = typeof q.before === "string" ? q.before : undefined;
-  const [page, facets] = await Promise.all([listAudit(seat.accountId, filters, { before, limit: 100 }), auditFacets(seat.accountId)]);
+  const [page, facets] = await Promise.all([
+    listAudit(seat.accountId, filters, { before, limit: 100 }),
+    auditFacets(seat.accountId),
+  ]);
   const base = `/admin/${encodeURIComponent(seat.slug)}/audit`;
   const query = new URLSearchParams();
   if (filters.actor) query.set("actor", filters.actor);
@@ -49,7 +58,13 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
         <form method="get" action={base} className="audit-filters" data-testid="audit-filters">
           <label>
             Actor
-            <input name="actor" list="audit-actors" defaultValue={filters.actor ?? ""} placeholder="human:alice" data-testid="audit-actor" />
+            <input
+              name="actor"
+              list="audit-actors"
+              defaultValue={filters.actor ?? ""}
+              placeholder="human:alice"
+              data-testid="audit-actor"
+            />
             <datalist id="audit-actors">
               {facets.actors.map((a) => (
                 <option key={a} value={a} />
@@ -73,10 +88,12 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
             </select>
           </label>
           <label>
-            From (UTC) <input type="datetime-local" name="from" defaultValue={localValue(filters.from)} data-testid="audit-from" />
+            From (UTC){" "}
+            <input type="datetime-local" name="from" defaultValue={localValue(filters.from)} data-testid="audit-from" />
           </label>
           <label>
-            To (UTC) <input type="datetime-local" name="to" defaultValue={localValue(filters.to)} data-testid="audit-to" />
+            To (UTC){" "}
+            <input type="datetime-local" name="to" defaultValue={localValue(filters.to)} data-testid="audit-to" />
           </label>
           <button type="submit" className="btn btn-primary" data-testid="audit-apply">
             Filter
@@ -84,7 +101,12 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
           <Link prefetch={false} href={base} className="btn btn-quiet">
             Clear
           </Link>
-          <a className="btn" href={`${base}/export${query.size ? `?${query}` : ""}`} data-testid="audit-export" download>
+          <a
+            className="btn"
+            href={`${base}/export${query.size ? `?${query}` : ""}`}
+            data-testid="audit-export"
+            download
+          >
             Export JSON Lines
           </a>
         </form>

@@ -1,6 +1,11 @@
 import { listAgents } from "@/lib/principals/agents";
 import { listAccountBindings } from "@/lib/principals/bindings";
-import { addBindingAction, addBindingSecretAction, removeBindingSecretAction, revokeBindingAction } from "../../actions";
+import {
+  addBindingAction,
+  addBindingSecretAction,
+  removeBindingSecretAction,
+  revokeBindingAction,
+} from "../../actions";
 import { ActionForm } from "@/components/ActionForm";
 import { When } from "@/components/When";
 import { adminPage } from "@/lib/next/admin-page";
@@ -66,12 +71,18 @@ export default async function BindingsPage({ params }: { params: Promise<{ accou
                     </ul>
                     <details>
                       <summary>Add a secret (rotation)</summary>
-                      <ActionForm action={addBindingSecretAction} hidden={{ ...hidden, binding: b.id }} submit="Add secret" testId={`add-secret-${b.id}`}>
+                      <ActionForm
+                        action={addBindingSecretAction}
+                        hidden={{ ...hidden, binding: b.id }}
+                        submit="Add secret"
+                        testId={`add-secret-${b.id}`}
+                      >
                         <label>
                           Ref name <input name="secret_ref" required maxLength={200} autoComplete="off" />
                         </label>
                         <label>
-                          Secret <input name="secret" type="password" required maxLength={8192} autoComplete="new-password" />
+                          Secret{" "}
+                          <input name="secret" type="password" required maxLength={8192} autoComplete="new-password" />
                         </label>
                       </ActionForm>
                     </details>
@@ -99,9 +110,11 @@ export default async function BindingsPage({ params }: { params: Promise<{ accou
       <section className="panel">
         <h2>Approve a callback origin</h2>
         <p className="hint">
-          Approve only an origin the agent's owner controls: the Hub attaches the named secret to pushes sent there. The origin is
-          <code> scheme://host[:port]</code>, without a path; the optional path prefix narrows it. The secret is sealed at rest and
-          never shown again — agents name it in <code>callback.auth.secret_ref</code> (or <code>token_ref</code>).
+          Approve only an origin the agent's owner controls: the Hub attaches the named secret to pushes sent there. The
+          origin is
+          <code> scheme://host[:port]</code>, without a path; the optional path prefix narrows it. The secret is sealed
+          at rest and never shown again — agents name it in <code>callback.auth.secret_ref</code> (or{" "}
+          <code>token_ref</code>).
         </p>
         {agents.length === 0 ? (
           <p className="muted">Create an agent first.</p>
@@ -118,16 +131,32 @@ export default async function BindingsPage({ params }: { params: Promise<{ accou
               </select>
             </label>
             <label>
-              Origin <input name="origin" required placeholder="https://hooks.example.com" autoComplete="off" data-testid="binding-origin" />
+              Origin{" "}
+              <input
+                name="origin"
+                required
+                placeholder="https://hooks.example.com"
+                autoComplete="off"
+                data-testid="binding-origin"
+              />
             </label>
             <label>
               Path prefix <input name="path_prefix" placeholder="/" autoComplete="off" data-testid="binding-prefix" />
             </label>
             <label>
-              Secret ref <input name="secret_ref" required maxLength={200} autoComplete="off" data-testid="binding-ref" />
+              Secret ref{" "}
+              <input name="secret_ref" required maxLength={200} autoComplete="off" data-testid="binding-ref" />
             </label>
             <label>
-              Secret <input name="secret" type="password" required maxLength={8192} autoComplete="new-password" data-testid="binding-secret" />
+              Secret{" "}
+              <input
+                name="secret"
+                type="password"
+                required
+                maxLength={8192}
+                autoComplete="new-password"
+                data-testid="binding-secret"
+              />
             </label>
           </ActionForm>
         )}

@@ -82,15 +82,23 @@ export default async function MembersPage({ params }: { params: Promise<{ accoun
       <section className="panel">
         <h2>Add a member</h2>
         <p className="hint">
-          No email is sent. The person signs in with your identity provider using this address (which it must assert verified); the
-          handle is how the Hub names them to agents, <code>human:&lt;handle&gt;</code>.
+          No email is sent. The person signs in with your identity provider using this address (which it must assert
+          verified); the handle is how the Hub names them to agents, <code>human:&lt;handle&gt;</code>.
         </p>
         <ActionForm action={addMemberAction} hidden={hidden} submit="Add member" testId="add-member">
           <label>
             Email <input name="email" type="email" required autoComplete="off" data-testid="member-email" />
           </label>
           <label>
-            Handle <input name="handle" required maxLength={64} pattern="[a-z0-9._\-]{1,64}" autoComplete="off" data-testid="member-handle" />
+            Handle{" "}
+            <input
+              name="handle"
+              required
+              maxLength={64}
+              pattern="[a-z0-9._\-]{1,64}"
+              autoComplete="off"
+              data-testid="member-handle"
+            />
           </label>
           <label>
             Role <RoleSelect testId="member-role" />

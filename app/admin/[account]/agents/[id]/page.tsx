@@ -47,15 +47,24 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
               hidden={{ account: seat.slug, key: r.id }}
               submit="Revoke"
               danger
-              confirm={active === 1 ? "This is the agent's last active key: it will be locked out. Revoke?" : `Revoke ${r.id}?`}
+              confirm={
+                active === 1 ? "This is the agent's last active key: it will be locked out. Revoke?" : `Revoke ${r.id}?`
+              }
               testId={`revoke-key-${r.id}`}
               className="inline-form"
             />
           )}
         />
         <h3>Rotate</h3>
-        <p className="hint">Adds a new key. The current keys keep working until you revoke them, so the agent can switch over first.</p>
-        <ActionForm action={rotateKeyAction} hidden={{ account: seat.slug, agent: agent.id }} submit="Add a new key" testId="rotate-key" />
+        <p className="hint">
+          Adds a new key. The current keys keep working until you revoke them, so the agent can switch over first.
+        </p>
+        <ActionForm
+          action={rotateKeyAction}
+          hidden={{ account: seat.slug, agent: agent.id }}
+          submit="Add a new key"
+          testId="rotate-key"
+        />
       </section>
       <section className="panel">
         <h3>Callback bindings</h3>

@@ -22,8 +22,12 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
   return (
     <main className="agent-page">
       <nav className="crumbs">
-        <Link prefetch={false} href="/inbox">← Inbox</Link>
-        <Link prefetch={false} href="/inbox/directives">Directives</Link>
+        <Link prefetch={false} href="/inbox">
+          ← Inbox
+        </Link>
+        <Link prefetch={false} href="/inbox/directives">
+          Directives
+        </Link>
         <span className="account">{page.seat.slug}</span>
       </nav>
       <h1>
@@ -33,12 +37,18 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
         {p.state}
         {p.last_seen && (
           <>
-            {" "}— last seen <LocalTime iso={p.last_seen} />
+            {" "}
+            — last seen <LocalTime iso={p.last_seen} />
           </>
         )}
       </p>
       {page.canSend ? (
-        <DirectiveCompose account={page.seat.slug} agent={page.agentId} presenceState={p.state} presenceText={presenceWording(p)} />
+        <DirectiveCompose
+          account={page.seat.slug}
+          agent={page.agentId}
+          presenceState={p.state}
+          presenceText={presenceWording(p)}
+        />
       ) : (
         <p className="hint">Your role (viewer) reads directives but does not send them.</p>
       )}
