@@ -7,7 +7,7 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { useEmbeddedEnvFromDisk } from "../server/embedded-env";
+import { applyEmbeddedEnvFromDisk } from "../server/embedded-env";
 import { closeDb } from "../lib/db";
 import { closeProducers } from "../lib/queue/producer";
 import { isHubError } from "../lib/protocol/errors";
@@ -76,20 +76,20 @@ function errorOf(err: unknown): { code: string; message: string; exit: number } 
 
 async function main(): Promise<number> {
   // Beside a zero-setup Hub (no DATABASE_URL), talk to its embedded database under ./.data/.
-  useEmbeddedEnvFromDisk(resolve(dirname(fileURLToPath(import.meta.url)), ".."));
+  applyEmbeddedEnvFromDisk(resolve(dirname(fileURLToPath(import.meta.url)), ".."));
   const argv = process.argv.slice(2);
   const json = argv.includes("--json");
   let exit = 0;
   try {
     const out = await run(argv);
-    if (out === "help") process.stdout.write((json ? JSON.stringify({ usage: USAGE }) : USAGE) + "\n");
-    else process.stdout.write((json ? JSON.stringify(out.json) : out.text) + "\n");
+    if (out === "help") process.stdout.write(`${json ? JSON.stringify({ usage: USAGE }) : USAGE}\n`);
+    else process.stdout.write(`${json ? JSON.stringify(out.json) : out.text}\n`);
   } catch (err) {
     const e = errorOf(err);
     exit = e.exit;
-    if (json) process.stdout.write(JSON.stringify({ error: { code: e.code, message: e.message } }) + "\n");
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code: e.code, message: e.message } })}\n`);
     process.stderr.write(`ma2h-hub: ${e.code}: ${e.message}\n`);
-    if (e.exit === 2 && !json) process.stderr.write(USAGE + "\n");
+    if (e.exit === 2 && !json) process.stderr.write(`${USAGE}\n`);
   } finally {
     // A redrive enqueues its first attempt (lib/delivery/admin.ts); close that queue connection too.
     await Promise.allSettled([closeProducers(), closeDb()]);

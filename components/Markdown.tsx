@@ -137,9 +137,10 @@ function Link({
       className={image ? "md-image-link" : "md-external"}
     >
       {children}
-      <span className="md-host" aria-label={`external link to ${host}`}>
+      <span className="md-host">
         {" "}
-        ↗ {host}
+        <span aria-hidden="true">↗</span>
+        <span className="visually-hidden">external link to</span> {host}
       </span>
     </a>
   );

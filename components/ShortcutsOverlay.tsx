@@ -34,7 +34,9 @@ export function ShortcutsOverlay({ shortcuts, onClose }: { shortcuts: Array<[str
     return () => prev?.focus?.();
   }, []);
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a backdrop click is the pointer's way out; Escape closes it from the keyboard
     <div className="overlay" role="dialog" aria-modal="true" aria-labelledby="shortcuts-heading" onClick={onClose}>
+      {/* biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: only stops a click inside the card from reaching the backdrop */}
       <div className="overlay-card" data-testid="shortcuts" onClick={(e) => e.stopPropagation()}>
         <h2 id="shortcuts-heading">Keyboard shortcuts</h2>
         <dl className="shortcut-list">

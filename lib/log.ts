@@ -37,7 +37,7 @@ function make(base: Record<string, unknown>): Logger {
   const write = (level: Level, msg: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[level] < threshold()) return;
     const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...scrub(fields) });
-    (level === "error" || level === "warn" ? process.stderr : process.stdout).write(line + "\n");
+    (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
   };
   return {
     debug: (m, f) => write("debug", m, f),

@@ -207,7 +207,7 @@ async function wake(
   let parked = 0;
   const parkMeter = cpuMeter([web.pid]);
   parkMeter.start();
-  const polls = waiters.map((w, i) => ({ i, promise: null as unknown as ReturnType<typeof longPoll> }));
+  const polls = waiters.map((_w, i) => ({ i, promise: null as unknown as ReturnType<typeof longPoll> }));
   for (let i = 0; i < waiters.length; i += PARK_BATCH) {
     for (const p of polls.slice(i, i + PARK_BATCH))
       p.promise = longPoll(web.target, waiters[p.i]!.path, waiters[p.i]!.key, agent, again, () => parked++);

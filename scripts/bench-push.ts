@@ -247,7 +247,9 @@ async function main(): Promise<void> {
       const load: number[] = [];
       const loadCalls: number[] = [];
       const ids2: string[] = [];
-      await pool(N_THROUGHPUT, CONCURRENCY, async (i) => void (ids2[i] = await submit(`${backend}-load`, i)));
+      await pool(N_THROUGHPUT, CONCURRENCY, async (i) => {
+        ids2[i] = await submit(`${backend}-load`, i);
+      });
       progress(`${backend}: ${N_THROUGHPUT} submitted`);
       const loadElapsed = await pool(N_THROUGHPUT, CONCURRENCY, (i) =>
         resolveAndWait(`${backend}-load`, ids2[i]!, i, load, loadCalls),

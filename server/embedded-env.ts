@@ -9,7 +9,7 @@ import { join } from "node:path";
 export function persistedSecret(file: string, make: () => string): string {
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   const value = make();
-  writeFileSync(file, value + "\n", { mode: 0o600 });
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
   return value;
 }
 
@@ -17,7 +17,7 @@ export function persistedSecret(file: string, make: () => string): string {
  * For the CLI and other tools run beside an embedded Hub: with no DATABASE_URL, point at the
  * embedded database recorded under ./.data/ (and its generated AUTH_SECRET), if there is one.
  */
-export function useEmbeddedEnvFromDisk(root: string): void {
+export function applyEmbeddedEnvFromDisk(root: string): void {
   const dataRoot = join(root, ".data");
   if (!process.env.DATABASE_URL && existsSync(join(dataRoot, "pg-port")) && existsSync(join(dataRoot, "pg-password"))) {
     const port = readFileSync(join(dataRoot, "pg-port"), "utf8").trim();

@@ -61,7 +61,7 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
 }
 
 /** The zero-setup default: no DATABASE_URL means the embedded database, dev mode, loopback only. */
-async function useEmbeddedDefaults(): Promise<void> {
+async function applyEmbeddedDefaults(): Promise<void> {
   if (process.env.DATABASE_URL) return;
   mkdirSync(join(root, ".data"), { recursive: true });
   process.env.MA2H_DEV_MODE = "1";
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   if (!existsSync(resolve(root, ".next/BUILD_ID"))) {
     throw new Error("No build found: run `npm run build` before `npm run hub`.");
   }
-  await useEmbeddedDefaults();
+  await applyEmbeddedDefaults();
   const e = env();
   transportMode(e);
   const applied = await deployMigrations(e.DATABASE_URL);

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { requireHuman } from "@/lib/next/current-human";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { PRIORITIES, STATUSES, VERBS, parseFilters, type InboxFilters } from "@/lib/inbox/filters";
-import { listInbox, type InboxPage } from "@/lib/inbox/list";
+import { listInbox, type InboxPage as InboxListPage } from "@/lib/inbox/list";
 import { waitingForRows } from "@/lib/inbox/response-track";
 import { FiltersBar, type Facet } from "./_components/filters-bar";
 import { InboxList } from "./_components/inbox-list";
@@ -18,7 +18,7 @@ function options(counts: Record<string, number>, order: readonly string[] | null
   return keys.map((k) => ({ value: k, label: k, count: counts[k] ?? 0 }));
 }
 
-function facets(page: InboxPage, f: InboxFilters): Facet[] {
+function facets(page: InboxListPage, f: InboxFilters): Facet[] {
   const c = page.counts;
   const out: Facet[] = [
     { key: "verb", label: "Verb", testId: "filter-verb", options: options(c.verb, VERBS, f.verb) },

@@ -52,7 +52,7 @@ export function parseIPv6(text: string): Uint8Array | null {
   let words: number[];
   if (dbl < 0) {
     const all = groups(s, true);
-    if (!all || all.length !== 8) return null;
+    if (all?.length !== 8) return null;
     words = all;
   } else {
     if (s.indexOf("::", dbl + 1) >= 0) return null;

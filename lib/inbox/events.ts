@@ -79,5 +79,7 @@ class InboxEvents {
 /** The process-wide listener (kept on globalThis: Next bundles and the server share one process). */
 export function inboxEvents(): InboxEvents {
   const g = globalThis as Holder;
-  return (g[KEY] ??= new InboxEvents());
+  const existing = g[KEY] ?? new InboxEvents();
+  g[KEY] = existing;
+  return existing;
 }

@@ -19,8 +19,7 @@ export async function expireInTx(tx: Tx, id: string, now: Date): Promise<CommitR
     where: { id },
     select: { id: true, accountId: true, callbackUrl: true, envelope: true, status: true, expiresAt: true },
   });
-  if (!row || row.status !== "open" || !row.expiresAt || row.expiresAt.getTime() >= now.getTime())
-    return { won: false };
+  if (row?.status !== "open" || !row.expiresAt || row.expiresAt.getTime() >= now.getTime()) return { won: false };
   const envelope = envelopeOf(row);
   return commitTerminal(tx, row, envelope, "expire", expiredOutcome(envelope, now), now);
 }

@@ -32,7 +32,10 @@ class TerminalWaiters {
     let done: () => void = () => {};
     const promise = new Promise<void>((resolve) => {
       let set = this.waiters.get(messageId);
-      if (!set) this.waiters.set(messageId, (set = new Set()));
+      if (!set) {
+        set = new Set();
+        this.waiters.set(messageId, set);
+      }
       done = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", done);
@@ -100,5 +103,7 @@ type Holder = { [KEY]?: TerminalWaiters };
 /** The process-wide registry (kept on globalThis: Next bundles and the server share one process). */
 export function terminalWaiters(): TerminalWaiters {
   const g = globalThis as Holder;
-  return (g[KEY] ??= new TerminalWaiters());
+  const existing = g[KEY] ?? new TerminalWaiters();
+  g[KEY] = existing;
+  return existing;
 }

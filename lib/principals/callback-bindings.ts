@@ -51,7 +51,7 @@ export async function assertCallbackAllowed(
   callback: CallbackSpec | undefined,
   client: Reader = db(),
 ): Promise<void> {
-  if (!callback || callback.mode !== "push") return;
+  if (callback?.mode !== "push") return;
   if (!callback.url) throw new HubError("invalid_field", "callback.url is required when callback.mode is push");
   const parsed = parseCallbackUrl(callback.url);
   if (!parsed) throw new HubError("invalid_field", "callback.url must be an http or https URL without userinfo");

@@ -34,7 +34,7 @@ export function verifyDirectiveDelivery(input: {
 
   const directive = boundFields(input.directive);
   if (directive === null) return { ok: false, reason: "signature_mismatch" };
-  let context;
+  let context: ReturnType<typeof inboundSignedContext>;
   try {
     context = inboundSignedContext(directive, header.jti, header.t);
   } catch {

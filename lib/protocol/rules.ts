@@ -51,7 +51,6 @@ function valueProblem(request: AskRequest, value: unknown, offMenu = false): str
       ? " (allow_edit is honoured only on an ask declaring ma2h_version ≥ 0.6)"
       : "";
   return `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}${hint}`;
-  return null;
 }
 
 /**

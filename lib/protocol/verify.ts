@@ -120,7 +120,7 @@ export function verifyDetached(input: {
   const windowMs = (input.windowSeconds ?? DEFAULT_REPLAY_WINDOW_SECONDS) * 1000;
   if (!(Math.abs(input.now.getTime() - header.t * 1000) <= windowMs)) return fail("outside_window");
 
-  let context;
+  let context: ReturnType<typeof input.build>;
   try {
     context = input.build(header.jti, header.t);
   } catch {

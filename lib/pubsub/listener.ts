@@ -27,7 +27,10 @@ class NotificationListener {
   /** Adds a subscriber (it hears nothing until `ready()` has resolved once); returns its removal. */
   subscribe(channel: Channel, sub: Subscription): () => void {
     let set = this.subscribers.get(channel);
-    if (!set) this.subscribers.set(channel, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.subscribers.set(channel, set);
+    }
     set.add(sub);
     return () => {
       set.delete(sub);
@@ -88,5 +91,7 @@ type Holder = { [KEY]?: NotificationListener };
 /** The process-wide listener (kept on globalThis: Next bundles and the server share one process). */
 export function notificationListener(): NotificationListener {
   const g = globalThis as Holder;
-  return (g[KEY] ??= new NotificationListener());
+  const existing = g[KEY] ?? new NotificationListener();
+  g[KEY] = existing;
+  return existing;
 }

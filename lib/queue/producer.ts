@@ -6,13 +6,18 @@ type Holder = { [KEY]?: Map<QueueName, ReturnType<typeof makeQueue>> };
 
 function registry(): Map<QueueName, ReturnType<typeof makeQueue>> {
   const g = globalThis as Holder;
-  return (g[KEY] ??= new Map());
+  const existing = g[KEY] ?? new Map();
+  g[KEY] = existing;
+  return existing;
 }
 
 export function producer(name: QueueName) {
   const map = registry();
   let q = map.get(name);
-  if (!q) map.set(name, (q = makeQueue(name)));
+  if (!q) {
+    q = makeQueue(name);
+    map.set(name, q);
+  }
   return q.queue;
 }
 

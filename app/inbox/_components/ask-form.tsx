@@ -176,7 +176,7 @@ function Field({
     <>
       {f.title ?? f.name}
       {f.required && (
-        <span className="required" aria-label="required">
+        <span className="required" aria-hidden="true">
           {" "}
           *
         </span>

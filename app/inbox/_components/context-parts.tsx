@@ -11,6 +11,7 @@ export function ContextParts({ parts }: { parts: ContextPartView[] }) {
       <h2>Context</h2>
       <ol className="parts">
         {parts.map((p, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the parts are the stored envelope's, in its order, never reordered
           <li key={i} className={`part part-${p.kind}`}>
             {p.kind === "text" && <MarkdownView>{p.text}</MarkdownView>}
             {p.kind === "data" && <pre className="json">{p.json}</pre>}

@@ -51,7 +51,15 @@ export function FiltersBar({ facets, q }: { facets: Facet[]; q: string }) {
   };
 
   return (
-    <form className="filters" role="search" onSubmit={(e) => (e.preventDefault(), go("q", text.trim()))}>
+    // biome-ignore lint/a11y/useSemanticElements: role=search on the form is the ARIA search landmark; <search> is not in every browser yet
+    <form
+      className="filters"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        go("q", text.trim());
+      }}
+    >
       <label className="search">
         <span className="visually-hidden">Search titles</span>
         <input

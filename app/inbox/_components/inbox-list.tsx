@@ -151,7 +151,7 @@ export function InboxList({
 
   return (
     <>
-      <div className="toolbar" aria-label="Bulk actions">
+      <div className="toolbar">
         <span className="toolbar-count">
           {selected.size > 0 ? `${selected.size} selected` : "Select with x or the boxes"}
         </span>
@@ -234,6 +234,7 @@ function Row(props: {
 }) {
   const { row: r, cursor, selected } = props;
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click moves the list cursor; the keyboard moves it with j/k (the list's key handler)
     <li
       className={`row${cursor ? " row-cursor" : ""}${selected ? " row-selected" : ""}${r.status === "open" ? "" : " row-closed"}`}
       data-testid="inbox-row"

@@ -38,7 +38,7 @@ export function OptionGroup({ ask, checked, pending, onChoose, onEnter, freeForm
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.ctrlKey || e.altKey || e.metaKey || pending) return;
-    const at = refs.current.findIndex((el) => el === document.activeElement);
+    const at = refs.current.indexOf(document.activeElement as HTMLButtonElement | null);
     if (at < 0) return;
     const to = { ArrowDown: at + 1, ArrowRight: at + 1, ArrowUp: at - 1, ArrowLeft: at - 1, Home: 0, End: count - 1 }[
       e.key
@@ -60,6 +60,7 @@ export function OptionGroup({ ask, checked, pending, onChoose, onEnter, freeForm
   return (
     <div className="options" role="radiogroup" aria-label="Options" onKeyDown={onKeyDown}>
       {ask.options.map((o, i) => (
+        // biome-ignore lint/a11y/useSemanticElements: option cards with descriptions, as the WAI-ARIA radio group pattern (roving tabindex above)
         <button
           key={o.value}
           ref={(el) => {
@@ -81,6 +82,7 @@ export function OptionGroup({ ask, checked, pending, onChoose, onEnter, freeForm
         </button>
       ))}
       {ask.freeForm && (
+        // biome-ignore lint/a11y/useSemanticElements: the free-form choice is the radio group's last card (WAI-ARIA radio group pattern)
         <button
           ref={(el) => {
             refs.current[ask.options.length] = el;

@@ -66,6 +66,7 @@ export function Outcome({ item, resolution: r }: { item: ItemView; resolution: R
       {r.checklist && (
         <ul className="checklist checklist-final">
           {r.checklist.map((c, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the recorded checklist, in its order, never reordered
             <li key={i} className={c.done ? "done" : "undone"}>
               <span aria-hidden="true">{c.done ? "☑" : "☐"}</span> {c.text}
             </li>

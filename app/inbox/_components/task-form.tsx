@@ -34,6 +34,7 @@ export function TaskForm({ task, can, form, setForm, pending, onComplete, onDism
         <>
           <ul className="checklist">
             {task.checklist.map((c, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the envelope's checklist, in its order; texts may repeat
               <li key={i}>
                 <label>
                   <input

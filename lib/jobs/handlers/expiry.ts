@@ -10,7 +10,7 @@ import { defineJob } from "../define";
 
 export const expireJob = defineJob(EXPIRE_JOB, 4, async ({ messageId }) => {
   const row = await db().message.findUnique({ where: { id: messageId }, select: { status: true, expiresAt: true } });
-  if (!row || row.status !== "open" || !row.expiresAt) return;
+  if (row?.status !== "open" || !row.expiresAt) return;
   // A timer may fire a hair early; expiry must land strictly after expires_at (§7), so wait it out.
   const early = row.expiresAt.getTime() + 1 - clock.now().getTime();
   if (early > 0) await new Promise((r) => setTimeout(r, early));

@@ -100,6 +100,7 @@ export default async function MembersPage({ params }: { params: Promise<{ accoun
               data-testid="member-handle"
             />
           </label>
+          {/* biome-ignore lint/a11y/noLabelWithoutControl: RoleSelect renders the <select> this label wraps */}
           <label>
             Role <RoleSelect testId="member-role" />
           </label>
