@@ -1,10 +1,10 @@
 /**
- * The docs screenshots (docs/screenshot-inbox.png, docs/screenshot-item.png, docs/screenshot-agent.png), taken from this run in
- * an account of their own (demo, owner dana) seeded with the spec's example messages.
+ * The docs screenshots (screenshot-inbox.png, screenshot-item.png, screenshot-agent.png), taken from
+ * this run in an account of their own (demo, owner dana) seeded with the spec's example messages —
+ * under test-results/screenshots/, or into docs/ with `npm run docs:screenshots` (./support/screenshots.ts).
  */
-import { join } from "node:path";
-import { repoRoot } from "../test/support/hub";
 import { api, expect, signedInContext, test } from "./support/fixtures";
+import { screenshotPath } from "./support/screenshots";
 import { e2eState, LOGINS } from "./support/state";
 
 const hubUrl = () => e2eState().hubUrl;
@@ -122,14 +122,14 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
     await page.goto("/inbox");
     await expect(page.locator(`[data-testid="inbox-row"][data-id="${ship}"]`)).toBeVisible();
     await page.waitForTimeout(300);
-    await page.screenshot({ path: join(repoRoot, "docs/screenshot-inbox.png") });
+    await page.screenshot({ path: screenshotPath("screenshot-inbox.png") });
 
     await page.goto(`/inbox/${ship}`);
     await expect(page.getByTestId("item-title")).toBeVisible();
     await expect(page.getByTestId("item-countdown")).toBeVisible();
     await expect(page.getByTestId("item-context")).toBeVisible();
     await page.waitForTimeout(300);
-    await page.screenshot({ path: join(repoRoot, "docs/screenshot-item.png"), fullPage: true });
+    await page.screenshot({ path: screenshotPath("screenshot-item.png"), fullPage: true });
 
     // The agent page: two directives sent from the composer, one drained and acknowledged with a note.
     await page.goto("/inbox/agents/demo/deploybot/dev-team");
@@ -154,7 +154,7 @@ test("screenshots of the inbox and of an item", async ({ browser }) => {
     });
     await expect(page.getByTestId("directive-status").getByText("acknowledged")).toBeVisible();
     await page.waitForTimeout(300);
-    await page.screenshot({ path: join(repoRoot, "docs/screenshot-agent.png"), fullPage: true });
+    await page.screenshot({ path: screenshotPath("screenshot-agent.png"), fullPage: true });
   } finally {
     await context.close();
   }
