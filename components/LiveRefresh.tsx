@@ -9,7 +9,8 @@ const GAP_MS = 1000;
 /**
  * Subscribes to the inbox's server-sent events (app/inbox/events) and re-renders the page's server
  * components when something relevant changes — pushed, never polled. With `only`, just that
- * message's events count (an item page). EventSource reconnects by itself after a drop.
+ * message's events count (an item page). EventSource reconnects by itself after a drop; each
+ * (re)subscription ends with one catch-up refresh.
  */
 export function LiveRefresh({ only }: { only?: string }) {
   const router = useRouter();
@@ -37,6 +38,9 @@ export function LiveRefresh({ only }: { only?: string }) {
       }
     });
     source.addEventListener("resync", refresh);
+    // Subscribed (first connect and every reconnect): catch up on what changed since the page was
+    // rendered, which no event will report — e.g. an ack landing while the stream was connecting.
+    source.addEventListener("ready", refresh);
     return () => {
       source.close();
       if (timer) clearTimeout(timer);

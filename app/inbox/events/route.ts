@@ -12,7 +12,8 @@ const KEEP_ALIVE_MS = 20_000;
 /**
  * Server-sent events for the inbox pages: `event: inbox` with `{"id": "<message id>"}` whenever a
  * message in one of the person's accounts is submitted or turns terminal (ids only; the page
- * re-reads through the session), `event: resync` if the Hub's listener reconnected, and a comment
+ * re-reads through the session), `event: ready` once subscribed (the page catches up on what changed
+ * since it rendered), `event: resync` if the Hub's listener reconnected, and a comment
  * keep-alive every 20 s — at which the session is checked again, so a revoked one ends the stream.
  */
 export async function GET(req: Request): Promise<Response> {
@@ -60,7 +61,9 @@ export async function GET(req: Request): Promise<Response> {
         }
       };
       req.signal.addEventListener("abort", () => stop(), { once: true });
-      write("retry: 2000\n: connected\n\n");
+      // Subscribed: from here on nothing is missed. `ready` tells the page to catch up once on what
+      // changed between its render and now (and after every reconnect).
+      write("retry: 2000\nevent: ready\ndata: {}\n\n");
     },
     cancel() {
       stop();
