@@ -26,7 +26,7 @@ import { approveOrigin, envelope, provisionAccount, type Provisioned } from "./s
 import { useTestDatabase } from "./support/test-database";
 import { resolveAs, sleep, startPair, submitPush, waitForDelivery, type Pair } from "./support/push-kit";
 import { startReceiver, type Receiver } from "./support/receiver";
-import { validateOfficial } from "./support/schemas";
+import { validateOfficial } from "./support/spec";
 
 const W = 2; // MA2H_PRESENCE_FRESHNESS_SECONDS for this Hub
 const A = "deploybot/dev-team";

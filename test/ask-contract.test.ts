@@ -13,7 +13,7 @@ import { client } from "./support/hub";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { startPair, submitPush, type Pair } from "./support/push-kit";
 import { startReceiver, type Receiver } from "./support/receiver";
-import { validateOfficial } from "./support/schemas";
+import { validateOfficial } from "./support/spec";
 import { useTestDatabase } from "./support/test-database";
 
 const database = useTestDatabase();

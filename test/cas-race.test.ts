@@ -12,7 +12,7 @@ import type { HubError } from "../lib/protocol/errors";
 import { client, startHub, type HubProcess } from "./support/hub";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { validateOfficial } from "./support/spec";
 
 const database = useTestDatabase();
 let hubs: HubProcess[] = [];

@@ -10,7 +10,7 @@ import { HUB_VERSION } from "../lib/protocol/versions";
 import { client, startHub, type HubProcess } from "./support/hub";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { validateOfficial } from "./support/spec";
 
 const database = useTestDatabase();
 let hub: HubProcess;

@@ -17,7 +17,7 @@ import { DirectiveAgent } from "./support/directive-agent";
 import { client, startHub, type HubProcess } from "./support/hub";
 import { provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { validateOfficial } from "./support/spec";
 
 const database = useTestDatabase();
 let hub: HubProcess;

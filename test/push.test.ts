@@ -24,7 +24,7 @@ import {
   type Submitted,
 } from "./support/push-kit";
 import { startReceiver, type Receiver, type Received } from "./support/receiver";
-import { validateOfficial } from "./support/schemas";
+import { validateOfficial } from "./support/spec";
 
 const database = useTestDatabase();
 let hub: Pair;

@@ -9,7 +9,7 @@ import { addUser } from "../lib/principals/users";
 import { client, startHub, type HubProcess } from "./support/hub";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { loadVector, validateOfficial } from "./support/schemas";
+import { loadVector, validateOfficial } from "./support/spec";
 
 const database = useTestDatabase();
 let hub: HubProcess;

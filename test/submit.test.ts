@@ -7,7 +7,7 @@ import { db } from "../lib/db";
 import { client, startHub, type HubProcess } from "./support/hub";
 import { approveOrigin, envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { loadVector, validateOfficial } from "./support/schemas";
+import { loadVector, validateOfficial } from "./support/spec";
 
 const database = useTestDatabase();
 let hub: HubProcess;

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type HubProcess } from "./support/hub";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { validateOfficial } from "./support/spec";
 import { httpsRequest, makeSelfSigned, presentedFingerprint, type SelfSigned } from "./support/tls";
 
 const database = useTestDatabase();

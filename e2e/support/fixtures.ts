@@ -4,6 +4,7 @@
  * operator's (resolve with a PAT).
  */
 import { test as base, expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { envelopeFactory } from "../../test/support/envelope";
 import { e2eState, type E2EState } from "./state";
 
 export { expect };
@@ -133,23 +134,13 @@ export async function pullTerminal(a: Api, id: string, timeoutMs = 10_000): Prom
   }
 }
 
-let run = 0;
-/** A valid v0.5 envelope for the agent `agentId`. */
-export function envelope(
-  type: "notify" | "ask" | "task",
-  agentId: string,
-  over: Record<string, unknown> = {},
-): Record<string, unknown> {
-  run += 1;
-  const base: Record<string, unknown> = {
-    ma2h_version: "0.5",
-    type,
-    created_at: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
-    agent: { id: agentId, run_id: `run_e2e_${run}`, runtime: "cli", project: "web-app" },
-    title: `${type} ${marker()}`,
-  };
-  if (type !== "notify") base.idempotency_key = `e2e-${marker()}`;
-  if (type === "ask") base.request = { mode: "confirm" };
-  if (type === "task") base.action = { instructions: "Do the thing", checklist: [{ text: "first", done: false }] };
-  return { ...base, ...over };
-}
+/** A valid v0.5 envelope for the agent `agentId`: now, a confirm ask, a unique title and key per call. */
+export const envelope = envelopeFactory({
+  createdAt: () => new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+  runId: (n) => `run_e2e_${n}`,
+  project: "web-app",
+  title: (type) => `${type} ${marker()}`,
+  idempotencyKey: () => `e2e-${marker()}`,
+  request: { mode: "confirm" },
+  action: { instructions: "Do the thing", checklist: [{ text: "first", done: false }] },
+});
