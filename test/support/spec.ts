@@ -21,7 +21,7 @@ function ensure(): void {
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: fixtures are free-form JSON, read field by field
+/** A fixture: free-form JSON, read field by field. */
 export type Json = Record<string, any>;
 
 export const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"));
