@@ -5,14 +5,35 @@
  */
 import { test as base, expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { envelopeFactory } from "../../test/support/envelope";
-import { e2eState, type E2EState } from "./state";
+import { e2eState, LOGINS, type E2EState } from "./state";
 
 export { expect };
 
-export const test = base.extend<{ hub: E2EState }>({
+/** A browser context signed in through the real sign-in flow, with its page (landed on /inbox). */
+export interface SignedIn {
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * `alice` and `kim`: worker-scoped signed-in contexts, so a spec's `test.beforeAll` can take one and
+ * its serial tests share it, as they did with signedInContext() in beforeAll. Signed in on first use
+ * in a worker and closed when the worker ends.
+ */
+export const test = base.extend<{ hub: E2EState }, { alice: SignedIn; kim: SignedIn }>({
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this destructuring; it has none
   hub: async ({}, use) => use(e2eState()),
+  // biome-ignore lint/correctness/noEmptyPattern: as above — no dependencies
   baseURL: async ({}, use) => use(e2eState().hubUrl),
+  alice: [async ({ browser }, use) => useSignedIn(browser, LOGINS.alice, use), { scope: "worker" }],
+  kim: [async ({ browser }, use) => useSignedIn(browser, LOGINS.kim, use), { scope: "worker" }],
 });
+
+async function useSignedIn(browser: Browser, login: string, use: (s: SignedIn) => Promise<void>): Promise<void> {
+  const signedIn = await signedInContext(browser, login);
+  await use(signedIn);
+  await signedIn.context.close();
+}
 
 export const SESSION_COOKIE = "next-auth.session-token";
 
