@@ -4,22 +4,17 @@
  * turns `delivered` live, the agent acks with a note and alice sees "acknowledged" and the note —
  * sanitized like any agent text. Presence before sending; a viewer has no composer.
  */
-import type { BrowserContext, Page } from "@playwright/test";
 import { DirectiveAgent } from "../test/support/directive-agent";
-import { api, envelope, expect, marker, signedInContext, test } from "./support/fixtures";
+import { api, envelope, expect, marker, signedInContext, test, type SignedIn } from "./support/fixtures";
 import { e2eState, LOGINS } from "./support/state";
 
 test.describe.configure({ mode: "serial" });
 
 const AGENT = "deploybot/dev-team";
-let alice: { context: BrowserContext; page: Page };
+let alice: SignedIn;
 
-test.beforeAll(async ({ browser }) => {
-  alice = await signedInContext(browser, LOGINS.alice);
-});
-
-test.afterAll(async () => {
-  await alice?.context.close();
+test.beforeAll(async ({ alice: signedIn }) => {
+  alice = signedIn; // the worker's signed-in alice, shared by this file's serial tests
 });
 
 type Entry = { directive: Record<string, any>; signature: string };

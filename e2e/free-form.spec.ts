@@ -6,23 +6,19 @@
  * A 0.5 ask with `allow_edit: true` offers no free-form choice. A purged message's page is its
  * tombstone for a seat holder, 404 for another account's member, 410 for the agent (§8.2, §14.2).
  */
-import type { BrowserContext, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import pg from "pg";
 import { purgeExpiredRetention } from "../lib/messages/retention";
 import { releaseDatabase, useDatabase } from "../test/support/provision";
-import { api, envelope, expect, marker, pullTerminal, signedInContext, test } from "./support/fixtures";
+import { api, envelope, expect, marker, pullTerminal, signedInContext, test, type SignedIn } from "./support/fixtures";
 import { e2eState, LOGINS } from "./support/state";
 
 test.describe.configure({ mode: "serial" });
 
-let alice: { context: BrowserContext; page: Page };
+let alice: SignedIn;
 
-test.beforeAll(async ({ browser }) => {
-  alice = await signedInContext(browser, LOGINS.alice);
-});
-
-test.afterAll(async () => {
-  await alice?.context.close();
+test.beforeAll(async ({ alice: signedIn }) => {
+  alice = signedIn; // the worker's signed-in alice, shared by this file's serial tests
 });
 
 const OPTIONS = [

@@ -4,21 +4,16 @@
  * ? shows the shortcuts, / focuses the search; bulk decline/complete skip and report what they may not
  * do. Everything but the bulk buttons is done without the mouse.
  */
-import type { BrowserContext, Page } from "@playwright/test";
-import { api, envelope, expect, marker, pullTerminal, signedInContext, test } from "./support/fixtures";
-import { LOGINS } from "./support/state";
+import type { Page } from "@playwright/test";
+import { api, envelope, expect, marker, pullTerminal, test, type SignedIn } from "./support/fixtures";
 
 test.describe.configure({ mode: "serial" });
 
 const a = () => api("initech", "triage-bot");
-let kim: { context: BrowserContext; page: Page };
+let kim: SignedIn;
 
-test.beforeAll(async ({ browser }) => {
-  kim = await signedInContext(browser, LOGINS.kim);
-});
-
-test.afterAll(async () => {
-  await kim?.context.close();
+test.beforeAll(async ({ kim: signedIn }) => {
+  kim = signedIn; // the worker's signed-in kim, shared by this file's serial tests
 });
 
 const rows = (page: Page) => page.getByTestId("inbox-row");

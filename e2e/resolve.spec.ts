@@ -3,20 +3,16 @@
  * each answered by alice on the item page; the agent's pull then carries `actor: human:alice` and
  * the value or checklist. (The v0.6 free-form answer and the radio group's keys: free-form.spec.ts.) Two browsers answering one ask: one wins, the other is told.
  */
-import type { BrowserContext, Page } from "@playwright/test";
-import { api, envelope, expect, marker, pullTerminal, signedInContext, test } from "./support/fixtures";
+import type { Page } from "@playwright/test";
+import { api, envelope, expect, marker, pullTerminal, signedInContext, test, type SignedIn } from "./support/fixtures";
 import { hubLogs, LOGINS } from "./support/state";
 
 test.describe.configure({ mode: "serial" });
 
-let alice: { context: BrowserContext; page: Page };
+let alice: SignedIn;
 
-test.beforeAll(async ({ browser }) => {
-  alice = await signedInContext(browser, LOGINS.alice);
-});
-
-test.afterAll(async () => {
-  await alice?.context.close();
+test.beforeAll(async ({ alice: signedIn }) => {
+  alice = signedIn; // the worker's signed-in alice, shared by this file's serial tests
 });
 
 async function open(page: Page, id: string, title: string) {

@@ -4,20 +4,15 @@
  * not yet picked up, then delivered to the agent (its GET), then acknowledged with the agent's note
  * rendered through the sanitizing renderer — Markdown yes, HTML never — arriving live.
  */
-import type { BrowserContext, Page } from "@playwright/test";
-import { api, envelope, expect, marker, signedInContext, test } from "./support/fixtures";
-import { e2eState, LOGINS } from "./support/state";
+import { api, envelope, expect, marker, test, type SignedIn } from "./support/fixtures";
+import { e2eState } from "./support/state";
 
 test.describe.configure({ mode: "serial" });
 
-let alice: { context: BrowserContext; page: Page };
+let alice: SignedIn;
 
-test.beforeAll(async ({ browser }) => {
-  alice = await signedInContext(browser, LOGINS.alice);
-});
-
-test.afterAll(async () => {
-  await alice?.context.close();
+test.beforeAll(async ({ alice: signedIn }) => {
+  alice = signedIn; // the worker's signed-in alice, shared by this file's serial tests
 });
 
 test("waiting now → answered → delivered → acknowledged with the note", async () => {

@@ -6,9 +6,9 @@
  * heading, a marked external link with rel="noopener noreferrer nofollow", and an image reference
  * shown as a plain link (never fetched).
  */
-import type { BrowserContext, Page } from "@playwright/test";
-import { api, envelope, expect, pullTerminal, signedInContext, test } from "./support/fixtures";
-import { e2eState, LOGINS } from "./support/state";
+import type { Page } from "@playwright/test";
+import { api, envelope, expect, pullTerminal, test, type SignedIn } from "./support/fixtures";
+import { e2eState } from "./support/state";
 import { XSS_FILE_URIS, XSS_PAYLOADS } from "./support/xss-corpus";
 
 test.describe.configure({ mode: "serial" });
@@ -22,7 +22,7 @@ interface Watch {
   requests: string[];
 }
 
-let alice: { context: BrowserContext; page: Page };
+let alice: SignedIn;
 const watch: Watch = { dialogs: [], consoleErrors: [], remote: [], requests: [] };
 
 function isLocal(url: string): boolean {
@@ -34,8 +34,8 @@ function isLocal(url: string): boolean {
   }
 }
 
-test.beforeAll(async ({ browser }) => {
-  alice = await signedInContext(browser, LOGINS.alice);
+test.beforeAll(async ({ alice: signedIn }) => {
+  alice = signedIn; // the worker's signed-in alice, shared by this file's serial tests
   const { context, page } = alice;
   // Nothing may leave for another host: record every request, and stop the non-loopback ones.
   await context.route("**/*", (route) => {
@@ -57,10 +57,6 @@ test.beforeAll(async ({ browser }) => {
   });
   page.on("pageerror", (e) => watch.consoleErrors.push(`pageerror: ${e.message}`));
   context.on("page", (p) => watch.dialogs.push(`popup: ${p.url()}`));
-});
-
-test.afterAll(async () => {
-  await alice?.context.close();
 });
 
 /** The DOM holds nothing executable or remote that came from a payload. */
@@ -86,6 +82,7 @@ async function assertInertDom(page: Page, where: string): Promise<void> {
             "srcset",
           ].includes(n)
         ) {
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: browsers ignore C0 controls and spaces in a URL scheme; the check must strip them too
           const v = at.value.replace(/[\u0000-\u0020]/g, "").toLowerCase();
           if (danger.test(v)) bad.push(`${el.tagName} ${n}=${at.value.slice(0, 60)}`);
         }

@@ -11,7 +11,7 @@
 import pg from "pg";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ResponseTrack } from "../app/inbox/_components/response-track";
 import { itemTrackFor, waitingForRows, type ItemTrack } from "../lib/inbox/response-track";
 import { db } from "../lib/db";
@@ -22,52 +22,49 @@ import { HUB_VERSION } from "../lib/protocol/versions";
 import { addUser } from "../lib/principals/users";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { client } from "./support/hub";
-import { approveOrigin, envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { resolveAs, sleep, startPair, submitPush, waitForDelivery, type Pair } from "./support/push-kit";
-import { startReceiver, type Receiver } from "./support/receiver";
-import { validateOfficial } from "./support/schemas";
+import { useHubFixture } from "./support/hub-fixture";
+import { approveOrigin, envelope, type Provisioned } from "./support/provision";
+import { resolveAs, sleep, submitPush, waitForDelivery } from "./support/push-kit";
+import type { Receiver } from "./support/receiver";
+import { validateOfficial } from "./support/spec";
 
 const W = 2; // MA2H_PRESENCE_FRESHNESS_SECONDS for this Hub
 const A = "deploybot/dev-team";
 const B = "linter/dev-team";
 const P = "nightly/ops"; // presence subject: only this test's GETs touch it
 const Q = "idle/ops"; // never polls
-const database = useTestDatabase();
-let hub: Pair;
 let rx: Receiver;
-let acme: Provisioned;
-let globex: Provisioned;
 let carolToken: string;
-
-beforeAll(async () => {
-  acme = await provisionAccount(
-    "acme",
-    [A, B, P, Q],
-    [
-      { handle: "alice", role: "owner" },
-      { handle: "vic", role: "viewer" },
-    ],
-  );
-  globex = await provisionAccount("globex", [A, "other/bot"], [{ handle: "bob", role: "owner" }]);
-  // carol holds seats in both accounts: owning = any account where she has a seat.
-  await addUser("carol@both.test", "globex", "carol", "member");
-  await addUser("carol@both.test", "acme", "carol", "viewer");
-  const { createToken } = await import("../lib/principals/tokens");
-  carolToken = (await createToken("carol@both.test")).token;
-  rx = await startReceiver();
-  await approveOrigin(A, "acme", rx.origin);
-  hub = await startPair(database.url, {
-    MA2H_DEV_CALLBACK_ALLOWLIST: rx.origin,
+const hub = useHubFixture({
+  accounts: {
+    acme: {
+      agents: [A, B, P, Q],
+      humans: [
+        { handle: "alice", role: "owner" },
+        { handle: "vic", role: "viewer" },
+      ],
+    },
+    globex: { agents: [A, "other/bot"], humans: [{ handle: "bob", role: "owner" }] },
+  },
+  receivers: 1,
+  setup: async (h) => {
+    // carol holds seats in both accounts: owning = any account where she has a seat.
+    await addUser("carol@both.test", "globex", "carol", "member");
+    await addUser("carol@both.test", "acme", "carol", "viewer");
+    const { createToken } = await import("../lib/principals/tokens");
+    carolToken = (await createToken("carol@both.test")).token;
+    rx = h.receiver;
+    await approveOrigin(A, "acme", rx.origin);
+  },
+  server: "pair",
+  env: (h) => ({
+    MA2H_DEV_CALLBACK_ALLOWLIST: h.receiver.origin,
     MA2H_PUSH_BASE_DELAY_MS: "500",
     MA2H_PRESENCE_FRESHNESS_SECONDS: String(W),
-  });
+  }),
 });
-
-afterAll(async () => {
-  await hub?.stop();
-  await rx?.close();
-});
+const acme = hub.account("acme");
+const globex = hub.account("globex");
 
 const agent = (id: string, account: Provisioned = acme) => client(hub.web.url, account.keys[id]);
 const human = (handle: string, account: Provisioned = acme) => client(hub.web.url, account.tokens[handle]);
@@ -246,7 +243,7 @@ describe("§14.1 first ack wins; the track on the GET", () => {
   });
 
   it("the delivery stamp and the ack each NOTIFY the inbox once, so the answering person's page refreshes", async () => {
-    const listener = new pg.Client({ connectionString: database.url });
+    const listener = new pg.Client({ connectionString: hub.databaseUrl });
     await listener.connect();
     const heard: string[] = [];
     listener.on("notification", (n) => {
@@ -514,7 +511,7 @@ describe("§14.2 retention: expired never after delivered", () => {
   it("a GET racing the purge waits for its row lock and answers 410 — never a delivered body for a purged answer", async () => {
     const id = await submit("ask");
     await resolve(id, { resolution: "answered", value: "ship" });
-    const purger = new pg.Client({ connectionString: database.url });
+    const purger = new pg.Client({ connectionString: hub.databaseUrl });
     await purger.connect();
     try {
       // What retention's transaction does: lock the undelivered resolution, tombstone, delete.
@@ -525,7 +522,10 @@ describe("§14.2 retention: expired never after delivered", () => {
       );
       expect(locked.rowCount).toBe(1);
       let answered = false;
-      const racing = rawGet(id).then((r) => ((answered = true), r));
+      const racing = rawGet(id).then((r) => {
+        answered = true;
+        return r;
+      });
       await sleep(700);
       expect(answered).toBe(false); // the stamp is waiting for the purge
       await purger.query(

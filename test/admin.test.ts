@@ -4,7 +4,7 @@
  * account scoping of every verb that takes a bare id, self-service tokens, the append-only audit
  * trigger, and the audit reader and its JSON Lines export.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { auditJsonLines, listAudit, parseAuditFilters } from "../lib/audit/log";
 import { clock } from "../lib/clock";
 import { db } from "../lib/db";
@@ -17,10 +17,24 @@ import { adminAccountsOf, adminSeat, hasAnySeat } from "../lib/principals/seats"
 import { createTokenForUser, listTokens, revokeToken } from "../lib/principals/tokens";
 import { addUser } from "../lib/principals/users";
 import { createWebSession, humanForSessionToken } from "../lib/principals/web-sessions";
+import { useHubFixture } from "./support/hub-fixture";
 import { provisionAccount } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
 
-useTestDatabase();
+useHubFixture({
+  accounts: {
+    acme: {
+      agents: ["deploybot/dev-team"],
+      humans: [
+        { handle: "alice", role: "owner" },
+        { handle: "adam", role: "admin" },
+        { handle: "bob", role: "member" },
+        { handle: "vic", role: "viewer" },
+      ],
+    },
+    globex: { agents: ["globex-bot"], humans: [{ handle: "gina", role: "owner" }] },
+  },
+  server: "none",
+});
 let acmeId: string;
 let globexId: string;
 
@@ -34,17 +48,6 @@ const codeOf = async (p: Promise<unknown>) =>
   );
 
 beforeAll(async () => {
-  await provisionAccount(
-    "acme",
-    ["deploybot/dev-team"],
-    [
-      { handle: "alice", role: "owner" },
-      { handle: "adam", role: "admin" },
-      { handle: "bob", role: "member" },
-      { handle: "vic", role: "viewer" },
-    ],
-  );
-  await provisionAccount("globex", ["globex-bot"], [{ handle: "gina", role: "owner" }]);
   acmeId = (await db().account.findUniqueOrThrow({ where: { slug: "acme" } })).id;
   globexId = (await db().account.findUniqueOrThrow({ where: { slug: "globex" } })).id;
 });

@@ -66,7 +66,7 @@ function importGraph(): Graph {
 }
 
 /** Strongly connected components with more than one member (or a self-loop): the cycles. */
-export function cycles(nodes: Map<string, string[]>): string[][] {
+function cycles(nodes: Map<string, string[]>): string[][] {
   let index = 0;
   const idx = new Map<string, number>();
   const low = new Map<string, number>();

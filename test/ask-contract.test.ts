@@ -5,21 +5,18 @@
  * signed `edited`) and dp-029 (the corrections apply at every minor; `allow_edit` only at ≥ 0.6,
  * gated where the Hub acts on it, never stripped from the stored envelope).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { addBinding } from "../lib/principals/bindings";
 import { AgentVerifier } from "./support/agent-verify";
 import { client } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { startPair, submitPush, type Pair } from "./support/push-kit";
-import { startReceiver, type Receiver } from "./support/receiver";
-import { validateOfficial } from "./support/schemas";
-import { useTestDatabase } from "./support/test-database";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
+import { submitPush } from "./support/push-kit";
+import type { Receiver } from "./support/receiver";
+import { validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hub: Pair;
 let rx: Receiver;
-let acme: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
 const SECRET = "ask-contract-secret";
@@ -31,22 +28,22 @@ const OPTIONS = [
 const OFF_MENU = "hold, until the migration lands";
 const ANSWER_SCHEMA = { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] };
 
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A, B], [{ handle: "alice", role: "owner" }]);
-  rx = await startReceiver();
-  await addBinding({
-    agentRef: { agentId: A, accountSlug: "acme" },
-    origin: rx.origin,
-    secretRef: "cb",
-    secret: SECRET,
-  });
-  hub = await startPair(database.url, { MA2H_DEV_CALLBACK_ALLOWLIST: rx.origin, MA2H_PUSH_BASE_DELAY_MS: "500" });
+const hub = useHubFixture({
+  accounts: { acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] } },
+  receivers: 1,
+  setup: async (h) => {
+    rx = h.receiver;
+    await addBinding({
+      agentRef: { agentId: A, accountSlug: "acme" },
+      origin: rx.origin,
+      secretRef: "cb",
+      secret: SECRET,
+    });
+  },
+  server: "pair",
+  env: (h) => ({ MA2H_DEV_CALLBACK_ALLOWLIST: h.receiver.origin, MA2H_PUSH_BASE_DELAY_MS: "500" }),
 });
-
-afterAll(async () => {
-  await hub?.stop();
-  await rx?.close();
-});
+const acme = hub.account("acme");
 
 const agent = (id = A) => client(hub.web.url, acme.keys[id]);
 const alice = () => client(hub.web.url, acme.tokens.alice);

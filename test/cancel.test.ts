@@ -3,32 +3,27 @@
  * loses to any earlier terminal (§7), takes no body, and writes the push obligation with the
  * terminal transition (§3.1) — exactly one row, only for a push callback.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { client, startHub, type HubProcess } from "./support/hub";
-import { approveOrigin, envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { client } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
+import { approveOrigin, envelope, type Provisioned } from "./support/provision";
+import { validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hub: HubProcess;
-let acme: Provisioned;
-let other: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
 const UNKNOWN = "msg_00000000000000000000000000";
 const PUSH_URL = "https://agent.example:8443/hook";
 
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A, B], [{ handle: "alice", role: "owner" }]);
-  other = await provisionAccount("other", [A]);
-  await approveOrigin(A, "acme", "https://agent.example:8443");
-  hub = await startHub({ databaseUrl: database.url });
+const hub = useHubFixture({
+  accounts: {
+    acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] },
+    other: { agents: [A] },
+  },
+  setup: () => approveOrigin(A, "acme", "https://agent.example:8443"),
 });
-
-afterAll(async () => {
-  await hub?.stop();
-});
+const acme = hub.account("acme");
+const other = hub.account("other");
 
 const agent = (id = A, p: Provisioned = acme) => client(hub.url, p.keys[id]);
 const cancel = (id: string, who = A, p: Provisioned = acme) => agent(who, p).post(`/v1/messages/${id}/cancel`);

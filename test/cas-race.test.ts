@@ -3,32 +3,27 @@
  * database, ≥ 20 concurrent resolves and cancels per message, 50 times — exactly one terminal
  * transition, one `resolution_id`, one audit event; and resolve versus expiry at the boundary.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import type { Resolver } from "../lib/messages/access";
 import { expireMessage } from "../lib/messages/expiry";
 import { resolveMessage } from "../lib/messages/resolve";
 import type { HubError } from "../lib/protocol/errors";
-import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { client } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
+import { validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hubs: HubProcess[] = [];
-let acme: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
+/** Two web processes on one database. */
+const fx = useHubFixture({
+  accounts: { acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] } },
+  count: 2,
+});
+const hubs = fx.webs;
+const acme = fx.account("acme");
 const TERMINAL_EVENTS = ["message.answered", "message.declined", "message.cancelled", "message.expired"];
-
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A, B], [{ handle: "alice", role: "owner" }]);
-  hubs = await Promise.all([startHub({ databaseUrl: database.url }), startHub({ databaseUrl: database.url })]);
-});
-
-afterAll(async () => {
-  await Promise.all(hubs.map((h) => h.stop()));
-});
 
 const OPTIONS = [
   { value: "ship", label: "Ship" },

@@ -17,17 +17,19 @@ import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import type { AgentPrincipal } from "../lib/principals/types";
 import { HubError } from "../lib/protocol/errors";
 import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
 
 const A = "deploybot/dev-team";
-const database = useTestDatabase();
-let acme: Provisioned;
+const fx = useHubFixture({
+  accounts: { acme: { agents: [A], humans: [{ handle: "alice", role: "owner" }] } },
+  server: "none",
+});
+const acme = fx.account("acme");
 let agent: AgentPrincipal;
 let aliceId: string;
 
 beforeAll(async () => {
-  acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
   agent = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${acme.keys[A]}` })));
   const alice = await authenticate(new Headers({ authorization: `Bearer ${acme.tokens.alice}` }));
   if (alice.kind !== "operator") throw new Error("expected an operator");
@@ -241,9 +243,9 @@ describe("in real time, with nobody watching", () => {
   for (const backend of ["redis", "postgres"] as const) {
     it(`a BullMQ delayed job expires a 2 s ask on time (${backend} backend)`, async () => {
       const env = backend === "redis" ? { REDIS_URL: "redis://127.0.0.1:6379" } : {};
-      const web = await startHub({ databaseUrl: database.url, mode: "web", env });
+      const web = await startHub({ databaseUrl: fx.databaseUrl, mode: "web", env });
       started.push(web);
-      const worker = await startHub({ databaseUrl: database.url, mode: "worker", env });
+      const worker = await startHub({ databaseUrl: fx.databaseUrl, mode: "worker", env });
       started.push(worker);
       await waitForOutput(worker, "worker running");
 
@@ -285,7 +287,7 @@ describe("in real time, with nobody watching", () => {
     await new Promise((ok) => setTimeout(ok, 1000));
     expect((await row(ack.id)).status).toBe("open"); // no worker, no job, no read: still open in the DB
     const t0 = Date.now();
-    const worker = await startHub({ databaseUrl: database.url, mode: "worker", env: { REDIS_URL: undefined } });
+    const worker = await startHub({ databaseUrl: fx.databaseUrl, mode: "worker", env: { REDIS_URL: undefined } });
     started.push(worker);
     const seen = await watchDb(ack.id, 60_000);
     await waitForOutput(worker, "worker running");

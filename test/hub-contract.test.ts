@@ -55,7 +55,10 @@ function groupMembers(pgid: number): string[] {
 const portOpen = (port: number) =>
   new Promise<boolean>((ok) => {
     const s = connect(port, "127.0.0.1");
-    s.once("connect", () => (s.destroy(), ok(true)));
+    s.once("connect", () => {
+      s.destroy();
+      ok(true);
+    });
     s.once("error", () => ok(false));
   });
 

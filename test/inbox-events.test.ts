@@ -2,30 +2,25 @@
  * Live inbox updates (lib/inbox/events.ts): one LISTEN per process fans each submit and terminal
  * transition out to the subscribers seated in that account — and to no one else.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { inboxEvents, type InboxEvent } from "../lib/inbox/events";
 import { answerAsHuman } from "../lib/inbox/answer";
 import { submitMessage } from "../lib/messages/submit";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { addUser } from "../lib/principals/users";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope, type Provisioned } from "./support/provision";
 
-useTestDatabase();
-let acme: Provisioned;
-let other: Provisioned;
 const A = "deploybot/dev-team";
+const fx = useHubFixture({ accounts: { acme: { agents: [A] }, other: { agents: [A] } }, server: "none" });
+const acme = fx.account("acme");
+const other = fx.account("other");
 
 async function submit(p: Provisioned, type: "ask" | "notify" = "ask"): Promise<string> {
   const principal = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${p.keys[A]}` })));
   return (await submitMessage(principal, envelope(type, A))).ack.id;
 }
-
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A]);
-  other = await provisionAccount("other", [A]);
-});
 
 afterAll(async () => {
   await inboxEvents().close();

@@ -14,14 +14,14 @@ import { submitMessage } from "../lib/messages/submit";
 import { resolveMessage } from "../lib/messages/resolve";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { addUser } from "../lib/principals/users";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope, type Provisioned } from "./support/provision";
 
-useTestDatabase();
-let acme: Provisioned;
-let other: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
+const fx = useHubFixture({ accounts: { acme: { agents: [A, B] }, other: { agents: [A] } }, server: "none" });
+const acme = fx.account("acme");
+const other = fx.account("other");
 const users: Record<string, string> = {};
 const clock = fixedClock(new Date("2026-12-02T10:00:00.000Z"));
 
@@ -35,8 +35,6 @@ const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
 
 beforeAll(async () => {
   setClock(clock);
-  acme = await provisionAccount("acme", [A, B]);
-  other = await provisionAccount("other", [A]);
   for (const [handle, role] of [
     ["alice", "owner"],
     ["bob", "member"],

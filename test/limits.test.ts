@@ -4,34 +4,25 @@
  * `429 rate_limited` with `Retry-After` (nothing created), the `/.well-known/ma2h-capability` alias,
  * and the §14.1 ack `ma2h_version` rule on the response leg.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { HUB_VERSION } from "../lib/protocol/versions";
-import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { client } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
+import { validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hub: HubProcess;
-let acme: Provisioned;
 const RATE = "rate/bot";
 const DEPTH = "depth/bot";
 const ACKER = "acker/bot";
 const PER_MINUTE = 6;
 const INBOX_DEPTH = 2;
 
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [RATE, DEPTH, ACKER], [{ handle: "alice", role: "owner" }]);
-  hub = await startHub({
-    databaseUrl: database.url,
-    env: { MA2H_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), MA2H_INBOX_DEPTH: String(INBOX_DEPTH) },
-  });
+const hub = useHubFixture({
+  accounts: { acme: { agents: [RATE, DEPTH, ACKER], humans: [{ handle: "alice", role: "owner" }] } },
+  env: { MA2H_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), MA2H_INBOX_DEPTH: String(INBOX_DEPTH) },
 });
-
-afterAll(async () => {
-  await hub?.stop();
-});
+const acme = hub.account("acme");
 
 const agent = (id: string) => client(hub.url, acme.keys[id]);
 const submit = (id: string, type: "notify" | "ask" | "task", over: Record<string, unknown> = {}) =>

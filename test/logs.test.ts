@@ -6,15 +6,18 @@
  * none of them, nor any API key, PAT or AUTH_SECRET, may appear anywhere in what the Hub printed.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { client, startHub, TEST_AUTH_SECRET, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
 
 const A = "deploybot/dev-team";
-const database = useTestDatabase();
-let acme: Provisioned;
-let hub: HubProcess;
+const fx = useHubFixture({
+  accounts: { acme: { agents: [A], humans: [{ handle: "alice", role: "owner" }] } },
+  server: "hub",
+  env: { LOG_LEVEL: "debug", MA2H_MAX_BODY_BYTES: "4096" },
+});
+const acme = fx.account("acme");
 let output = "";
 const markers: Record<string, string> = {};
 /** A fresh unguessable marker, remembered under `name`. */
@@ -27,20 +30,7 @@ const mark = (name: string) => (markers[name] = `MARK${randomBytes(8).toString("
  */
 const KNOWN_NON_JSON: RegExp[] = [/^\s*✓ Running next\.config\.ts took \d+(\.\d+)?m?s$/];
 
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
-  hub = await startHub({
-    databaseUrl: database.url,
-    mode: "hub",
-    env: { LOG_LEVEL: "debug", MA2H_MAX_BODY_BYTES: "4096" },
-  });
-});
-
-afterAll(async () => {
-  await hub?.stop();
-});
-
-async function until(pred: () => boolean, what: string, ms = 10_000, proc: HubProcess = hub): Promise<void> {
+async function until(pred: () => boolean, what: string, ms = 10_000, proc: HubProcess = fx.web): Promise<void> {
   const deadline = Date.now() + ms;
   while (!pred()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${proc.output()}`);
@@ -50,16 +40,16 @@ async function until(pred: () => boolean, what: string, ms = 10_000, proc: HubPr
 
 describe("Hub logs", () => {
   it("the capture sees the Hub's real stdout and stderr", async () => {
-    await until(() => hub.output().includes('"msg":"web listening"'), "web listening (stdout)");
-    await until(() => hub.output().includes('"msg":"worker running"'), "worker running (stdout)");
-    expect(hub.output()).toContain("DEV MODE: serving plaintext HTTP"); // a warn line, on stderr
-    expect(hub.output()).toContain('"msg":"migrations"');
-    const res = await client(hub.url, acme.keys[A]).get("/v1/messages/msg_00000000000000000000000000");
+    await until(() => fx.web.output().includes('"msg":"web listening"'), "web listening (stdout)");
+    await until(() => fx.web.output().includes('"msg":"worker running"'), "worker running (stdout)");
+    expect(fx.web.output()).toContain("DEV MODE: serving plaintext HTTP"); // a warn line, on stderr
+    expect(fx.web.output()).toContain('"msg":"migrations"');
+    const res = await client(fx.web.url, acme.keys[A]).get("/v1/messages/msg_00000000000000000000000000");
     expect(res.status).toBe(404);
     const requestId = res.headers.get("x-request-id") as string;
     expect(requestId).toBeTruthy();
-    await until(() => hub.output().includes(requestId), `a request line with ${requestId}`);
-    const line = hub
+    await until(() => fx.web.output().includes(requestId), `a request line with ${requestId}`);
+    const line = fx.web
       .output()
       .split("\n")
       .find((l) => l.includes(requestId)) as string;
@@ -74,8 +64,8 @@ describe("Hub logs", () => {
   });
 
   it("never prints state, sensitive values, sensitive content, comments or credentials", async () => {
-    const agent = client(hub.url, acme.keys[A]);
-    const alice = client(hub.url, acme.tokens.alice);
+    const agent = client(fx.web.url, acme.keys[A]);
+    const alice = client(fx.web.url, acme.tokens.alice);
     const statuses: number[] = [];
     const send = async (p: Promise<{ status: number }>, expected: number) => {
       const res = await p;
@@ -186,19 +176,19 @@ describe("Hub logs", () => {
     await send(agent.post(`/v1/messages/${s.body.id}/cancel`), 409);
 
     // Credentials that are not ours are not echoed either.
-    await send(client(hub.url, `ma2h_key_${mark("bad-key")}`).get(`/v1/messages/${id}`), 401);
+    await send(client(fx.web.url, `ma2h_key_${mark("bad-key")}`).get(`/v1/messages/${id}`), 401);
     await send(
-      client(hub.url, `ma2h_pat_${mark("bad-pat")}`).post(`/v1/messages/${id}/resolve`, { resolution: "declined" }),
+      client(fx.web.url, `ma2h_pat_${mark("bad-pat")}`).post(`/v1/messages/${id}/resolve`, { resolution: "declined" }),
       401,
     );
 
     await until(
-      () => (hub.output().match(/"msg":"request"/g)?.length ?? 0) >= statuses.length + 1,
+      () => (fx.web.output().match(/"msg":"request"/g)?.length ?? 0) >= statuses.length + 1,
       "a request line per request",
     );
-    const stopMs = await hub.stop();
+    const stopMs = await fx.web.stop();
     expect(stopMs).toBeLessThan(10_000);
-    output = hub.output();
+    output = fx.web.output();
 
     const secrets: Record<string, string> = { ...markers, AUTH_SECRET: TEST_AUTH_SECRET };
     for (const [handle, token] of Object.entries(acme.tokens)) secrets[`pat:${handle}`] = token;
@@ -234,7 +224,7 @@ describe("Hub logs", () => {
 
   it("a queue store it cannot reach is logged as JSON by name and code, never dumped raw", async () => {
     const worker = await startHub({
-      databaseUrl: database.url,
+      databaseUrl: fx.databaseUrl,
       mode: "worker",
       env: { REDIS_URL: "redis://127.0.0.1:1", LOG_LEVEL: "debug" },
     });

@@ -4,10 +4,9 @@
  * out exactly once; a SIGKILL of the web process loses no un-acked directive — queued ones drain
  * from the restarted process at once, in-flight ones come back after their window.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, startHub, type HubProcess } from "./support/hub";
-import { provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
+import { describe, expect, it } from "vitest";
+import { client, startHub } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
 
 const A = "deploybot/dev-team";
 const K = "killed/bot";
@@ -15,26 +14,17 @@ const K = "killed/bot";
 const RACE_VISIBILITY_S = 60;
 /** Long enough that the killed hub's restart (seconds on a loaded box) happens inside the window. */
 const VISIBILITY_S = 15;
-const database = useTestDatabase();
-let acme: Provisioned;
-const hubs: HubProcess[] = [];
+/** Two racing web processes; the hubs a test starts join them, and all are SIGKILLed at the end. */
+const fx = useHubFixture({
+  accounts: { acme: { agents: [A, K], humans: [{ handle: "alice", role: "owner" }] } },
+  count: 2,
+  env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(RACE_VISIBILITY_S) },
+  stopSignal: "SIGKILL",
+});
+const acme = fx.account("acme");
+const hubs = fx.webs;
 const env = { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S) };
 type Entry = { directive: { id: string }; signature: string };
-
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A, K], [{ handle: "alice", role: "owner" }]);
-  const race = { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(RACE_VISIBILITY_S) };
-  hubs.push(
-    ...(await Promise.all([
-      startHub({ databaseUrl: database.url, env: race }),
-      startHub({ databaseUrl: database.url, env: race }),
-    ])),
-  );
-});
-
-afterAll(async () => {
-  await Promise.all(hubs.map((h) => h.stop("SIGKILL")));
-});
 
 async function authorMany(n: number, to: string, base: string): Promise<string[]> {
   const alice = client(base, acme.tokens.alice);
@@ -78,7 +68,7 @@ describe("SIGKILL of the web process (§3.1)", () => {
   it("loses no un-acked directive: queued ones at once, in-flight ones after their window", {
     timeout: 90_000,
   }, async () => {
-    const victim = await startHub({ databaseUrl: database.url, env });
+    const victim = await startHub({ databaseUrl: fx.databaseUrl, env });
     hubs.push(victim);
     const ids = await authorMany(5, K, victim.url);
     const agentOnVictim = client(victim.url, acme.keys[K]);
@@ -86,7 +76,7 @@ describe("SIGKILL of the web process (§3.1)", () => {
     expect(inFlight).toEqual(ids.slice(0, 2));
     await victim.stop("SIGKILL");
 
-    const revived = await startHub({ databaseUrl: database.url, env, port: victim.port });
+    const revived = await startHub({ databaseUrl: fx.databaseUrl, env, port: victim.port });
     hubs.push(revived);
     const agent = client(revived.url, acme.keys[K]);
     const queued = ((await agent.get("/v1/inbox")).body.messages as Entry[]).map((e) => e.directive.id);

@@ -5,7 +5,7 @@
  * ack (idempotent, note visible to the human, never redelivered), isolation between agents and
  * accounts, the mailbox depth bound, and expiry that is never written after delivery (dp-007).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";
 import { drainMailbox } from "../lib/mailbox/drain";
@@ -14,15 +14,10 @@ import { inboundDirectiveSchema } from "../lib/protocol/inbound-message";
 import { HUB_VERSION } from "../lib/protocol/versions";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { DirectiveAgent } from "./support/directive-agent";
-import { client, startHub, type HubProcess } from "./support/hub";
-import { provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { client } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
+import { validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hub: HubProcess;
-let acme: Provisioned;
-let other: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
 const C = "depth/bot";
@@ -32,26 +27,22 @@ const VISIBILITY_S = 2;
 const DEPTH = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-beforeAll(async () => {
-  acme = await provisionAccount(
-    "acme",
-    [A, B, C, D],
-    [
-      { handle: "alice", role: "owner" },
-      { handle: "bob", role: "member" },
-      { handle: "vic", role: "viewer" },
-    ],
-  );
-  other = await provisionAccount("other", [A, ONLY_OTHER], [{ handle: "olga", role: "owner" }]);
-  hub = await startHub({
-    databaseUrl: database.url,
-    env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S), MA2H_INBOUND_MAILBOX_DEPTH: String(DEPTH) },
-  });
+const hub = useHubFixture({
+  accounts: {
+    acme: {
+      agents: [A, B, C, D],
+      humans: [
+        { handle: "alice", role: "owner" },
+        { handle: "bob", role: "member" },
+        { handle: "vic", role: "viewer" },
+      ],
+    },
+    other: { agents: [A, ONLY_OTHER], humans: [{ handle: "olga", role: "owner" }] },
+  },
+  env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S), MA2H_INBOUND_MAILBOX_DEPTH: String(DEPTH) },
 });
-
-afterAll(async () => {
-  await hub?.stop();
-});
+const acme = hub.account("acme");
+const other = hub.account("other");
 
 const human = (handle: string, account = acme) => client(hub.url, account.tokens[handle]);
 const agent = (id: string, account = acme) => client(hub.url, account.keys[id]);

@@ -8,7 +8,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { MarkdownView, safeUrl } from "../components/Markdown";
 
-const html = (md: string) => renderToStaticMarkup(createElement(MarkdownView, { children: md }));
+const html = (md: string) => renderToStaticMarkup(createElement(MarkdownView, null, md));
 
 const PAYLOADS = [
   "<script>alert(1)</script>",

@@ -4,32 +4,32 @@
  * expiry applied by the read itself, 1000 held waiters in one process, `?since=` and retention.
  */
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { jcs } from "../lib/protocol/jcs";
 import { purgeExpiredRetention } from "../lib/messages/retention";
-import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { client, startHub } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
+import { validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hub: HubProcess;
-let hub2: HubProcess;
-let acme: Provisioned;
-let other: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
+/** Two web processes on one database: `hub` (the first) and `hub2`. */
+const hub = useHubFixture({
+  accounts: {
+    acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] },
+    other: { agents: [A] },
+  },
+  count: 2,
+});
+const hub2 = {
+  get url() {
+    return hub.webs[1]!.url;
+  },
+};
+const acme = hub.account("acme");
+const other = hub.account("other");
 const UNKNOWN = "msg_0000000000000000000000000a";
-
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A, B], [{ handle: "alice", role: "owner" }]);
-  other = await provisionAccount("other", [A]);
-  [hub, hub2] = await Promise.all([startHub({ databaseUrl: database.url }), startHub({ databaseUrl: database.url })]);
-});
-
-afterAll(async () => {
-  await Promise.all([hub?.stop(), hub2?.stop()]);
-});
 
 const agent = (id = A) => client(hub.url, acme.keys[id]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -200,7 +200,7 @@ describe("long-poll ?wait=", () => {
   it("answers 200 open when the wait runs out", () => runsOut("?wait=2 untouched", "?wait=2"));
 
   it("clamps a long wait to the server maximum instead of rejecting it; SIGTERM answers held polls", async () => {
-    const clamped = await startHub({ databaseUrl: database.url, env: { MA2H_MAX_WAIT_SECONDS: "2" } });
+    const clamped = await startHub({ databaseUrl: hub.databaseUrl, env: { MA2H_MAX_WAIT_SECONDS: "2" } });
     try {
       expect((await client(clamped.url).get("/.well-known/ma2h")).body.max_wait_seconds).toBe(2);
       await runsOut("?wait=600 with MA2H_MAX_WAIT_SECONDS=2", "?wait=600", clamped.url);
@@ -316,12 +316,13 @@ describe("scale", () => {
     let settled = 0;
     const t0 = performance.now();
     const polls = Array.from({ length: 1000 }, (_, i) =>
-      rawGet(`/v1/messages/${ids[i % 50]}?wait=60`, acme.keys[A]).then(
-        (r) => (settled++, { ...r, id: ids[i % 50]!, at: performance.now() }),
-      ),
+      rawGet(`/v1/messages/${ids[i % 50]}?wait=60`, acme.keys[A]).then((r) => {
+        settled++;
+        return { ...r, id: ids[i % 50]!, at: performance.now() };
+      }),
     );
     // Held means parked: once the web process has taken them all in, it should sit idle.
-    const absorbed = (await quiescent(hub.child.pid as number)) - t0;
+    const absorbed = (await quiescent(hub.web.child.pid as number)) - t0;
     expect(settled).toBe(0);
     const probes: number[] = [];
     for (let i = 0; i < 5; i++) probes.push((await rawGet("/.well-known/ma2h")).ms);
@@ -330,7 +331,12 @@ describe("scale", () => {
     const r0 = performance.now();
     const resolvedAt = new Map<string, number>();
     await Promise.all(
-      ids.map((id) => resolve(id).then((r) => (expect(r.status).toBe(200), resolvedAt.set(id, performance.now())))),
+      ids.map((id) =>
+        resolve(id).then((r) => {
+          expect(r.status).toBe(200);
+          resolvedAt.set(id, performance.now());
+        }),
+      ),
     );
     const r1 = performance.now();
     const results = await Promise.all(polls);

@@ -6,40 +6,48 @@
  * plaintext outside the dev allowlist, are refused without a single connection while a control push
  * of the same shape arrives.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { addBinding, revokeBinding } from "../lib/principals/bindings";
 import { AgentVerifier } from "./support/agent-verify";
 import { client } from "./support/hub";
-import { provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import {
-  cli,
-  resolveAs,
-  sleep,
-  startPair,
-  submitPush,
-  waitForDelivery,
-  type Auth,
-  type Pair,
-} from "./support/push-kit";
-import { startReceiver, startTcpTrap, type Receiver, type TcpTrap } from "./support/receiver";
+import { type HubFixture, useHubFixture } from "./support/hub-fixture";
+import { cli, resolveAs, sleep, submitPush, waitForDelivery, type Auth } from "./support/push-kit";
+import { startTcpTrap, type Receiver, type TcpTrap } from "./support/receiver";
 
-const database = useTestDatabase();
-let hub: Pair;
 let rx: Receiver; // the agent's receiver
 let elsewhere: Receiver; // a redirect target — bound and allowlisted, and still must hear nothing
 let revocable: Receiver; // its own binding, revoked mid-retry
 const traps: Record<string, TcpTrap> = {};
-let acme: Provisioned;
 let revocableBinding: string;
 const A = "deploybot/dev-team";
 const SECRET = "retry-secret";
 const HMAC: Auth = { scheme: "hmac", secret_ref: "cb" };
 const SWEEP_MS = 2000;
 
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
-  [rx, elsewhere, revocable] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+const hub = useHubFixture({
+  accounts: { acme: { agents: [A], humans: [{ handle: "alice", role: "owner" }] } },
+  receivers: 3,
+  setup,
+  server: "pair",
+  env: () => ({
+    MA2H_DEV_CALLBACK_ALLOWLIST: [
+      rx.origin,
+      elsewhere.origin,
+      revocable.origin,
+      "http://169.254.169.254:80",
+      "http://10.0.0.1:80",
+    ].join(","),
+    MA2H_PUSH_BASE_DELAY_MS: "500",
+    MA2H_PUSH_MAX_ATTEMPTS: "5",
+    MA2H_PUSH_TIMEOUT_MS: "1500",
+    MA2H_DELIVERY_SWEEP_MS: String(SWEEP_MS),
+  }),
+});
+const acme = hub.account("acme");
+
+/** The receivers, the TCP traps, and the bindings (approved, some never deliverable). */
+async function setup(h: HubFixture): Promise<void> {
+  [rx, elsewhere, revocable] = h.receivers as [Receiver, Receiver, Receiver];
   traps.alias = await startTcpTrap("127.0.0.2");
   traps.tls = await startTcpTrap("127.0.0.1");
   traps.plain = await startTcpTrap("127.0.0.1");
@@ -61,25 +69,9 @@ beforeAll(async () => {
   ]) {
     await approve(origin);
   }
-  const allowlist = [
-    rx.origin,
-    elsewhere.origin,
-    revocable.origin,
-    "http://169.254.169.254:80",
-    "http://10.0.0.1:80",
-  ].join(",");
-  hub = await startPair(database.url, {
-    MA2H_DEV_CALLBACK_ALLOWLIST: allowlist,
-    MA2H_PUSH_BASE_DELAY_MS: "500",
-    MA2H_PUSH_MAX_ATTEMPTS: "5",
-    MA2H_PUSH_TIMEOUT_MS: "1500",
-    MA2H_DELIVERY_SWEEP_MS: String(SWEEP_MS),
-  });
-});
+}
 
 afterAll(async () => {
-  await hub?.stop();
-  await Promise.all([rx, elsewhere, revocable].map((r) => r?.close()));
   await Promise.all(Object.values(traps).map((t) => t.close()));
 });
 
@@ -169,7 +161,7 @@ describe("retries", () => {
     const got = await client(hub.web.url, acme.keys[A]).get(`/v1/messages/${sent.id}`);
     expect([got.status, got.body.status, got.body.response.resolution_id]).toEqual([200, "answered", d.resolutionId]);
 
-    const listed = await cli(database.url, ["deliveries", "list", "--message", sent.id]);
+    const listed = await cli(hub.databaseUrl, ["deliveries", "list", "--message", sent.id]);
     expect(listed.code, listed.stderr).toBe(0);
     const [view] = listed.json.deliveries;
     expect(view).toMatchObject({
@@ -194,7 +186,7 @@ describe("retries", () => {
     expect(JSON.stringify(listed.json)).not.toContain(SECRET);
 
     rx.script("/r/down", [], 200); // the agent is back
-    const redriven = await cli(database.url, ["deliveries", "redrive", d.id]);
+    const redriven = await cli(hub.databaseUrl, ["deliveries", "redrive", d.id]);
     expect(redriven.code, redriven.stderr).toBe(0);
     expect(redriven.json).toEqual({ delivery: { id: d.id, status: "pending" } });
     const t0 = Date.now();
@@ -203,7 +195,7 @@ describe("retries", () => {
     const after = await waitForDelivery(sent.id, (row) => row.status !== "pending");
     expect([after.status, after.attempts, after.resolutionId]).toEqual(["delivered", 6, d.resolutionId]);
     expect(JSON.parse(rx.at("/r/down")[5]!.body)).toEqual(JSON.parse(rx.at("/r/down")[0]!.body));
-    const again = await cli(database.url, ["deliveries", "redrive", d.id]);
+    const again = await cli(hub.databaseUrl, ["deliveries", "redrive", d.id]);
     expect(again.code).not.toBe(0);
     expect(again.json.error.code).toBe("invalid_field");
   });
@@ -214,7 +206,7 @@ describe("retries", () => {
     await answer(sent.id);
     const d = await waitForDelivery(sent.id, (row) => row.status !== "pending", 20_000);
     expect(d.status).toBe("delivered");
-    const listed = await cli(database.url, ["deliveries", "list", "--message", sent.id]);
+    const listed = await cli(hub.databaseUrl, ["deliveries", "list", "--message", sent.id]);
     const attempts = listed.json.deliveries[0].attempts as Array<Record<string, unknown>>;
     expect(attempts.map((a) => [a.status_code, a.error_class, a.outcome])).toEqual([
       [null, "network_error", "retry"],

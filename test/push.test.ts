@@ -6,55 +6,43 @@
  * Response the GET embeds; `state` comes back verbatim; the first attempt lands within 2 s of the
  * commit; rotation switches the signing key while both stay published; push below v0.3 is refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rotateSigningKey } from "../lib/keys/signing-keys";
 import { addBinding, addBindingSecret, removeBindingSecret } from "../lib/principals/bindings";
 import { AgentVerifier, type Jwk } from "./support/agent-verify";
 import { client } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import {
-  resolveAs,
-  sleep,
-  startPair,
-  submitPush,
-  waitForDelivery,
-  type Auth,
-  type Pair,
-  type Submitted,
-} from "./support/push-kit";
-import { startReceiver, type Receiver, type Received } from "./support/receiver";
-import { validateOfficial } from "./support/schemas";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
+import { resolveAs, sleep, submitPush, waitForDelivery, type Auth, type Submitted } from "./support/push-kit";
+import type { Receiver, Received } from "./support/receiver";
+import { validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hub: Pair;
 let rx: Receiver;
-let acme: Provisioned;
 const A = "deploybot/dev-team";
 const HMAC_SECRET = "hmac-secret-Ω-exactly as registered ";
 const BEARER = "bearer-token-0123456789";
 const API_KEY = "api-key-abcdef";
 const HMAC: Auth = { scheme: "hmac", secret_ref: "cb" };
 
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
-  rx = await startReceiver();
-  const binding = await addBinding({
-    agentRef: { agentId: A, accountSlug: "acme" },
-    origin: rx.origin,
-    secretRef: "cb",
-    secret: HMAC_SECRET,
-  });
-  await addBindingSecret(binding.id, "tok", BEARER);
-  await addBindingSecret(binding.id, "key", API_KEY);
+const hub = useHubFixture({
+  accounts: { acme: { agents: [A], humans: [{ handle: "alice", role: "owner" }] } },
+  receivers: 1,
+  setup: async (h) => {
+    rx = h.receiver;
+    const binding = await addBinding({
+      agentRef: { agentId: A, accountSlug: "acme" },
+      origin: rx.origin,
+      secretRef: "cb",
+      secret: HMAC_SECRET,
+    });
+    await addBindingSecret(binding.id, "tok", BEARER);
+    await addBindingSecret(binding.id, "key", API_KEY);
+  },
+  server: "pair",
   // The default sweep period (10 s) stays: a push inside 2 s can only come from the enqueue on commit.
-  hub = await startPair(database.url, { MA2H_DEV_CALLBACK_ALLOWLIST: rx.origin, MA2H_PUSH_BASE_DELAY_MS: "500" });
+  env: (h) => ({ MA2H_DEV_CALLBACK_ALLOWLIST: h.receiver.origin, MA2H_PUSH_BASE_DELAY_MS: "500" }),
 });
-
-afterAll(async () => {
-  await hub?.stop();
-  await rx?.close();
-});
+const acme = hub.account("acme");
 
 const api = () => client(hub.web.url, acme.keys[A]);
 const jwksUrl = () => `${hub.web.url}/.well-known/ma2h-keys`;

@@ -3,37 +3,29 @@
  * `allowed_resolvers`, roles, accounts, 404 vs 403), the Hub-attested actor, body validation, the
  * §7 first-terminal-wins CAS and the embedded §6 Response. A rejected resolve changes nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { addUser } from "../lib/principals/users";
-import { client, startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { loadVector, validateOfficial } from "./support/schemas";
+import { client } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope, type Provisioned } from "./support/provision";
+import { loadVector, validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hub: HubProcess;
-let acme: Provisioned;
-let other: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
 const UNKNOWN = "msg_00000000000000000000000000";
 
-beforeAll(async () => {
-  const humans = [
-    { handle: "alice", role: "owner" },
-    { handle: "carol", role: "admin" },
-    { handle: "bob", role: "member" },
-    { handle: "vic", role: "viewer" },
-  ] as const;
-  acme = await provisionAccount("acme", [A, B], [...humans]);
-  other = await provisionAccount("other", [A, B], [...humans]);
-  hub = await startHub({ databaseUrl: database.url });
+const humans = [
+  { handle: "alice", role: "owner" },
+  { handle: "carol", role: "admin" },
+  { handle: "bob", role: "member" },
+  { handle: "vic", role: "viewer" },
+] as const;
+const hub = useHubFixture({
+  accounts: { acme: { agents: [A, B], humans: [...humans] }, other: { agents: [A, B], humans: [...humans] } },
 });
-
-afterAll(async () => {
-  await hub?.stop();
-});
+const acme = hub.account("acme");
+const other = hub.account("other");
 
 /** A client for an agent id or a human handle of the account. */
 const as = (who: string, p: Provisioned = acme) => client(hub.url, p.keys[who] ?? p.tokens[who]);

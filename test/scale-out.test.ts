@@ -114,7 +114,7 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
       expect(rows.events).toEqual([`message.${row.status}`]);
       if (row.status === "cancelled") {
         // Cancel is idempotent (§8.4): every cancel answers 200, every resolve loses with 409.
-        kinds.forEach((k, i) => expect(results[i]!.status, statuses).toBe(k === "cancel" ? 200 : 409));
+        for (const [i, k] of kinds.entries()) expect(results[i]!.status, statuses).toBe(k === "cancel" ? 200 : 409);
       } else {
         expect(
           results.filter((r) => r.status === 200),

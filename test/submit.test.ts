@@ -2,33 +2,25 @@
  * §8.1 submit over HTTP against the real server: each verb, the check order, idempotency, limits
  * and every §8.5 code submit can produce. Nothing a rejected submit sends may be created.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { client, startHub, type HubProcess } from "./support/hub";
-import { approveOrigin, envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { loadVector, validateOfficial } from "./support/schemas";
+import { client } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
+import { approveOrigin, envelope } from "./support/provision";
+import { loadVector, validateOfficial } from "./support/spec";
 
-const database = useTestDatabase();
-let hub: HubProcess;
-let acme: Provisioned;
-let other: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
-
-beforeAll(async () => {
-  acme = await provisionAccount("acme", [A, B, "bad#id"], [{ handle: "alice", role: "owner" }]);
-  other = await provisionAccount("other", [A]);
-  await approveOrigin(A, "acme", "https://agent.example:8443");
-  hub = await startHub({
-    databaseUrl: database.url,
-    env: { MA2H_MAX_PART_BYTES: "2048", MA2H_MAX_CONTEXT_PARTS: "3" },
-  });
+const hub = useHubFixture({
+  accounts: {
+    acme: { agents: [A, B, "bad#id"], humans: [{ handle: "alice", role: "owner" }] },
+    other: { agents: [A] },
+  },
+  setup: () => approveOrigin(A, "acme", "https://agent.example:8443"),
+  env: { MA2H_MAX_PART_BYTES: "2048", MA2H_MAX_CONTEXT_PARTS: "3" },
 });
-
-afterAll(async () => {
-  await hub?.stop();
-});
+const acme = hub.account("acme");
+const other = hub.account("other");
 
 const agent = (id = A, p = () => acme) => client(hub.url, p().keys[id]);
 const count = () => db().message.count();

@@ -18,13 +18,13 @@ import { isHubError } from "../lib/protocol/errors";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import type { AgentPrincipal } from "../lib/principals/types";
 import { addUser } from "../lib/principals/users";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
 
-useTestDatabase();
 const A = "deploybot/dev-team";
+const fx = useHubFixture({ accounts: { acme: { agents: [A] }, other: { agents: [A] } }, server: "none" });
 const clock = fixedClock(new Date("2026-12-02T10:00:00.000Z"));
-let acme: Provisioned;
+const acme = fx.account("acme");
 let agent: AgentPrincipal;
 const users: Record<string, string> = {};
 
@@ -60,8 +60,6 @@ async function agentRead(id: string): Promise<{ status: number; body?: Record<st
 
 beforeAll(async () => {
   setClock(clock);
-  acme = await provisionAccount("acme", [A]);
-  await provisionAccount("other", [A]);
   agent = requireAgent(await authenticate(new Headers({ authorization: `Bearer ${acme.keys[A]}` })));
   users.alice = (await addUser("alice@acme.test", "acme", "alice", "owner")).userId;
   users.vic = (await addUser("vic@acme.test", "acme", "vic", "viewer")).userId;

@@ -11,15 +11,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type HubProcess } from "./support/hub";
-import { envelope, provisionAccount, type Provisioned } from "./support/provision";
-import { useTestDatabase } from "./support/test-database";
-import { validateOfficial } from "./support/schemas";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
+import { validateOfficial } from "./support/spec";
 import { httpsRequest, makeSelfSigned, presentedFingerprint, type SelfSigned } from "./support/tls";
 
-const database = useTestDatabase();
-let acme: Provisioned;
-let dir: string;
 const A = "deploybot/dev-team";
+/** No server from the fixture: each test starts its own, in the mode it checks. */
+const fx = useHubFixture({
+  accounts: { acme: { agents: [A], humans: [{ handle: "alice", role: "owner" }] } },
+  server: "none",
+});
+const acme = fx.account("acme");
+let dir: string;
 const running: HubProcess[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** No dev mode, and no public URL: the Hub must derive what it can itself. */
@@ -27,7 +31,6 @@ const PRODUCTION = { MA2H_DEV_MODE: undefined, MA2H_PUBLIC_URL: undefined };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ma2h-tls-"));
-  acme = await provisionAccount("acme", [A], [{ handle: "alice", role: "owner" }]);
 });
 
 afterAll(async () => {
@@ -36,7 +39,7 @@ afterAll(async () => {
 });
 
 async function start(env: Record<string, string | undefined>): Promise<HubProcess> {
-  const hub = await startHub({ databaseUrl: database.url, env: { ...PRODUCTION, ...env }, waitReady: false });
+  const hub = await startHub({ databaseUrl: fx.databaseUrl, env: { ...PRODUCTION, ...env }, waitReady: false });
   running.push(hub);
   return hub;
 }
@@ -285,7 +288,7 @@ describe("refusing to start without TLS, a trusted proxy or dev mode", () => {
   });
 
   it("the hub supervisor refuses the same way, before migrating or spawning anything", async () => {
-    const hub = await startHub({ databaseUrl: database.url, mode: "hub", env: { ...PRODUCTION }, waitReady: false });
+    const hub = await startHub({ databaseUrl: fx.databaseUrl, mode: "hub", env: { ...PRODUCTION }, waitReady: false });
     running.push(hub);
     const code = await hub.exited;
     expect(code).not.toBe(0);

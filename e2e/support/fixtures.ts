@@ -4,14 +4,36 @@
  * operator's (resolve with a PAT).
  */
 import { test as base, expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
-import { e2eState, type E2EState } from "./state";
+import { envelopeFactory } from "../../test/support/envelope";
+import { e2eState, LOGINS, type E2EState } from "./state";
 
 export { expect };
 
-export const test = base.extend<{ hub: E2EState }>({
+/** A browser context signed in through the real sign-in flow, with its page (landed on /inbox). */
+export interface SignedIn {
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * `alice` and `kim`: worker-scoped signed-in contexts, so a spec's `test.beforeAll` can take one and
+ * its serial tests share it, as they did with signedInContext() in beforeAll. Signed in on first use
+ * in a worker and closed when the worker ends.
+ */
+export const test = base.extend<{ hub: E2EState }, { alice: SignedIn; kim: SignedIn }>({
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this destructuring; it has none
   hub: async ({}, use) => use(e2eState()),
+  // biome-ignore lint/correctness/noEmptyPattern: as above — no dependencies
   baseURL: async ({}, use) => use(e2eState().hubUrl),
+  alice: [async ({ browser }, use) => useSignedIn(browser, LOGINS.alice, use), { scope: "worker" }],
+  kim: [async ({ browser }, use) => useSignedIn(browser, LOGINS.kim, use), { scope: "worker" }],
 });
+
+async function useSignedIn(browser: Browser, login: string, use: (s: SignedIn) => Promise<void>): Promise<void> {
+  const signedIn = await signedInContext(browser, login);
+  await use(signedIn);
+  await signedIn.context.close();
+}
 
 export const SESSION_COOKIE = "next-auth.session-token";
 
@@ -133,23 +155,13 @@ export async function pullTerminal(a: Api, id: string, timeoutMs = 10_000): Prom
   }
 }
 
-let run = 0;
-/** A valid v0.5 envelope for the agent `agentId`. */
-export function envelope(
-  type: "notify" | "ask" | "task",
-  agentId: string,
-  over: Record<string, unknown> = {},
-): Record<string, unknown> {
-  run += 1;
-  const base: Record<string, unknown> = {
-    ma2h_version: "0.5",
-    type,
-    created_at: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
-    agent: { id: agentId, run_id: `run_e2e_${run}`, runtime: "cli", project: "web-app" },
-    title: `${type} ${marker()}`,
-  };
-  if (type !== "notify") base.idempotency_key = `e2e-${marker()}`;
-  if (type === "ask") base.request = { mode: "confirm" };
-  if (type === "task") base.action = { instructions: "Do the thing", checklist: [{ text: "first", done: false }] };
-  return { ...base, ...over };
-}
+/** A valid v0.5 envelope for the agent `agentId`: now, a confirm ask, a unique title and key per call. */
+export const envelope = envelopeFactory({
+  createdAt: () => new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+  runId: (n) => `run_e2e_${n}`,
+  project: "web-app",
+  title: (type) => `${type} ${marker()}`,
+  idempotencyKey: () => `e2e-${marker()}`,
+  request: { mode: "confirm" },
+  action: { instructions: "Do the thing", checklist: [{ text: "first", done: false }] },
+});

@@ -48,6 +48,7 @@ export const XSS_PAYLOADS: readonly string[] = [
   `<template><script>window.__xss=1</script></template>`,
   `<isindex type=image src=1 onerror=window.__xss=1>`,
   `{{constructor.constructor('window.__xss=1')()}}`,
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection payload, literally `${…}` on purpose
   "${window.__xss=1}",
   `javascript:window.__xss=1`,
   `data:text/html,<script>window.__xss=1</script>`,

@@ -35,7 +35,8 @@ function route(req: IncomingMessage, res: ServerResponse): void {
       while (!res.destroyed && res.write(chunk));
       if (!res.destroyed) res.once("drain", pump);
     };
-    return pump();
+    pump();
+    return;
   }
   if (path === "/declared-huge")
     return void res.writeHead(200, { "Content-Length": String(10 * 1024 * 1024) }).write("x");

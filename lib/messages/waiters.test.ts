@@ -9,7 +9,10 @@ import { terminalWaiters } from "./waiters";
 function deferred<T>() {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((ok, fail) => ((resolve = ok), (reject = fail)));
+  const promise = new Promise<T>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
   return { promise, resolve, reject };
 }
 
@@ -19,7 +22,10 @@ describe("terminalWaiters().shared", () => {
   it("runs one read for concurrent callers of one id, separate reads for other ids", async () => {
     let reads = 0;
     const first = deferred<string>();
-    const read = () => (reads++, first.promise);
+    const read = () => {
+      reads++;
+      return first.promise;
+    };
     const [a, b, c] = [w.shared("m1", read), w.shared("m1", read), w.shared("m2", () => Promise.resolve("other"))];
     first.resolve("row");
     expect(await Promise.all([a, b, c])).toEqual(["row", "row", "other"]);

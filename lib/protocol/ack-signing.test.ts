@@ -4,26 +4,13 @@
  * dp-009 (a tampered `note` or `by` fails as a signature mismatch); plus null optionals, ed25519,
  * the window and the replay cache.
  */
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { type Json, vector } from "../../test/support/spec";
 import { ackSchema } from "./ack";
 import { ackSha256, ackSignedContext, signAckPush, verifyAckPush, type AckSigningBody } from "./ack-signing";
 import { jcs, sha256Hex } from "./jcs";
 import { ed25519KeyPair, formatSignatureHeader, signContext, type SigningKey, type VerificationKey } from "./signing";
 import { ReplayCache } from "./verify";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const shared = path.resolve(repoRoot, "../shared/ma2h");
-if (!existsSync(shared)) throw new Error(`MA2H spec folder missing: ${shared} (tests read it in place)`);
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-function vector(name: string): Json {
-  const file = path.join(shared, "conformance/vectors", `${name}.json`);
-  if (!existsSync(file)) throw new Error(`fixture missing: ${file}`);
-  return JSON.parse(readFileSync(file, "utf8")) as Json;
-}
 
 const dp008 = vector("dp-008-ack-signature");
 const dp009 = vector("dp-009-ack-tamper-invalid");

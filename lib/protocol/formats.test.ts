@@ -1,11 +1,9 @@
 /** The `date-time` / `uri` predicates agree with ajv-formats (the reference validator) on a corpus. */
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
+import { createAjv } from "../../test/support/spec";
 import { dateTimeToMillis, isDateTime, isUri } from "./formats";
 
-const ajv = new Ajv2020({ strict: false });
-addFormats(ajv);
+const ajv = createAjv();
 const ajvDateTime = ajv.compile({ type: "string", format: "date-time" });
 const ajvUri = ajv.compile({ type: "string", format: "uri" });
 

@@ -4,10 +4,8 @@
  * signature mismatch, not an incidental rejection); plus per-delivery freshness, the window, the jti
  * cache, the addressee check and ed25519.
  */
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { vector } from "../../test/support/spec";
 import type { Directive } from "./directive";
 import { jcs } from "./jcs";
 import {
@@ -20,12 +18,6 @@ import { verifyDirectiveDelivery } from "./inbound-verify";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { ed25519KeyPair, signBytes, signContext, type SigningKey } from "./signing";
 import { ReplayCache } from "./verify";
-
-const shared = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../shared/ma2h");
-if (!existsSync(shared)) throw new Error(`MA2H spec folder missing: ${shared} (tests read it in place)`);
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const vector = (name: string): Json =>
-  JSON.parse(readFileSync(path.join(shared, "conformance/vectors", `${name}.json`), "utf8"));
 
 const dp005 = vector("dp-005-inbound-signature");
 const dp006 = vector("dp-006-inbound-tamper-invalid");

@@ -1,12 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { vector as loadVector } from "../../test/support/spec";
 import { jcs, sha256Hex } from "./jcs";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const shared = path.resolve(repoRoot, "../shared/ma2h");
-if (!existsSync(shared)) throw new Error(`MA2H spec folder missing: ${shared} (tests read it in place)`);
 
 describe("RFC 8785 JCS (§9.2)", () => {
   it("formats numbers like ECMAScript Number::toString", () => {
@@ -38,9 +32,7 @@ describe("RFC 8785 JCS (§9.2)", () => {
   });
 
   it("reproduces dp-004's canonical payload and payload_sha256", () => {
-    const vector = JSON.parse(
-      readFileSync(path.join(shared, "conformance/vectors/dp-004-numeric-payload.json"), "utf8"),
-    ) as {
+    const vector = loadVector("dp-004-numeric-payload") as {
       payload: unknown;
       payload_canonical_jcs: string;
       payload_sha256: string;

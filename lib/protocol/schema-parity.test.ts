@@ -3,12 +3,8 @@
  * ajv-formats): thousands of documents — the spec's examples, the vectors' inputs and systematic
  * mutations of them hitting every conditional — must get the same valid/invalid verdict from both.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
+import { examples as specExamples, officialAjv, vector, vectorFiles } from "../../test/support/spec";
 import type { z } from "zod";
 import { ackSchema } from "./ack";
 import { capabilitySchema } from "./capability";
@@ -31,27 +27,12 @@ import {
   submitAckDocs,
 } from "./schema-parity.corpus";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const shared = path.resolve(repoRoot, "../shared/ma2h");
-if (!existsSync(shared)) throw new Error(`MA2H spec folder missing: ${shared} (tests read it in place)`);
+const ajv = officialAjv();
 
-const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"));
-const schemaDir = path.join(shared, "schema/v0.6");
-const ajv = new Ajv2020({ strict: false });
-addFormats(ajv);
-for (const f of readdirSync(schemaDir).filter((n) => n.endsWith(".schema.json")))
-  ajv.addSchema(readJson(path.join(schemaDir, f)) as object);
-
-const examples = readdirSync(path.join(shared, "examples"))
-  .filter((f) => f.endsWith(".json"))
-  .map((f) => readJson(path.join(shared, "examples", f)) as Record<string, unknown>);
+const examples = specExamples();
 const vectorInputs = (target: string) =>
-  readdirSync(path.join(shared, "conformance/vectors"))
-    .filter((f) => f.startsWith("sv-"))
-    .map(
-      (f) =>
-        readJson(path.join(shared, "conformance/vectors", f)) as { target: string; input: Record<string, unknown> },
-    )
+  vectorFiles(/^sv-/)
+    .map((f) => vector(f.replace(/\.json$/, "")) as { target: string; input: Record<string, unknown> })
     .filter((v) => v.target.replace(/^v0\.[56]\//, "") === target)
     .map((v) => v.input);
 

@@ -3,10 +3,8 @@
  * digest, `v1`, header), dp-003 (payload tamper), dp-004 (numeric JCS), dp-025 (`v1`
  * well-formedness), plus window, replay, ed25519, header grammar and the JWKS shape.
  */
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { type Json, vector } from "../../test/support/spec";
 import { jcs, sha256Hex } from "./jcs";
 import {
   decodeMac,
@@ -25,17 +23,6 @@ import {
   type SigningKey,
 } from "./signing";
 import { ReplayCache, verifyResponsePush } from "./verify";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const shared = path.resolve(repoRoot, "../shared/ma2h");
-if (!existsSync(shared)) throw new Error(`MA2H spec folder missing: ${shared} (tests read it in place)`);
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-function vector(name: string): Json {
-  const file = path.join(shared, "conformance/vectors", `${name}.json`);
-  if (!existsSync(file)) throw new Error(`fixture missing: ${file}`);
-  return JSON.parse(readFileSync(file, "utf8")) as Json;
-}
 
 const dp001 = vector("dp-001-signature");
 const dp003 = vector("dp-003-payload-tamper-invalid");

@@ -5,12 +5,9 @@
  * listed explicitly in DEFERRED with the reason — a new vector that is neither covered nor listed
  * fails the suite, and so does a listed one that no longer exists.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { officialAjv, readJson, vectorDir as vectorsDir, vectorFiles } from "../../test/support/spec";
 import type { z } from "zod";
 import { ackSchema } from "./ack";
 import { capabilitySchema } from "./capability";
@@ -21,12 +18,6 @@ import { presenceSchema } from "./presence";
 import { resolveRequestSchema } from "./resolve-request";
 import { responseSchema } from "./response";
 import { submitAckSchema } from "./submit-ack";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const shared = path.resolve(repoRoot, "../shared/ma2h");
-if (!existsSync(shared)) throw new Error(`MA2H spec folder missing: ${shared} (tests read it in place)`);
-const vectorsDir = path.join(shared, "conformance/vectors");
-const schemaDir = path.join(shared, "schema/v0.6");
 
 const ZOD: Record<string, z.ZodType> = {
   "message.schema.json": messageSchema,
@@ -81,21 +72,13 @@ interface Vector {
   expect: "valid" | "invalid";
 }
 
-const files = existsSync(vectorsDir)
-  ? readdirSync(vectorsDir)
-      .filter((f) => /^sv-.*\.json$/.test(f))
-      .sort()
-  : [];
-const vectors: Vector[] = files.map((f) => JSON.parse(readFileSync(path.join(vectorsDir, f), "utf8")) as Vector);
+const files = vectorFiles(/^sv-.*\.json$/);
+const vectors: Vector[] = files.map((f) => readJson(`${vectorsDir}/${f}`) as Vector);
 /** Bare, `v0.5/` and `v0.6/` targets alike run against schema/v0.6 (all 76 agree there). */
 const schemaFile = (target: string) => target.replace(/^v0\.[56]\//, "");
 const covered = vectors.filter((v) => schemaFile(v.target) in ZOD && !(v.id in DEFERRED));
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-for (const f of readdirSync(schemaDir).filter((n) => n.endsWith(".schema.json"))) {
-  ajv.addSchema(JSON.parse(readFileSync(path.join(schemaDir, f), "utf8")) as object);
-}
+const ajv = officialAjv({ allErrors: true });
 
 describe("sv-* schema vectors", () => {
   it("the vectors folder exists and holds more than 60 sv vectors", () => {

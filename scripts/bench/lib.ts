@@ -10,6 +10,7 @@ import http from "node:http";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort, hubEnv, repoRoot } from "../../test/support/hub";
+import { buildEnvelope } from "../../test/support/envelope";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -392,23 +393,12 @@ export function longPoll(
 
 /** A plain envelope for the benchmarks: `notify` or `ask`, each ask with its own idempotency key. */
 export function benchEnvelope(type: "notify" | "ask", agentId: string, seq: number, runTag: string): string {
-  const body: Record<string, unknown> = {
-    ma2h_version: "0.5",
-    type,
-    created_at: "2026-12-01T12:00:00Z",
-    agent: { id: agentId, run_id: `run_${runTag}`, runtime: "cli" },
-    title: `${type} ${seq}`,
-    body: "Benchmark message: a short markdown body of typical size for a deploy approval.",
-  };
-  if (type === "ask") {
-    body.idempotency_key = `bench-${runTag}-${seq}`;
-    body.request = {
-      mode: "select",
-      options: [
-        { value: "ship", label: "Ship" },
-        { value: "hold", label: "Hold" },
-      ],
-    };
-  }
+  const body = buildEnvelope(type, agentId, seq, {
+    runId: () => `run_${runTag}`,
+    title: (verb, n) => `${verb} ${n}`,
+    extra: { body: "Benchmark message: a short markdown body of typical size for a deploy approval." },
+    keyedVerbs: ["ask"],
+    idempotencyKey: (n) => `bench-${runTag}-${n}`,
+  });
   return JSON.stringify(body);
 }

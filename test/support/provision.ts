@@ -59,30 +59,5 @@ export async function approveOrigin(
   await addBinding({ agentRef: { agentId, accountSlug: slug }, origin, secretRef, secret });
 }
 
-let seq = 0;
-/** A valid envelope of the given verb; `over` is merged on top. */
-export function envelope(
-  type: "notify" | "ask" | "task",
-  agentId: string,
-  over: Record<string, unknown> = {},
-): Record<string, unknown> {
-  seq += 1;
-  const base: Record<string, unknown> = {
-    ma2h_version: "0.5",
-    type,
-    created_at: "2026-12-01T12:00:00Z",
-    agent: { id: agentId, run_id: `run_${seq}`, runtime: "cli" },
-    title: `${type} number ${seq}`,
-  };
-  if (type !== "notify") base.idempotency_key = `key-${process.pid}-${Date.now()}-${seq}`;
-  if (type === "ask")
-    base.request = {
-      mode: "select",
-      options: [
-        { value: "ship", label: "Ship" },
-        { value: "hold", label: "Hold" },
-      ],
-    };
-  if (type === "task") base.action = { instructions: "Rotate the key", checklist: [{ text: "rotate", done: false }] };
-  return { ...base, ...over };
-}
+/** The tests' envelope factory lives in ./envelope (shared with e2e/ and scripts/). */
+export { envelope } from "./envelope";

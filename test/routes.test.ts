@@ -1,0 +1,113 @@
+/**
+ * In-process route tests: the /v1 route modules' handlers called directly with a `Request`, against
+ * this file's database — the HTTP edge (auth, body reading, §8.5 envelope) without a build or a
+ * server. The same handlers the built Hub serves; the `@/` imports resolve through vitest.config.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { POST as resolvePost } from "../app/v1/messages/[id]/resolve/route";
+import { GET as messageGet } from "../app/v1/messages/[id]/route";
+import { POST as submitPost } from "../app/v1/messages/route";
+import { db } from "../lib/db";
+import { envelope } from "./support/envelope";
+import { useHubFixture } from "./support/hub-fixture";
+import { validateOfficial } from "./support/spec";
+
+const A = "deploybot/dev-team";
+const B = "overseer/fleet";
+const BASE = "http://hub.test";
+const fx = useHubFixture({
+  accounts: { acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] } },
+  server: "none",
+});
+const acme = fx.account("acme");
+
+function request(method: string, path: string, token: string | undefined, body?: string, type = "application/json") {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  if (body !== undefined) headers["content-type"] = type;
+  return new Request(BASE + path, { method, headers, body });
+}
+const params = (id: string) => ({ params: Promise.resolve({ id }) });
+const submit = (body: unknown, token = acme.keys[A]) =>
+  submitPost(request("POST", "/v1/messages", token, typeof body === "string" ? body : JSON.stringify(body)));
+
+async function submitted(body: Record<string, unknown> = envelope("ask", A)): Promise<string> {
+  const res = await submit(body);
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** A §8.5 error: `{error: {code, message}}`, plus the `extra` top-level keys some codes carry (§8.8). */
+async function expectError(res: Response, status: number, code: string, extra: string[] = []) {
+  const body = (await res.json()) as { error: { code: string; message: unknown } } & Record<string, unknown>;
+  expect([res.status, body.error?.code]).toEqual([status, code]);
+  expect(Object.keys(body).sort()).toEqual(["error", ...extra].sort());
+  expect(Object.keys(body.error).sort()).toEqual(["code", "message"]);
+  expect(typeof body.error.message).toBe("string");
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  return body;
+}
+
+describe("POST /v1/messages (in process)", () => {
+  it("202 with the submit ack: id, status, poll_url, review_url, valid against submit-ack.schema.json", async () => {
+    const res = await submit(envelope("ask", A));
+    expect(res.status).toBe(202);
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+    const ack = (await res.json()) as Record<string, string>;
+    expect(Object.keys(ack).sort()).toEqual(["id", "poll_url", "review_url", "status"]);
+    expect(ack.id).toMatch(/^msg_[0-9a-z]{26}$/);
+    expect(ack.status).toBe("open");
+    expect(ack.poll_url).toMatch(new RegExp(`/v1/messages/${ack.id}$`));
+    expect(ack.review_url).toMatch(new RegExp(`/inbox/${ack.id}$`));
+    expect(validateOfficial("submit-ack.schema.json", ack)).toEqual([]);
+    expect(await db().message.count({ where: { id: ack.id } })).toBe(1);
+  });
+
+  it("400 validation_error for a body that is not JSON and 401 without a credential, in the §8.5 envelope; nothing created", async () => {
+    const before = await db().message.count();
+    await expectError(await submit("{not json"), 400, "validation_error");
+    await expectError(await submit(JSON.stringify(envelope("notify", A)), ""), 401, "unauthenticated");
+    expect(await db().message.count()).toBe(before);
+  });
+
+  it("422 invalid_field in the §8.5 envelope for the inter-agent leg, and creates nothing", async () => {
+    const before = await db().message.count();
+    await expectError(await submit(envelope("notify", A, { to: `agent:${B}` })), 422, "invalid_field");
+    expect(await db().message.count()).toBe(before);
+  });
+});
+
+describe("GET /v1/messages/{id} and POST …/resolve (in process)", () => {
+  it("GET returns the submitted message, open, to its agent; 404 to another agent", async () => {
+    const id = await submitted();
+    const res = await messageGet(request("GET", `/v1/messages/${id}`, acme.keys[A]), params(id));
+    expect(res.status).toBe(200);
+    const got = (await res.json()) as Record<string, unknown>;
+    expect(got).toMatchObject({ id, status: "open", type: "ask" });
+    expect(validateOfficial("get-message.schema.json", got)).toEqual([]);
+    await expectError(
+      await messageGet(request("GET", `/v1/messages/${id}`, acme.keys[B]), params(id)),
+      404,
+      "not_found",
+    );
+  });
+
+  it("resolve by an operator answers the ask; the GET then carries the response", async () => {
+    const id = await submitted();
+    const body = JSON.stringify({ resolution: "answered", value: "ship" });
+    const res = await resolvePost(request("POST", `/v1/messages/${id}/resolve`, acme.tokens.alice, body), params(id));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id, status: "answered" });
+    const got = (await (
+      await messageGet(request("GET", `/v1/messages/${id}`, acme.keys[A]), params(id))
+    ).json()) as Record<string, any>;
+    expect(got.status).toBe("answered");
+    expect(got.response).toMatchObject({ in_reply_to: id, resolution: "answered", response: { value: "ship" } });
+    const again = await expectError(
+      await resolvePost(request("POST", `/v1/messages/${id}/resolve`, acme.tokens.alice, body), params(id)),
+      409,
+      "already_terminal",
+      ["id", "status", "resolution"],
+    );
+    expect(again).toMatchObject({ id, status: "answered" });
+  });
+});
