@@ -139,8 +139,7 @@ function Link({
       {children}
       <span className="md-host">
         {" "}
-        <span aria-hidden="true">↗</span>
-        <span className="visually-hidden">external link to</span> {host}
+        <span className="visually-hidden">(external link)</span>↗ {host}
       </span>
     </a>
   );

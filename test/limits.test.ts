@@ -20,7 +20,13 @@ const INBOX_DEPTH = 2;
 
 const hub = useHubFixture({
   accounts: { acme: { agents: [RATE, DEPTH, ACKER], humans: [{ handle: "alice", role: "owner" }] } },
-  env: { MA2H_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), MA2H_INBOX_DEPTH: String(INBOX_DEPTH) },
+  env: {
+    MA2H_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
+    MA2H_INBOX_DEPTH: String(INBOX_DEPTH),
+    MA2H_PUSH_MAX_ATTEMPTS: "7",
+    MA2H_PUSH_MAX_DURATION_SECONDS: "3600",
+    MA2H_MAX_WAIT_SECONDS: "45",
+  },
 });
 const acme = hub.account("acme");
 
@@ -100,6 +106,19 @@ describe("§8.0 discovery alias", () => {
     expect(alias.body.ma2h_version).toBe("0.6");
     expect(alias.body.ma2h_version).toBe(HUB_VERSION);
     expect(validateOfficial("capability.schema.json", alias.body)).toEqual([]);
+  });
+
+  it("advertises the legs it offers and the extension limits as configured, and no sessions or inter-agent leg", async () => {
+    const doc = await capability();
+    // §8.0: offered legs are advertised; the v0.5 sessions and inter-agent leg are not offered yet.
+    expect(doc.inbound).toMatchObject({ enabled: true, webhook_supported: false, signature_algs: ["ed25519"] });
+    expect(doc.ack).toEqual({ enabled: true });
+    expect(doc.presence).toMatchObject({ enabled: true });
+    expect(doc).not.toHaveProperty("sessions");
+    expect(doc).not.toHaveProperty("inter_agent");
+    // Extension fields (docs/decisions.md "Capability extensions"), from this Hub's configuration.
+    expect(doc).toMatchObject({ callback_max_attempts: 7, callback_max_duration_seconds: 3600, max_wait_seconds: 45 });
+    expect(doc.idempotency_ttl_seconds).toBeGreaterThanOrEqual(86_400);
   });
 });
 
