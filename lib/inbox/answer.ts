@@ -8,6 +8,7 @@
 import { HubError, isHubError } from "../protocol/errors";
 import { resolveMessage } from "../messages/resolve";
 import { completeRefusal, declineRefusal } from "./affordances";
+import { MAX_TYPED_CHARS } from "./form-values";
 import { coerceInput, type RawInput } from "./input-form";
 import { itemForHuman } from "./item";
 import type { ItemView, ResolutionView } from "./view";
@@ -20,8 +21,6 @@ export type HumanAction =
 export type ActionResult =
   | { ok: true; status: string }
   | { ok: false; code: string; message: string; conflict?: ResolutionView & { status: string } };
-
-const MAX_COMMENT = 10_000;
 
 function refuse(message: string): never {
   throw new HubError("invalid_field", message);
@@ -45,7 +44,7 @@ export function resolveBodyFor(item: ItemView, action: HumanAction): Record<stri
       if (typeof action.value !== "string" || action.value.trim() === "")
         refuse("choose an option, or type your answer");
       // A typed answer over the inbox's cap is refused, never cut: the agent gets it verbatim or not at all.
-      if (action.value.length > MAX_COMMENT) refuse(`an answer is at most ${MAX_COMMENT} characters`);
+      if (action.value.length > MAX_TYPED_CHARS) refuse(`an answer is at most ${MAX_TYPED_CHARS} characters`);
       body.value = action.value;
     }
   } else if (action.kind === "decline") {
@@ -58,7 +57,7 @@ export function resolveBodyFor(item: ItemView, action: HumanAction): Record<stri
       body.checklist = item.task.checklist.map((c, i) => ({ text: c.text, done: action.checklist?.[i] ?? c.done }));
   }
   const comment = action.comment?.trim();
-  if (comment) body.comment = comment.slice(0, MAX_COMMENT);
+  if (comment) body.comment = comment.slice(0, MAX_TYPED_CHARS);
   return body;
 }
 

@@ -7,7 +7,7 @@ import { db } from "../db";
 import { listDirectives } from "../mailbox/read";
 import { presenceOf, type Presence } from "../presence/state";
 import { RESOLVING_ROLES } from "../principals/types";
-import { seatsOf, type AccountSeat } from "../principals/seats";
+import { seatBySlug, seatsOf, type AccountSeat } from "../principals/seats";
 
 export type DirectiveRow = Awaited<ReturnType<typeof listDirectives>>[number] & { account: string };
 
@@ -34,7 +34,7 @@ export interface AgentPage {
 
 /** An agent of one of the person's accounts, or null (unknown and foreign look the same). */
 export async function agentPageFor(userId: string, accountSlug: string, agentId: string): Promise<AgentPage | null> {
-  const seat = (await seatsOf(userId)).find((s) => s.slug === accountSlug);
+  const seat = await seatBySlug(userId, accountSlug);
   if (!seat) return null;
   const agent = await db().agent.findUnique({ where: { accountId_agentId: { accountId: seat.accountId, agentId } } });
   if (!agent) return null;

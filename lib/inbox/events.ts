@@ -7,6 +7,7 @@
  * If the connection drops every subscriber is told to resync (a missed NOTIFY must not leave a list
  * stale), and it reconnects while anyone is subscribed.
  */
+import { forgetProcessWide, processWide } from "../process-wide";
 import { log } from "../log";
 import { INBOX_CHANNEL } from "../pubsub/channels";
 import { parseInboxPayload } from "../pubsub/inbox";
@@ -16,8 +17,7 @@ export type InboxEvent = { kind: "change"; accountId: string; messageId: string 
 type Subscriber = { accounts: ReadonlySet<string>; send: (e: InboxEvent) => void };
 
 const RETRY_MS = 1000;
-const KEY = Symbol.for("ma2h.inbox-events");
-type Holder = { [KEY]?: InboxEvents };
+const SLOT = "ma2h.inbox-events";
 
 class InboxEvents {
   private readonly subscribers = new Set<Subscriber>();
@@ -70,16 +70,12 @@ class InboxEvents {
   async close(): Promise<void> {
     this.subscribers.clear();
     this.stopListening();
-    const g = globalThis as Holder;
-    if (g[KEY] === this) delete g[KEY];
+    forgetProcessWide(SLOT, this);
     await this.listener.close();
   }
 }
 
-/** The process-wide listener (kept on globalThis: Next bundles and the server share one process). */
+/** The process-wide fan-out (lib/process-wide.ts). */
 export function inboxEvents(): InboxEvents {
-  const g = globalThis as Holder;
-  const existing = g[KEY] ?? new InboxEvents();
-  g[KEY] = existing;
-  return existing;
+  return processWide(SLOT, () => new InboxEvents());
 }

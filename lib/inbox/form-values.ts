@@ -6,6 +6,9 @@ import type { FieldView } from "./view";
 
 export type RawInput = Record<string, string | boolean | undefined>;
 
+/** The inbox's cap on text a person types (a comment, an answer in their own words), in characters. */
+export const MAX_TYPED_CHARS = 10_000;
+
 /** The raw form values a prefill (`default_on_expire`) puts in the form. */
 export function prefillToRaw(fields: FieldView[], prefill: Record<string, unknown> | null): RawInput {
   const raw: RawInput = {};

@@ -3,13 +3,14 @@
  * exactly as for an unknown id — no existence oracle across accounts, §9.1).
  */
 import { db } from "../db";
+import { looksLikeMessageId } from "../protocol/ids";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { affordancesFor } from "./affordances";
 import { buildItemView, type ItemView } from "./view";
 
 export async function itemForHuman(userId: string, id: string): Promise<ItemView | null> {
-  if (!/^msg_[0-9A-Za-z]{1,64}$/.test(id)) return null;
+  if (!looksLikeMessageId(id)) return null;
   const row = await db().message.findUnique({
     where: { id },
     include: { resolution: true, agent: { select: { agentId: true } }, account: { select: { slug: true } } },

@@ -5,6 +5,7 @@
  * an unknown id, so a tombstone is no existence oracle across accounts (§9.1).
  */
 import { db } from "../db";
+import { looksLikeMessageId } from "../protocol/ids";
 import { seatFor } from "../principals/seats";
 
 export interface TombstoneView {
@@ -23,7 +24,7 @@ export interface TombstoneView {
 }
 
 export async function tombstoneForHuman(userId: string, id: string): Promise<TombstoneView | null> {
-  if (!/^msg_[0-9A-Za-z]{1,64}$/.test(id)) return null;
+  if (!looksLikeMessageId(id)) return null;
   const tomb = await db().messageTombstone.findUnique({ where: { id } });
   if (!tomb) return null;
   if (!(await seatFor(userId, tomb.accountId))) return null;

@@ -6,6 +6,7 @@
  * drops, every waiter is woken to re-read (a missed NOTIFY must never leave one hanging to its
  * timeout with a stale answer — it re-reads the row either way).
  */
+import { processWide } from "../process-wide";
 import { TERMINAL_CHANNEL } from "../pubsub/channels";
 import { notificationListener } from "../pubsub/listener";
 
@@ -97,13 +98,7 @@ class TerminalWaiters {
   }
 }
 
-const KEY = Symbol.for("ma2h.waiters");
-type Holder = { [KEY]?: TerminalWaiters };
-
-/** The process-wide registry (kept on globalThis: Next bundles and the server share one process). */
+/** The process-wide registry (lib/process-wide.ts). */
 export function terminalWaiters(): TerminalWaiters {
-  const g = globalThis as Holder;
-  const existing = g[KEY] ?? new TerminalWaiters();
-  g[KEY] = existing;
-  return existing;
+  return processWide("ma2h.waiters", () => new TerminalWaiters());
 }

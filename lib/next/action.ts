@@ -8,7 +8,7 @@
 import { redirect } from "next/navigation";
 import { log } from "../log";
 import { isHubError } from "../protocol/errors";
-import { adminSeat, seatsOf, type AccountSeat, type AdminSeat } from "../principals/seats";
+import { adminSeat, seatBySlug, type AccountSeat, type AdminSeat } from "../principals/seats";
 import type { SessionHuman } from "../principals/web-sessions";
 import type { ActionResult } from "./action-state";
 import { currentHuman } from "./current-human";
@@ -55,7 +55,7 @@ export function seatAction<Done extends object>(
 ): Promise<ActionResult<Done>> {
   return run(async () => {
     const human = await gated(gate);
-    const seat = (await seatsOf(human.userId)).find((s) => s.slug === gate.account);
+    const seat = await seatBySlug(human.userId, gate.account);
     if (!seat) throw new Refused(gate.refusal);
     return body({ human, seat });
   });

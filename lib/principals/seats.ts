@@ -52,24 +52,25 @@ export async function seatsIn(userId: string, accountId?: string): Promise<Seat[
   return rows.filter((r): r is Seat => isRole(r.role));
 }
 
+/** The person's seat in the account `slug` (pages and forms name accounts by slug), or null. */
+export async function seatBySlug(userId: string, slug: string): Promise<AccountSeat | null> {
+  const m = await db().membership.findFirst({
+    where: { userId, account: { slug } },
+    select: { accountId: true, handle: true, role: true, account: { select: { slug: true } } },
+  });
+  if (!m || !isRole(m.role)) return null;
+  return { accountId: m.accountId, slug: m.account.slug, handle: m.handle, role: m.role };
+}
+
 /**
  * The person's seat in the account `slug` when it is an owner or admin seat, else null — the one
  * check every admin page, action and export makes (a member, a viewer and another account's admin
  * all get null, and the caller answers 404).
  */
 export async function adminSeat(userId: string, slug: string): Promise<AdminSeat | null> {
-  const m = await db().membership.findFirst({
-    where: { userId, account: { slug } },
-    select: { accountId: true, handle: true, role: true, account: { select: { slug: true } } },
-  });
-  if (!m || !(ADMIN_ROLES as readonly string[]).includes(m.role)) return null;
-  return {
-    accountId: m.accountId,
-    slug: m.account.slug,
-    handle: m.handle,
-    role: m.role as Role,
-    actor: `human:${m.handle}`,
-  };
+  const seat = await seatBySlug(userId, slug);
+  if (!seat || !ADMIN_ROLES.includes(seat.role)) return null;
+  return { ...seat, actor: `human:${seat.handle}` };
 }
 
 /** The accounts (by slug) where the person is an owner or admin. */

@@ -47,3 +47,11 @@ export function base32(bytes: Uint8Array): string {
 export function mintId(kind: IdKind): string {
   return ID_PREFIX[kind] + base32(randomBytes(16));
 }
+
+/**
+ * Whether a path segment could name a message at all (`msg_` and up to 64 letters or digits), so a
+ * page can answer 404 for anything else without a query.
+ */
+export function looksLikeMessageId(id: string): boolean {
+  return /^msg_[0-9A-Za-z]{1,64}$/.test(id);
+}

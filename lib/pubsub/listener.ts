@@ -5,6 +5,7 @@
  * commit, from any process. If the connection drops, every subscriber is told (`lost`), because a NOTIFY sent meanwhile is gone for
  * good and nobody may wait on it; the connection comes back by itself while anyone is subscribed.
  */
+import { forgetProcessWide, processWide } from "../process-wide";
 import pg from "pg";
 import { env } from "../env";
 import { log } from "../log";
@@ -77,21 +78,16 @@ class NotificationListener {
   /** Ends the connection for good (process shutdown); a later `notificationListener()` starts anew. */
   async close(): Promise<void> {
     this.closed = true;
-    const g = globalThis as Holder;
-    if (g[KEY] === this) delete g[KEY];
+    forgetProcessWide(SLOT, this);
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => {});
   }
 }
 
-const KEY = Symbol.for("ma2h.notification-listener");
-type Holder = { [KEY]?: NotificationListener };
+const SLOT = "ma2h.notification-listener";
 
-/** The process-wide listener (kept on globalThis: Next bundles and the server share one process). */
+/** The process-wide listener (lib/process-wide.ts). */
 export function notificationListener(): NotificationListener {
-  const g = globalThis as Holder;
-  const existing = g[KEY] ?? new NotificationListener();
-  g[KEY] = existing;
-  return existing;
+  return processWide(SLOT, () => new NotificationListener());
 }

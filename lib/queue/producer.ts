@@ -1,14 +1,9 @@
 /** Process-wide queue producers, one per queue name, kept on globalThis (Next bundles share it). */
+import { processWide } from "../process-wide";
 import { makeQueue, type QueueName } from "./queues";
 
-const KEY = Symbol.for("ma2h.queues");
-type Holder = { [KEY]?: Map<QueueName, ReturnType<typeof makeQueue>> };
-
 function registry(): Map<QueueName, ReturnType<typeof makeQueue>> {
-  const g = globalThis as Holder;
-  const existing = g[KEY] ?? new Map();
-  g[KEY] = existing;
-  return existing;
+  return processWide("ma2h.queues", () => new Map<QueueName, ReturnType<typeof makeQueue>>());
 }
 
 export function producer(name: QueueName) {

@@ -15,6 +15,7 @@ import { ContextParts } from "../_components/context-parts";
 import { Deliveries } from "../_components/deliveries";
 import { agentHref } from "../_components/directive-table";
 import { DirectiveCompose } from "../_components/directive-compose";
+import { ItemCrumbs } from "../_components/item-crumbs";
 import { ResolvePanel } from "../_components/resolve-panel";
 import { Tombstone } from "../_components/tombstone";
 import { AgentWaiting, ResponseTrack } from "../_components/response-track";
@@ -45,12 +46,7 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   const track = await itemTrackFor(item.id); // §14.2 response track / §15.4 presence
   return (
     <main className="item">
-      <nav className="crumbs">
-        <Link prefetch={false} href="/inbox">
-          ← Inbox
-        </Link>
-        <span className="account">{item.account}</span>
-      </nav>
+      <ItemCrumbs account={item.account} />
       <article>
         <header className="item-head">
           <div className="item-badges">

@@ -8,13 +8,12 @@
  */
 import { useRef, type Dispatch, type SetStateAction } from "react";
 import type { Affordances } from "@/lib/inbox/affordances";
+import { MAX_TYPED_CHARS } from "@/lib/inbox/form-values";
 import type { AskView, FieldView } from "@/lib/inbox/view";
 import { OptionGroup } from "./option-group";
 import type { FormState } from "./form-state";
 
 export const FREE_FORM_FIELD_ID = "free-form-answer";
-/** The inbox's cap on a typed answer, as on a comment; refused beyond it, never cut (lib/inbox/answer.ts). */
-export const MAX_FREE_FORM = 10_000;
 
 interface Props {
   ask: AskView;
@@ -77,7 +76,7 @@ export function AskForm({ ask, can, form, setForm, pending, freeFormProblem, onA
             ref={freeField}
             data-testid="free-form-text"
             rows={3}
-            maxLength={MAX_FREE_FORM}
+            maxLength={MAX_TYPED_CHARS}
             value={form.freeText}
             disabled={pending}
             aria-invalid={freeFormProblem !== null}

@@ -3,19 +3,14 @@
  * and — if the answer never reached the agent — that the response track ended `expired` (§14.2).
  * Nothing else survived the purge, so nothing else is shown. Plain text only.
  */
-import Link from "next/link";
 import { LocalTime } from "@/components/Clock";
 import type { TombstoneView } from "@/lib/inbox/tombstone";
+import { ItemCrumbs } from "./item-crumbs";
 
 export function Tombstone({ tomb: t }: { tomb: TombstoneView }) {
   return (
     <main className="item">
-      <nav className="crumbs">
-        <Link prefetch={false} href="/inbox">
-          ← Inbox
-        </Link>
-        <span className="account">{t.account}</span>
-      </nav>
+      <ItemCrumbs account={t.account} />
       <article className="tombstone" data-testid="tombstone">
         <header className="item-head">
           <div className="item-badges">

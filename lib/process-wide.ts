@@ -1,0 +1,21 @@
+/**
+ * Process-wide singletons. Next bundles the app routes separately from the server entry, so a
+ * module-level variable can exist twice in one process; a value kept on `globalThis` under a
+ * `Symbol.for` name exists once. Used for the LISTEN connection, its fan-outs and the queue producers.
+ */
+type Slots = Record<symbol, unknown>;
+
+/** The process's one value under `name`, made by `make` on first use. */
+export function processWide<T>(name: string, make: () => T): T {
+  const slots = globalThis as unknown as Slots;
+  const key = Symbol.for(name);
+  if (!(key in slots)) slots[key] = make();
+  return slots[key] as T;
+}
+
+/** Forgets `value` under `name` (on close), so the next `processWide` makes a new one. */
+export function forgetProcessWide(name: string, value: unknown): void {
+  const slots = globalThis as unknown as Slots;
+  const key = Symbol.for(name);
+  if (slots[key] === value) delete slots[key];
+}
