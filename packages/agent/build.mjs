@@ -1,0 +1,44 @@
+// Builds the publishable package: the sources and the Hub's pure wire contract (lib/protocol) bundled
+// into dist/ as ESM, runtime dependencies left external, and one bundled type declaration file.
+import { execFileSync } from "node:child_process";
+import { chmodSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, "dist");
+rmSync(dist, { recursive: true, force: true });
+
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  sourcemap: false,
+  logLevel: "warning",
+};
+await build({ ...common, entryPoints: [join(here, "src/index.ts")], outfile: join(dist, "index.js") });
+await build({
+  ...common,
+  entryPoints: [join(here, "src/cli.ts")],
+  outfile: join(dist, "cli.js"),
+  banner: { js: "#!/usr/bin/env node" },
+});
+chmodSync(join(dist, "cli.js"), 0o755);
+
+execFileSync(
+  process.execPath,
+  [
+    join(here, "../../node_modules/dts-bundle-generator/dist/bin/dts-bundle-generator.js"),
+    "--silent",
+    "--no-check",
+    "--project",
+    join(here, "tsconfig.build.json"),
+    "-o",
+    join(dist, "index.d.ts"),
+    join(here, "src/index.ts"),
+  ],
+  { stdio: "inherit" },
+);
