@@ -7,7 +7,9 @@
  *   and the CLI too);
  * - `components/` importing the database or a domain module (components get their data as props;
  *   type-only imports of view models are fine);
- * - `workers/`, `cli/` or `server/` importing `app/`.
+ * - `workers/`, `cli/` or `server/` importing `app/`;
+ * - `packages/agent` (the published SDK) importing anything of ours but `lib/protocol` and itself, or a
+ *   package outside its few runtime dependencies (it must install and run with nothing of the Hub).
  * The checks themselves are exercised on small made-up graphs first, so a broken scan cannot pass.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -15,7 +17,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "./support/hub";
 
-const ROOTS = ["lib", "app", "components", "cli", "workers", "server", "scripts"];
+const ROOTS = ["lib", "app", "components", "cli", "workers", "server", "scripts", "packages/agent/src"];
 const SKIP = /(^|\/)(generated|node_modules)\//;
 
 interface Edge {
@@ -139,6 +141,9 @@ function violations(g: Graph, rule: (file: string, edge: Edge) => boolean): Viol
   return [...g].flatMap(([file, es]) => es.filter((e) => rule(file, e)).map((e) => ({ file, imports: e.to })));
 }
 
+/** What the published SDK may import besides itself and lib/protocol: its runtime dependencies. */
+const AGENT_PACKAGE_DEPS = /^(node:|canonicalize$|zod$|@noble\/curves\/|@modelcontextprotocol\/sdk\/)/;
+
 const RULES: Record<string, (file: string, e: Edge) => boolean> = {
   "lib/protocol imports nothing of ours outside itself": (f, e) =>
     f.startsWith("lib/protocol/") &&
@@ -150,6 +155,11 @@ const RULES: Record<string, (file: string, e: Edge) => boolean> = {
     f.startsWith("components/") && !e.typeOnly && (DOMAIN.test(e.to) || e.to.startsWith("app/")),
   "workers/, cli/ and server/ import nothing from app/": (f, e) =>
     /^(workers|cli|server)\//.test(f) && e.to.startsWith("app/"),
+  "packages/agent imports only itself, lib/protocol and its runtime dependencies": (f, e) =>
+    f.startsWith("packages/agent/") &&
+    !e.to.startsWith("packages/agent/src/") &&
+    !e.to.startsWith("lib/protocol/") &&
+    !AGENT_PACKAGE_DEPS.test(e.to),
 };
 
 describe("the checks catch what they look for (made-up graphs)", () => {
@@ -187,6 +197,14 @@ describe("the checks catch what they look for (made-up graphs)", () => {
         ],
       ],
       ["cli/x.ts", [{ to: "app/admin/actions.ts", typeOnly: false }]],
+      [
+        "packages/agent/src/x.ts",
+        [
+          { to: "lib/protocol/jcs.ts", typeOnly: false },
+          { to: "zod", typeOnly: false },
+          { to: "lib/db.ts", typeOnly: false },
+        ],
+      ],
     ]);
     for (const [name, rule] of Object.entries(RULES)) expect(violations(g, rule), name).toHaveLength(1);
   });
