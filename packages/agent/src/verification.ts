@@ -77,6 +77,26 @@ export async function checkWithKeys<R extends SignatureCheck | { ok: false; reas
   return check(await source.hub.refresh());
 }
 
+/**
+ * hmac secret(s) or the Hub's keys, never both: a verifier that accepts either lets whoever learns
+ * the weaker credential forge for both schemes.
+ */
+export function keySource(
+  options: { hmacSecret?: string | string[]; hubUrl?: string; hubKeys?: HubKeys; fetch?: typeof fetch },
+  hubUse: string,
+): { fixed: VerificationKey[] } | { hub: HubKeys } {
+  const hub = hubKeysFor(options);
+  if (options.hmacSecret !== undefined) {
+    if (hub) throw new TypeError("give hmacSecret or hubUrl/hubKeys, not both: one delivery has one signing scheme");
+    const secrets = Array.isArray(options.hmacSecret) ? options.hmacSecret : [options.hmacSecret];
+    if (secrets.length === 0 || secrets.some((s) => typeof s !== "string" || s === ""))
+      throw new TypeError("hmacSecret must be one or more non-empty secrets");
+    return { fixed: secrets.map((secret) => ({ alg: "hmac-sha256", secret })) };
+  }
+  if (!hub) throw new TypeError(`give hmacSecret (hmac-sha256) or hubUrl/hubKeys (${hubUse})`);
+  return { hub };
+}
+
 export function windowOption(windowSeconds: number | undefined): number | undefined {
   if (windowSeconds === undefined) return undefined;
   if (!Number.isFinite(windowSeconds) || windowSeconds <= 0)

@@ -15,13 +15,16 @@ import { checkDirectiveDelivery } from "../../../lib/protocol/inbound-verify";
 import { inboundDirectiveSchema } from "../../../lib/protocol/inbound-message";
 import type { HubKeys } from "./keys";
 import type { ReplayStore } from "./stores";
-import { checkWithKeys, defaultReplayStore, fail, hubKeysFor, windowOption } from "./verification";
+import { checkWithKeys, defaultReplayStore, fail, keySource, windowOption } from "./verification";
 
 export interface VerifyDirectiveOptions {
   /** The agent's own id (without `agent:`). */
   agentId: string;
+  /** The Hub's ed25519 keys (this Hub signs directives with them, §9.7)… */
   hubUrl?: string;
   hubKeys?: HubKeys;
+  /** …or, for a Hub advertising `inbound.signature_algs: ["hmac-sha256"]`, the shared secret(s). Never both. */
+  hmacSecret?: string | string[];
   /** Default: one in-memory store for the whole process. */
   replayStore?: ReplayStore;
   /** ±seconds around the agent's clock (default 120, §9.7). */
@@ -54,14 +57,13 @@ export async function verifyDirective(
 ): Promise<Directive> {
   if (typeof options?.agentId !== "string" || options.agentId === "" || options.agentId.startsWith("agent:"))
     throw new TypeError("agentId is required: the agent's own id, without the agent: prefix");
-  const hub = hubKeysFor(options);
-  if (!hub) throw new TypeError("give hubUrl or hubKeys: directives are signed with the Hub's ed25519 keys (§9.7)");
+  const source = keySource(options, "the Hub's ed25519 keys, §9.7");
   const windowSeconds = windowOption(options.windowSeconds);
   const now = options.now?.() ?? new Date();
   const self = `agent:${options.agentId}`;
 
   const signature = typeof entry?.signature === "string" ? entry.signature : null;
-  const result = await checkWithKeys({ hub }, (keys) =>
+  const result = await checkWithKeys(source, (keys) =>
     checkDirectiveDelivery({ directive: entry?.directive, signature, self, keys, now, windowSeconds }),
   );
   if (!result.ok) fail(result.reason);

@@ -10,7 +10,7 @@ import type { VerificationKey } from "../../../lib/protocol/signing";
 import { checkResponsePush } from "../../../lib/protocol/verify";
 import type { HubKeys } from "./keys";
 import type { ReplayStore } from "./stores";
-import { checkWithKeys, defaultReplayStore, fail, hubKeysFor, windowOption } from "./verification";
+import { checkWithKeys, defaultReplayStore, fail, keySource, windowOption } from "./verification";
 
 export { VerificationError, type VerificationFailure } from "./verification";
 
@@ -40,7 +40,7 @@ export async function verifyPush(
 ): Promise<HubResponse> {
   if (typeof options?.callbackUrl !== "string" || options.callbackUrl === "")
     throw new TypeError("callbackUrl is required: the URL exactly as registered in callback.url");
-  const source = keySource(options);
+  const source = keySource(options, "every other scheme");
   const windowSeconds = windowOption(options.windowSeconds);
   const now = options.now?.() ?? new Date();
 
@@ -70,23 +70,6 @@ export async function verifyPush(
   const store = options.replayStore ?? defaultReplayStore();
   if (!(await store.checkAndRecord(result.jti, result.rememberUntil, now))) fail("replayed");
   return parsed.data;
-}
-
-/**
- * hmac or the Hub's keys, never both: a verifier that accepts either lets whoever learns the weaker
- * credential forge answers for both schemes.
- */
-function keySource(options: VerifyPushOptions): { fixed: VerificationKey[] } | { hub: HubKeys } {
-  const hub = hubKeysFor(options);
-  if (options.hmacSecret !== undefined) {
-    if (hub) throw new TypeError("give hmacSecret or hubUrl/hubKeys, not both: one push has one signing scheme");
-    const secrets = Array.isArray(options.hmacSecret) ? options.hmacSecret : [options.hmacSecret];
-    if (secrets.length === 0 || secrets.some((s) => typeof s !== "string" || s === ""))
-      throw new TypeError("hmacSecret must be one or more non-empty secrets");
-    return { fixed: secrets.map((secret) => ({ alg: "hmac-sha256", secret })) };
-  }
-  if (!hub) throw new TypeError("give hmacSecret (hmac callbacks) or hubUrl/hubKeys (every other scheme)");
-  return { hub };
 }
 
 /** `MA2H-Signature`, case-insensitively, from Fetch `Headers` or Node's IncomingHttpHeaders. */
