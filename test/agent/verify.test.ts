@@ -119,12 +119,8 @@ describe("verifyPush reproduces the §9.2 fixtures", () => {
     expect(await outcome(() => verifyPush(header, body, late))).toBe("outside_window");
     expect(await outcome(() => verifyPush(header, body, { ...late, windowSeconds: 300 }))).toBe("accepted");
     expect(await outcome(() => verifyPush({}, body, options()))).toBe("missing_header");
-    expect(await outcome(() => verifyPush({ "ma2h-signature": "t=1,v1=x" }, body, options()))).toBe(
-      "malformed_header",
-    );
-    expect(await outcome(() => verifyPush({ "ma2h-signature": ["a", "b"] }, body, options()))).toBe(
-      "malformed_header",
-    );
+    expect(await outcome(() => verifyPush({ "ma2h-signature": "t=1,v1=x" }, body, options()))).toBe("malformed_header");
+    expect(await outcome(() => verifyPush({ "ma2h-signature": ["a", "b"] }, body, options()))).toBe("malformed_header");
     expect(await outcome(() => verifyPush(header, "not json", options()))).toBe("invalid_body");
     expect(await outcome(() => verifyPush(header, new Uint8Array([0xff, 0xfe]), options()))).toBe("invalid_body");
     // Signed bound fields but not a §6 Response (no `agent`, a bad actor): refused as a shape.
@@ -168,9 +164,9 @@ describe("verifyDirective reproduces the §9.7 fixtures", () => {
       "accepted",
     );
     for (const agent of ["deploybot/dev-team", "victim/other-bot"])
-      expect(await outcome(() => verifyDirective({ directive: dp006.tampered_directive, signature }, opts(agent)))).toBe(
-        "signature_mismatch",
-      );
+      expect(
+        await outcome(() => verifyDirective({ directive: dp006.tampered_directive, signature }, opts(agent))),
+      ).toBe("signature_mismatch");
     // The honest one verified for another agent is not theirs to act on.
     expect(
       await outcome(() => verifyDirective({ directive: dp006.honest_directive, signature }, opts("victim/other-bot"))),

@@ -140,16 +140,17 @@ function readNodeBody(req: IncomingMessage, max: number): Promise<Uint8Array> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
-        req.removeAllListeners("data");
-        req.resume();
+        req.off("data", onData);
+        req.resume(); // drain the rest unread
         reject(new BodyTooLarge());
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
     req.on("error", reject);
   });
