@@ -18,6 +18,8 @@ export interface SeenRequest {
   body: string;
   at: number;
   fault: Fault["kind"];
+  /** The status the Hub answered, when forwarded. */
+  status?: number;
 }
 
 export interface FaultProxy {
@@ -75,6 +77,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         body: seen.method === "GET" || seen.method === "HEAD" ? undefined : body,
       });
       const text = await upstream.text();
+      seen.status = upstream.status;
       if (fault.kind === "lose-reply") {
         req.socket.destroy();
         return;
