@@ -34,6 +34,7 @@ import { parseResolveRequest } from "../../../lib/protocol/resolve-request";
 import { isHubError, type ErrorCode } from "../../../lib/protocol/errors";
 
 export type { Ack, Capability, GetMessage, HubResponse, SubmitAck };
+export type { GetOptions, WaitOptions } from "./wait";
 
 export interface Ma2hClientOptions {
   url: string;
