@@ -229,16 +229,10 @@ describe("§2.1: ask, exit, resume on the push, act once", () => {
     const before = actsNow().length;
     // The agent's sealed state with one character of its ciphertext changed — the Hub stores and
     // signs it faithfully, so only the seal can tell.
-    const sealed = sealState({ pr: 7 }, STATE_KEY) as Record<string, unknown>;
-    const longest = Object.entries(sealed)
-      .filter(([, v]) => typeof v === "string")
-      .sort(([, a], [, b]) => (b as string).length - (a as string).length)[0]!;
-    const text = longest[1] as string;
-    const mid = Math.floor(text.length / 2);
-    const tampered = {
-      ...sealed,
-      [longest[0]]: `${text.slice(0, mid)}${text[mid] === "A" ? "B" : "A"}${text.slice(mid + 1)}`,
-    };
+    const sealed = sealState({ pr: 7, branch: "release/7", note: "tamper me" }, STATE_KEY);
+    const ct = sealed.ct as string;
+    const mid = Math.floor(ct.length / 2);
+    const tampered = { ...sealed, ct: `${ct.slice(0, mid)}${ct[mid] === "A" ? "B" : "A"}${ct.slice(mid + 1)}` };
     const callback = `${origin}/resume/tampered`;
     const body = envelope("ask", A, {
       title: "Tampered state",

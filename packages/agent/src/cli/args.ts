@@ -76,7 +76,7 @@ export function parseArgs(argv: readonly string[], spec: CommandSpec): Parsed {
       value = next;
       i++;
     }
-    if (flag.kind === "list") (out.lists[name] ??= []).push(value);
+    if (flag.kind === "list") out.lists[name] = [...(out.lists[name] ?? []), value];
     else {
       if (name in out.strings) throw new UsageError(`--${name} given twice`);
       out.strings[name] = value;

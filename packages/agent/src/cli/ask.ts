@@ -58,7 +58,11 @@ export const askSpecs: Record<string, CommandSpec> = {
     name: "ask confirm",
     summary: "Ask a yes/no question. Prints approve or deny; exits 0 only when approved.",
     positionals: [{ name: "title", required: true }],
-    flags: { ...ASK_FLAGS, default: { ...DEFAULT_FLAG, value: "approve|deny" } },
+    flags: {
+      ...ASK_FLAGS,
+      "allow-edit": { kind: "boolean", help: "also accept a free-form answer (§5.2); it exits 1, as it is no approve" },
+      default: { ...DEFAULT_FLAG, value: "approve|deny" },
+    },
   },
   select: {
     name: "ask select",
@@ -148,7 +152,7 @@ function callback(args: Parsed) {
   } catch {
     throw new UsageError(`--callback is not a URL: "${url}"`);
   }
-  return { url, ...(ref !== undefined ? { auth: { scheme: "hmac" as const, secret_ref: ref } } : {}) };
+  return { url, ...(ref !== undefined ? { auth: { scheme: "hmac" as const, secretRef: ref } } : {}) };
 }
 
 export async function ask(mode: "confirm" | "select" | "input", args: Parsed): Promise<ExitCode> {
@@ -171,7 +175,11 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   if (mode === "confirm") {
     if (def !== undefined && def !== "approve" && def !== "deny")
       throw new UsageError("--default for ask confirm is approve or deny");
-    const input = { ...common, ...(def !== undefined ? { defaultOnExpire: def as "approve" | "deny" } : {}) };
+    const input = {
+      ...common,
+      ...(args.booleans["allow-edit"] ? { allowEdit: true } : {}),
+      ...(def !== undefined ? { defaultOnExpire: def as "approve" | "deny" } : {}),
+    };
     submit = async () => (await client.ask.confirm(input as Parameters<typeof client.ask.confirm>[0])).ack;
   } else if (mode === "select") {
     const opts = options(args);

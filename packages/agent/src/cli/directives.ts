@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import type { Directive } from "../../../../lib/protocol/directive";
 import { FileDedupStore, FileReplayStore } from "../stores";
+import type { VerificationError } from "../verify-push";
 import type { CommandSpec, Parsed } from "./args";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { printError } from "./output";
@@ -34,21 +35,27 @@ function writeLine(value: unknown): Promise<void> {
 export async function directives(args: Parsed): Promise<ExitCode> {
   const { client } = connect(args);
   const note = args.strings.note;
+  const dir = storeDir(args);
+  // Kept on disk so a later run never re-accepts a replayed signature.
+  const replayStore = new FileReplayStore(join(dir, "replay"));
+  const onRejected = (e: VerificationError, raw: unknown) => {
+    const id = (raw as { directive?: { id?: unknown } } | null)?.directive?.id;
+    printError("verification_failed", `directive ${String(id ?? "?")} refused (${e.reason}); not acked`);
+  };
   if (!args.booleans.follow) {
-    const batch = await client.directives.drain({ wait: 0 });
-    const ids: string[] = [];
-    for (const d of batch) {
-      await writeLine(d.directive);
-      ids.push(d.directive.id);
-    }
-    if (ids.length) await client.directives.ackIds(ids, note);
+    const batch = await client.directives.drain({ wait: 0, replayStore, onRejected });
+    for (const d of batch) await writeLine(d);
+    if (batch.length)
+      await client.directives.ackIds(
+        batch.map((d) => d.id),
+        note,
+      );
     return EXIT.ok;
   }
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
-  const dir = storeDir(args);
   try {
     await client.directives.listen(
       async (d: Directive) => {
@@ -57,13 +64,11 @@ export async function directives(args: Parsed): Promise<ExitCode> {
       },
       {
         signal: controller.signal,
-        // Kept on disk so a restarted follower neither re-accepts a replayed signature nor reprints an id.
-        replayStore: new FileReplayStore(join(dir, "replay")),
+        replayStore,
+        // On disk too: a restarted follower never reprints a directive it already printed (it acks it).
         dedupStore: new FileDedupStore(join(dir, "directives")),
-        onRejected: (e, raw) => {
-          const id = (raw as { directive?: { id?: unknown } } | null)?.directive?.id;
-          printError("verification_failed", `directive ${String(id ?? "?")} refused (${e.reason}); not acked`);
-        },
+        onRejected,
+        onError: (err) => printError("directive_error", (err as Error).message ?? String(err)),
       },
     );
   } catch (err) {

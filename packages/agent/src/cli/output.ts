@@ -3,7 +3,8 @@
  * everything else on stderr — progress notes, and an error as exactly one line `ma2h: <code>:
  * <message>` where <code> is the §8.5 code of a Hub error, or one of ours for local failures.
  */
-import { CapabilityError, Ma2hError, NetworkError, WaitTimeoutError } from "../errors";
+import { CapabilityError, Ma2hError, WaitTimeoutError } from "../errors";
+import { HubKeysError } from "../keys";
 import { StateIntegrityError } from "../state";
 import { VerificationError } from "../verify-push";
 import { UsageError } from "./args";
@@ -45,13 +46,23 @@ export function classify(err: unknown): { exit: ExitCode; code: string; message:
   if (err instanceof CliFailure) return { exit: err.exitCode, code: err.code, message };
   if (err instanceof UsageError) return { exit: EXIT.usage, code: "usage_error", message };
   if (err instanceof WaitTimeoutError) return { exit: EXIT.stillOpen, code: "still_open", message };
-  if (err instanceof VerificationError)
+  if (err instanceof VerificationError) {
+    const why = message.includes(err.reason) ? message : `${err.reason}: ${message}`;
     return err.reason === "replayed"
-      ? { exit: EXIT.replayed, code: "replayed", message }
-      : { exit: EXIT.refused, code: `verification_failed`, message: `${err.reason}: ${message}` };
+      ? { exit: EXIT.replayed, code: "replayed", message: why }
+      : { exit: EXIT.refused, code: "verification_failed", message: why };
+  }
   if (err instanceof StateIntegrityError) return { exit: EXIT.refused, code: "state_integrity", message };
-  if (err instanceof CapabilityError) return { exit: EXIT.hub, code: "capability", message };
-  if (err instanceof Ma2hError) return { exit: EXIT.hub, code: err.code, message };
-  if (err instanceof NetworkError) return { exit: EXIT.hub, code: "network_error", message };
+  // The Hub's keys could not be fetched: nothing was refused as forged; the Hub is not reachable.
+  if (err instanceof HubKeysError) return { exit: EXIT.hub, code: "keys_unavailable", message };
+  if (err instanceof CapabilityError) return { exit: EXIT.hub, code: "capability", message: strip(err, message) };
+  // Every other SDK error is a Hub answer (its §8.5 code, after the unknown-code fallback) or a
+  // transport failure (network_error, unavailable).
+  if (err instanceof Ma2hError) return { exit: EXIT.hub, code: err.code, message: strip(err, message) };
   return { exit: EXIT.hub, code: "internal", message };
+}
+
+/** The SDK's messages start with their code; the line carries it once. */
+function strip(err: Ma2hError, message: string): string {
+  return message.startsWith(`${err.code}: `) ? message.slice(err.code.length + 2) : message;
 }
