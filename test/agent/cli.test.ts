@@ -56,7 +56,12 @@ describe("usage (exit 2)", () => {
       "verify",
     ])
       expect(help.stdout).toContain(`  ${cmd} `);
-    for (const [code, text] of EXIT_DESCRIPTIONS) expect(help.stdout).toContain(`  ${code}  ${text}`);
+    // The one table in the code, in `ma2h --help` and in the package README alike.
+    const readme = readFileSync(join(__dirname, "../../packages/agent/README.md"), "utf8");
+    for (const [code, text] of EXIT_DESCRIPTIONS) {
+      expect(help.stdout).toContain(`  ${code}  ${text}`);
+      expect(readme).toContain(`| ${code} | ${text} |`);
+    }
     const cmdHelp = await ma2h(["ask", "select", "--help"], {});
     expect(cmdHelp.code).toBe(0);
     expect(cmdHelp.stdout).toMatch(/^usage: ma2h ask select <title> \[options\]/u);
