@@ -7,13 +7,14 @@
  */
 import { readFileSync } from "node:fs";
 import type { SubmitAck } from "../../../../lib/protocol/submit-ack";
+import type { CallbackInput, CommonInput, ConfirmInput, SelectInput } from "../envelopes";
 import { sealState } from "../state";
 import { type CommandSpec, type FlagSpec, type Parsed, UsageError } from "./args";
 import { parseDuration } from "./duration";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { note, printJson, printLine } from "./output";
 import { CONNECTION_FLAGS, connect, STORE_FLAG, stateKey } from "./settings";
-import { type CommonInput, commonInput, ENVELOPE_FLAGS, submitOnce } from "./submit";
+import { commonInput, ENVELOPE_FLAGS, submitOnce } from "./submit";
 import { waitAndReport } from "./waiting";
 
 /** How long past `expires_at` the command keeps waiting for the Hub's expiry Response. */
@@ -140,7 +141,7 @@ function sealedState(args: Parsed): Record<string, unknown> | undefined {
   return sealState(value, stateKey(args));
 }
 
-function callback(args: Parsed) {
+function callback(args: Parsed): CallbackInput | undefined {
   const url = args.strings.callback;
   const ref = args.strings["secret-ref"];
   if (url === undefined) {
@@ -156,7 +157,7 @@ function callback(args: Parsed) {
 }
 
 export async function ask(mode: "confirm" | "select" | "input", args: Parsed): Promise<ExitCode> {
-  const common: CommonInput & Record<string, unknown> = commonInput(args);
+  const common: CommonInput & { callback?: CallbackInput } = commonInput(args);
   const timeout = args.strings.timeout;
   const timeoutMs = timeout !== undefined ? parseDuration(timeout, "timeout") : undefined;
   if (timeoutMs !== undefined) common.expiresAt = new Date(Date.now() + timeoutMs);
@@ -173,28 +174,24 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   const { client } = connection;
   let submit: () => Promise<SubmitAck>;
   if (mode === "confirm") {
-    if (def !== undefined && def !== "approve" && def !== "deny")
-      throw new UsageError("--default for ask confirm is approve or deny");
-    const input = {
-      ...common,
-      ...(args.booleans["allow-edit"] ? { allowEdit: true } : {}),
-      ...(def !== undefined ? { defaultOnExpire: def as "approve" | "deny" } : {}),
-    };
-    submit = async () => (await client.ask.confirm(input as Parameters<typeof client.ask.confirm>[0])).ack;
+    const input: ConfirmInput = { ...common, ...(args.booleans["allow-edit"] ? { allowEdit: true } : {}) };
+    if (def === "approve" || def === "deny") input.defaultOnExpire = def;
+    else if (def !== undefined) throw new UsageError("--default for ask confirm is approve or deny");
+    submit = async () => (await client.ask.confirm(input)).ack;
   } else if (mode === "select") {
     const opts = options(args);
     if (def !== undefined && !opts.some((o) => o.value === def))
       throw new UsageError(`--default "${def}" is not one of the --option values`);
-    const input = {
+    const input: SelectInput = {
       ...common,
       options: opts,
       ...(args.booleans["allow-edit"] ? { allowEdit: true } : {}),
       ...(def !== undefined ? { defaultOnExpire: def } : {}),
     };
-    submit = async () => (await client.ask.select(input as Parameters<typeof client.ask.select>[0])).ack;
+    submit = async () => (await client.ask.select(input)).ack;
   } else {
     const input = { ...common, schema: schema(args) };
-    submit = async () => (await client.ask.input(input as Parameters<typeof client.ask.input>[0])).ack;
+    submit = async () => (await client.ask.input(input)).ack;
   }
 
   const ack = await submitOnce(connection, common.idempotencyKey, submit);

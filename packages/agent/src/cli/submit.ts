@@ -5,11 +5,12 @@
  * replays those bytes and recovers the original id instead of asking twice.
  */
 import type { SubmitAck } from "../../../../lib/protocol/submit-ack";
+import type { CommonInput, Priority } from "../envelopes";
 import { type FlagSpec, type Parsed, UsageError } from "./args";
 import { note } from "./output";
 import { type Connection, readText } from "./settings";
 
-const PRIORITIES = ["low", "normal", "high", "urgent"];
+const PRIORITIES: readonly Priority[] = ["low", "normal", "high", "urgent"];
 
 export const ENVELOPE_FLAGS: Record<string, FlagSpec> = {
   "body-file": { kind: "string", value: "FILE", help: "the body (Markdown) from FILE, or stdin for -" },
@@ -23,14 +24,6 @@ export const ENVELOPE_FLAGS: Record<string, FlagSpec> = {
   json: { kind: "boolean", help: "print JSON (the ack, or the whole Response) instead of the bare value" },
 };
 
-export interface CommonInput {
-  title: string;
-  body?: string;
-  priority?: string;
-  tags?: string[];
-  idempotencyKey?: string;
-}
-
 export function commonInput(args: Parsed): CommonInput {
   const title = args.positionals[0] as string;
   if (title.trim() === "") throw new UsageError("the title is empty");
@@ -39,8 +32,9 @@ export function commonInput(args: Parsed): CommonInput {
   if (bodyFile !== undefined) out.body = readText(bodyFile, "body-file");
   const priority = args.strings.priority;
   if (priority !== undefined) {
-    if (!PRIORITIES.includes(priority)) throw new UsageError(`--priority must be one of ${PRIORITIES.join(", ")}`);
-    out.priority = priority;
+    const known = PRIORITIES.find((p) => p === priority);
+    if (known === undefined) throw new UsageError(`--priority must be one of ${PRIORITIES.join(", ")}`);
+    out.priority = known;
   }
   if (args.lists.tag) out.tags = args.lists.tag;
   const key = args.strings["idempotency-key"];
