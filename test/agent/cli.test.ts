@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT, EXIT_DESCRIPTIONS } from "../../packages/agent/src/cli/exit-codes";
-import { freePort } from "../support/hub";
+import { freePort, repoRoot } from "../support/hub";
 import { useHubFixture } from "../support/hub-fixture";
 import { errorLine, ma2h, start, tempDir } from "./cli-kit";
 
@@ -29,7 +29,7 @@ const resolve = async (id: string, body: Record<string, unknown>) => {
   const res = await person().post(`/v1/messages/${id}/resolve`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 };
-const version = JSON.parse(readFileSync(join(__dirname, "../../packages/agent/package.json"), "utf8")).version;
+const version = JSON.parse(readFileSync(join(repoRoot, "packages/agent/package.json"), "utf8")).version;
 
 /** Starts an ask, returns its id (from the progress note) and the running command. */
 async function asking(args: string[]) {
@@ -57,7 +57,7 @@ describe("usage (exit 2)", () => {
     ])
       expect(help.stdout).toContain(`  ${cmd} `);
     // The one table in the code, in `ma2h --help` and in the package README alike.
-    const readme = readFileSync(join(__dirname, "../../packages/agent/README.md"), "utf8");
+    const readme = readFileSync(join(repoRoot, "packages/agent/README.md"), "utf8").replace(/ +/gu, " ");
     for (const [code, text] of EXIT_DESCRIPTIONS) {
       expect(help.stdout).toContain(`  ${code}  ${text}`);
       expect(readme).toContain(`| ${code} | ${text} |`);

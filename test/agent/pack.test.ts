@@ -5,7 +5,7 @@
  * its type declarations.
  */
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ const hub = useHubFixture({ accounts: { acme: { agents: [A], humans: [{ handle: 
 const acme = hub.account("acme");
 const pkg = JSON.parse(readFileSync(join(repoRoot, "packages/agent/package.json"), "utf8"));
 const packDir = tempDir("pack");
-const installDir = tempDir("install"); // empty, under the OS temp dir: no node_modules of ours above it
+const installDir = tempDir("install"); // under the OS temp dir: no node_modules of ours above it
 let tarball = "";
 let packed: string[] = [];
 
@@ -34,6 +34,8 @@ beforeAll(async () => {
   const [info] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(packDir, info!.filename);
   packed = info!.files.map((f) => f.path).sort();
+  // A bare project of its own, so npm installs here and nowhere above.
+  writeFileSync(join(installDir, "package.json"), JSON.stringify({ name: "pack-probe", private: true }));
   await run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"], {
     cwd: installDir,
     timeout: 120_000,

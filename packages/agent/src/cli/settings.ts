@@ -10,7 +10,6 @@ import { join, resolve } from "node:path";
 import { Ma2hClient } from "../client";
 import { FileSubmitJournal } from "../journal";
 import { type FlagSpec, type Parsed, UsageError } from "./args";
-import { CLI_VERSION } from "./version";
 
 export const CONNECTION_FLAGS: Record<string, FlagSpec> = {
   url: { kind: "string", value: "URL", help: "the Hub's base URL (default $MA2H_URL)" },
@@ -53,15 +52,16 @@ export interface Connection {
   journal: FileSubmitJournal;
 }
 
-/** The client, with a file journal scoped to this Hub and agent under the store directory. */
+/** The client, with a file journal scoped to this agent under the store directory. */
 export function connect(args: Parsed): Connection {
   const url = hubUrl(args);
   const agentId = required(args, "agent-id", "MA2H_AGENT_ID");
   const apiKey = required(args, "api-key", "MA2H_API_KEY");
-  // One journal per (Hub, agent): an idempotency key is scoped to agent.id on the Hub (§8.1).
-  const scope = createHash("sha256").update(`${url}\n${agentId}`).digest("hex").slice(0, 16);
+  // One journal per agent: the Hub scopes an idempotency key to agent.id (§8.1). Not per URL, so a
+  // rerun that spells the Hub's address differently (or reaches it through a proxy) still recovers.
+  const scope = createHash("sha256").update(agentId).digest("hex").slice(0, 16);
   const journal = new FileSubmitJournal(join(storeDir(args), "journal", scope));
-  return { client: new Ma2hClient({ url, apiKey, agentId, runtime: `ma2h-cli/${CLI_VERSION}`, journal }), journal };
+  return { client: new Ma2hClient({ url, apiKey, agentId, runtime: "cli", journal }), journal };
 }
 
 /** A file's text, or stdin's for "-". A missing file is a usage error. */
