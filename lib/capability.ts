@@ -28,6 +28,9 @@ export function capabilityDocument(): Record<string, unknown> {
     idempotency_ttl_seconds: l.idempotencyTtlSeconds,
     callback_max_attempts: p.retry.maxAttempts,
     callback_max_duration_seconds: Math.floor(p.retry.maxDurationMs / 1000),
+    // Where the ed25519 verification keys (§9.2, §9.7) live, so an agent SDK finds them from the one
+    // document it already reads; clients that do not know the field ignore it (§10).
+    signing_keys_url: `${base}/.well-known/ma2h-keys`,
     // §8.7 / §13: the mailbox is the only channel (no inbound webhook); every delivery is signed
     // with the published ed25519 keys (§9.7).
     inbound: {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
+import { capabilitySchema } from "../lib/protocol/capability";
 import { HUB_VERSION } from "../lib/protocol/versions";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
@@ -119,6 +120,13 @@ describe("§8.0 discovery alias", () => {
     // Extension fields (docs/decisions.md "Capability extensions"), from this Hub's configuration.
     expect(doc).toMatchObject({ callback_max_attempts: 7, callback_max_duration_seconds: 3600, max_wait_seconds: 45 });
     expect(doc.idempotency_ttl_seconds).toBeGreaterThanOrEqual(86_400);
+    // The ed25519 keys' address, absolute and on the Hub's own origin, serving the published JWKS.
+    expect(doc.signing_keys_url).toBe(`${hub.url}/.well-known/ma2h-keys`);
+    const jwks = await client(hub.url).get(new URL(doc.signing_keys_url).pathname);
+    expect(jwks.status).toBe(200);
+    expect(jwks.body.keys.length).toBeGreaterThanOrEqual(1);
+    expect(capabilitySchema.safeParse(doc).success).toBe(true);
+    expect(capabilitySchema.safeParse({ ...doc, signing_keys_url: "not a url" }).success).toBe(false);
   });
 });
 

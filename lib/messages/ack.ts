@@ -5,30 +5,17 @@
  * returns the stored ack unchanged, whatever it carries. `by` and `acked_at` are the Hub's (§9.1,
  * §9.5), never the request's.
  */
-import { z } from "zod";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
-import { ACK_NOTE_MAX_CHARS, type Ack } from "../protocol/ack";
+import { type Ack, type AckRequest, ackRequestSchema } from "../protocol/ack";
 import { HubError } from "../protocol/errors";
 import { parseWire } from "../protocol/wire";
 import type { AgentPrincipal } from "../principals/types";
 import { publishInboxChange } from "../pubsub/inbox";
 import { loadForSubmitter } from "./access";
 import { ackVersion, storedAck } from "./delivery-track";
-
-/** §14.3 body `{note?, resolution_id?}`; unknown members (a body-supplied `by`, …) are ignored (§10). */
-const ackRequestSchema = z.looseObject({
-  note: z
-    .string()
-    .refine((s) => [...s].length <= ACK_NOTE_MAX_CHARS, { error: `must be at most ${ACK_NOTE_MAX_CHARS} characters` })
-    .refine((s) => !s.includes("\u0000"), { error: "must not contain NUL" })
-    .optional(),
-  resolution_id: z.string().min(1).optional(),
-});
-
-export type AckRequest = z.infer<typeof ackRequestSchema>;
 
 /** Parses an ack body; any mismatch is `422 invalid_field`, like the other sub-actions' fields. */
 export function parseAckRequest(body: unknown): AckRequest {

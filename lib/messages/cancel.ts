@@ -1,6 +1,7 @@
 /** §8.4 cancel: submitter-bound, ask-only, idempotent; loses to a terminal or to an overdue expiry. */
 import { clock } from "../clock";
 import { db } from "../db";
+import type { CancelResult } from "../protocol/api-bodies";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter } from "./access";
@@ -11,10 +12,7 @@ import { cancelledOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 import { terminalConflict } from "./conflict";
 
-export async function cancelMessage(
-  principal: AgentPrincipal,
-  id: string,
-): Promise<{ id: string; status: "cancelled" }> {
+export async function cancelMessage(principal: AgentPrincipal, id: string): Promise<CancelResult> {
   const row = await loadForSubmitter(principal, id);
   if (row.type !== "ask") {
     throw new HubError("invalid_field", `a ${row.type} cannot be cancelled; only an open ask can (§8.4)`);

@@ -6,6 +6,7 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
+import type { ResolveResult } from "../protocol/api-bodies";
 import { HubError } from "../protocol/errors";
 import { checkResolution, parseResolveRequest } from "../protocol/rules";
 import { authorizeResolver, notFound, type Resolver } from "./access";
@@ -15,12 +16,6 @@ import { expireInTx } from "./expiry";
 import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
-
-export interface ResolveResult {
-  id: string;
-  status: string;
-  resolution_id: string;
-}
 
 export async function resolveMessage(
   resolver: Resolver,

@@ -19,3 +19,16 @@ export const ackSchema = z.looseObject({
 });
 
 export type Ack = z.infer<typeof ackSchema>;
+
+/** `POST /v1/messages/{id}/ack` body (§14.3) `{note?, resolution_id?}`; unknown members (a body-supplied `by`, …) are ignored (§10). */
+export const ackRequestSchema = z.looseObject({
+  note: z
+    .string()
+    .refine((s) => [...s].length <= ACK_NOTE_MAX_CHARS, { error: `must be at most ${ACK_NOTE_MAX_CHARS} characters` })
+    .refine((s) => !s.includes("\u0000"), { error: "must not contain NUL" })
+    .meta({ maxLength: ACK_NOTE_MAX_CHARS })
+    .optional(),
+  resolution_id: z.string().min(1).optional(),
+});
+
+export type AckRequest = z.infer<typeof ackRequestSchema>;

@@ -56,3 +56,60 @@ export class HubError extends Error {
 export function isHubError(err: unknown): err is HubError {
   return err instanceof HubError || (err instanceof Error && err.name === "HubError" && "code" in err);
 }
+
+/** Where a client met an error: the §8.5 fallback reads an unknown code by the touchpoint. */
+export type ErrorTouchpoint =
+  | "submit" // POST /v1/messages (§8.1)
+  | "pull" // GET /v1/messages/{id} (§8.2)
+  | "cancel" // POST /v1/messages/{id}/cancel (§8.4)
+  | "resolve" // POST /v1/messages/{id}/resolve (§8.8)
+  | "ack" // POST /v1/messages/{id}/ack (§14.3)
+  | "inbox" // GET /v1/inbox and POST /v1/inbox/ack (§8.7)
+  | "other";
+
+/**
+ * §8.5 unknown-code fallback (a client MUST): the code a touchpoint returns for a status absent any
+ * refinement. Where a status has several base codes the touchpoint picks one — a 409 at submit is an
+ * idempotency conflict, at cancel/resolve an already-terminal message, at an ack a not-acknowledgeable
+ * one; a 403 at submit is the credential ↔ `agent.id` mismatch, elsewhere an authorization refusal;
+ * a 410 at submit can only be an addressed destination (§4), elsewhere the message is gone. Null for
+ * a status outside the §8.5 classes (the caller keeps the status alone).
+ */
+export function baseErrorCode(status: number, touchpoint: ErrorTouchpoint): ErrorCode | null {
+  switch (status) {
+    case 400:
+      return "validation_error";
+    case 401:
+      return "unauthenticated";
+    case 403:
+      return touchpoint === "submit" ? "agent_id_mismatch" : "not_authorized";
+    case 404:
+      return "not_found";
+    case 409:
+      if (touchpoint === "submit") return "idempotency_conflict";
+      if (touchpoint === "ack") return "not_acknowledgeable";
+      return "already_terminal";
+    case 410:
+      return touchpoint === "submit" ? "destination_gone" : "gone";
+    case 422:
+      return "invalid_field";
+    case 429:
+      return "rate_limited";
+    case 503:
+      return "unavailable";
+    default:
+      return status >= 500 && status <= 599 ? "internal_error" : null;
+  }
+}
+
+/**
+ * The code a client acts on: the received one when it is a known code of that very status, else the
+ * touchpoint's base code for the status (§8.5 — additive codes refine a class, never replace it).
+ */
+export function effectiveErrorCode(status: number, received: unknown, touchpoint: ErrorTouchpoint): ErrorCode | null {
+  if (typeof received === "string" && Object.hasOwn(ERROR_STATUS, received)) {
+    const code = received as ErrorCode;
+    if (ERROR_STATUS[code] === status) return code;
+  }
+  return baseErrorCode(status, touchpoint);
+}

@@ -1,17 +1,31 @@
 /**
  * §9.7 / §13.4 agent side: verifies a drained (or pushed) directive before it may act on it — the
  * signature over the context rebuilt from the directive as received, the replay window, the `jti`
- * cache, and the addressee. Pure; the clock and keys are passed in. Shape validation against
- * inbound-message.schema.json is the caller's other duty (§13.4 step 1).
+ * cache, and the addressee. Pure; the clock and keys are passed in. The stateless half is exported
+ * apart from the replay check so a verifier with an asynchronous `jti` store (the agent SDK) reuses
+ * it. Shape validation against inbound-message.schema.json is the caller's other duty (§13.4 step 1).
  */
 import { directiveContent, type Directive } from "./directive";
 import { inboundSignedContext, SIGNATURE_PREFIX } from "./inbound-signing";
-import { decodeMac, parseSignatureHeader, type VerificationKey } from "./signing";
-import { DEFAULT_REPLAY_WINDOW_SECONDS, verifyContext, type ReplayCache, type VerifyFailure } from "./verify";
+import type { VerificationKey } from "./signing";
+import {
+  checkDetachedSignature,
+  recordReceipt,
+  type ReplayCache,
+  type SignatureCheck,
+  type VerifyFailure,
+} from "./verify";
 
 export type DirectiveVerifyResult = { ok: true } | { ok: false; reason: VerifyFailure | "wrong_addressee" };
+export type DirectiveCheck =
+  | Extract<SignatureCheck, { ok: true }>
+  | { ok: false; reason: VerifyFailure | "wrong_addressee" };
 
-export function verifyDirectiveDelivery(input: {
+/**
+ * The stateless half (§13.4 steps 1–2 without the `jti` cache): header, `v1` (dp-025), window,
+ * the signature over the context rebuilt from the directive as received, then the addressee.
+ */
+export function checkDirectiveDelivery(input: {
   directive: unknown;
   signature: string | null;
   /** The verifying agent's own address, `agent:<id>`. */
@@ -19,33 +33,32 @@ export function verifyDirectiveDelivery(input: {
   keys: readonly VerificationKey[];
   now: Date;
   windowSeconds?: number;
-  replayCache: ReplayCache;
-}): DirectiveVerifyResult {
+}): DirectiveCheck {
   if (!input.signature) return { ok: false, reason: "missing_header" };
   const raw = input.signature.startsWith(SIGNATURE_PREFIX)
     ? input.signature.slice(SIGNATURE_PREFIX.length)
     : input.signature;
-  const header = parseSignatureHeader(raw);
-  if (header === null) return { ok: false, reason: "malformed_header" };
-  const mac = decodeMac(header.v1);
-  if (mac === null) return { ok: false, reason: "malformed_mac" };
-  const windowMs = (input.windowSeconds ?? DEFAULT_REPLAY_WINDOW_SECONDS) * 1000;
-  if (!(Math.abs(input.now.getTime() - header.t * 1000) <= windowMs)) return { ok: false, reason: "outside_window" };
-
   const directive = boundFields(input.directive);
-  if (directive === null) return { ok: false, reason: "signature_mismatch" };
-  let context: ReturnType<typeof inboundSignedContext>;
-  try {
-    context = inboundSignedContext(directive, header.jti, header.t);
-  } catch {
-    return { ok: false, reason: "signature_mismatch" };
-  }
-  if (!verifyContext(context, mac, input.keys)) return { ok: false, reason: "signature_mismatch" };
+  const check = checkDetachedSignature({
+    header: raw,
+    build: (jti, t) => (directive === null ? null : inboundSignedContext(directive, jti, t)),
+    keys: input.keys,
+    now: input.now,
+    windowSeconds: input.windowSeconds,
+  });
+  if (!check.ok) return check;
   // §13.4 step 2: a valid signature for another agent is still not ours to act on.
-  if (directive.to !== input.self) return { ok: false, reason: "wrong_addressee" };
-  if (input.replayCache.has(header.jti, input.now)) return { ok: false, reason: "replayed" };
-  input.replayCache.add(header.jti, input.now, new Date(header.t * 1000 + windowMs));
-  return { ok: true };
+  if (directive?.to !== input.self) return { ok: false, reason: "wrong_addressee" };
+  return check;
+}
+
+/** §13.4 steps 1–2 in full: {@link checkDirectiveDelivery}, then the `jti` cache. */
+export function verifyDirectiveDelivery(
+  input: Parameters<typeof checkDirectiveDelivery>[0] & { replayCache: ReplayCache },
+): DirectiveVerifyResult {
+  const check = checkDirectiveDelivery(input);
+  if (!check.ok) return check;
+  return recordReceipt(check, input.replayCache, input.now);
 }
 
 /** The fields the context binds, as received; null when the directive cannot have been signed. */

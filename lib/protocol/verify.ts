@@ -97,20 +97,26 @@ export function verifyContext(
 }
 
 /**
- * A detached `MA2H-Signature` receipt (§9.2; reused by §14.4 pushed acks), in order: parse the
- * header, screen `v1` (dp-025), check the window, rebuild the context from what was received
- * (`build` returns null when the received body cannot have been signed), try each key, then the
- * replay cache. The `jti` is recorded only after a valid signature, so a forged request cannot
- * poison the cache.
+ * The stateless half of a detached receipt: whether it verifies, and if so its `jti` and how long a
+ * replay cache must remember it (the end of its `t`'s window). Split from the replay check so a
+ * verifier with an asynchronous store (the agent SDK's file store) reuses the same rules.
  */
-export function verifyDetached(input: {
+export type SignatureCheck =
+  | { ok: true; jti: string; t: number; rememberUntil: Date }
+  | { ok: false; reason: VerifyFailure };
+
+/**
+ * A detached `MA2H-Signature` (§9.2; reused by §14.4 pushed acks), in order: parse the header,
+ * screen `v1` (dp-025), check the window, rebuild the context from what was received (`build`
+ * returns null when the received body cannot have been signed), try each key. No replay check.
+ */
+export function checkDetachedSignature(input: {
   header: string | null;
   build: (jti: string, t: number) => Readonly<Record<string, string | null>> | null;
   keys: readonly VerificationKey[];
   now: Date;
   windowSeconds?: number;
-  replayCache: ReplayCache;
-}): VerifyResult {
+}): SignatureCheck {
   if (input.header === null || input.header.trim() === "") return fail("missing_header");
   const header = parseSignatureHeader(input.header);
   if (header === null) return fail("malformed_header");
@@ -127,27 +133,41 @@ export function verifyDetached(input: {
     return fail("signature_mismatch"); // not canonicalizable, so not what was signed
   }
   if (context === null || !verifyContext(context, mac, input.keys)) return fail("signature_mismatch");
-
-  if (input.replayCache.has(header.jti, input.now)) return fail("replayed");
-  input.replayCache.add(header.jti, input.now, new Date(header.t * 1000 + windowMs));
-  return { ok: true };
+  return { ok: true, jti: header.jti, t: header.t, rememberUntil: new Date(header.t * 1000 + windowMs) };
 }
 
 /**
- * §9.2 receipt of a pushed Response: the context is rebuilt with `payload_sha256` recomputed from
- * the received body (never a transmitted digest).
+ * The replay half: refuses a `jti` the cache holds, else records it. Called only after a valid
+ * signature, so a forged request cannot poison the cache.
  */
-export function verifyResponsePush(input: {
+export function recordReceipt(check: SignatureCheck, replayCache: ReplayCache, now: Date): VerifyResult {
+  if (!check.ok) return check;
+  if (replayCache.has(check.jti, now)) return fail("replayed");
+  replayCache.add(check.jti, now, check.rememberUntil);
+  return { ok: true };
+}
+
+/** A detached receipt verified in full: {@link checkDetachedSignature}, then the replay cache. */
+export function verifyDetached(
+  input: Parameters<typeof checkDetachedSignature>[0] & { replayCache: ReplayCache },
+): VerifyResult {
+  return recordReceipt(checkDetachedSignature(input), input.replayCache, input.now);
+}
+
+/**
+ * §9.2 receipt of a pushed Response, stateless half: the context is rebuilt with `payload_sha256`
+ * recomputed from the received body (never a transmitted digest).
+ */
+export function checkResponsePush(input: {
   body: unknown;
   header: string | null;
   callbackUrl: string;
   keys: readonly VerificationKey[];
   now: Date;
   windowSeconds?: number;
-  replayCache: ReplayCache;
-}): VerifyResult {
+}): SignatureCheck {
   const body = signingBody(input.body);
-  return verifyDetached({
+  return checkDetachedSignature({
     ...input,
     // A body lacking the bound fields cannot match.
     build: (jti, t) =>
@@ -155,7 +175,14 @@ export function verifyResponsePush(input: {
   });
 }
 
-function fail(reason: VerifyFailure): VerifyResult {
+/** §9.2 receipt of a pushed Response in full: signature, window, then the replay cache. */
+export function verifyResponsePush(
+  input: Parameters<typeof checkResponsePush>[0] & { replayCache: ReplayCache },
+): VerifyResult {
+  return recordReceipt(checkResponsePush(input), input.replayCache, input.now);
+}
+
+function fail(reason: VerifyFailure): { ok: false; reason: VerifyFailure } {
   return { ok: false, reason };
 }
 

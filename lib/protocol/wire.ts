@@ -24,8 +24,11 @@ export function isV05(version: unknown): boolean {
 
 export const versionString = () =>
   z.string().regex(VERSION_PATTERN, { error: "must be a canonical 0.x version (§10)" });
-export const dateTimeString = () => z.string().refine(isDateTime, { error: "must be an RFC 3339 date-time" });
-export const uriString = () => z.string().refine(isUri, { error: "must be an absolute URI" });
+// `.meta()` restores, in z.toJSONSchema output (the OpenAPI document, lib/openapi), the keyword a
+// refinement stands for; parsing is the refinement's alone.
+export const dateTimeString = () =>
+  z.string().refine(isDateTime, { error: "must be an RFC 3339 date-time" }).meta({ format: "date-time" });
+export const uriString = () => z.string().refine(isUri, { error: "must be an absolute URI" }).meta({ format: "uri" });
 export const patternString = (pattern: RegExp) => z.string().regex(pattern, { error: `must match ${pattern.source}` });
 
 /** JSON Schema `"type": "object"`: any non-null, non-array object; values unchecked. */
@@ -36,17 +39,21 @@ export const integerMin = (minimum: number) =>
   z
     .number()
     .refine(Number.isInteger, { error: "must be an integer" })
-    .refine((n) => n >= minimum, { error: `must be ≥ ${minimum}` });
+    .refine((n) => n >= minimum, { error: `must be ≥ ${minimum}` })
+    .meta({ type: "integer", minimum });
 
 /** JSON Schema minLength/maxLength count code points, not UTF-16 units. */
 export const codePointString = (min: number, max: number) =>
-  z.string().refine(
-    (s) => {
-      const n = [...s].length;
-      return n >= min && n <= max;
-    },
-    { error: `must be ${min}–${max} characters` },
-  );
+  z
+    .string()
+    .refine(
+      (s) => {
+        const n = [...s].length;
+        return n >= min && n <= max;
+      },
+      { error: `must be ${min}–${max} characters` },
+    )
+    .meta({ minLength: min, maxLength: max });
 
 /** A field the branch forbids (JSON Schema `not: {required: [...]}`). */
 export const forbidden = (why: string) => z.never({ error: `not allowed ${why}` }).optional();

@@ -1,1 +1,282 @@
-export {};
+/**
+ * `Ma2hClient`: the agent's side of the §8 HTTP binding — discovery (§8.0), submit (§8.1) with a
+ * journal of the exact bytes, pull and long-poll (§8.2), cancel (§8.4), resolve as an agent resolver
+ * (§8.8), the response-leg ack (§14.3) and the directive mailbox (§8.7). No presence call: presence
+ * is for the owning humans (§15.3).
+ */
+import { randomUUID } from "node:crypto";
+import type { Ack } from "../../../lib/protocol/ack";
+import { type Capability, capabilitySchema } from "../../../lib/protocol/capability";
+import type { GetMessage } from "../../../lib/protocol/get-message";
+import type { HubResponse } from "../../../lib/protocol/response";
+import type { SubmitAck } from "../../../lib/protocol/submit-ack";
+import { type DirectiveMailbox, HubDirectiveMailbox } from "./directives";
+import {
+  type ConfirmInput,
+  confirmEnvelope,
+  type EnvelopeContext,
+  type InputAskInput,
+  inputEnvelope,
+  type NotifyInput,
+  negotiateVersion,
+  notifyEnvelope,
+  type SelectInput,
+  selectEnvelope,
+  type TaskInput,
+  taskEnvelope,
+  validateEnvelope,
+} from "./envelopes";
+import { CapabilityError, JournalError, localError, Ma2hError } from "./errors";
+import type { SubmitJournal } from "./journal";
+import { type RetryOptions, Transport } from "./transport";
+import { type GetOptions, getMessage, type WaitOptions, waitForResponse } from "./wait";
+import { parseResolveRequest } from "../../../lib/protocol/resolve-request";
+import { isHubError, type ErrorCode } from "../../../lib/protocol/errors";
+
+export type { Ack, Capability, GetMessage, HubResponse, SubmitAck };
+export type { GetOptions, WaitOptions } from "./wait";
+
+export interface Ma2hClientOptions {
+  url: string;
+  apiKey: string;
+  agentId: string;
+  /** §4.1 `run_id` (default: a random one per client). */
+  runId?: string;
+  /** §4.1 `runtime` (default "other"). */
+  runtime?: string;
+  project?: string;
+  fetch?: typeof fetch;
+  /** Persists the exact bytes of every submit, so `replay(key)` can recover a lost ack. */
+  journal?: SubmitJournal;
+  retry?: RetryOptions;
+}
+
+export interface MessageHandle {
+  id: string;
+  ack: SubmitAck;
+  wait(o?: WaitOptions): Promise<HubResponse>;
+  cancel(): Promise<{ id: string; status: string }>;
+  acknowledge(body?: { note?: string; resolution_id?: string }): Promise<Ack>;
+}
+
+export class Ma2hClient {
+  readonly url: string;
+  readonly agentId: string;
+  readonly directives: DirectiveMailbox;
+  readonly ask: {
+    confirm(i: ConfirmInput): Promise<MessageHandle>;
+    select(i: SelectInput): Promise<MessageHandle>;
+    input(i: InputAskInput): Promise<MessageHandle>;
+  };
+  readonly #transport: Transport;
+  readonly #agent: EnvelopeContext["agent"];
+  readonly #journal: SubmitJournal | undefined;
+  #capability: Promise<Capability> | null = null;
+
+  constructor(o: Ma2hClientOptions) {
+    if (!o.url || !o.apiKey || !o.agentId) throw new TypeError("Ma2hClient needs url, apiKey and agentId");
+    this.#transport = new Transport({ url: o.url, apiKey: o.apiKey, fetch: o.fetch, retry: o.retry });
+    this.url = this.#transport.baseUrl;
+    this.agentId = o.agentId;
+    this.#agent = { id: o.agentId, run_id: o.runId ?? `run_${randomUUID()}`, runtime: o.runtime ?? "other" };
+    if (o.project !== undefined) this.#agent.project = o.project;
+    this.#journal = o.journal;
+    this.directives = new HubDirectiveMailbox({ transport: this.#transport, agentId: o.agentId, fetch: o.fetch });
+    this.ask = {
+      confirm: async (i) => this.submitEnvelope(confirmEnvelope(await this.#context(), i)),
+      select: async (i) => this.submitEnvelope(selectEnvelope(await this.#context(), i)),
+      input: async (i) => this.submitEnvelope(inputEnvelope(await this.#context(), i)),
+    };
+  }
+
+  /** From MA2H_URL, MA2H_API_KEY and MA2H_AGENT_ID (overrides win). */
+  static fromEnv(overrides: Partial<Ma2hClientOptions> = {}): Ma2hClient {
+    const env = process.env;
+    return new Ma2hClient({
+      url: overrides.url ?? env.MA2H_URL ?? "",
+      apiKey: overrides.apiKey ?? env.MA2H_API_KEY ?? "",
+      agentId: overrides.agentId ?? env.MA2H_AGENT_ID ?? "",
+      ...overrides,
+    });
+  }
+
+  /** The §8.0 capability document, fetched once and cached (a failed fetch is retried next call). */
+  capability(): Promise<Capability> {
+    this.#capability ??= (async () => {
+      const reply = await this.#transport.request("GET", "/.well-known/ma2h", { touchpoint: "other", anonymous: true });
+      const parsed = capabilitySchema.safeParse(reply.body);
+      if (!parsed.success) {
+        throw new CapabilityError("the Hub's /.well-known/ma2h is not a valid capability document (§8.0)", {
+          status: reply.status,
+          code: "invalid_capability",
+          body: reply.body,
+        });
+      }
+      negotiateVersion(parsed.data.ma2h_version); // major 0, or a CapabilityError now
+      return parsed.data;
+    })();
+    this.#capability.catch(() => {
+      this.#capability = null;
+    });
+    return this.#capability;
+  }
+
+  async #context(): Promise<EnvelopeContext> {
+    const cap = await this.capability();
+    return { version: negotiateVersion(cap.ma2h_version), agent: { ...this.#agent } };
+  }
+
+  notify(i: NotifyInput): Promise<SubmitAck> {
+    return this.#context().then(async (ctx) => (await this.submitEnvelope(notifyEnvelope(ctx, i))).ack);
+  }
+
+  task(i: TaskInput): Promise<MessageHandle> {
+    return this.#context().then((ctx) => this.submitEnvelope(taskEnvelope(ctx, i)));
+  }
+
+  /**
+   * Submits any envelope: checked locally (schema, ask contract, the Hub's advertised version and
+   * limits), serialized ONCE, the bytes journaled before the POST and the ack after it.
+   */
+  async submitEnvelope(envelope: object): Promise<MessageHandle> {
+    const cap = await this.capability();
+    const message = validateEnvelope(envelope);
+    const bytes = JSON.stringify(envelope);
+    checkLimits(cap, message.context, bytes);
+    const key = message.idempotency_key;
+    if (this.#journal && key !== undefined) await this.#journal.save(key, bytes);
+    const ack = await this.#post(bytes);
+    if (this.#journal && key !== undefined) await this.#journal.complete(key, ack);
+    return this.message(ack.id, ack);
+  }
+
+  /** Re-POSTs the journaled bytes of `idempotencyKey`: the Hub answers the original ack (§8.1). */
+  async replay(idempotencyKey: string): Promise<MessageHandle> {
+    if (!this.#journal)
+      throw new JournalError("replay needs a journal", { status: 0, code: "no_journal", local: true });
+    const bytes = await this.#journal.load(idempotencyKey);
+    if (bytes === null) {
+      throw new JournalError(`no journaled submit for this idempotency key`, {
+        status: 0,
+        code: "journal_miss",
+        local: true,
+      });
+    }
+    const ack = await this.#post(bytes);
+    await this.#journal.complete(idempotencyKey, ack);
+    return this.message(ack.id, ack);
+  }
+
+  async #post(bytes: string): Promise<SubmitAck> {
+    const reply = await this.#transport.request("POST", "/v1/messages", { body: bytes, touchpoint: "submit" });
+    const ack = reply.body as SubmitAck;
+    if (typeof ack?.id !== "string" || typeof ack.status !== "string") {
+      throw new Ma2hError("the Hub's submit ack carries no id/status (§8.1)", {
+        status: reply.status,
+        code: "invalid_ack",
+        body: reply.body,
+      });
+    }
+    return ack;
+  }
+
+  /** A handle on a message id (the ack is synthesized from the id when none is known). */
+  message(id: string, ack?: SubmitAck): MessageHandle {
+    return {
+      id,
+      ack: ack ?? { id, status: "open", poll_url: `${this.url}/v1/messages/${encodeURIComponent(id)}` },
+      wait: (o) => this.wait(id, o),
+      cancel: () => this.cancel(id),
+      acknowledge: (body) => this.ack(id, body),
+    };
+  }
+
+  /** §8.2 one GET (`wait` long-polls, `since` → null on 304). */
+  async get(id: string, o: GetOptions = {}): Promise<GetMessage | null> {
+    return (await getMessage(this.#transport, id, o)).body;
+  }
+
+  /** Long-polls until the §6 Response (see wait.ts); WaitTimeoutError after `timeoutMs`. */
+  wait(id: string, o: WaitOptions = {}): Promise<HubResponse> {
+    return waitForResponse(this.#transport, id, o);
+  }
+
+  /** §8.4; a different terminal is AlreadyTerminalError with `existing`. */
+  async cancel(id: string, o: { signal?: AbortSignal } = {}): Promise<{ id: string; status: string }> {
+    const reply = await this.#transport.request("POST", `/v1/messages/${encodeURIComponent(id)}/cancel`, {
+      touchpoint: "cancel",
+      signal: o.signal,
+    });
+    return reply.body as { id: string; status: string };
+  }
+
+  /**
+   * §8.8 as an agent resolver. Not retried on 5xx/network errors: a lost 200 would come back as a
+   * 409 for our own resolution, so the caller decides (a GET tells the real outcome).
+   */
+  async resolve(
+    id: string,
+    body: { resolution: string; value?: unknown; comment?: string; checklist?: unknown[] },
+    o: { signal?: AbortSignal } = {},
+  ): Promise<{ id: string; status: string; resolution_id?: string }> {
+    try {
+      parseResolveRequest(body);
+    } catch (err) {
+      if (isHubError(err)) throw localError(err.code as ErrorCode, err.message);
+      throw err;
+    }
+    const reply = await this.#transport.request("POST", `/v1/messages/${encodeURIComponent(id)}/resolve`, {
+      touchpoint: "resolve",
+      body: JSON.stringify(body),
+      retry5xx: false,
+      signal: o.signal,
+    });
+    return reply.body as { id: string; status: string; resolution_id?: string };
+  }
+
+  /** §14.3 response-leg ack (idempotent: first ack wins, a repeat returns it). */
+  async ack(
+    id: string,
+    body: { note?: string; resolution_id?: string } = {},
+    o: { signal?: AbortSignal } = {},
+  ): Promise<Ack> {
+    const reply = await this.#transport.request("POST", `/v1/messages/${encodeURIComponent(id)}/ack`, {
+      touchpoint: "ack",
+      body: JSON.stringify(body),
+      signal: o.signal,
+    });
+    return reply.body as Ack;
+  }
+}
+
+/** §8.0/§8.6 advertised limits, checked before sending (the Hub would answer 422). */
+function checkLimits(cap: Capability, context: unknown[] | undefined, bytes: string): void {
+  const size = Buffer.byteLength(bytes, "utf8");
+  if (cap.max_body_bytes !== undefined && size > cap.max_body_bytes) {
+    throw new CapabilityError(`the envelope is ${size} bytes; the Hub's max_body_bytes is ${cap.max_body_bytes}`, {
+      status: 0,
+      code: "max_body_bytes",
+      local: true,
+    });
+  }
+  const parts = context ?? [];
+  if (cap.max_context_parts !== undefined && parts.length > cap.max_context_parts) {
+    throw new CapabilityError(
+      `context has ${parts.length} parts; the Hub's max_context_parts is ${cap.max_context_parts}`,
+      { status: 0, code: "max_context_parts", local: true },
+    );
+  }
+  parts.forEach((part, i) => {
+    const partSize = Buffer.byteLength(JSON.stringify(part), "utf8");
+    if (cap.max_part_bytes !== undefined && partSize > cap.max_part_bytes) {
+      throw new CapabilityError(
+        `context[${i}] is ${partSize} bytes; the Hub's max_part_bytes is ${cap.max_part_bytes}`,
+        {
+          status: 0,
+          code: "max_part_bytes",
+          local: true,
+        },
+      );
+    }
+  });
+}

@@ -1,1 +1,149 @@
-export {};
+/**
+ * Typed errors, one class per §8.5 `code`, chosen by the code the client acts on after the §8.5
+ * unknown-code fallback (`effectiveErrorCode`, the one definition in lib/protocol/errors.ts): an
+ * unrecognised `code` inside a known status class reads as that touchpoint's base code. `code` is
+ * that effective code; `receivedCode` is what the Hub actually sent (null when the body was not the
+ * §8.5 envelope). Messages never carry the API key or a message's `state`.
+ */
+import { ERROR_STATUS, type ErrorCode, type ErrorTouchpoint, effectiveErrorCode } from "../../../lib/protocol/errors";
+
+export interface Ma2hErrorInit {
+  status: number;
+  code: string;
+  receivedCode?: string | null;
+  body?: unknown;
+  retryAfterSeconds?: number | null;
+  /** True when the SDK refused the request itself, before sending it. */
+  local?: boolean;
+  cause?: unknown;
+}
+
+export class Ma2hError extends Error {
+  /** The HTTP status (the one the Hub would answer, for a locally refused request; 0 for transport). */
+  readonly status: number;
+  /** The effective code, after the §8.5 unknown-code fallback. */
+  readonly code: string;
+  /** The code the Hub sent, or null when the body carried none. */
+  readonly receivedCode: string | null;
+  /** The parsed error body (or, for WaitTimeoutError, the last GET body). */
+  readonly body: unknown;
+  /** §8.6 `Retry-After`, in seconds, when the Hub sent one. */
+  readonly retryAfterSeconds: number | null;
+  /** True when the SDK refused the request before sending it. */
+  readonly local: boolean;
+
+  constructor(message: string, init: Ma2hErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.status = init.status;
+    this.code = init.code;
+    this.receivedCode = init.receivedCode ?? null;
+    this.body = init.body ?? null;
+    this.retryAfterSeconds = init.retryAfterSeconds ?? null;
+    this.local = init.local ?? false;
+  }
+}
+
+export class ValidationError extends Ma2hError {}
+export class VersionNotSupportedError extends Ma2hError {}
+export class UnauthenticatedError extends Ma2hError {}
+export class AgentIdMismatchError extends Ma2hError {}
+export class NotAuthorizedError extends Ma2hError {}
+export class SessionClosedByOperatorError extends Ma2hError {}
+export class NotFoundError extends Ma2hError {}
+export class IdempotencyConflictError extends Ma2hError {}
+export class NotAcknowledgeableError extends Ma2hError {}
+export class GoneError extends Ma2hError {}
+export class DestinationGoneError extends Ma2hError {}
+export class InvalidFieldError extends Ma2hError {}
+export class UnknownDestinationError extends Ma2hError {}
+export class RateLimitedError extends Ma2hError {}
+export class InternalError extends Ma2hError {}
+
+/** §8.4/§8.8: the message already reached a terminal; `existing` is the Hub's `{id, status, resolution}`. */
+export class AlreadyTerminalError extends Ma2hError {
+  readonly existing: { id: string; status: string; resolution?: string } | null;
+  constructor(message: string, init: Ma2hErrorInit) {
+    super(message, init);
+    const b = init.body as Record<string, unknown> | null;
+    this.existing =
+      b && typeof b.id === "string" && typeof b.status === "string"
+        ? {
+            id: b.id,
+            status: b.status,
+            ...(typeof b.resolution === "string" ? { resolution: b.resolution } : {}),
+          }
+        : null;
+  }
+}
+
+/** A 5xx that outlasted the retries. */
+export class HubUnavailableError extends Ma2hError {}
+/** The request never got an HTTP answer (connection refused or reset, DNS, TLS…). */
+export class NetworkError extends Ma2hError {}
+/** `wait` gave up while the message was still open; `body` is the last GET body (or null). */
+export class WaitTimeoutError extends Ma2hError {}
+/** The Hub cannot take this request (version, advertised limits), found before sending it. */
+export class CapabilityError extends Ma2hError {}
+/** `replay(key)` found no persisted bytes for the key. */
+export class JournalError extends Ma2hError {}
+
+const CLASS_BY_CODE: Record<ErrorCode, new (message: string, init: Ma2hErrorInit) => Ma2hError> = {
+  validation_error: ValidationError,
+  version_not_supported: VersionNotSupportedError,
+  unauthenticated: UnauthenticatedError,
+  agent_id_mismatch: AgentIdMismatchError,
+  not_authorized: NotAuthorizedError,
+  session_closed_by_operator: SessionClosedByOperatorError,
+  not_found: NotFoundError,
+  idempotency_conflict: IdempotencyConflictError,
+  already_terminal: AlreadyTerminalError,
+  not_acknowledgeable: NotAcknowledgeableError,
+  gone: GoneError,
+  destination_gone: DestinationGoneError,
+  invalid_field: InvalidFieldError,
+  unknown_destination: UnknownDestinationError,
+  rate_limited: RateLimitedError,
+  internal_error: InternalError,
+  unavailable: HubUnavailableError,
+};
+
+/** The §8.5 envelope's `{code, message}`, or nulls when the body is something else. */
+function envelopeOf(body: unknown): { code: string | null; message: string | null } {
+  const error = (body as { error?: unknown } | null)?.error;
+  if (typeof error !== "object" || error === null) return { code: null, message: null };
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return {
+    code: typeof code === "string" ? code : null,
+    message: typeof message === "string" ? message : null,
+  };
+}
+
+/**
+ * The typed error for an HTTP error answer at a touchpoint. A body that is not the §8.5 envelope
+ * still becomes a typed error, by its status.
+ */
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  touchpoint: ErrorTouchpoint,
+  retryAfterSeconds: number | null = null,
+): Ma2hError {
+  const received = envelopeOf(body);
+  const code = effectiveErrorCode(status, received.code, touchpoint);
+  const Class = code === null ? Ma2hError : CLASS_BY_CODE[code];
+  const text = received.message ?? `HTTP ${status}`;
+  return new Class(`${code ?? `http_${status}`}: ${text}`, {
+    status,
+    code: code ?? `http_${status}`,
+    receivedCode: received.code,
+    body,
+    retryAfterSeconds,
+  });
+}
+
+/** A request the SDK refuses itself (the class the Hub would answer with), without sending it. */
+export function localError(code: ErrorCode, message: string): Ma2hError {
+  const Class = CLASS_BY_CODE[code];
+  return new Class(`${code}: ${message}`, { status: ERROR_STATUS[code], code, local: true });
+}

@@ -1,0 +1,396 @@
+/**
+ * The OpenAPI 3.1 description of the Hub's protocol routes (`GET /v1/openapi.json`), generated from
+ * the zod schemas the routes parse with and the domain answers with (lib/protocol), so the document
+ * cannot drift from them. Pure: no I/O and no Next — the route passes in its public URL. Which
+ * credential each operation takes mirrors lib/http/callers.ts; the error codes per status come from
+ * the one §8.5 table (lib/protocol/errors.ts). docs/api.md says how to use it.
+ */
+import type { z } from "zod";
+import { ackRequestSchema, ackSchema } from "../protocol/ack";
+import {
+  cancelResultSchema,
+  directiveRecordSchema,
+  drainResultSchema,
+  errorEnvelopeSchema,
+  jwksSchema,
+  mailboxAckResultSchema,
+  resolveResultSchema,
+} from "../protocol/api-bodies";
+import { capabilitySchema } from "../protocol/capability";
+import { directiveRequestSchema, mailboxAckSchema } from "../protocol/directive";
+import { ERROR_STATUS, type ErrorCode } from "../protocol/errors";
+import { getMessageSchema } from "../protocol/get-message";
+import { messageSchema } from "../protocol/message";
+import { presenceSchema } from "../protocol/presence";
+import { resolveRequestSchema } from "../protocol/resolve-request";
+import { responseSchema } from "../protocol/response";
+import { submitAckSchema } from "../protocol/submit-ack";
+import { HUB_VERSION } from "../protocol/versions";
+import { type JsonSchema, jsonSchemaOf } from "./json-schema";
+
+type Obj = Record<string, unknown>;
+
+/** Request bodies: what a client sends, read as zod's input. */
+const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
+  Message: messageSchema,
+  ResolveRequest: resolveRequestSchema,
+  AckRequest: ackRequestSchema,
+  DirectiveRequest: directiveRequestSchema,
+  MailboxAckRequest: mailboxAckSchema,
+};
+
+/** Response bodies (and the pushed Response): what the Hub sends, read as zod's output. */
+const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
+  SubmitAck: submitAckSchema,
+  GetMessage: getMessageSchema,
+  ResolveResult: resolveResultSchema,
+  CancelResult: cancelResultSchema,
+  Ack: ackSchema,
+  DrainResult: drainResultSchema,
+  MailboxAckResult: mailboxAckResultSchema,
+  Directive: directiveRecordSchema,
+  Presence: presenceSchema,
+  Capability: capabilitySchema,
+  Jwks: jwksSchema,
+  Response: responseSchema,
+  Error: errorEnvelopeSchema(),
+};
+
+/** The HTTP statuses of the §8.5 table, each with its codes. */
+function codesByStatus(): Map<number, ErrorCode[]> {
+  const out = new Map<number, ErrorCode[]>();
+  for (const [code, status] of Object.entries(ERROR_STATUS) as [ErrorCode, number][])
+    out.set(status, [...(out.get(status) ?? []), code]);
+  return out;
+}
+
+const ref = (kind: "schemas" | "responses" | "parameters" | "headers", name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+const jsonContent = (schema: Obj) => ({ "application/json": { schema } });
+const REQUEST_ID = { "X-Request-Id": ref("headers", "RequestId") };
+
+function ok(description: string, schemaName: string, headers: Obj = {}): Obj {
+  return { description, headers: { ...REQUEST_ID, ...headers }, content: jsonContent(ref("schemas", schemaName)) };
+}
+
+/** Error responses by status, each naming exactly the §8.5 codes of that status. */
+function errors(...statuses: number[]): Obj {
+  return Object.fromEntries([
+    ...statuses.map((s) => [String(s), ref("responses", `Error${s}`)]),
+    ["default", ref("responses", "Error")],
+  ]);
+}
+
+// Security requirements (OR of the listed schemes). Both credentials go in either header (§9.1).
+const AGENT = [{ agentKey: [] }, { agentKeyHeader: [] }];
+const HUMAN = [{ personalAccessToken: [] }, { personalAccessTokenHeader: [] }];
+const NONE: Obj[] = [];
+
+const SESSION_COOKIE_NOTE =
+  "The Hub's own inbox pages may also call it with their browser session cookie (same-origin only); that is not an API credential and is not described here.";
+
+function requestBody(schemaName: string, required = true, description?: string): Obj {
+  return { required, ...(description ? { description } : {}), content: jsonContent(ref("schemas", schemaName)) };
+}
+
+/** §8.3 push of the Response to the ask's or task's callback URL. */
+function responseCallbacks(): Obj {
+  const push = {
+    post: {
+      summary: "The Hub pushes the Response (§8.3)",
+      description:
+        "Sent once the ask or task is resolved, to a `callback` with `mode: push`, retried with backoff until a 2xx (see `callback_max_attempts` / `callback_max_duration_seconds` in the capability document). Verify `MA2H-Signature` before trusting the body (§9.2): HMAC-SHA256 with the callback secret under `auth.scheme: hmac`, otherwise Ed25519 with a key from `/.well-known/ma2h-keys`. Under `auth.scheme: bearer` / `apikey` the bound credential also arrives as `Authorization: Bearer` / `X-API-Key`.",
+      parameters: [
+        {
+          name: "MA2H-Signature",
+          in: "header",
+          required: true,
+          description: "`t=<unix seconds>,jti=<nonce>,v1=<base64url signature>` over the signed context (§9.2).",
+          schema: { type: "string" },
+        },
+      ],
+      requestBody: requestBody("Response"),
+      responses: { "2XX": { description: "Received; any 2xx ends the retries." } },
+    },
+  };
+  return {
+    response: {
+      "{$request.body#/request/callback/url}": push,
+      "{$request.body#/action/callback/url}": push,
+    },
+  };
+}
+
+function paths(): Obj {
+  const id = ref("parameters", "MessageId");
+  return {
+    "/v1/messages": {
+      post: {
+        operationId: "submitMessage",
+        summary: "Submit a notify, ask or task (§8.1)",
+        description:
+          "Ask and task need an `idempotency_key`; a repeat with the identical payload answers the same ack. Rate-limited per agent (`429` with `Retry-After`).",
+        security: AGENT,
+        requestBody: requestBody("Message"),
+        responses: {
+          "202": ok("Accepted", "SubmitAck"),
+          ...errors(400, 401, 403, 409, 410, 422, 429),
+        },
+        callbacks: responseCallbacks(),
+      },
+    },
+    "/v1/messages/{id}": {
+      get: {
+        operationId: "getMessage",
+        summary: "Pull a message and its status (§8.2)",
+        description:
+          "With `wait`, holds the request until the message turns terminal or the wait runs out; with `since`, answers `304` when the status has not changed since then.",
+        security: AGENT,
+        parameters: [id, ref("parameters", "Wait"), ref("parameters", "Since")],
+        responses: {
+          "200": ok("The message", "GetMessage"),
+          "304": { description: "Unchanged since `since`", headers: REQUEST_ID },
+          ...errors(400, 401, 403, 404, 410),
+        },
+      },
+    },
+    "/v1/messages/{id}/resolve": {
+      post: {
+        operationId: "resolveMessage",
+        summary: "Resolve an ask or task (§8.8)",
+        description: `For an allowed agent resolver or an operator of the message's account. A \`session\` query parameter is answered \`404\` (this Hub registers no sessions). ${SESSION_COOKIE_NOTE}`,
+        security: [...AGENT, ...HUMAN],
+        parameters: [id],
+        requestBody: requestBody("ResolveRequest"),
+        responses: { "200": ok("Resolved", "ResolveResult"), ...errors(400, 401, 403, 404, 409, 410, 422) },
+      },
+    },
+    "/v1/messages/{id}/cancel": {
+      post: {
+        operationId: "cancelMessage",
+        summary: "Cancel an open ask (§8.4)",
+        description: "No body is defined: send none or `{}`. A repeat cancel answers the same.",
+        security: AGENT,
+        parameters: [id],
+        responses: { "200": ok("Cancelled", "CancelResult"), ...errors(400, 401, 403, 404, 409, 410, 422) },
+      },
+    },
+    "/v1/messages/{id}/ack": {
+      post: {
+        operationId: "ackResponse",
+        summary: "Acknowledge the Response of an ask or task (§14.3)",
+        description: "The first ack wins; a repeat answers the stored ack. The body may be empty.",
+        security: AGENT,
+        parameters: [id],
+        requestBody: requestBody("AckRequest", false),
+        responses: { "200": ok("The stored ack", "Ack"), ...errors(400, 401, 403, 404, 409, 410, 422) },
+      },
+    },
+    "/v1/inbox": {
+      get: {
+        operationId: "drainInbox",
+        summary: "Drain the caller's mailbox (§8.7)",
+        description:
+          "Oldest first; each directive is hidden for the visibility window and signed afresh (§9.7) — verify `signature` against `/.well-known/ma2h-keys` before acting on it.",
+        security: AGENT,
+        parameters: [ref("parameters", "Wait"), ref("parameters", "Max"), ref("parameters", "Session")],
+        responses: { "200": ok("Up to `max` directives", "DrainResult"), ...errors(400, 401, 404) },
+      },
+    },
+    "/v1/inbox/ack": {
+      post: {
+        operationId: "ackInbox",
+        summary: "Acknowledge drained directives (§8.7, §14.3)",
+        security: AGENT,
+        parameters: [ref("parameters", "Session")],
+        requestBody: requestBody("MailboxAckRequest"),
+        responses: { "200": ok("How many were acknowledged now", "MailboxAckResult"), ...errors(400, 401, 404) },
+      },
+    },
+    "/v1/directives": {
+      post: {
+        operationId: "authorDirective",
+        summary: "Send a directive to an agent's mailbox (§13)",
+        description: `For operators (owner or member); an agent credential is \`403\`. ${SESSION_COOKIE_NOTE}`,
+        security: HUMAN,
+        requestBody: requestBody("DirectiveRequest"),
+        responses: { "201": ok("Queued", "Directive"), ...errors(400, 401, 403, 422, 429) },
+      },
+    },
+    "/v1/directives/{id}": {
+      get: {
+        operationId: "getDirective",
+        summary: "Read a directive and its delivery track (§14.2)",
+        description: `For the humans of its account; an agent credential is \`403\`. ${SESSION_COOKIE_NOTE}`,
+        security: HUMAN,
+        parameters: [ref("parameters", "DirectiveId")],
+        responses: { "200": ok("The directive", "Directive"), ...errors(401, 403, 404) },
+      },
+    },
+    "/v1/agents/{agent_id}/presence": {
+      get: {
+        operationId: "getPresence",
+        summary: "An agent's presence (§15.3)",
+        description: `For the humans of the agent's account; an unknown agent and another account's answer the same \`unknown\` body. An agent credential is \`403\`. ${SESSION_COOKIE_NOTE}`,
+        security: HUMAN,
+        parameters: [
+          {
+            name: "agent_id",
+            in: "path",
+            required: true,
+            description: "The agent id; its `/` may be sent as `%2F` or literally.",
+            schema: { type: "string", minLength: 1 },
+          },
+        ],
+        responses: { "200": ok("Presence", "Presence"), ...errors(401, 403, 404) },
+      },
+    },
+    "/v1/openapi.json": {
+      get: {
+        operationId: "getOpenApi",
+        summary: "This document",
+        security: NONE,
+        responses: {
+          "200": {
+            description: "The OpenAPI 3.1 document",
+            headers: REQUEST_ID,
+            content: jsonContent({ type: "object" }),
+          },
+        },
+      },
+    },
+    "/.well-known/ma2h": {
+      get: {
+        operationId: "getCapability",
+        summary: "Capability document (§8.0)",
+        description: "Also served at `/.well-known/ma2h-capability`.",
+        security: NONE,
+        responses: { "200": ok("The capability document", "Capability"), default: ref("responses", "Error") },
+      },
+    },
+    "/.well-known/ma2h-keys": {
+      get: {
+        operationId: "getSigningKeys",
+        summary: "The Hub's public signing keys (§9.2, §9.7)",
+        security: NONE,
+        responses: { "200": ok("A JWKS of Ed25519 keys", "Jwks"), default: ref("responses", "Error") },
+      },
+    },
+  };
+}
+
+function components(): Obj {
+  const schemas: Record<string, JsonSchema> = {};
+  for (const [name, schema] of Object.entries(REQUEST_SCHEMAS)) schemas[name] = jsonSchemaOf(schema, "input");
+  for (const [name, schema] of Object.entries(RESPONSE_SCHEMAS)) schemas[name] = jsonSchemaOf(schema, "output");
+
+  const responses: Obj = {
+    Error: {
+      description: "A §8.5 error",
+      headers: REQUEST_ID,
+      content: jsonContent(ref("schemas", "Error")),
+    },
+  };
+  for (const [status, codes] of codesByStatus()) {
+    const name = `Error${status}`;
+    schemas[name] = jsonSchemaOf(errorEnvelopeSchema(codes), "output");
+    responses[name] = {
+      description: `§8.5 error: ${codes.join(", ")}`,
+      headers: status === 429 ? { ...REQUEST_ID, "Retry-After": ref("headers", "RetryAfter") } : REQUEST_ID,
+      content: jsonContent(ref("schemas", name)),
+    };
+  }
+
+  const credential = (what: string) =>
+    `${what}. Sent as \`Authorization: Bearer <token>\` or, equivalently, \`X-API-Key: <token>\` (when both are present, Authorization is used).`;
+  return {
+    schemas,
+    responses,
+    parameters: {
+      MessageId: { name: "id", in: "path", required: true, schema: { type: "string", minLength: 1 } },
+      DirectiveId: { name: "id", in: "path", required: true, schema: { type: "string", minLength: 1 } },
+      Wait: {
+        name: "wait",
+        in: "query",
+        description:
+          "Long-poll seconds; longer than the Hub's maximum (`max_wait_seconds` in the capability document) is clamped, not refused.",
+        schema: { type: "number", minimum: 0 },
+      },
+      Since: {
+        name: "since",
+        in: "query",
+        description: "RFC 3339 time: answer `304` unless the status changed after it.",
+        schema: { type: "string", format: "date-time" },
+      },
+      Max: {
+        name: "max",
+        in: "query",
+        description: "Most directives to return; above `inbound.max_batch` is clamped.",
+        schema: { type: "integer", minimum: 1 },
+      },
+      Session: {
+        name: "session",
+        in: "query",
+        description: "§8.7.1 session drain. This Hub registers no sessions: any value is `404 not_found`.",
+        schema: { type: "string" },
+      },
+    },
+    headers: {
+      RequestId: { description: "This request's id, as logged by the Hub.", schema: { type: "string" } },
+      RetryAfter: {
+        description: "Whole seconds until a retry may succeed (§8.6).",
+        schema: { type: "integer", minimum: 1 },
+      },
+    },
+    securitySchemes: {
+      agentKey: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "ma2h_key_…",
+        description: credential("An agent's API key (`ma2h_key_…`)"),
+      },
+      agentKeyHeader: {
+        type: "apiKey",
+        in: "header",
+        name: "X-API-Key",
+        description: "An agent's API key in `X-API-Key`.",
+      },
+      personalAccessToken: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "ma2h_pat_…",
+        description: credential("An operator's personal access token (`ma2h_pat_…`, made under Settings)"),
+      },
+      personalAccessTokenHeader: {
+        type: "apiKey",
+        in: "header",
+        name: "X-API-Key",
+        description: "An operator's personal access token in `X-API-Key`.",
+      },
+    },
+  };
+}
+
+export interface OpenApiOptions {
+  /** The Hub's public base URL, for `servers`. */
+  serverUrl?: string;
+}
+
+/** The document. Deterministic for given options, so it can be built once and cached. */
+export function openApiDocument(options: OpenApiOptions = {}): Obj {
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: "MA2H Hub",
+      version: HUB_VERSION,
+      summary: "The MA2H protocol routes of this Hub: agents ask people, people answer and instruct.",
+      description:
+        "`info.version` is the MA2H protocol version this Hub speaks (`ma2h_version`); the `/v1` in the paths is the route version. Schemas are generated from the Hub's own validators; cross-field rules they enforce (per-type statuses, mode conditionals, `^msg_` ids on ≥ 0.5, …) are not all expressible here — the spec's JSON Schemas and §-references hold them. Every error is the §8.5 envelope `{error: {code, message}}`.",
+    },
+    ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
+    paths: paths(),
+    components: components(),
+  };
+}

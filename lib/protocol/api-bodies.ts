@@ -1,0 +1,81 @@
+/**
+ * The Hub's own `/v1` answers that no spec schema describes: the §8.5 error envelope, the results of
+ * resolve, cancel, the drain and the mailbox ack, a directive read back with its track, and the
+ * published keys. One definition each, used by the domain's return types and by the OpenAPI
+ * document (lib/openapi), and checked against real responses (test/openapi.test.ts). Pure: no I/O.
+ */
+import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "./errors";
+import { inboundDirectiveSchema } from "./inbound-message";
+import { MAILBOX_STATES } from "./lifecycle";
+import { dateTimeString, integerMin } from "./wire";
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+/** The §8.5 envelope whose `code` is one of `codes` (default: every code of the table). */
+export function errorEnvelopeSchema(codes: readonly ErrorCode[] = ERROR_CODES) {
+  return z.looseObject({
+    error: z.object({
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+    }),
+    // §8.4, §8.8: a 409 already_terminal also names the message and its existing outcome.
+    id: z.string().optional(),
+    status: z.string().optional(),
+    resolution: z.string().optional(),
+  });
+}
+
+/** `POST /v1/messages/{id}/resolve` 200 (§8.8). */
+export const resolveResultSchema = z.object({
+  id: z.string().min(1),
+  status: z.enum(["answered", "declined", "completed", "dismissed"]),
+  resolution_id: z.string().min(1),
+});
+export type ResolveResult = z.infer<typeof resolveResultSchema>;
+
+/** `POST /v1/messages/{id}/cancel` 200 (§8.4), also for a repeat cancel. */
+export const cancelResultSchema = z.object({ id: z.string().min(1), status: z.literal("cancelled") });
+export type CancelResult = z.infer<typeof cancelResultSchema>;
+
+/** `GET /v1/inbox` 200 (§8.7): each directive with its detached `MA2H-Signature` value (§9.7). */
+export const drainResultSchema = z.object({
+  messages: z.array(
+    z.object({
+      directive: inboundDirectiveSchema,
+      signature: z.string().min(1).meta({ description: "the MA2H-Signature value over this delivery (§9.7)" }),
+    }),
+  ),
+});
+
+/** `POST /v1/inbox/ack` 200 (§8.7): how many of the ids were live in the caller's mailbox. */
+export const mailboxAckResultSchema = z.object({ acked: integerMin(0) });
+
+/** The §14.2 directive track, as its author's account reads it. */
+export const directiveTrackSchema = z.object({
+  state: z.enum(MAILBOX_STATES),
+  delivered_at: dateTimeString().optional(),
+  acknowledged_at: dateTimeString().optional(),
+  note: z.string().optional(),
+  prior: z.enum(["queued", "delivered"]).optional(),
+});
+
+/** `POST /v1/directives` 201 and `GET /v1/directives/{id}` 200: the directive, its status and track. */
+export const directiveRecordSchema = z.intersection(
+  inboundDirectiveSchema,
+  z.looseObject({ status: z.enum(MAILBOX_STATES), delivery: directiveTrackSchema }),
+);
+
+/** `/.well-known/ma2h-keys` (§9.2, §9.7): the Hub's public Ed25519 keys as a JWKS. */
+export const jwksSchema = z.object({
+  keys: z.array(
+    z.object({
+      kty: z.literal("OKP"),
+      crv: z.literal("Ed25519"),
+      x: z.string().regex(/^[A-Za-z0-9_-]{43}$/u),
+      kid: z.string().min(1),
+      use: z.literal("sig"),
+      alg: z.literal("EdDSA"),
+    }),
+  ),
+});

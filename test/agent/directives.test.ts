@@ -1,0 +1,144 @@
+/**
+ * `client.directives.listen` against the real Hub (§8.7, §9.7, §13.4, §14.3): a directive a person
+ * authored with a PAT is verified, handed to the handler once and acked with the handler's note,
+ * which the person then reads; a throwing handler leaves it un-acked and it comes back after the
+ * (shortened) visibility timeout; a redelivery while the first consumer still works is not handed
+ * to a second one sharing the dedup store; an entry that does not verify for this agent is reported
+ * to onRejected, never handed over, never acked. Needs Part A (verify-directive, stores, keys).
+ */
+import { describe, expect, it } from "vitest";
+import { type DedupStore, type Directive, Ma2hClient, MemoryDedupStore } from "../../packages/agent/src";
+import { client } from "../support/hub";
+import { useHubFixture } from "../support/hub-fixture";
+
+const A = "deploybot/dev-team";
+const B = "overseer/fleet";
+const VISIBILITY_S = 2;
+const hub = useHubFixture({
+  accounts: { acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] } },
+  env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S) },
+});
+const acme = hub.account("acme");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sdk = (agentId = A, key = acme.keys[agentId]!) =>
+  new Ma2hClient({ url: hub.url, apiKey: key, agentId, retry: { baseDelayMs: 20 } });
+const alice = () => client(hub.url, acme.tokens.alice);
+
+async function author(to: string, title: string): Promise<string> {
+  const res = await alice().post("/v1/directives", { to: `agent:${to}`, title, body: "From the on-call human." });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
+  throw new Error("condition not met in time");
+}
+
+describe("directives.listen (§13.4)", () => {
+  it("hands a verified directive to the handler once and acks it with the handler's note", async () => {
+    const id = await author(A, "Pause deploys");
+    const seen: Directive[] = [];
+    const controller = new AbortController();
+    const listening = sdk().directives.listen(
+      (d) => {
+        seen.push(d);
+        return "on it — pausing now";
+      },
+      { signal: controller.signal },
+    );
+    await until(async () => (await alice().get(`/v1/directives/${id}`)).body?.status === "acknowledged");
+    const view = await alice().get(`/v1/directives/${id}`);
+    expect(view.body.delivery).toMatchObject({ state: "acknowledged", note: "on it — pausing now" });
+    await sleep(VISIBILITY_S * 1000 + 500); // would have come back by now had it not been acked
+    controller.abort();
+    await expect(listening).resolves.toBeUndefined();
+    expect(seen.map((d) => d.id)).toEqual([id]);
+    expect(seen[0]).toMatchObject({ type: "directive", title: "Pause deploys", to: `agent:${A}`, from: "human:alice" });
+  });
+
+  it("a throwing handler leaves it un-acked; it is redelivered and handled again", async () => {
+    const id = await author(A, "Rotate the key");
+    const calls: number[] = [];
+    const errors: unknown[] = [];
+    const controller = new AbortController();
+    const listening = sdk().directives.listen(
+      () => {
+        calls.push(Date.now());
+        if (calls.length === 1) throw new Error("disk full");
+        return "rotated";
+      },
+      { signal: controller.signal, onError: (e) => errors.push(e) },
+    );
+    await until(() => calls.length >= 1);
+    expect((await alice().get(`/v1/directives/${id}`)).body.status).not.toBe("acknowledged");
+    await until(async () => (await alice().get(`/v1/directives/${id}`)).body?.status === "acknowledged");
+    controller.abort();
+    await listening;
+    expect(calls).toHaveLength(2);
+    expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(VISIBILITY_S * 1000 - 200);
+    expect((errors[0] as Error).message).toBe("disk full");
+    expect((await alice().get(`/v1/directives/${id}`)).body.delivery.note).toBe("rotated");
+  });
+
+  it("a redelivery while the first consumer still works is not handed to a second one", async () => {
+    const refused: string[] = [];
+    // The shared store, watched: the second consumer's reservation of the redelivered id must fail.
+    const inner = new MemoryDedupStore();
+    const dedupStore: DedupStore = {
+      reserve: async (key) => {
+        const ok = await inner.reserve(key);
+        if (!ok) refused.push(key);
+        return ok;
+      },
+      release: (key) => inner.release(key),
+      has: (key) => inner.has(key),
+    };
+    const handled: string[] = [];
+    const controller = new AbortController();
+    const slow = sdk().directives.listen(
+      async (d) => {
+        handled.push(`slow:${d.id}`);
+        await sleep(VISIBILITY_S * 1000 + 1500); // outlives the visibility timeout
+        return "slow but done";
+      },
+      { signal: controller.signal, dedupStore },
+    );
+    const id = await author(A, "Only once");
+    await until(() => handled.length === 1);
+    const second = sdk().directives.listen(
+      (d) => {
+        handled.push(`second:${d.id}`);
+        return "should not happen";
+      },
+      { signal: controller.signal, dedupStore },
+    );
+    await until(async () => (await alice().get(`/v1/directives/${id}`)).body?.status === "acknowledged", 20_000);
+    controller.abort();
+    await Promise.all([slow, second]);
+    expect(handled).toEqual([`slow:${id}`]);
+    expect(refused).toContain(id); // the redelivery was drained and refused, not missed
+    expect((await alice().get(`/v1/directives/${id}`)).body.delivery.note).toBe("slow but done");
+  });
+
+  it("an entry that does not verify for this agent goes to onRejected and is not acked", async () => {
+    const id = await author(B, "For B");
+    const rejected: string[] = [];
+    const handled: string[] = [];
+    const controller = new AbortController();
+    // B's key drains B's mailbox, but this client believes it is A: the addressee check fails.
+    const listening = sdk(A, acme.keys[B]).directives.listen((d) => void handled.push(d.id), {
+      signal: controller.signal,
+      onRejected: (e) => rejected.push(e.reason),
+    });
+    await until(() => rejected.length >= 1);
+    controller.abort();
+    await listening;
+    expect(rejected[0]).toBe("wrong_addressee");
+    expect(handled).toEqual([]);
+    expect((await alice().get(`/v1/directives/${id}`)).body.status).not.toBe("acknowledged");
+    // Still B's to consume: B's own listener gets it.
+    const verified = await sdk(B).directives.drain({ wait: VISIBILITY_S + 2 });
+    expect(verified.map((d) => d.id)).toEqual([id]);
+  });
+});
