@@ -1,7 +1,7 @@
 // Builds the publishable package: the sources and the Hub's pure wire contract (lib/protocol) bundled
 // into dist/ as ESM, runtime dependencies left external, and one bundled type declaration file.
 import { execFileSync } from "node:child_process";
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -9,6 +9,9 @@ import { build } from "esbuild";
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "dist");
 rmSync(dist, { recursive: true, force: true });
+
+// `ma2h --version` reads the version baked in here, so the packed package needs no package.json lookup.
+const { version } = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
 
 const common = {
   bundle: true,
@@ -25,6 +28,7 @@ await build({
   entryPoints: [join(here, "src/cli.ts")],
   outfile: join(dist, "cli.js"),
   banner: { js: "#!/usr/bin/env node" },
+  define: { __MA2H_AGENT_VERSION__: JSON.stringify(version) },
 });
 chmodSync(join(dist, "cli.js"), 0o755);
 

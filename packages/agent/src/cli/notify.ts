@@ -1,0 +1,22 @@
+/** `ma2h notify <title>` — an FYI to the people (§5.1); prints the id (or the ack with --json). */
+import type { CommandSpec, Parsed } from "./args";
+import { EXIT, type ExitCode } from "./exit-codes";
+import { printJson, printLine } from "./output";
+import { CONNECTION_FLAGS, connect, STORE_FLAG } from "./settings";
+import { commonInput, ENVELOPE_FLAGS, submitOnce } from "./submit";
+
+export const notifySpec: CommandSpec = {
+  name: "notify",
+  summary: "Tell the people something; no answer is expected. Prints the message id.",
+  positionals: [{ name: "title", required: true }],
+  flags: { ...ENVELOPE_FLAGS, ...CONNECTION_FLAGS, ...STORE_FLAG },
+};
+
+export async function notify(args: Parsed): Promise<ExitCode> {
+  const input = commonInput(args);
+  const connection = connect(args);
+  const ack = await submitOnce(connection, input.idempotencyKey, () => connection.client.notify(input));
+  if (args.booleans.json) printJson(ack);
+  else printLine(ack.id);
+  return EXIT.ok;
+}

@@ -1,0 +1,33 @@
+/** `ma2h wait <id>` — wait for a message's terminal Response; the exit code tells the outcome. */
+import type { CommandSpec, Parsed } from "./args";
+import { parseDuration } from "./duration";
+import type { ExitCode } from "./exit-codes";
+import { CONNECTION_FLAGS, connect, STORE_FLAG } from "./settings";
+import { waitAndReport } from "./waiting";
+
+export const waitSpec: CommandSpec = {
+  name: "wait",
+  summary: "Wait for an ask or task to end. Prints the answer value (the Response with --json).",
+  positionals: [{ name: "id", required: true }],
+  flags: {
+    timeout: { kind: "string", value: "D", help: "give up after D (exit 7; the message stays open)" },
+    json: { kind: "boolean", help: "print the whole Response" },
+    ...CONNECTION_FLAGS,
+    ...STORE_FLAG,
+  },
+};
+
+export async function wait(args: Parsed): Promise<ExitCode> {
+  const id = args.positionals[0] as string;
+  const timeout = args.strings.timeout;
+  const timeoutMs = timeout !== undefined ? parseDuration(timeout, "timeout") : undefined;
+  const { client } = connect(args);
+  // The mode decides what a confirm's answer exits with (deny → 1); one GET tells it.
+  const message = (await client.get(id)) as { request?: { mode?: string } } | null;
+  const mode = message?.request?.mode;
+  return waitAndReport(client, id, {
+    json: args.booleans.json === true,
+    ...(mode !== undefined ? { mode } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * Waiting for a terminal Response (the client long-polls `?wait=60`, §8.2), bounded by a timeout and
+ * by Ctrl-C / SIGTERM: either way the message stays open on the Hub and the command exits 7, naming
+ * the id so `ma2h wait <id>` picks it up again. Nothing here cancels the ask.
+ */
+import type { Ma2hClient } from "../client";
+import { WaitTimeoutError } from "../errors";
+import { EXIT, type ExitCode } from "./exit-codes";
+import { CliFailure } from "./output";
+import { report } from "./outcome";
+
+export async function waitAndReport(
+  client: Ma2hClient,
+  id: string,
+  o: { timeoutMs?: number; mode?: string; json: boolean },
+): Promise<ExitCode> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    const response = await client.wait(id, {
+      signal: controller.signal,
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    });
+    return report(response, o);
+  } catch (err) {
+    if (err instanceof WaitTimeoutError || controller.signal.aborted)
+      throw new CliFailure(EXIT.stillOpen, "still_open", `${id} is still open; \`ma2h wait ${id}\` resumes waiting`);
+    throw err;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+}
