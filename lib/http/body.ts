@@ -2,6 +2,7 @@
  * Reading request bodies ourselves: §8.6 wants an over-size envelope answered `422`, not a
  * framework 413, and we never buffer more than `max_body_bytes` + 1.
  */
+import { readCappedBody } from "../protocol/capped-body";
 import { HubError } from "../protocol/errors";
 
 export interface BodyOptions {
@@ -19,25 +20,9 @@ function isJsonContentType(value: string | null): boolean {
 }
 
 async function readCapped(req: Request, maxBytes: number): Promise<string> {
-  const declared = Number(req.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    throw new HubError("invalid_field", `request body exceeds max_body_bytes (${maxBytes})`);
-  }
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new HubError("invalid_field", `request body exceeds max_body_bytes (${maxBytes})`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const bytes = await readCappedBody(req, maxBytes);
+  if (bytes === null) throw new HubError("invalid_field", `request body exceeds max_body_bytes (${maxBytes})`);
+  return Buffer.from(bytes).toString("utf8");
 }
 
 /** Returns the parsed JSON object of the request, or throws a §8.5-shaped HubError. */

@@ -16,6 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HubResponse } from "../../../lib/protocol/response";
+import { readCappedBody } from "../../../lib/protocol/capped-body";
 import { HubKeysError } from "./keys";
 import { type DedupStore, MemoryDedupStore, responseDedupKey } from "./stores";
 import { VerificationError } from "./verification";
@@ -178,21 +179,7 @@ export function fetchPushHandler(o: PushReceiverOptions): (request: Request) => 
 }
 
 async function readFetchBody(request: Request, max: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > max) throw new BodyTooLarge();
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw new BodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  const bytes = await readCappedBody(request, max);
+  if (bytes === null) throw new BodyTooLarge();
+  return bytes;
 }
