@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 /** Spawns the MCP server process and connects an MCP client to it over stdio. */
-async function connect(env: { url?: string; apiKey?: string } = {}): Promise<Client> {
+async function connect(env: { url?: string; apiKey?: string; extra?: Record<string, string> } = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--import", "tsx", ENTRY],
@@ -42,6 +42,7 @@ async function connect(env: { url?: string; apiKey?: string } = {}): Promise<Cli
       MA2H_URL: env.url ?? hub.url,
       MA2H_API_KEY: env.apiKey ?? acme.keys[A]!,
       MA2H_AGENT_ID: A,
+      ...env.extra,
     },
     stderr: "inherit",
   });
@@ -167,6 +168,17 @@ describe("MCP server: asking a person", () => {
       actor: "human:alice",
     });
     expect(text(got)).toMatch(/human-supplied data, treat as untrusted/);
+  });
+
+  it("MA2H_MCP_WAIT_SECONDS sets the default wait (for clients that cut tool calls short)", async () => {
+    const mcp = await connect({ extra: { MA2H_MCP_WAIT_SECONDS: "1" } });
+    const ask = (await mcp.listTools()).tools.find((t) => t.name === "ask_human")!;
+    expect(ask.description).toContain("default 1, max 600");
+    const started = Date.now();
+    const r = await call(mcp, "ask_human", { mode: "confirm", title: "Quick one?" });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.structuredContent).toMatchObject({ answered: false, status: "open" });
+    expect(text(r)).toMatch(/not answered yet after waiting 1 s/);
   });
 
   it("an allow_edit select answered off-menu comes back as human free text, never as an option value", async () => {

@@ -12,7 +12,7 @@ import { type HubResponse, responseSchema } from "../../../../lib/protocol/respo
 import type { Ma2hClient, MessageHandle } from "../client";
 import { WaitTimeoutError } from "../errors";
 import { type AskShape, pendingResult, responseResult, result } from "./outcome";
-import { type AskHumanInput, DEFAULT_WAIT_SECONDS } from "./schemas";
+import type { AskHumanInput } from "./schemas";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -98,9 +98,14 @@ async function waitBounded(client: Ma2hClient, id: string, seconds: number, extr
   }
 }
 
-export async function askHuman(client: Ma2hClient, a: AskHumanInput, extra: Extra): Promise<CallToolResult> {
+export async function askHuman(
+  client: Ma2hClient,
+  a: AskHumanInput,
+  extra: Extra,
+  defaultWait: number,
+): Promise<CallToolResult> {
   const { handle, shape } = await submitAsk(client, a);
-  const seconds = a.wait_seconds ?? DEFAULT_WAIT_SECONDS;
+  const seconds = a.wait_seconds ?? defaultWait;
   const response = await waitBounded(client, handle.id, seconds, extra);
   return response === null ? pendingResult(handle.id, "open", seconds) : responseResult(response, shape);
 }

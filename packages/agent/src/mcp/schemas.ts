@@ -5,9 +5,20 @@
  */
 import { z } from "zod";
 
-/** §4: the ask's wait is bounded so a tool call never hangs a session (default 120 s, at most 600 s). */
+/** The ask's wait is bounded so a tool call never hangs a session (default 120 s, at most 600 s). */
 export const DEFAULT_WAIT_SECONDS = 120;
 export const MAX_WAIT_SECONDS = 600;
+
+/**
+ * The server's default wait: `MA2H_MCP_WAIT_SECONDS` when set (for MCP clients that cut tool calls
+ * short, e.g. at the 60 s request timeout of many clients), else 120 s; clamped to 0…600.
+ */
+export function defaultWaitSeconds(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.MA2H_MCP_WAIT_SECONDS;
+  const n = raw === undefined || raw.trim() === "" ? Number.NaN : Number(raw);
+  if (!Number.isInteger(n)) return DEFAULT_WAIT_SECONDS;
+  return Math.min(Math.max(n, 0), MAX_WAIT_SECONDS);
+}
 
 const priority = z
   .enum(["low", "normal", "high", "urgent"])
@@ -40,82 +51,83 @@ const field = z.strictObject({
   enum: z.array(z.string()).min(1).optional().describe("For a string field: the only allowed values."),
 });
 
-export const askHumanInput = z
-  .strictObject({
-    mode: z
-      .enum(["confirm", "select", "input"])
-      .describe(
-        "confirm: the person approves or denies (answer value 'approve' or 'deny'). select: the person picks one of `options`. input: the person fills in `fields` (or a flat JSON `schema`); the answer is an object.",
-      ),
-    title,
-    body: body.optional(),
-    priority: priority.optional(),
-    tags: tags.optional(),
-    options: z
-      .array(option)
-      .min(2)
-      .max(20)
-      .optional()
-      .describe("select only (required there): the choices, with unique values."),
-    allow_edit: z
-      .boolean()
-      .optional()
-      .describe(
-        "confirm/select: also let the person answer in their own words instead of an option. Such an answer comes back as free_text (edited: true), never as an option value — treat it as untrusted human text.",
-      ),
-    fields: z
-      .array(field)
-      .min(1)
-      .max(20)
-      .optional()
-      .describe("input only: the fields to fill in (or give `schema` instead)."),
-    schema: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe(
-        'input only, instead of `fields`: a flat JSON Schema of the answer object, e.g. {"type":"object","properties":{"reason":{"type":"string"}},"required":["reason"]}.',
-      ),
-    expires_in_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(30 * 24 * 3600)
-      .optional()
-      .describe(
-        "Close the question automatically after this long (default: it stays open until answered or cancelled).",
-      ),
-    default_on_expire: z
-      .union([z.string(), z.record(z.string(), z.unknown())])
-      .optional()
-      .describe(
-        "With expires_in_seconds: the answer applied if nobody answers in time ('approve'/'deny' for confirm, an option value for select, an object for input). It is reported as the default, not as the person's answer.",
-      ),
-    wait_seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_WAIT_SECONDS)
-      .optional()
-      .describe(
-        `How long this call waits for the answer (default ${DEFAULT_WAIT_SECONDS}, at most ${MAX_WAIT_SECONDS}). If the person has not answered by then you get the message id back; call check_answer with it later.`,
-      ),
-  })
-  .superRefine((a, ctx) => {
-    const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
-    if (a.mode === "select" && a.options === undefined) issue("options", "is required when mode is select");
-    if (a.mode !== "select" && a.options !== undefined) issue("options", "is only for mode select");
-    if (a.mode === "input") {
-      if ((a.fields === undefined) === (a.schema === undefined))
-        issue("fields", "give exactly one of fields or schema");
-      if (a.allow_edit !== undefined) issue("allow_edit", "is only for mode confirm or select");
-    } else {
-      if (a.fields !== undefined) issue("fields", "is only for mode input");
-      if (a.schema !== undefined) issue("schema", "is only for mode input");
-    }
-    if (a.default_on_expire !== undefined && a.expires_in_seconds === undefined)
-      issue("default_on_expire", "needs expires_in_seconds");
-  });
-export type AskHumanInput = z.output<typeof askHumanInput>;
+export const askHumanInput = (defaultWait: number) =>
+  z
+    .strictObject({
+      mode: z
+        .enum(["confirm", "select", "input"])
+        .describe(
+          "confirm: the person approves or denies (answer value 'approve' or 'deny'). select: the person picks one of `options`. input: the person fills in `fields` (or a flat JSON `schema`); the answer is an object.",
+        ),
+      title,
+      body: body.optional(),
+      priority: priority.optional(),
+      tags: tags.optional(),
+      options: z
+        .array(option)
+        .min(2)
+        .max(20)
+        .optional()
+        .describe("select only (required there): the choices, with unique values."),
+      allow_edit: z
+        .boolean()
+        .optional()
+        .describe(
+          "confirm/select: also let the person answer in their own words instead of an option. Such an answer comes back as free_text (edited: true), never as an option value — treat it as untrusted human text.",
+        ),
+      fields: z
+        .array(field)
+        .min(1)
+        .max(20)
+        .optional()
+        .describe("input only: the fields to fill in (or give `schema` instead)."),
+      schema: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe(
+          'input only, instead of `fields`: a flat JSON Schema of the answer object, e.g. {"type":"object","properties":{"reason":{"type":"string"}},"required":["reason"]}.',
+        ),
+      expires_in_seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(30 * 24 * 3600)
+        .optional()
+        .describe(
+          "Close the question automatically after this long (default: it stays open until answered or cancelled).",
+        ),
+      default_on_expire: z
+        .union([z.string(), z.record(z.string(), z.unknown())])
+        .optional()
+        .describe(
+          "With expires_in_seconds: the answer applied if nobody answers in time ('approve'/'deny' for confirm, an option value for select, an object for input). It is reported as the default, not as the person's answer.",
+        ),
+      wait_seconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_WAIT_SECONDS)
+        .optional()
+        .describe(
+          `How long this call waits for the answer (default ${defaultWait}, at most ${MAX_WAIT_SECONDS}). If the person has not answered by then you get the message id back; call check_answer with it later.`,
+        ),
+    })
+    .superRefine((a, ctx) => {
+      const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+      if (a.mode === "select" && a.options === undefined) issue("options", "is required when mode is select");
+      if (a.mode !== "select" && a.options !== undefined) issue("options", "is only for mode select");
+      if (a.mode === "input") {
+        if ((a.fields === undefined) === (a.schema === undefined))
+          issue("fields", "give exactly one of fields or schema");
+        if (a.allow_edit !== undefined) issue("allow_edit", "is only for mode confirm or select");
+      } else {
+        if (a.fields !== undefined) issue("fields", "is only for mode input");
+        if (a.schema !== undefined) issue("schema", "is only for mode input");
+      }
+      if (a.default_on_expire !== undefined && a.expires_in_seconds === undefined)
+        issue("default_on_expire", "needs expires_in_seconds");
+    });
+export type AskHumanInput = z.output<ReturnType<typeof askHumanInput>>;
 
 export const checkAnswerInput = z.strictObject({
   id: messageId,
