@@ -6,7 +6,9 @@
  * read_directives verifies and acks, and never shows (or acks) a directive tampered in transit; a Hub
  * error is a tool error carrying the §8.5 code, and the server answers the next call.
  */
-import { resolve } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, it } from "vitest";
@@ -25,7 +27,9 @@ const acme = hub.account("acme");
 const alice = () => client(hub.url, acme.tokens.alice);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const ENTRY = resolve(__dirname, "../../packages/agent/src/mcp/stdio-main.ts");
+/** The built command, as an MCP client configuration runs it (`ma2h mcp`). */
+const ENTRY = resolve(__dirname, "../../packages/agent/dist/cli.js");
+const STORE = mkdtempSync(join(tmpdir(), "ma2h-mcp-store-"));
 const open: Client[] = [];
 afterAll(async () => {
   await Promise.all(open.map((c) => c.close()));
@@ -35,13 +39,14 @@ afterAll(async () => {
 async function connect(env: { url?: string; apiKey?: string; extra?: Record<string, string> } = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", ENTRY],
+    args: [ENTRY, "mcp"],
     cwd: resolve(__dirname, "../.."),
     env: {
       PATH: process.env.PATH ?? "",
       MA2H_URL: env.url ?? hub.url,
       MA2H_API_KEY: env.apiKey ?? acme.keys[A]!,
       MA2H_AGENT_ID: A,
+      MA2H_STORE_DIR: STORE,
       ...env.extra,
     },
     stderr: "inherit",

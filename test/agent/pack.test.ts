@@ -1,13 +1,15 @@
 /**
  * The package is standalone: `npm pack` of packages/agent (built), installed into an empty folder
- * outside the repository with nothing of the Hub around it (its three dependencies come from the npm
- * cache), runs `ma2h --version`, sends a notify to the test Hub, and imports as an ES module with
- * its type declarations.
+ * outside the repository with nothing of the Hub around it (its dependencies come from the npm
+ * cache), runs `ma2h --version`, sends a notify to the test Hub, serves MCP (`ma2h mcp`), and imports
+ * as an ES module with its type declarations.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/hub";
 import { useHubFixture } from "../support/hub-fixture";
@@ -51,7 +53,12 @@ describe("npm pack → install in an empty folder", () => {
     // Only the declared runtime dependencies came along: no Next, no Prisma.
     expect(existsSync(join(installDir, "node_modules/next"))).toBe(false);
     expect(existsSync(join(installDir, "node_modules/@prisma"))).toBe(false);
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@noble/curves", "canonicalize", "zod"]);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual([
+      "@modelcontextprotocol/sdk",
+      "@noble/curves",
+      "canonicalize",
+      "zod",
+    ]);
   });
 
   it("`ma2h --version` runs from node_modules/.bin, and a notify reaches the Hub", async () => {
@@ -67,6 +74,36 @@ describe("npm pack → install in an empty folder", () => {
     expect(id).toMatch(/^msg_[0-9a-z]+$/u);
     const got = await hub.agent(A, "acme").get(`/v1/messages/${id}`);
     expect(got.body).toMatchObject({ type: "notify", title: "Hello from the packed package", tags: ["pack"] });
+  });
+
+  it("`ma2h mcp` from the installed package answers an MCP client's tools/list", async () => {
+    const transport = new StdioClientTransport({
+      command: join(installDir, "node_modules/.bin/ma2h"),
+      args: ["mcp"],
+      cwd: installDir,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: installDir,
+        MA2H_URL: hub.url,
+        MA2H_API_KEY: acme.keys[A]!,
+        MA2H_AGENT_ID: A,
+      },
+      stderr: "inherit",
+    });
+    const mcp = new Client({ name: "pack-probe", version: "0.0.0" });
+    await mcp.connect(transport);
+    try {
+      const { tools } = await mcp.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        "ask_human",
+        "cancel_ask",
+        "check_answer",
+        "notify_human",
+        "read_directives",
+      ]);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("imports as an ES module: the client, the verifiers and the state seal are there, with declarations", async () => {

@@ -8,6 +8,7 @@ import { cancel, cancelSpec } from "./cancel";
 import { directives, directivesSpec } from "./directives";
 import { type CommandSpec, helpText, type Parsed, parseArgs, UsageError } from "./args";
 import { EXIT, EXIT_DESCRIPTIONS, type ExitCode } from "./exit-codes";
+import { mcp, mcpSpec } from "./mcp";
 import { notify, notifySpec } from "./notify";
 import { classify, printError } from "./output";
 import { receive, receiveSpec, verify, verifySpec } from "./receive";
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   directives: { spec: directivesSpec, run: directives },
   receive: { spec: receiveSpec, run: receive },
   verify: { spec: verifySpec, run: verify },
+  mcp: { spec: mcpSpec, run: mcp },
 };
 
 export function mainHelp(): string {
