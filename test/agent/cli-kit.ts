@@ -35,7 +35,7 @@ export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), `ma2h-${pr
 export function start(args: string[], env: Env, input?: string | Buffer, cwd = repoRoot): Running {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd,
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, NODE_ENV: "production", ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let out = "";

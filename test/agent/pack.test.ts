@@ -56,7 +56,7 @@ describe("npm pack → install in an empty folder", () => {
 
   it("`ma2h --version` runs from node_modules/.bin, and a notify reaches the Hub", async () => {
     const bin = join(installDir, "node_modules/.bin/ma2h");
-    const env = { PATH: process.env.PATH, HOME: installDir };
+    const env = { PATH: process.env.PATH, NODE_ENV: "production" as const, HOME: installDir };
     const v = await run(bin, ["--version"], { cwd: installDir, env });
     expect(v.stdout).toBe(`${pkg.version}\n`);
     const sent = await run(bin, ["notify", "Hello from the packed package", "--tag", "pack"], {

@@ -127,7 +127,7 @@ async function repost(inv: Invocation, headers: Record<string, string> = {}, bod
       "ma2h-signature": String(inv.headers["ma2h-signature"]),
       ...headers,
     },
-    body,
+    body: new Uint8Array(body),
   });
   await res.arrayBuffer();
 }
@@ -298,7 +298,7 @@ describe("a crash between submit and ack (§8.1)", () => {
             "content-type": "application/json",
             ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
           },
-          ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}),
+          ...(req.method === "POST" ? { body: new Uint8Array(Buffer.concat(chunks)) } : {}),
         });
         const text = await upstream.text();
         if (req.method === "POST" && req.url === "/v1/messages" && upstream.status === 202) {
