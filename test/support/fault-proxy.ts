@@ -2,7 +2,7 @@
  * A loopback HTTP proxy in front of the real Hub that misbehaves on cue, for the SDK's transport
  * tests: per request, a rule decides whether to forward, answer a 5xx or a 429 itself, drop the
  * connection before forwarding, or forward and then drop the connection instead of returning the
- * Hub's answer (the "lost 202").
+ * Hub's answer (the "lost 202"), or forward and rewrite the Hub's answer body (tampering in transit).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 
@@ -28,6 +28,8 @@ export interface FaultProxy {
   seen: SeenRequest[];
   /** Decides per request (default: forward). */
   rule: (req: SeenRequest, index: number) => Fault;
+  /** Rewrites a forwarded answer's body before it reaches the client (default: unchanged). */
+  rewrite: (req: SeenRequest, body: string) => string;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     url: "",
     seen: [],
     rule: () => ({ kind: "forward" }),
+    rewrite: (_req, body) => body,
     close: async () => {},
   };
   const server: Server = createServer(async (req, res) => {
@@ -87,7 +90,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(k)) out[k] = v;
       });
       res.writeHead(upstream.status, out);
-      res.end(text);
+      res.end(proxy.rewrite(seen, text));
     } catch {
       req.socket.destroy();
     }

@@ -47,6 +47,8 @@ export function mainHelp(): string {
     "exit codes:",
     ...EXIT_DESCRIPTIONS.map(([code, text]) => `  ${code}  ${text}`),
     "",
+    "No command lifts an operator's stop (§16.4.1): that is for people only, in the Hub.",
+    "",
   ].join("\n");
 }
 
@@ -57,9 +59,13 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     process.stdout.write(`${CLI_VERSION}\n`);
     return EXIT.ok;
   }
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+  if (first === undefined) {
+    process.stderr.write(mainHelp());
+    return EXIT.usage;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
     process.stdout.write(mainHelp());
-    return first === undefined ? EXIT.usage : EXIT.ok;
+    return EXIT.ok;
   }
   let name = first;
   let rest = argv.slice(1);
