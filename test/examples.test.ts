@@ -24,7 +24,7 @@
  * tsconfig without that mapping, so the import resolves like a user's: node_modules/@ma2h/agent →
  * the built dist.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import http, { type Server } from "node:http";
 import { join } from "node:path";
@@ -585,8 +585,17 @@ const MCP_CONFIGS: Array<{ file: string; servers: "mcpServers" | "servers"; env:
     },
   },
 ];
-/** `ma2h mcp` comes with branch `mcp` (packages/agent/src/mcp/); until it is merged, only the files are checked. */
-const mcpServerPresent = existsSync(join(repoRoot, "packages/agent/src/mcp"));
+/**
+ * Whether the built command has `mcp` yet (the server is packages/agent/src/mcp/, from branch `mcp`; the
+ * command's dispatcher is branch `sdk-cli`'s). Until both are in, only the files are checked; the probe
+ * skips on exactly that answer — `unknown command "mcp"` — so any other failure still fails below.
+ */
+const mcpCommandPresent = !spawnSync(process.execPath, [CLI, "mcp"], {
+  env: { PATH: process.env.PATH ?? "" } as Record<string, string> as NodeJS.ProcessEnv,
+  input: "",
+  encoding: "utf8",
+  timeout: 20_000,
+}).stderr.includes('unknown command "mcp"');
 
 describe("examples/mcp", () => {
   for (const config of MCP_CONFIGS) {
@@ -603,7 +612,7 @@ describe("examples/mcp", () => {
       for (const [k, re] of Object.entries(config.env)) expect(entry.env[k], k).toMatch(re);
     });
 
-    it.skipIf(!mcpServerPresent)(
+    it.skipIf(!mcpCommandPresent)(
       `${config.file}: the server it names answers tools/list against the Hub`,
       async () => {
         const entry = load();
