@@ -24,7 +24,7 @@
  * tsconfig without that mapping, so the import resolves like a user's: node_modules/@ma2h/agent →
  * the built dist.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import http, { type Server } from "node:http";
 import { join } from "node:path";
@@ -585,18 +585,6 @@ const MCP_CONFIGS: Array<{ file: string; servers: "mcpServers" | "servers"; env:
     },
   },
 ];
-/**
- * Whether the built command has `mcp` yet (the server is packages/agent/src/mcp/, from branch `mcp`; the
- * command's dispatcher is branch `sdk-cli`'s). Until both are in, only the files are checked; the probe
- * skips on exactly that answer — `unknown command "mcp"` — so any other failure still fails below.
- */
-const mcpCommandPresent = !spawnSync(process.execPath, [CLI, "mcp"], {
-  env: { PATH: process.env.PATH ?? "" } as Record<string, string> as NodeJS.ProcessEnv,
-  input: "",
-  encoding: "utf8",
-  timeout: 20_000,
-}).stderr.includes('unknown command "mcp"');
-
 describe("examples/mcp", () => {
   for (const config of MCP_CONFIGS) {
     const load = () => {
@@ -612,28 +600,24 @@ describe("examples/mcp", () => {
       for (const [k, re] of Object.entries(config.env)) expect(entry.env[k], k).toMatch(re);
     });
 
-    it.skipIf(!mcpCommandPresent)(
-      `${config.file}: the server it names answers tools/list against the Hub`,
-      async () => {
-        const entry = load();
-        // `npx -y @ma2h/agent` → the built command; the env values → the test Hub and agent.
-        const args = [CLI, ...entry.args.slice(2)];
-        const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
-        for (const k of Object.keys(entry.env)) env[k] = agentEnv()[k] as string;
-        env.MA2H_STORE_DIR = join(dir, `mcp-store-${config.servers}-${config.file.length}`);
-        const transport = new StdioClientTransport({ command: process.execPath, args, env, stderr: "pipe" });
-        const client = new Client({ name: "ma2h-examples-test", version: "1.0.0" });
-        await client.connect(transport);
-        try {
-          const { tools } = await client.listTools();
-          expect(tools.map((t) => t.name)).toEqual(
-            expect.arrayContaining(["ask_human", "check_answer", "notify_human", "cancel_ask", "read_directives"]),
-          );
-        } finally {
-          await client.close();
-        }
-      },
-      30_000,
-    );
+    it(`${config.file}: the server it names answers tools/list against the Hub`, async () => {
+      const entry = load();
+      // `npx -y @ma2h/agent` → the built command; the env values → the test Hub and agent.
+      const args = [CLI, ...entry.args.slice(2)];
+      const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
+      for (const k of Object.keys(entry.env)) env[k] = agentEnv()[k] as string;
+      env.MA2H_STORE_DIR = join(dir, `mcp-store-${config.servers}-${config.file.length}`);
+      const transport = new StdioClientTransport({ command: process.execPath, args, env, stderr: "pipe" });
+      const client = new Client({ name: "ma2h-examples-test", version: "1.0.0" });
+      await client.connect(transport);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toEqual(
+          expect.arrayContaining(["ask_human", "check_answer", "notify_human", "cancel_ask", "read_directives"]),
+        );
+      } finally {
+        await client.close();
+      }
+    }, 30_000);
   }
 });
