@@ -24,7 +24,6 @@
  * tsconfig without that mapping, so the import resolves like a user's: node_modules/@ma2h/agent →
  * the built dist.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import http, { type Server } from "node:http";
 import { join } from "node:path";
@@ -37,6 +36,7 @@ import { signResponsePush } from "../lib/protocol/signing";
 import { CLI, tempDir } from "./agent/cli-kit";
 import { freePort, repoRoot } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
+import { type WatchedProcess, watchProcess } from "./support/watched-process";
 
 const A = "deploybot/dev-team";
 const SECRET_REF = "agent-callback";
@@ -48,67 +48,10 @@ const example = (...p: string[]) => join(repoRoot, "examples", ...p);
 // ---------------------------------------------------------------------------------------------------
 // Processes
 
-interface Proc {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves once `probe` finds something in (stdout, stderr); rejects when the process ends first. */
-  until<T>(probe: (out: string, err: string) => T | undefined | null, what: string, timeoutMs?: number): Promise<T>;
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
-}
+type Proc = WatchedProcess;
 
 function proc(command: string, args: string[], env: Record<string, string>, cwd = repoRoot): Proc {
-  const child = spawn(command, args, { cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  const wakers = new Set<() => void>();
-  const wake = () => {
-    for (const w of [...wakers]) w();
-  };
-  child.stdout?.on("data", (d: Buffer) => {
-    out += d.toString();
-    wake();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString();
-    wake();
-  });
-  let ended = false;
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
-    (ok) =>
-      child.on("close", (code, signal) => {
-        ended = true;
-        wake();
-        ok({ code, signal, stdout: out, stderr: err });
-      }),
-  );
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    until: (probe, what, timeoutMs = 20_000) =>
-      new Promise((ok, fail) => {
-        const check = () => {
-          const got = probe(out, err);
-          if (got !== undefined && got !== null) {
-            wakers.delete(check);
-            clearTimeout(timer);
-            ok(got);
-          } else if (ended) {
-            wakers.delete(check);
-            clearTimeout(timer);
-            fail(new Error(`${args.join(" ")} ended before ${what}:\n${out}\n${err}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          wakers.delete(check);
-          fail(new Error(`no ${what} from ${args.join(" ")} within ${timeoutMs} ms:\n${out}\n${err}`));
-        }, timeoutMs);
-        wakers.add(check);
-        check();
-      }),
-    done,
-  };
+  return watchProcess(command, args, { env: env as NodeJS.ProcessEnv, cwd });
 }
 
 /** `node --import tsx <example>`, resolving "@ma2h/agent" as a user's project would (see the header). */

@@ -3,11 +3,12 @@
  * process, with only the environment a test gives it (plus PATH), so nothing of this process leaks
  * in: every run names its own store directory.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { repoRoot } from "../support/hub";
+import { watchProcess } from "../support/watched-process";
 
 export const CLI = resolve(repoRoot, "packages/agent/dist/cli.js");
 
@@ -33,69 +34,27 @@ export interface Running {
 export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), `ma2h-${prefix}-`));
 
 export function start(args: string[], env: Env, input?: string | Buffer, cwd = repoRoot): Running {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const p = watchProcess(process.execPath, [CLI, ...args], {
     cwd,
     env: { PATH: process.env.PATH, NODE_ENV: "production", ...env },
-    stdio: ["pipe", "pipe", "pipe"],
+    input,
+    label: `ma2h ${args.join(" ")}`,
   });
-  let out = "";
-  let err = "";
-  const wakers = new Set<() => void>();
-  const wake = () => {
-    for (const w of [...wakers]) w();
-  };
-  child.stdout?.on("data", (d: Buffer) => {
-    out += d.toString();
-    wake();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString();
-    wake();
-  });
-  const done = new Promise<Run>((ok) =>
-    child.on("close", (code) => {
-      wake();
-      ok({ code, stdout: out, stderr: err });
-    }),
-  );
-  if (input !== undefined) child.stdin?.end(input);
-  else child.stdin?.end();
-  const until = <T>(probe: () => T | undefined, what: string, timeoutMs: number) =>
-    new Promise<T>((ok, fail) => {
-      const check = () => {
-        const got = probe();
-        if (got !== undefined) {
-          wakers.delete(check);
-          clearTimeout(timer);
-          ok(got);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
-          wakers.delete(check);
-          clearTimeout(timer);
-          fail(new Error(`ma2h ${args.join(" ")} exited before ${what}:\n${out}\n${err}`));
-        }
-      };
-      const timer = setTimeout(() => {
-        wakers.delete(check);
-        fail(new Error(`no ${what} from ma2h ${args.join(" ")} within ${timeoutMs} ms:\n${out}\n${err}`));
-      }, timeoutMs);
-      wakers.add(check);
-      check();
-    });
   return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    stderrMatch: (re, timeoutMs = 20_000) => until(() => err.match(re) ?? undefined, `stderr ${re}`, timeoutMs),
+    child: p.child,
+    stdout: p.stdout,
+    stderr: p.stderr,
+    stderrMatch: (re, timeoutMs = 20_000) => p.until((_, err) => err.match(re), `stderr ${re}`, timeoutMs),
     lines: (n, timeoutMs = 20_000) =>
-      until(
-        () => {
+      p.until(
+        (out) => {
           const lines = out.split("\n").filter((l) => l !== "");
           return lines.length >= n && out.endsWith("\n") ? lines : undefined;
         },
         `${n} stdout line(s)`,
         timeoutMs,
       ),
-    done,
+    done: p.done,
   };
 }
 
