@@ -54,7 +54,7 @@ export function start(args: string[], env: Env, input?: string | Buffer, cwd = r
         `${n} stdout line(s)`,
         timeoutMs,
       ),
-    done: p.done,
+    done: p.done.then(({ code, stdout, stderr }) => ({ code, stdout, stderr })),
   };
 }
 
