@@ -19,11 +19,14 @@ function transport(smtpUrl: string, timeoutMs: number): Transport {
   const key = `${smtpUrl}|${timeoutMs}`;
   let t = cache.get(key);
   if (!t) {
-    t = nodemailer.createTransport(smtpUrl, {
+    // `url` inside the options (not as the first argument, where a second argument would be message
+    // defaults): the timeouts bound every exchange, so a stalled server cannot hold a send forever.
+    t = nodemailer.createTransport({
+      url: smtpUrl,
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,
-    } as never);
+    } as Parameters<typeof nodemailer.createTransport>[0]);
     cache.set(key, t);
   }
   return t;
