@@ -11,7 +11,7 @@ import { simpleParser, type ParsedMail } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { type HubProcess } from "./support/hub";
+import type { HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { sleep, startWorker } from "./support/push-kit";

@@ -62,7 +62,7 @@ export async function fanOut(messageId: string): Promise<void> {
 /** A row left `sending` past its lease: log the interruption and make it due again. */
 async function recoverInterrupted(id: string, now: Date): Promise<void> {
   const row = await db().notification.findUnique({ where: { id } });
-  if (!row || row.status !== "sending" || !row.leaseUntil || row.leaseUntil >= now) return;
+  if (row?.status !== "sending" || !row.leaseUntil || row.leaseUntil >= now) return;
   await db().$transaction(async (tx) => {
     const res = await tx.notification.updateMany({
       where: { id, status: "sending", leaseUntil: row.leaseUntil },
