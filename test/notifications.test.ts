@@ -2,7 +2,7 @@
  * Notifications by email, the foundation of #16 (docs/notifications.md): a real SMTP server from
  * `smtp-server` receives what the Hub's worker sends and `mailparser` reads it. The Hub runs as a
  * web + worker pair. Each account's humans get mail at `<handle>@<slug>.test`, and the server's
- * behaviour is chosen by the recipient's domain: `acme` accepts, `flaky` answers the first DATA of
+ * behaviour is chosen by the recipient's domain: `acme` accepts, `flaky`/`flaky2` answer the first DATA of
  * each recipient with a 451, `bounce` refuses every recipient with a 550, `stall` holds DATA
  * unanswered while the SIGKILL test asks it to (only a DATA the server answers 250 counts as received).
  */
@@ -48,7 +48,7 @@ async function startSmtp(): Promise<void> {
         const to = session.envelope.rcptTo.map((r) => r.address).join(",");
         const seen = (dataSeen.get(to) ?? 0) + 1;
         dataSeen.set(to, seen);
-        if (to.endsWith("@flaky.test") && seen === 1) {
+        if (/@flaky\d*\.test$/.test(to) && seen === 1) {
           return callback(Object.assign(new Error("try again later"), { responseCode: 451 }));
         }
         if (to.endsWith("@stall.test") && stalled) {
@@ -87,6 +87,13 @@ const hub = useHubFixture({
       ],
     },
     flaky: { agents: ["bot/flaky"], humans: [{ handle: "fay", role: "member" }] },
+    flaky2: {
+      agents: ["bot/flaky2"],
+      humans: [
+        { handle: "fern", role: "owner" },
+        { handle: "fred", role: "member" },
+      ],
+    },
     bounce: { agents: ["bot/bounce"], humans: [{ handle: "bo", role: "member" }] },
     stall: {
       agents: ["bot/stall"],
@@ -266,6 +273,25 @@ describe("retries", () => {
     expect(gap).toBeGreaterThanOrEqual(900); // the 1 s base delay
     await sleep(1500);
     expect(mailsFor(title).map((m) => m.to)).toEqual(["fay@flaky.test"]);
+  });
+
+  it("a person whose seat is removed before a retry is not mailed: the rest is cancelled", async () => {
+    const { id, title } = await submit("flaky2", "bot/flaky2", "ask");
+    await until("both first attempts refused", async () => {
+      const rows = await notificationsOf(id);
+      return rows.length === 2 && rows.every((r) => r.attemptLog.length === 1) ? true : undefined;
+    });
+    await db().membership.deleteMany({ where: { handle: "fred", account: { slug: "flaky2" } } });
+    await until("fern's mail and fred's cancellation", async () => {
+      const rows = await notificationsOf(id);
+      return rows.every((r) => r.status !== "pending" && r.status !== "sending") ? rows : undefined;
+    });
+    const rows = await notificationsOf(id);
+    expect(Object.fromEntries(rows.map((r) => [r.user.email, [r.status, r.lastErrorClass]]))).toEqual({
+      "fern@flaky2.test": ["sent", null],
+      "fred@flaky2.test": ["cancelled", "not_resolver"],
+    });
+    expect(mailsFor(title).map((m) => m.to)).toEqual(["fern@flaky2.test"]);
   });
 
   it("a 5xx is permanent: one attempt, logged with its class, never retried", async () => {

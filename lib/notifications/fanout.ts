@@ -13,7 +13,9 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { env, mailSettings, notifyRetryPolicy } from "../env";
 import { log } from "../log";
+import { humanResolveRefusal } from "../messages/access";
 import { envelopeOf } from "../messages/record";
+import { seatFor } from "../principals/seats";
 import { mintId } from "../protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
 import { composeMail } from "./compose";
@@ -22,6 +24,7 @@ import { sendMail, type SendResult } from "./smtp";
 
 export const CHANNEL_EMAIL = "email";
 export const KIND_NEW = "new";
+const SEND_PARALLELISM = 8;
 
 /** How long a claim holds: longer than any one SMTP exchange can take (three timeouts, plus slack). */
 function leaseMs(): number {
@@ -154,13 +157,28 @@ async function sendOne(id: string): Promise<void> {
     where: { id },
     include: {
       user: { select: { email: true } },
-      message: { select: { id: true, title: true, priority: true, sensitive: true, status: true, envelope: true } },
+      message: {
+        select: {
+          id: true,
+          accountId: true,
+          title: true,
+          priority: true,
+          sensitive: true,
+          status: true,
+          envelope: true,
+        },
+      },
     },
   });
   // Only an open item asks anyone to act; one resolved, expired or cancelled meanwhile is not mailed.
   if (n.message.status !== "open")
     return finish(id, attempt, { status: "cancelled", result: null, errorClass: "not_open" });
-  const mail = composeMail(n.message, envelopeOf(n.message), env().publicUrl);
+  // Re-checked at send time: a person whose seat was removed or narrowed since the fan-out is not told.
+  const envelope = envelopeOf(n.message);
+  const seat = await seatFor(n.userId, n.message.accountId);
+  if (!seat || humanResolveRefusal(seat, envelope) !== null)
+    return finish(id, attempt, { status: "cancelled", result: null, errorClass: "not_resolver" });
+  const mail = composeMail(n.message, envelope, env().publicUrl);
   const host = new URL(env().publicUrl).hostname || "ma2h.invalid";
   const result = await sendMail(n.user.email, mail, `<${n.id}@${host}>`);
   if (result.ok) {
@@ -199,7 +217,9 @@ export async function processNotifications(messageId: string): Promise<void> {
     },
     select: { id: true },
   });
-  await Promise.all(due.map((d) => sendOne(d.id)));
+  // A few SMTP sessions at a time, however many people one item tells.
+  for (let i = 0; i < due.length; i += SEND_PARALLELISM)
+    await Promise.all(due.slice(i, i + SEND_PARALLELISM).map((d) => sendOne(d.id)));
 }
 
 /**
