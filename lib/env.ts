@@ -78,6 +78,12 @@ const schema = z.object({
   MA2H_INBOUND_RETENTION_DAYS: int(30, 1),
   MA2H_INBOUND_MAILBOX_DEPTH: int(1000, 1),
   MA2H_PRESENCE_FRESHNESS_SECONDS: int(90, 1),
+  // Notifications (docs/notifications.md): email is on only when SMTP_URL is set.
+  SMTP_URL: optionalText,
+  MA2H_MAIL_FROM: optionalText,
+  MA2H_SMTP_TIMEOUT_MS: int(30_000, 100),
+  MA2H_NOTIFY_RETRY_BASE_MS: int(30_000, 1),
+  MA2H_NOTIFY_MAX_ATTEMPTS: int(8, 1),
 });
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
@@ -173,4 +179,22 @@ export function exportNextAuthSettings(): void {
   const e = env();
   process.env.NEXTAUTH_URL ||= e.publicUrl;
   process.env.NEXTAUTH_SECRET ||= e.AUTH_SECRET ?? "";
+}
+
+/** The email channel's settings (docs/notifications.md); null when SMTP_URL is unset: email is off. */
+export function mailSettings(): { smtpUrl: string; from: string; timeoutMs: number } | null {
+  const e = env();
+  if (!e.SMTP_URL) return null;
+  const host = new URL(e.publicUrl).hostname || "localhost";
+  return {
+    smtpUrl: e.SMTP_URL,
+    from: e.MA2H_MAIL_FROM ?? `MA2H Hub <ma2h@${host}>`,
+    timeoutMs: e.MA2H_SMTP_TIMEOUT_MS,
+  };
+}
+
+/** Retries of a notification send: the first gap, doubled each time, and the attempt cap. */
+export function notifyRetryPolicy(): { baseMs: number; maxAttempts: number } {
+  const e = env();
+  return { baseMs: e.MA2H_NOTIFY_RETRY_BASE_MS, maxAttempts: e.MA2H_NOTIFY_MAX_ATTEMPTS };
 }

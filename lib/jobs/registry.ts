@@ -4,6 +4,7 @@
  */
 import type { JobDefinition } from "./define";
 import { expireJob } from "./handlers/expiry";
+import { notifyJob } from "./handlers/notifications";
 import { pushJob } from "./handlers/push";
 
-export const JOBS: readonly JobDefinition[] = [expireJob, pushJob];
+export const JOBS: readonly JobDefinition[] = [expireJob, pushJob, notifyJob];

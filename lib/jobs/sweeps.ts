@@ -10,6 +10,7 @@ import { log } from "../log";
 import { dropDueDirectives, purgeEndedDirectives } from "../mailbox/expiry";
 import { expireDue } from "../messages/expiry";
 import { purgeExpiredRetention } from "../messages/retention";
+import { sweepNotifications } from "../notifications/fanout";
 import { enqueuePush } from "../queue/enqueue";
 import { pruneRateCounters } from "../rate-limit";
 
@@ -53,11 +54,13 @@ async function housekeeping(): Promise<void> {
   await pruneRateCounters(now);
 }
 
-/** Expiry every MA2H_EXPIRY_SWEEP_MS (≤ 5 s), pushes every MA2H_DELIVERY_SWEEP_MS (≤ 10 s), housekeeping every minute. */
+/** Expiry every MA2H_EXPIRY_SWEEP_MS (≤ 5 s), pushes and notifications every MA2H_DELIVERY_SWEEP_MS (≤ 10 s), housekeeping every minute. */
 export function sweeps(e: Pick<Env, "MA2H_EXPIRY_SWEEP_MS" | "MA2H_DELIVERY_SWEEP_MS">): Sweep[] {
   return [
     { name: "expiry", periodMs: e.MA2H_EXPIRY_SWEEP_MS, run: sweepOverdue },
     { name: "delivery", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: () => sweepDueDeliveries(e.MA2H_DELIVERY_SWEEP_MS) },
+    // Notifications (#16): unprocessed outbox rows, due and interrupted sends, on the delivery period.
+    { name: "notifications", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: sweepNotifications },
     { name: "housekeeping", periodMs: 60_000, run: housekeeping },
   ];
 }

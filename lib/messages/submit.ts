@@ -23,7 +23,7 @@ import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
 import { publishInboxChange } from "../pubsub/inbox";
 import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
-import { scheduleExpiry } from "../queue/enqueue";
+import { enqueueNotify, scheduleExpiry } from "../queue/enqueue";
 import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
@@ -89,6 +89,9 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
     if ("result" in outcome) {
       // §7: the expiry job is scheduled only once the message exists for every reader.
       if (outcome.result.expiresAt) await scheduleExpiry(outcome.result.ack.id, outcome.result.expiresAt);
+      // Notifications (#16): the outbox row committed with the message; this wake-up is not awaited,
+      // so nothing of the fan-out is in the request's latency (the sweep re-finds a lost one).
+      if (message.type !== "notify") void enqueueNotify(outcome.result.ack.id, "new");
       return outcome.result;
     }
     await afterTerminal(outcome.expiry);
@@ -194,6 +197,9 @@ async function createMessage(
       },
     });
   }
+  // Notifications (#16, docs/notifications.md): the obligation to tell people, as a row committed
+  // with the message; a worker fans it out. `notify` items notify no one until opt-in exists.
+  if (message.type !== "notify") await tx.notificationOutbox.create({ data: { messageId: id, createdAt: now } });
   await writeAudit(tx, {
     accountId: principal.accountId,
     messageId: id,

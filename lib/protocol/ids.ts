@@ -20,6 +20,7 @@ export const ID_PREFIX = {
   request: "req_",
   webSession: "web_",
   identity: "idn_",
+  notification: "ntf_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

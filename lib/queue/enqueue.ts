@@ -6,7 +6,7 @@
  */
 import { clock } from "../clock";
 import { log } from "../log";
-import { EXPIRE_JOB, PUSH_JOB, type JobPayload } from "./jobs";
+import { EXPIRE_JOB, NOTIFY_JOB, PUSH_JOB, type JobPayload } from "./jobs";
 import { producer } from "./producer";
 
 /** Schedules the expiry of one message for just after `expiresAt`. */
@@ -46,5 +46,27 @@ export async function enqueuePush(deliveryId: string, at: Date, attemptNo: numbe
     });
   } catch (err) {
     log.warn("could not enqueue push; the sweep will", { delivery_id: deliveryId, error_name: (err as Error).name });
+  }
+}
+
+/**
+ * Wakes the notification fan-out of one message (its outbox row, then each due notification row),
+ * at `at` (now by default). `wake` tells repeats apart — the commit's wake-up, each retry's, the
+ * sweep's — so a finished job never blocks a later one; the rows, claimed under a lease, make any
+ * duplicate wake-up harmless. Best effort: the notification sweep re-finds everything unprocessed.
+ */
+export async function enqueueNotify(messageId: string, wake: string, at?: Date): Promise<void> {
+  try {
+    await producer(NOTIFY_JOB.queue).add(NOTIFY_JOB.name, { messageId } satisfies JobPayload<typeof NOTIFY_JOB>, {
+      jobId: `notify-${messageId}-${wake}`,
+      delay: at ? Math.max(0, at.getTime() - clock.now().getTime()) : 0,
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+  } catch (err) {
+    log.warn("could not enqueue notifications; the sweep will", {
+      message_id: messageId,
+      error_name: (err as Error).name,
+    });
   }
 }

@@ -27,4 +27,14 @@ export const PUSH_JOB = {
   schema: z.object({ deliveryId: z.string().startsWith("dlv_") }),
 } satisfies JobContract<z.ZodType>;
 
+/**
+ * Notifications (#16): fan one new ask/task out to its recipients and send what is due. The payload
+ * names the message; the work is re-derived from its outbox and notification rows every time.
+ */
+export const NOTIFY_JOB = {
+  queue: QUEUE.notify,
+  name: "notifications.fanout",
+  schema: z.object({ messageId: z.string().startsWith("msg_") }),
+} satisfies JobContract<z.ZodType>;
+
 export type JobPayload<J extends JobContract<z.ZodType>> = z.infer<J["schema"]>;

@@ -13,6 +13,7 @@ import { log } from "../log";
 export const QUEUE = {
   expire: "message-expire",
   push: "delivery-push",
+  notify: "notifications",
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];

@@ -8,6 +8,7 @@ import { createAccount } from "../../lib/principals/accounts";
 import { createAgent } from "../../lib/principals/agents";
 import { addBinding } from "../../lib/principals/bindings";
 import { createToken } from "../../lib/principals/tokens";
+import { closeProducers } from "../../lib/queue/producer";
 import { addUser } from "../../lib/principals/users";
 import { TEST_AUTH_SECRET } from "./hub";
 
@@ -20,6 +21,9 @@ export async function useDatabase(url: string): Promise<void> {
 }
 
 export async function releaseDatabase(): Promise<void> {
+  // In-process submits wake jobs through queue producers on this database (the notification
+  // fan-out of every ask/task): close them before the database is dropped under them.
+  await closeProducers();
   await closeDb();
 }
 

@@ -1,0 +1,72 @@
+/**
+ * The email channel's transport: one SMTP send through nodemailer, classified. A 4xx reply, a
+ * timeout or a connection failure is transient (retried with backoff); a 5xx reply is permanent.
+ * Nothing of the mail or the SMTP URL (it may hold a password) is ever logged or returned.
+ */
+import nodemailer from "nodemailer";
+import { mailSettings } from "../env";
+import { processWide } from "../process-wide";
+import type { ComposedMail } from "./compose";
+
+export type SendResult =
+  | { ok: true; responseCode: number | null }
+  | { ok: false; transient: boolean; errorClass: string; responseCode: number | null };
+
+type Transport = ReturnType<typeof nodemailer.createTransport>;
+
+function transport(smtpUrl: string, timeoutMs: number): Transport {
+  const cache = processWide("ma2h.smtp", () => new Map<string, Transport>());
+  const key = `${smtpUrl}|${timeoutMs}`;
+  let t = cache.get(key);
+  if (!t) {
+    // `url` inside the options (not as the first argument, where a second argument would be message
+    // defaults): the timeouts bound every exchange, so a stalled server cannot hold a send forever.
+    t = nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    } as Parameters<typeof nodemailer.createTransport>[0]);
+    cache.set(key, t);
+  }
+  return t;
+}
+
+/** The error class an attempt row keeps: a short code, never a message text. */
+export function classify(err: unknown): { transient: boolean; errorClass: string; responseCode: number | null } {
+  const e = err as { responseCode?: unknown; code?: unknown };
+  const responseCode = typeof e.responseCode === "number" ? e.responseCode : null;
+  if (responseCode !== null && responseCode >= 500) return { transient: false, errorClass: "smtp_5xx", responseCode };
+  if (responseCode !== null && responseCode >= 400) return { transient: true, errorClass: "smtp_4xx", responseCode };
+  const code = typeof e.code === "string" ? e.code : "";
+  if (code === "ETIMEDOUT") return { transient: true, errorClass: "timeout", responseCode };
+  if (code === "EAUTH") return { transient: true, errorClass: "auth", responseCode };
+  if (["ECONNECTION", "ESOCKET", "EDNS", "ETLS", "ECONNREFUSED", "ECONNRESET"].includes(code))
+    return { transient: true, errorClass: "connection", responseCode };
+  if (code === "EENVELOPE") return { transient: false, errorClass: "envelope", responseCode };
+  return { transient: true, errorClass: "other", responseCode };
+}
+
+/**
+ * Sends one mail. `messageIdHeader` is the notification row's stable Message-ID: a resend of the
+ * same notification (after a crash in the accept window) carries the same one.
+ */
+export async function sendMail(to: string, mail: ComposedMail, messageIdHeader: string): Promise<SendResult> {
+  const settings = mailSettings();
+  if (!settings) return { ok: false, transient: false, errorClass: "email_off", responseCode: null };
+  try {
+    const info = await transport(settings.smtpUrl, settings.timeoutMs).sendMail({
+      from: settings.from,
+      to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      messageId: messageIdHeader,
+      headers: { "Auto-Submitted": "auto-generated" },
+    });
+    const code = /^(\d{3})/.exec(String((info as { response?: unknown }).response ?? ""))?.[1];
+    return { ok: true, responseCode: code ? Number(code) : null };
+  } catch (err) {
+    return { ok: false, ...classify(err) };
+  }
+}
