@@ -46,7 +46,7 @@ async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle
       throw new TypeError("default_on_expire for confirm must be 'approve' or 'deny'");
     }
     const handle = await client.ask.confirm({ ...common, allowEdit: a.allow_edit, defaultOnExpire: dflt });
-    return { handle, shape: { mode: "confirm", optionValues: ["approve", "deny"] } };
+    return { handle, shape: { mode: "confirm" } }; // the synthesized options (outcome.ts)
   }
   if (a.mode === "select") {
     const options = a.options ?? [];

@@ -7,6 +7,7 @@
  * the default, with the system actor — not as a person's choice (§6, §7).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CONFIRM_OPTIONS } from "../../../../lib/protocol/ask-contract";
 import { DEFAULT_ON_EXPIRE_ACTOR, type HubResponse } from "../../../../lib/protocol/response";
 import type { AnswerOutput } from "./schemas";
 
@@ -16,7 +17,8 @@ export interface AskShape {
   optionValues?: readonly string[];
 }
 
-const CONFIRM_VALUES = ["approve", "deny"];
+/** §5.2: the values the Hub synthesizes for a confirm without options — the protocol's one list. */
+const CONFIRM_VALUES = CONFIRM_OPTIONS.map((o) => o.value);
 
 export function result(text: string, structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text }], structuredContent: structured };

@@ -51,6 +51,10 @@ const field = z.strictObject({
   enum: z.array(z.string()).min(1).optional().describe("For a string field: the only allowed values."),
 });
 
+/** A bounded wait in whole seconds (§8.2 long-polls; MAX_WAIT_SECONDS in all). */
+const waitSeconds = (description: string) =>
+  z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(description);
+
 export const askHumanInput = (defaultWait: number) =>
   z
     .strictObject({
@@ -102,15 +106,9 @@ export const askHumanInput = (defaultWait: number) =>
         .describe(
           "With expires_in_seconds: the answer applied if nobody answers in time ('approve'/'deny' for confirm, an option value for select, an object for input). It is reported as the default, not as the person's answer.",
         ),
-      wait_seconds: z
-        .number()
-        .int()
-        .min(0)
-        .max(MAX_WAIT_SECONDS)
-        .optional()
-        .describe(
-          `How long this call waits for the answer (default ${defaultWait}, at most ${MAX_WAIT_SECONDS}). If the person has not answered by then you get the message id back; call check_answer with it later.`,
-        ),
+      wait_seconds: waitSeconds(
+        `How long this call waits for the answer (default ${defaultWait}, at most ${MAX_WAIT_SECONDS}). If the person has not answered by then you get the message id back; call check_answer with it later.`,
+      ),
     })
     .superRefine((a, ctx) => {
       const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
@@ -131,13 +129,7 @@ export type AskHumanInput = z.output<ReturnType<typeof askHumanInput>>;
 
 export const checkAnswerInput = z.strictObject({
   id: messageId,
-  wait_seconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_WAIT_SECONDS)
-    .optional()
-    .describe("Wait up to this long for the answer (default 0: just look)."),
+  wait_seconds: waitSeconds("Wait up to this long for the answer (default 0: just look)."),
 });
 
 export const cancelAskInput = z.strictObject({
