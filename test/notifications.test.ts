@@ -60,6 +60,9 @@ async function startSmtp(): Promise<void> {
       });
     },
   });
+  // A worker SIGKILLed mid-session resets its connection; smtp-server re-emits that as the server's
+  // "error", which with no listener would be an uncaught exception in this process.
+  smtp.on("error", () => {});
   await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
   smtpPort = (smtp.server.address() as AddressInfo).port;
 }
