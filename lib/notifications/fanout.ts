@@ -3,33 +3,20 @@
  * `notifications.fanout` job only wakes this up, and the sweep re-finds whatever a lost job left:
  * - `fanOut`: a message's unprocessed outbox row becomes one `notifications` row per (recipient,
  *   channel, kind) — inserted with the unique key, so any number of runs create each row once;
- * - `sendDue`: each due row is claimed (pending → sending, with a lease) by one conditional UPDATE
- *   before anything is sent, and a `sent` row is final, so two workers never send the same row.
- * A row left `sending` past its lease was interrupted (the worker died mid-send): it is logged as
- * such and sent again with the same Message-ID — at-least-once across the window between the SMTP
- * server's acceptance and our UPDATE (docs/decisions.md "Notifications").
+ * - each due row is then sent by `sendOne` (send.ts), claimed first, so none is sent twice.
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { env, mailSettings, notifyRetryPolicy } from "../env";
-import { log } from "../log";
-import { humanResolveRefusal } from "../messages/access";
+import { mailSettings } from "../env";
 import { envelopeOf } from "../messages/record";
-import { seatFor } from "../principals/seats";
 import { mintId } from "../protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
-import { composeMail } from "./compose";
+import { CHANNEL_EMAIL, KIND_NEW } from "./kinds";
+import { deliveryPlan, type PlanItem } from "./preferences";
 import { resolvingHumans } from "./recipients";
-import { sendMail, type SendResult } from "./smtp";
+import { sendOne } from "./send";
 
-export const CHANNEL_EMAIL = "email";
-export const KIND_NEW = "new";
 const SEND_PARALLELISM = 8;
-
-/** How long a claim holds: longer than any one SMTP exchange can take (three timeouts, plus slack). */
-function leaseMs(): number {
-  return 2 * env().MA2H_SMTP_TIMEOUT_MS + 1000;
-}
 
 /** Turns the message's outbox row into notification rows; a no-op once processed. */
 export async function fanOut(messageId: string): Promise<void> {
@@ -39,168 +26,33 @@ export async function fanOut(messageId: string): Promise<void> {
     if (!box || box.processedAt) return;
     const message = await tx.message.findUnique({
       where: { id: messageId },
-      select: { accountId: true, envelope: true, status: true },
+      select: { accountId: true, envelope: true, status: true, priority: true },
     });
     // Email off (no SMTP_URL): no rows — nothing would ever send them (docs/notifications.md).
     if (message && message.status === "open" && mailSettings()) {
-      const recipients = await resolvingHumans(message.accountId, envelopeOf(message));
-      await tx.notification.createMany({
-        data: recipients.map((r) => ({
+      const envelope = envelopeOf(message);
+      const item = { type: envelope.type, priority: message.priority } as PlanItem;
+      const recipients = await resolvingHumans(message.accountId, envelope);
+      const rows = [];
+      for (const r of recipients) {
+        const plan = await deliveryPlan(r.userId, message.accountId, CHANNEL_EMAIL, KIND_NEW, item, now);
+        if (!plan.send) continue;
+        rows.push({
           id: mintId("notification"),
           messageId,
           userId: r.userId,
           channel: CHANNEL_EMAIL,
           kind: KIND_NEW,
-          nextAttemptAt: now,
+          digest: plan.digest,
+          nextAttemptAt: plan.at,
           createdAt: now,
           updatedAt: now,
-        })),
-        skipDuplicates: true,
-      });
+        });
+      }
+      await tx.notification.createMany({ data: rows, skipDuplicates: true });
     }
     await tx.notificationOutbox.update({ where: { messageId }, data: { processedAt: now } });
   });
-}
-
-/** A row left `sending` past its lease: log the interruption and make it due again. */
-async function recoverInterrupted(id: string, now: Date): Promise<void> {
-  const row = await db().notification.findUnique({ where: { id } });
-  if (row?.status !== "sending" || !row.leaseUntil || row.leaseUntil >= now) return;
-  await db().$transaction(async (tx) => {
-    const res = await tx.notification.updateMany({
-      where: { id, status: "sending", leaseUntil: row.leaseUntil },
-      data: { status: "pending", leaseUntil: null, nextAttemptAt: now, lastErrorClass: "interrupted", updatedAt: now },
-    });
-    if (res.count !== 1) return;
-    await tx.notificationAttempt.create({
-      data: {
-        notificationId: id,
-        attempt: row.attempts,
-        channel: row.channel,
-        userId: row.userId,
-        outcome: "interrupted",
-        errorClass: "interrupted",
-        at: now,
-      },
-    });
-  });
-  log.warn("notification send was interrupted; sending again", { notification_id: id, attempt: row.attempts });
-}
-
-/** Claims one due row for one attempt; null when it is not due, not pending, or taken. */
-async function claim(id: string, now: Date): Promise<number | null> {
-  const res = await db().notification.updateMany({
-    where: { id, status: "pending", nextAttemptAt: { lte: new Date(now.getTime() + 250) } },
-    data: {
-      status: "sending",
-      leaseUntil: new Date(now.getTime() + leaseMs()),
-      attempts: { increment: 1 },
-      updatedAt: now,
-    },
-  });
-  if (res.count !== 1) return null;
-  const row = await db().notification.findUniqueOrThrow({ where: { id }, select: { attempts: true } });
-  return row.attempts;
-}
-
-type Finish =
-  | { status: "sent"; result: SendResult }
-  | { status: "pending"; result: SendResult; nextAt: Date }
-  | { status: "failed" | "cancelled"; result: SendResult | null; errorClass: string };
-
-/** Records the attempt and the row's new state in one transaction; only the claim's holder may. */
-async function finish(id: string, attempt: number, f: Finish): Promise<void> {
-  const now = clock.now();
-  const errorClass =
-    f.status === "sent"
-      ? null
-      : f.result && !f.result.ok
-        ? f.result.errorClass
-        : ((f as { errorClass?: string }).errorClass ?? null);
-  const row = await db().notification.findUniqueOrThrow({ where: { id }, select: { channel: true, userId: true } });
-  await db().$transaction(async (tx) => {
-    const res = await tx.notification.updateMany({
-      where: { id, status: "sending", attempts: attempt },
-      data: {
-        status: f.status,
-        leaseUntil: null,
-        updatedAt: now,
-        lastErrorClass: errorClass,
-        ...(f.status === "sent" ? { sentAt: now } : {}),
-        ...(f.status === "pending" ? { nextAttemptAt: f.nextAt } : {}),
-      },
-    });
-    if (res.count !== 1) return;
-    if (f.status === "cancelled") return; // not an attempt: nothing was sent
-    await tx.notificationAttempt.create({
-      data: {
-        notificationId: id,
-        attempt,
-        channel: row.channel,
-        userId: row.userId,
-        outcome: f.status === "pending" ? "retry" : f.status,
-        errorClass,
-        responseCode: f.result?.responseCode ?? null,
-        at: now,
-      },
-    });
-  });
-}
-
-/** One attempt at one notification row. */
-async function sendOne(id: string): Promise<void> {
-  const now = clock.now();
-  await recoverInterrupted(id, now);
-  const attempt = await claim(id, now);
-  if (attempt === null) return;
-  const n = await db().notification.findUniqueOrThrow({
-    where: { id },
-    include: {
-      user: { select: { email: true } },
-      message: {
-        select: {
-          id: true,
-          accountId: true,
-          title: true,
-          priority: true,
-          sensitive: true,
-          status: true,
-          envelope: true,
-        },
-      },
-    },
-  });
-  // Only an open item asks anyone to act; one resolved, expired or cancelled meanwhile is not mailed.
-  if (n.message.status !== "open")
-    return finish(id, attempt, { status: "cancelled", result: null, errorClass: "not_open" });
-  // Re-checked at send time: a person whose seat was removed or narrowed since the fan-out is not told.
-  const envelope = envelopeOf(n.message);
-  const seat = await seatFor(n.userId, n.message.accountId);
-  if (!seat || humanResolveRefusal(seat, envelope) !== null)
-    return finish(id, attempt, { status: "cancelled", result: null, errorClass: "not_resolver" });
-  const mail = composeMail(n.message, envelope, env().publicUrl);
-  const host = new URL(env().publicUrl).hostname || "ma2h.invalid";
-  const result = await sendMail(n.user.email, mail, `<${n.id}@${host}>`);
-  if (result.ok) {
-    log.info("notification sent", { notification_id: id, message_id: n.messageId, channel: n.channel, attempt });
-    return finish(id, attempt, { status: "sent", result });
-  }
-  const policy = notifyRetryPolicy();
-  log.warn("notification attempt failed", {
-    notification_id: id,
-    message_id: n.messageId,
-    channel: n.channel,
-    attempt,
-    error_class: result.errorClass,
-    response_code: result.responseCode,
-  });
-  if (result.transient && attempt < policy.maxAttempts) {
-    const nextAt = new Date(clock.now().getTime() + policy.baseMs * 2 ** (attempt - 1));
-    await finish(id, attempt, { status: "pending", result, nextAt });
-    await enqueueNotify(n.messageId, `retry-${id}-${attempt + 1}`, nextAt);
-    return;
-  }
-  await finish(id, attempt, { status: "failed", result, errorClass: result.errorClass });
 }
 
 /** The job: fan the message out if not yet done, then send each of its due notifications. */
@@ -210,6 +62,7 @@ export async function processNotifications(messageId: string): Promise<void> {
   const due = await db().notification.findMany({
     where: {
       messageId,
+      digest: false, // a digest row is sent with the person's digest mail, not on its own
       OR: [
         { status: "pending", nextAttemptAt: { lte: new Date(now.getTime() + 250) } },
         { status: "sending", leaseUntil: { lt: now } },
@@ -220,6 +73,13 @@ export async function processNotifications(messageId: string): Promise<void> {
   // A few SMTP sessions at a time, however many people one item tells.
   for (let i = 0; i < due.length; i += SEND_PARALLELISM)
     await Promise.all(due.slice(i, i + SEND_PARALLELISM).map((d) => sendOne(d.id)));
+  // A row due later (quiet hours, a reminder, a retry) gets a delayed wake-up; the sweep is the backstop.
+  const next = await db().notification.findFirst({
+    where: { messageId, digest: false, status: "pending", nextAttemptAt: { gt: new Date(now.getTime() + 250) } },
+    orderBy: { nextAttemptAt: "asc" },
+    select: { nextAttemptAt: true },
+  });
+  if (next) await enqueueNotify(messageId, `at-${next.nextAttemptAt.getTime()}`, next.nextAttemptAt);
 }
 
 /**
@@ -238,6 +98,7 @@ export async function sweepNotifications(): Promise<void> {
     }),
     db().notification.findMany({
       where: {
+        digest: false,
         OR: [
           { status: "pending", nextAttemptAt: { lte: now } },
           { status: "sending", leaseUntil: { lt: now } },
