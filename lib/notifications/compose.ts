@@ -6,6 +6,7 @@
  */
 import { effectiveOptions } from "../protocol/ask-contract";
 import type { Message } from "../protocol/message";
+import { escapeHtml, oneLine } from "./text";
 
 export interface MailItem {
   id: string;
@@ -23,15 +24,6 @@ export interface ComposedMail {
 /** The item's page in the Hub's inbox (the same `review_url` the submit ack returns). */
 export function itemUrl(publicUrl: string, id: string): string {
   return `${publicUrl}/inbox/${id}`;
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** Header-safe: no line breaks in a subject. */
-function oneLine(s: string): string {
-  return s.replace(/[\r\n\u2028\u2029]+/g, " ").trim();
 }
 
 interface Section {
