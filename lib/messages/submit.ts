@@ -91,7 +91,7 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
       if (outcome.result.expiresAt) await scheduleExpiry(outcome.result.ack.id, outcome.result.expiresAt);
       // Notifications (#16): the outbox row committed with the message; this wake-up is not awaited,
       // so nothing of the fan-out is in the request's latency (the sweep re-finds a lost one).
-      if (message.type !== "notify") void enqueueNotify(outcome.result.ack.id, "new");
+      void enqueueNotify(outcome.result.ack.id, "new");
       return outcome.result;
     }
     await afterTerminal(outcome.expiry);
@@ -198,8 +198,9 @@ async function createMessage(
     });
   }
   // Notifications (#16, docs/notifications.md): the obligation to tell people, as a row committed
-  // with the message; a worker fans it out. `notify` items notify no one until opt-in exists.
-  if (message.type !== "notify") await tx.notificationOutbox.create({ data: { messageId: id, createdAt: now } });
+  // with the message; a worker fans it out — for an ask/task to its resolvers, for a notify to
+  // those who opted in (lib/notifications/recipients.ts, preferences.ts).
+  await tx.notificationOutbox.create({ data: { messageId: id, createdAt: now } });
   await writeAudit(tx, {
     accountId: principal.accountId,
     messageId: id,

@@ -13,8 +13,9 @@ import { mintId } from "../protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
 import { CHANNEL_EMAIL, KIND_NEW } from "./kinds";
 import { deliveryPlan, type PlanItem } from "./preferences";
-import { resolvingHumans } from "./recipients";
+import { audienceOf, stillTellable } from "./recipients";
 import { sendOne } from "./send";
+import { sendDueDigests, sendNotifyRows } from "./digest";
 
 const SEND_PARALLELISM = 8;
 
@@ -26,38 +27,62 @@ export async function fanOut(messageId: string): Promise<void> {
     if (!box || box.processedAt) return;
     const message = await tx.message.findUnique({
       where: { id: messageId },
-      select: { accountId: true, envelope: true, status: true, priority: true },
+      select: { accountId: true, envelope: true, type: true, status: true, priority: true },
     });
     // Email off (no SMTP_URL): no rows — nothing would ever send them (docs/notifications.md).
-    if (message && message.status === "open" && mailSettings()) {
-      const envelope = envelopeOf(message);
-      const item = { type: envelope.type, priority: message.priority } as PlanItem;
-      const recipients = await resolvingHumans(message.accountId, envelope);
-      const rows = [];
-      for (const r of recipients) {
-        const plan = await deliveryPlan(r.userId, message.accountId, CHANNEL_EMAIL, KIND_NEW, item, now);
-        if (!plan.send) continue;
-        rows.push({
-          id: mintId("notification"),
-          messageId,
-          userId: r.userId,
-          channel: CHANNEL_EMAIL,
-          kind: KIND_NEW,
-          digest: plan.digest,
-          nextAttemptAt: plan.at,
-          createdAt: now,
-          updatedAt: now,
-        });
-      }
+    if (message && stillTellable(message.type, message.status) && mailSettings()) {
+      const rows = await newNotificationRows(messageId, message, now);
       await tx.notification.createMany({ data: rows, skipDuplicates: true });
     }
     await tx.notificationOutbox.update({ where: { messageId }, data: { processedAt: now } });
   });
 }
 
-/** The job: fan the message out if not yet done, then send each of its due notifications. */
+/**
+ * The `new` rows of one item: its audience (recipients.ts — resolvers for an ask/task, every seated
+ * human for a notify), each person's plan deciding whether, when, and whether in a digest.
+ */
+async function newNotificationRows(
+  messageId: string,
+  message: { accountId: string; envelope: string; priority: string },
+  now: Date,
+) {
+  const envelope = envelopeOf(message);
+  const item = { type: envelope.type, priority: message.priority } as PlanItem;
+  const rows = [];
+  for (const r of await audienceOf(message.accountId, envelope)) {
+    const plan = await deliveryPlan(r.userId, message.accountId, CHANNEL_EMAIL, KIND_NEW, item, now);
+    if (!plan.send) continue;
+    rows.push({
+      id: mintId("notification"),
+      messageId,
+      userId: r.userId,
+      channel: CHANNEL_EMAIL,
+      kind: KIND_NEW,
+      digest: plan.digest,
+      nextAttemptAt: plan.at,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+  return rows;
+}
+
+/**
+ * The job: fan the message out if not yet done, then send each of its due notifications — an
+ * ask/task's one by one (send.ts), a notify's through digest.ts (a one-mail-each notify is a batch
+ * of one; digest rows wait for the sweep's digest run).
+ */
 export async function processNotifications(messageId: string): Promise<void> {
   await fanOut(messageId);
+  const message = await db().message.findUnique({ where: { id: messageId }, select: { type: true } });
+  if (message?.type === "notify") await sendNotifyRows(messageId);
+  else await sendItemRows(messageId);
+  await wakeForNextDue(messageId);
+}
+
+/** Each due (or interrupted) row of an ask/task, a few SMTP sessions at a time. */
+async function sendItemRows(messageId: string): Promise<void> {
   const now = clock.now();
   const due = await db().notification.findMany({
     where: {
@@ -73,6 +98,10 @@ export async function processNotifications(messageId: string): Promise<void> {
   // A few SMTP sessions at a time, however many people one item tells.
   for (let i = 0; i < due.length; i += SEND_PARALLELISM)
     await Promise.all(due.slice(i, i + SEND_PARALLELISM).map((d) => sendOne(d.id)));
+}
+
+async function wakeForNextDue(messageId: string): Promise<void> {
+  const now = clock.now();
   // A row due later (quiet hours, a reminder, a retry) gets a delayed wake-up; the sweep is the backstop.
   const next = await db().notification.findFirst({
     where: { messageId, digest: false, status: "pending", nextAttemptAt: { gt: new Date(now.getTime() + 250) } },
@@ -111,4 +140,6 @@ export async function sweepNotifications(): Promise<void> {
   ]);
   const ids = new Set([...boxes.map((b) => b.messageId), ...due.map((d) => d.messageId)]);
   for (const id of ids) await enqueueNotify(id, "sweep");
+  // Digests (digest.ts): due ones are sent from here, each person's in one mail.
+  await sendDueDigests();
 }

@@ -1,8 +1,12 @@
 /**
- * Who is told of a new item (#16, docs/notifications.md): exactly the humans who may resolve it —
- * the same §9.1 rule the inbox and `resolveMessage` apply (`humanResolveRefusal`): the humans
- * `allowed_resolvers` names, or, when it is absent, every owner, admin and member of the item's
- * account. A viewer never is; agents are not mailed.
+ * Who may be told of a new item (#16, docs/notifications.md "Who is told"); each person's
+ * preferences (preferences.ts `deliveryPlan`) then decide whether and when:
+ * - an ask or task: exactly the humans who may resolve it — the same §9.1 rule the inbox and
+ *   `resolveMessage` apply (`humanResolveRefusal`): the humans `allowed_resolvers` names, or, when
+ *   it is absent, every owner, admin and member of the item's account. A viewer never is.
+ * - a notify: every human seated in the account, viewers included — a notify asks no one to act
+ *   (§5.1), and a viewer reads it in the inbox anyway; it is opt-in, so only those who chose it get it.
+ * Agents are not mailed.
  */
 import { db } from "../db";
 import { humanResolveRefusal } from "../messages/access";
@@ -12,6 +16,20 @@ import { RESOLVING_ROLES, type Role } from "../principals/types";
 export interface Recipient {
   userId: string;
   handle: string;
+}
+
+/** The audience of one item, by its type (see above). */
+export function audienceOf(accountId: string, envelope: ReturnType<typeof envelopeOf>): Promise<Recipient[]> {
+  return envelope.type === "notify" ? seatedHumans(accountId) : resolvingHumans(accountId, envelope);
+}
+
+/** Every human with a seat in the account, whatever the role. */
+export async function seatedHumans(accountId: string): Promise<Recipient[]> {
+  return db().membership.findMany({
+    where: { accountId },
+    select: { userId: true, handle: true },
+    orderBy: { handle: "asc" },
+  });
 }
 
 export async function resolvingHumans(
@@ -26,4 +44,13 @@ export async function resolvingHumans(
   return members
     .filter((m) => humanResolveRefusal({ accountId, handle: m.handle, role: m.role as Role }, envelope) === null)
     .map((m) => ({ userId: m.userId, handle: m.handle }));
+}
+
+/**
+ * Whether an item is still worth telling anyone about: an ask or task while it is `open` (once
+ * resolved, expired or cancelled nobody needs to act); a notify is `delivered` on acceptance and
+ * stays so (§5.1, §7 — it has no later state), so it is tellable for as long as it exists.
+ */
+export function stillTellable(type: string, status: string): boolean {
+  return type === "notify" ? status === "delivered" : status === "open";
 }
