@@ -33,6 +33,11 @@ export const AUDIT_EVENT = {
   directiveAcknowledged: "directive.acknowledged",
   directiveExpired: "directive.expired",
   directiveBounced: "directive.bounced",
+  // Notification preferences and account settings (#16, docs/notifications.md).
+  notificationPreferencesChanged: "notification.preferences_changed",
+  notificationPreferencesReset: "notification.preferences_reset",
+  notificationDefaultsChanged: "notification.defaults_changed",
+  notificationEmailAnswerChanged: "notification.email_answer_changed",
 } as const;
 
 /** A message's terminal transition is recorded as `message.<resolution>` (§7). */

@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { db } from "../db";
+import { HubError } from "../protocol/errors";
 import { PRIORITY_RANK, type Priority } from "../messages/listing";
 import { CHANNELS, type Channel, KIND_ESCALATION, type Kind } from "./kinds";
 import { HH_MM, isTimeZone, minutesOf, nextLocalHour, nextLocalTime, quietUntil } from "./local-time";
@@ -181,4 +182,35 @@ export async function deliveryPlan(
   now: Date,
 ): Promise<DeliveryPlan> {
   return planDelivery(await effectivePreferences(userId, accountId), channel, kind, item, now);
+}
+
+/** `channels.email.notify`-style paths of every leaf, for comparing two sets of preferences. */
+function leaves(value: unknown, prefix = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  if (value !== null && typeof value === "object")
+    for (const [k, v] of Object.entries(value))
+      for (const [p, l] of leaves(v, prefix ? `${prefix}.${k}` : k)) out.set(p, l);
+  else out.set(prefix, JSON.stringify(value));
+  return out;
+}
+
+/** The fields (paths, never values) that differ between two sets of preferences — what the audit row names. */
+export function changedFields(before: Preferences, after: Preferences): string[] {
+  const a = leaves(before);
+  const b = leaves(after);
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  // Quiet hours turned on or off differ as a whole, not leaf by leaf.
+  return [...keys]
+    .filter((k) => a.get(k) !== b.get(k))
+    .map((k) => (k.startsWith("quietHours") ? "quietHours" : k))
+    .filter((k, i, all) => all.indexOf(k) === i)
+    .sort();
+}
+
+/** Parses a whole set of preferences from a form or a request, or throws a `validation_error` naming each field. */
+export function parsePreferences(input: unknown): Preferences {
+  const parsed = preferencesShape.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(preferences)"}: ${i.message}`);
+  throw new HubError("validation_error", problems.join("; "));
 }
