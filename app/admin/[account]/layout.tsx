@@ -7,6 +7,7 @@ const TABS = [
   ["agents", "Agents & keys"],
   ["bindings", "Callback bindings"],
   ["members", "Members"],
+  ["notifications", "Notifications"],
   ["audit", "Audit log"],
 ] as const;
 

@@ -1,0 +1,126 @@
+/**
+ * The fields of one set of notification preferences (#16): a person's own on
+ * `/settings/notifications`, an account's defaults on `/admin/<account>/notifications`. Plain
+ * inputs inside an ActionForm; names come from lib/notifications/preferences-form.ts, and the
+ * server validates everything (preferences.ts).
+ */
+import { CHANNELS, type Channel } from "@/lib/notifications/kinds";
+import { DAILY_DIGEST_AT, DIGESTS, PRIORITIES, type Preferences } from "@/lib/notifications/preferences";
+import { FIELD } from "@/lib/notifications/preferences-form";
+
+const CHANNEL_LABEL: Record<Channel, string> = { email: "Email" };
+const DIGEST_LABEL = {
+  off: "one mail each",
+  hourly: "an hourly digest",
+  daily: `a daily digest (${DAILY_DIGEST_AT} in my time zone)`,
+} as const;
+
+/** The IANA zones this runtime knows, UTC first. */
+function timeZones(): string[] {
+  const all = Intl.supportedValuesOf("timeZone");
+  return ["UTC", ...all.filter((z) => z !== "UTC")];
+}
+
+export function PreferenceFields({ values, testId }: { values: Preferences; testId: string }) {
+  const q = values.quietHours;
+  return (
+    <>
+      {CHANNELS.map((c) => {
+        const v = values.channels[c];
+        return (
+          <fieldset key={c} className="pref-channel" data-testid={`${testId}-${c}`}>
+            <legend>{CHANNEL_LABEL[c]}</legend>
+            <label>
+              <input
+                type="checkbox"
+                name={FIELD.askTask(c)}
+                defaultChecked={v.askTask}
+                data-testid={`${testId}-${c}-asktask`}
+              />{" "}
+              asks and tasks waiting on me
+            </label>
+            <label>
+              <input
+                type="checkbox"
+                name={FIELD.notify(c)}
+                defaultChecked={v.notify}
+                data-testid={`${testId}-${c}-notify`}
+              />{" "}
+              notify items (for information, nothing to answer)
+            </label>
+            <label>
+              only from priority{" "}
+              <select
+                name={FIELD.minPriority(c)}
+                defaultValue={v.minPriority}
+                data-testid={`${testId}-${c}-minpriority`}
+              >
+                {PRIORITIES.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                    {p === "low" ? " (everything)" : " and up"}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              notify items as{" "}
+              <select name={FIELD.digest(c)} defaultValue={v.digest} data-testid={`${testId}-${c}-digest`}>
+                {DIGESTS.map((d) => (
+                  <option key={d} value={d}>
+                    {DIGEST_LABEL[d]}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </fieldset>
+        );
+      })}
+      <fieldset className="pref-quiet" data-testid={`${testId}-quiet`}>
+        <legend>Quiet hours</legend>
+        <label>
+          time zone{" "}
+          <select name={FIELD.timeZone} defaultValue={values.timeZone} data-testid={`${testId}-timezone`}>
+            {timeZones().map((z) => (
+              <option key={z} value={z}>
+                {z}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <input type="checkbox" name={FIELD.quiet} defaultChecked={q !== null} data-testid={`${testId}-quiet-on`} />{" "}
+          hold notifications back from
+        </label>
+        <label>
+          <input
+            type="time"
+            name={FIELD.quietStart}
+            defaultValue={q?.start ?? "22:00"}
+            aria-label="quiet hours start"
+            data-testid={`${testId}-quiet-start`}
+          />
+        </label>
+        <label>
+          to{" "}
+          <input
+            type="time"
+            name={FIELD.quietEnd}
+            defaultValue={q?.end ?? "07:00"}
+            aria-label="quiet hours end"
+            data-testid={`${testId}-quiet-end`}
+          />
+        </label>
+        <label>
+          <input
+            type="checkbox"
+            name={FIELD.urgentBreaksThrough}
+            defaultChecked={q?.urgentBreaksThrough ?? true}
+            data-testid={`${testId}-quiet-urgent`}
+          />{" "}
+          urgent items break through
+        </label>
+      </fieldset>
+    </>
+  );
+}
