@@ -203,10 +203,13 @@ describe("who is told", () => {
     expect(mailsFor(title)).toEqual([]);
   });
 
-  it("a notify sends nothing (opt-in comes later): no outbox row, no mail", async () => {
+  it("a notify nobody opted into mails no one: its outbox row is processed, no notification rows", async () => {
     const { id, title } = await submit("acme", A, "notify");
-    await sleep(2000);
-    expect(await db().notificationOutbox.findUnique({ where: { messageId: id } })).toBeNull();
+    await until("the outbox processed", async () =>
+      (await db().notificationOutbox.findUnique({ where: { messageId: id } }))?.processedAt ? true : undefined,
+    );
+    await sleep(1500);
+    expect(await notificationsOf(id)).toEqual([]);
     expect(mailsFor(title)).toEqual([]);
   });
 });
