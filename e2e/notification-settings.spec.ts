@@ -1,0 +1,125 @@
+/**
+ * The notification settings pages (#16, docs/notifications.md "Preferences"): kim (member of
+ * initech) reaches `/settings/notifications` from the settings tabs, is told email is off on this
+ * Hub (the e2e Hub has no SMTP_URL), saves preferences (a bad time zone is refused and changes
+ * nothing) and resets them; she gets the 404 of an unknown page for the account's admin page;
+ * dana (owner of demo) saves the account's defaults and toggles answering from an email without
+ * signing in, and the audit log names each change with its actor.
+ */
+import type { Page } from "@playwright/test";
+import { expect, signedInContext, test } from "./support/fixtures";
+import { LOGINS } from "./support/state";
+
+test.describe.configure({ mode: "serial" });
+
+/** The account's audit rows of one kind, oldest first (the export is newest first). */
+async function auditEvents(page: Page, slug: string, event: string): Promise<Array<Record<string, unknown>>> {
+  const res = await page.request.get(`/admin/${slug}/audit/export?kind=${encodeURIComponent(event)}`);
+  expect(res.status()).toBe(200);
+  return (await res.text())
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((e) => e.event === event)
+    .reverse();
+}
+
+test("a member saves and resets her own preferences", async ({ kim }) => {
+  const page = kim.page;
+  await page.goto("/settings/tokens");
+  await page.getByTestId("settings-tab-notifications").click();
+  await expect(page).toHaveURL(/\/settings\/notifications$/);
+  await expect(page.getByTestId("email-off")).toContainText("Email is off on this Hub");
+  const form = page.getByTestId("save-prefs-initech");
+  await expect(page.getByTestId("prefs-initech-source")).toContainText("defaults");
+  // The built-in defaults: asks/tasks on, notify off (opt-in).
+  await expect(form.getByTestId("pref-initech-email-asktask")).toBeChecked();
+  await expect(form.getByTestId("pref-initech-email-notify")).not.toBeChecked();
+
+  await form.getByTestId("pref-initech-email-notify").check();
+  await form.getByTestId("pref-initech-email-digest").selectOption("daily");
+  await form.getByTestId("pref-initech-email-minpriority").selectOption("high");
+  await form.getByTestId("pref-initech-timezone").selectOption("Europe/Berlin");
+  await form.getByTestId("pref-initech-quiet-on").check();
+  await form.getByTestId("pref-initech-quiet-start").fill("21:30");
+  await form.getByTestId("pref-initech-quiet-end").fill("06:45");
+  await form.getByTestId("pref-initech-quiet-urgent").uncheck();
+  await form.getByTestId("save-prefs-initech-submit").click();
+  await expect(form.getByTestId("save-prefs-initech-ok")).toContainText("Saved");
+
+  await page.reload();
+  await expect(page.getByTestId("prefs-initech-source")).toContainText("Your own choices");
+  const saved = page.getByTestId("save-prefs-initech");
+  await expect(saved.getByTestId("pref-initech-email-notify")).toBeChecked();
+  await expect(saved.getByTestId("pref-initech-email-digest")).toHaveValue("daily");
+  await expect(saved.getByTestId("pref-initech-email-minpriority")).toHaveValue("high");
+  await expect(saved.getByTestId("pref-initech-timezone")).toHaveValue("Europe/Berlin");
+  await expect(saved.getByTestId("pref-initech-quiet-start")).toHaveValue("21:30");
+  await expect(saved.getByTestId("pref-initech-quiet-end")).toHaveValue("06:45");
+  await expect(saved.getByTestId("pref-initech-quiet-urgent")).not.toBeChecked();
+
+  // Quiet hours that start where they end are refused with the reason; nothing changes.
+  await saved.getByTestId("pref-initech-quiet-end").fill("21:30");
+  await saved.getByTestId("save-prefs-initech-submit").click();
+  await expect(saved.getByTestId("save-prefs-initech-error")).toContainText("quiet hours must start and end");
+  await page.reload();
+  await expect(page.getByTestId("save-prefs-initech").getByTestId("pref-initech-quiet-end")).toHaveValue("06:45");
+
+  await page.getByTestId("reset-prefs-initech-submit").click();
+  await expect(page.getByTestId("reset-prefs-initech-ok")).toContainText("defaults again");
+  await page.reload();
+  await expect(page.getByTestId("prefs-initech-source")).toContainText("defaults");
+  await expect(page.getByTestId("save-prefs-initech").getByTestId("pref-initech-email-notify")).not.toBeChecked();
+});
+
+test("a member cannot reach the account's notification settings (404)", async ({ kim }) => {
+  const res = await kim.page.goto("/admin/initech/notifications");
+  expect(res?.status()).toBe(404);
+});
+
+test("an owner saves the account's defaults and toggles answering from an email; both audited", async ({ browser }) => {
+  const { context, page } = await signedInContext(browser, LOGINS.dana);
+  try {
+    await page.goto("/admin/demo/agents");
+    await page.getByTestId("tab-notifications").click();
+    await expect(page).toHaveURL(/\/admin\/demo\/notifications$/);
+    await expect(page.getByTestId("email-off")).toBeVisible();
+
+    const form = page.getByTestId("save-defaults");
+    await form.getByTestId("defaults-email-notify").check();
+    await form.getByTestId("defaults-email-digest").selectOption("hourly");
+    await form.getByTestId("save-defaults-submit").click();
+    await expect(form.getByTestId("save-defaults-ok")).toContainText("Saved demo's notification defaults");
+    await page.reload();
+    await expect(page.getByTestId("save-defaults").getByTestId("defaults-email-notify")).toBeChecked();
+    await expect(page.getByTestId("save-defaults").getByTestId("defaults-email-digest")).toHaveValue("hourly");
+
+    // The defaults are what a person of demo who chose nothing sees on their own page.
+    await page.goto("/settings/notifications");
+    await expect(page.getByTestId("save-prefs-demo").getByTestId("pref-demo-email-notify")).toBeChecked();
+
+    await page.goto("/admin/demo/notifications");
+    await expect(page.getByTestId("email-answer-state")).toContainText("on");
+    await page.getByTestId("toggle-email-answer-submit").click();
+    await expect(page.getByTestId("toggle-email-answer-ok")).toContainText("must sign in");
+    await page.reload();
+    await expect(page.getByTestId("email-answer-state")).toContainText("off");
+    await page.getByTestId("toggle-email-answer-submit").click();
+    await expect(page.getByTestId("toggle-email-answer-ok")).toContainText("may answer");
+    await page.reload();
+    await expect(page.getByTestId("email-answer-state")).toContainText("on");
+
+    const defaults = await auditEvents(page, "demo", "notification.defaults_changed");
+    expect(defaults.at(-1)).toMatchObject({
+      actor: "human:dana",
+      detail: { changed: ["channels.email.digest", "channels.email.notify"] },
+    });
+    const answers = await auditEvents(page, "demo", "notification.email_answer_changed");
+    expect(answers.slice(-2).map((e) => [e.actor, e.detail])).toEqual([
+      ["human:dana", { enabled: false }],
+      ["human:dana", { enabled: true }],
+    ]);
+  } finally {
+    await context.close();
+  }
+});
