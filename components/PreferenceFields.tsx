@@ -15,10 +15,13 @@ const DIGEST_LABEL = {
   daily: `a daily digest (${DAILY_DIGEST_AT} in my time zone)`,
 } as const;
 
-/** The IANA zones this runtime knows, UTC first. */
-function timeZones(): string[] {
-  const all = Intl.supportedValuesOf("timeZone");
-  return ["UTC", ...all.filter((z) => z !== "UTC")];
+/**
+ * The IANA zones this runtime lists, UTC first — plus the saved one when Intl accepts it but does
+ * not list it (an alias such as `US/Eastern`), so saving the form never changes it silently.
+ */
+function timeZones(current: string): string[] {
+  const all = ["UTC", ...Intl.supportedValuesOf("timeZone").filter((z) => z !== "UTC")];
+  return all.includes(current) ? all : [current, ...all];
 }
 
 export function PreferenceFields({ values, testId }: { values: Preferences; testId: string }) {
@@ -81,7 +84,7 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
         <label>
           time zone{" "}
           <select name={FIELD.timeZone} defaultValue={values.timeZone} data-testid={`${testId}-timezone`}>
-            {timeZones().map((z) => (
+            {timeZones(values.timeZone).map((z) => (
               <option key={z} value={z}>
                 {z}
               </option>
