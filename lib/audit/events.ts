@@ -33,6 +33,8 @@ export const AUDIT_EVENT = {
   directiveAcknowledged: "directive.acknowledged",
   directiveExpired: "directive.expired",
   directiveBounced: "directive.bounced",
+  // Notifications (#16): an account's reminder and escalation delays.
+  notificationRemindersChanged: "notifications.reminders_changed",
 } as const;
 
 /** A message's terminal transition is recorded as `message.<resolution>` (§7). */
