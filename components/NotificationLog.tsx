@@ -42,7 +42,7 @@ export function NotificationLog({ log }: { log: ItemNotificationLog }) {
           <tbody>
             {rows.map((r) => (
               <tr key={r.id} data-testid="notification-row" data-kind={r.kind} data-status={r.status}>
-                <td>{r.handle ? <code>human:{r.handle}</code> : <em>no longer a member</em>}</td>
+                <td>{r.handle ? <code>{`human:${r.handle}`}</code> : <em>no longer a member</em>}</td>
                 <td>{r.channel}</td>
                 <td>{r.kind}</td>
                 <td>
@@ -66,9 +66,10 @@ export function NotificationLog({ log }: { log: ItemNotificationLog }) {
                     ? "—"
                     : r.attempts.map((a) => (
                         <div key={`${a.attempt}-${a.outcome}-${a.at}`} data-testid="notification-attempt">
-                          #{a.attempt} {a.outcome}
-                          {a.errorClass && <> · {a.errorClass}</>}
-                          {a.responseCode !== null && <> · {a.responseCode}</>} · <LocalTime iso={a.at} />
+                          {[`#${a.attempt} ${a.outcome}`, a.errorClass, a.responseCode]
+                            .filter((x) => x !== null)
+                            .join(" · ")}{" "}
+                          · <LocalTime iso={a.at} />
                         </div>
                       ))}
                 </td>
