@@ -7,8 +7,10 @@
  */
 import type { AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
+import { renderToStaticMarkup } from "react-dom/server";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ReminderDelays } from "../app/admin/[account]/notifications/reminder-delays";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";
 import { resetEnvCache } from "../lib/env";
@@ -355,6 +357,27 @@ describe("the account's policy", () => {
     expect(refused({ normal_escalate: "60" })).toContain(
       "normal: the escalation (60 min) cannot come before the reminder (240 min)",
     );
+  });
+});
+
+describe("the settings section", () => {
+  it("shows the delays in force; the form (owners/admins) holds the overrides, blank for a default", async () => {
+    const quick = await db().account.findUniqueOrThrow({ where: { slug: "quick" } });
+    const render = async (canEdit: boolean) =>
+      renderToStaticMarkup(await ReminderDelays({ accountId: quick.id, slug: "quick", canEdit })).replace(
+        /<!-- -->/g,
+        "",
+      );
+    const edit = await render(true);
+    expect(edit).toMatch(/data-testid="reminder-policy-normal"><td>normal<\/td><td>5 min<\/td><td>10 min<\/td>/);
+    expect(edit).toMatch(/data-testid="reminder-policy-low"><td>low<\/td><td>1.5 min<\/td><td>off<\/td>/);
+    expect(edit).toMatch(/name="normal_remind" value="5"/);
+    expect(edit).toMatch(/name="normal_escalate" value=""/);
+    expect(edit).toMatch(/name="urgent_escalate" value="off"/);
+    expect(edit).toContain('data-testid="reminder-form"');
+    const view = await render(false);
+    expect(view).toContain('data-testid="reminder-policy"');
+    expect(view).not.toContain("reminder-form");
   });
 });
 
