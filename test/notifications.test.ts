@@ -142,9 +142,11 @@ async function until<T>(what: string, f: () => Promise<T | undefined> | T | unde
   }
 }
 
+/** The item's new-item notifications (its reminder and escalation rows, due hours later, are
+ * test/notification-reminders.test.ts's). */
 async function notificationsOf(messageId: string) {
   return db().notification.findMany({
-    where: { messageId },
+    where: { messageId, kind: "new" },
     include: { user: { select: { email: true } }, attemptLog: { orderBy: { id: "asc" } } },
   });
 }

@@ -38,6 +38,8 @@ export const AUDIT_EVENT = {
   notificationPreferencesReset: "notification.preferences_reset",
   notificationDefaultsChanged: "notification.defaults_changed",
   notificationEmailAnswerChanged: "notification.email_answer_changed",
+  // Notifications (#16): an account's reminder and escalation delays.
+  notificationRemindersChanged: "notifications.reminders_changed",
 } as const;
 
 /** A message's terminal transition is recorded as `message.<resolution>` (§7). */

@@ -95,6 +95,13 @@ export async function commitTerminal(
       },
     });
   }
+  // #16: the item's notifications not yet sent (a reminder, an escalation, a mail held by quiet
+  // hours) are cancelled with the transition — a settled item asks no one to act. Statuses are
+  // lib/notifications/send.ts's; `not_open` is its error class for the same case at send time.
+  await tx.notification.updateMany({
+    where: { messageId: row.id, status: "pending" },
+    data: { status: "cancelled", lastErrorClass: "not_open", updatedAt: now },
+  });
   await publishTerminal(tx, row.id);
   await publishInboxChange(tx, row.accountId, row.id);
   return { won: true, resolutionId, deliveryId };

@@ -6,6 +6,7 @@
  */
 import { effectiveOptions } from "../protocol/ask-contract";
 import type { Message } from "../protocol/message";
+import { KIND_ESCALATION, KIND_NEW, KIND_REMINDER, type Kind } from "./kinds";
 import { escapeHtml, oneLine } from "./text";
 
 export interface MailItem {
@@ -69,7 +70,14 @@ function sections(item: MailItem, envelope: Message): Section[] {
   return out;
 }
 
-export function composeMail(item: MailItem, envelope: Message, publicUrl: string): ComposedMail {
+/** A reminder's or an escalation's subject says so before the usual one (reminders.ts). */
+const SUBJECT_PREFIX: Record<Kind, string> = {
+  [KIND_NEW]: "",
+  [KIND_REMINDER]: "Reminder: ",
+  [KIND_ESCALATION]: "Escalation: ",
+};
+
+export function composeMail(item: MailItem, envelope: Message, publicUrl: string, kind: Kind = KIND_NEW): ComposedMail {
   const link = itemUrl(publicUrl, item.id);
   const body = sections(item, envelope);
   const text = [
@@ -86,5 +94,6 @@ export function composeMail(item: MailItem, envelope: Message, publicUrl: string
     `<p><a href="${escapeHtml(link)}">Open it in the Hub</a></p>`,
     "</body></html>",
   ].join("\n");
-  return { subject: oneLine(`[${item.priority}] ${item.title}`), text: `${text}\n`, html };
+  const prefix = SUBJECT_PREFIX[kind] ?? "";
+  return { subject: oneLine(`${prefix}[${item.priority}] ${item.title}`), text: `${text}\n`, html };
 }

@@ -14,6 +14,7 @@ import { enqueueNotify } from "../queue/enqueue";
 import { CHANNEL_EMAIL, KIND_NEW } from "./kinds";
 import { deliveryPlan, type PlanItem } from "./preferences";
 import { audienceOf, stillTellable } from "./recipients";
+import { scheduleFollowUps } from "./reminders";
 import { sendOne } from "./send";
 import { sendDueDigests, sendNotifyRows } from "./digest";
 
@@ -34,6 +35,8 @@ export async function fanOut(messageId: string): Promise<void> {
       const rows = await newNotificationRows(messageId, message, now);
       await tx.notification.createMany({ data: rows, skipDuplicates: true });
     }
+    // Reminder and escalation rows, due later, made with the fan-out (reminders.ts).
+    await scheduleFollowUps(tx, messageId, now);
     await tx.notificationOutbox.update({ where: { messageId }, data: { processedAt: now } });
   });
 }

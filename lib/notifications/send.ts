@@ -11,11 +11,12 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { env, notifyRetryPolicy } from "../env";
 import { log } from "../log";
-import { humanResolveRefusal } from "../messages/access";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { enqueueNotify } from "../queue/enqueue";
 import { composeMail } from "./compose";
+import type { Kind } from "./kinds";
+import { recipientRefusal } from "./reminders";
 import { sendMail, type SendResult } from "./smtp";
 
 /** How long a claim holds: longer than any one SMTP exchange can take (three timeouts, plus slack). */
@@ -134,12 +135,12 @@ export async function sendOne(id: string): Promise<void> {
   // Only an open item asks anyone to act; one resolved, expired or cancelled meanwhile is not mailed.
   if (n.message.status !== "open")
     return finish(id, attempt, { status: "cancelled", result: null, errorClass: "not_open" });
-  // Re-checked at send time: a person whose seat was removed or narrowed since the fan-out is not told.
+  // Re-checked at send time: a person whose seat was removed or narrowed since the fan-out is not
+  // told — by the kind's rule: an escalation needs an owner/admin seat, the others the resolver right.
   const envelope = envelopeOf(n.message);
-  const seat = await seatFor(n.userId, n.message.accountId);
-  if (!seat || humanResolveRefusal(seat, envelope) !== null)
-    return finish(id, attempt, { status: "cancelled", result: null, errorClass: "not_resolver" });
-  const mail = composeMail(n.message, envelope, env().publicUrl);
+  const refusal = recipientRefusal(n.kind, await seatFor(n.userId, n.message.accountId), envelope);
+  if (refusal !== null) return finish(id, attempt, { status: "cancelled", result: null, errorClass: refusal });
+  const mail = composeMail(n.message, envelope, env().publicUrl, n.kind as Kind);
   const host = new URL(env().publicUrl).hostname || "ma2h.invalid";
   const result = await sendMail(n.user.email, mail, `<${n.id}@${host}>`);
   if (result.ok) {

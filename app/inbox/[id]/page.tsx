@@ -4,11 +4,13 @@ import { requireHuman } from "@/lib/next/current-human";
 import { Countdown, LocalTime } from "@/components/Clock";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { MarkdownView } from "@/components/Markdown";
+import { NotificationLog } from "@/components/NotificationLog";
 import { agentPageFor, presenceWording } from "@/lib/inbox/directives";
 import { listDeliveries } from "@/lib/delivery/admin";
 import { itemForHuman } from "@/lib/inbox/item";
 import { tombstoneForHuman } from "@/lib/inbox/tombstone";
 import { itemTrackFor } from "@/lib/inbox/response-track";
+import { itemNotificationLog } from "@/lib/notifications/item-log";
 import { adminSeat } from "@/lib/principals/seats";
 import type { ItemView } from "@/lib/inbox/view";
 import { ContextParts } from "../_components/context-parts";
@@ -44,6 +46,8 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   // Push deliveries for anyone who sees the item; redrive for the account's owners and admins.
   const [deliveries, seat] = await Promise.all([listDeliveries(item.id), adminSeat(human.userId, item.account)]);
   const track = await itemTrackFor(item.id); // §14.2 response track / §15.4 presence
+  // #16: "reminded"/"escalated" for anyone who sees the item; the notification rows for owners/admins.
+  const notifications = await itemNotificationLog(item.id, seat !== null);
   return (
     <main className="item">
       <ItemCrumbs account={item.account} />
@@ -143,6 +147,8 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
         <ResponseTrack track={track} />
 
         <Deliveries deliveries={deliveries} account={item.account} messageId={item.id} canRedrive={seat !== null} />
+
+        <NotificationLog log={notifications} />
       </article>
       <AgentDirective userId={human.userId} account={item.account} agentId={a.id} />
       <LiveRefresh only={item.id} />

@@ -1,0 +1,174 @@
+/**
+ * Reminders and escalation across a worker SIGKILL, and what the item page shows of them (#16,
+ * docs/notifications.md "Reminders and escalation", "On the item"). The Hub runs as a web + worker
+ * pair; a real SMTP server from `smtp-server` receives and `mailparser` reads. The account's
+ * delays are set short on its settings row (fractional minutes: 0.1 = 6 s), as an operator sets
+ * them. The pinned-clock cases are in test/notification-reminders.test.ts.
+ */
+import type { AddressInfo } from "node:net";
+import { simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+import { afterAll, describe, expect, it } from "vitest";
+import { db } from "../lib/db";
+import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
+import type { HubProcess } from "./support/hub";
+import { useHubFixture } from "./support/hub-fixture";
+import { envelope } from "./support/provision";
+import { sleep, startWorker } from "./support/push-kit";
+
+const received: Array<{ to: string; subject: string; at: number }> = [];
+let smtp: SMTPServer;
+let smtpPort = 0;
+
+async function startSmtp(): Promise<void> {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", async () => {
+        const mail = await simpleParser(Buffer.concat(chunks));
+        const to = session.envelope.rcptTo.map((r) => r.address).join(",");
+        received.push({ to, subject: mail.subject ?? "", at: Date.now() });
+        callback();
+      });
+    },
+  });
+  // A SIGKILLed worker resets its connection: not an uncaught exception here.
+  smtp.on("error", () => {});
+  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+}
+
+const A = "bot/acme";
+const REMIND_S = 6;
+const ESCALATE_S = 12;
+const env = () => ({
+  SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+  MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
+  MA2H_SMTP_TIMEOUT_MS: "4000",
+  MA2H_DELIVERY_SWEEP_MS: "500",
+});
+
+const hub = useHubFixture({
+  server: "pair",
+  accounts: {
+    acme: {
+      agents: [A],
+      humans: [
+        { handle: "olga", role: "owner" },
+        { handle: "adam", role: "admin" },
+        { handle: "mia", role: "member" },
+        { handle: "vic", role: "viewer" },
+      ],
+    },
+  },
+  setup: async () => {
+    await startSmtp();
+    const acme = await db().account.findUniqueOrThrow({ where: { slug: "acme" } });
+    await db().accountNotificationSettings.create({
+      data: {
+        accountId: acme.id,
+        reminders: { normal: { remindMinutes: REMIND_S / 60, escalateMinutes: ESCALATE_S / 60 } },
+        updatedAt: new Date(),
+      },
+    });
+  },
+  env,
+});
+
+const extraWorkers: HubProcess[] = [];
+afterAll(async () => {
+  await Promise.all(extraWorkers.map((w) => w.stop()));
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+});
+
+async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+const mails = (title: string, prefix: string) =>
+  received
+    .filter((r) => r.subject.startsWith(prefix) && r.subject.endsWith(` ${title}`))
+    .map((r) => r.to)
+    .sort();
+
+/** The item page as one person sees it, signed in with a browser session. */
+async function itemPage(handle: string, id: string): Promise<string> {
+  const user = await db().user.findUniqueOrThrow({ where: { email: `${handle}@acme.test` } });
+  const token = `sess-${handle}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  await createWebSession(user.id, token, new Date(Date.now() + 3_600_000));
+  const res = await fetch(`${hub.url}/inbox/${id}`, {
+    headers: { cookie: `${SESSION_COOKIE_NAMES[1]}=${token}` },
+    redirect: "manual",
+  });
+  expect(res.status, handle).toBe(200);
+  return res.text();
+}
+
+/** The notification section of a page's HTML ("" when the page has none). */
+const section = (html: string) =>
+  (/data-testid="notification-log"[\s\S]*?<\/section>/.exec(html)?.[0] ?? "").replace(/<!-- -->/g, "");
+
+describe("a worker SIGKILLed before the reminder is due", () => {
+  let id = "";
+  let title = "";
+
+  it("the reminder and the escalation still arrive, each exactly once", async () => {
+    title = `durable ${Date.now()}`;
+    const res = await hub.agent(A, "acme").post("/v1/messages", envelope("ask", A, { title }));
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    id = res.body.id as string;
+    const created = (await db().message.findUniqueOrThrow({ where: { id } })).createdAt.getTime();
+    await until("the new-item mails", () => (mails(title, "[").length === 3 ? true : undefined));
+    expect(Date.now()).toBeLessThan(created + REMIND_S * 1000); // the kill comes before the reminder is due
+    await hub.worker.stop("SIGKILL");
+    const pending = await db().notification.findMany({ where: { messageId: id, kind: { not: "new" } } });
+    expect(pending.map((r) => r.status)).toEqual(["pending", "pending", "pending", "pending", "pending"]);
+
+    // Down past the reminder's due time: nothing is sent while no worker runs.
+    await sleep(Math.max(0, created + REMIND_S * 1000 + 1500 - Date.now()));
+    expect(mails(title, "Reminder: ")).toEqual([]);
+
+    extraWorkers.push(await startWorker(hub.databaseUrl, env()));
+    await until("the reminders", () => (mails(title, "Reminder: ").length >= 3 ? true : undefined));
+    await until("the escalations", () => (mails(title, "Escalation: ").length >= 2 ? true : undefined));
+    const escalatedAt = Math.min(...received.filter((r) => r.subject.startsWith("Escalation: ")).map((r) => r.at));
+    expect(escalatedAt).toBeGreaterThanOrEqual(created + ESCALATE_S * 1000 - 300);
+    await sleep(3000); // several sweeps and any duplicate wake-up: nothing more comes
+    expect(mails(title, "Reminder: ")).toEqual(["adam@acme.test", "mia@acme.test", "olga@acme.test"]);
+    expect(mails(title, "Escalation: ")).toEqual(["adam@acme.test", "olga@acme.test"]);
+    expect(mails(title, "[")).toHaveLength(3);
+    const rows = await db().notification.findMany({ where: { messageId: id } });
+    expect(rows.every((r) => r.status === "sent" && r.attempts === 1)).toBe(true);
+  });
+
+  it("the item page: 'reminded' and 'escalated' for all who see it, the attempts for owners/admins only", async () => {
+    expect(id).not.toBe("");
+    const owner = section(await itemPage("olga", id));
+    expect(owner).toContain('data-testid="item-reminded"');
+    expect(owner).toContain('data-testid="item-escalated"');
+    expect(owner).toContain('data-testid="notification-rows"');
+    expect(owner.match(/data-testid="notification-row"/g)).toHaveLength(8); // 3 new, 3 reminders, 2 escalations
+    expect(owner.match(/data-testid="notification-attempt"/g)).toHaveLength(8);
+    expect(owner).toContain("human:mia");
+    expect(owner).toContain("#1 sent · 250 · <time");
+    expect(owner).not.toContain("@acme.test"); // handles, never addresses
+
+    for (const handle of ["mia", "vic"]) {
+      const other = section(await itemPage(handle, id));
+      expect(other, handle).toContain('data-testid="item-reminded"');
+      expect(other, handle).toContain('data-testid="item-escalated"');
+      expect(other, handle).not.toContain("notification-row");
+      expect(other, handle).not.toContain("notification-attempt");
+    }
+  });
+});
