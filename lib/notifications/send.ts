@@ -5,7 +5,8 @@
  * interrupted (the worker died mid-send): it is logged as such and sent again with the same
  * Message-ID — at-least-once across the window between the SMTP server's acceptance and our UPDATE
  * (docs/decisions.md "Notifications"). Every send re-checks that the item is open and that the
- * person may still resolve it.
+ * person may still resolve it (an escalation: still has a seat), and mints that mail's one-click
+ * answer links only for a person who may resolve the item (answer-tokens.ts).
  */
 import { clock } from "../clock";
 import { db } from "../db";
@@ -15,7 +16,9 @@ import { humanResolveRefusal } from "../messages/access";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { enqueueNotify } from "../queue/enqueue";
+import { mintAnswerLinks } from "./answer-tokens";
 import { composeMail } from "./compose";
+import { KIND_ESCALATION, KIND_NEW, KINDS, type Kind } from "./kinds";
 import { sendMail, type SendResult } from "./smtp";
 
 /** How long a claim holds: longer than any one SMTP exchange can take (three timeouts, plus slack). */
@@ -127,6 +130,8 @@ export async function sendOne(id: string): Promise<void> {
           sensitive: true,
           status: true,
           envelope: true,
+          createdAt: true,
+          expiresAt: true,
         },
       },
     },
@@ -136,10 +141,15 @@ export async function sendOne(id: string): Promise<void> {
     return finish(id, attempt, { status: "cancelled", result: null, errorClass: "not_open" });
   // Re-checked at send time: a person whose seat was removed or narrowed since the fan-out is not told.
   const envelope = envelopeOf(n.message);
+  // An escalation is for the account's owners/admins, who need a seat but not the resolver right.
+  const kind: Kind = (KINDS as readonly string[]).includes(n.kind) ? (n.kind as Kind) : KIND_NEW;
   const seat = await seatFor(n.userId, n.message.accountId);
-  if (!seat || humanResolveRefusal(seat, envelope) !== null)
+  const mayResolve = seat !== null && humanResolveRefusal(seat, envelope) === null;
+  if (!seat || (!mayResolve && kind !== KIND_ESCALATION))
     return finish(id, attempt, { status: "cancelled", result: null, errorClass: "not_resolver" });
-  const mail = composeMail(n.message, envelope, env().publicUrl);
+  // Answer links only for a person who may resolve it, minted for this attempt (answer-tokens.ts).
+  const answerLinks = mayResolve ? await mintAnswerLinks(n, n.message, envelope, env().publicUrl, now) : [];
+  const mail = composeMail(n.message, envelope, env().publicUrl, { kind, answerLinks });
   const host = new URL(env().publicUrl).hostname || "ma2h.invalid";
   const result = await sendMail(n.user.email, mail, `<${n.id}@${host}>`);
   if (result.ok) {
