@@ -45,8 +45,11 @@ export async function GET(_req: Request, { params }: Params): Promise<Response> 
 
 export async function POST(req: Request, { params }: Params): Promise<Response> {
   const { token } = await params;
-  // The form is ours: a cross-site POST (a page elsewhere replaying a leaked link) is refused.
-  if (!isSameOrigin(req.headers.get("origin"), req.headers.get("sec-fetch-site"), env().publicUrl))
+  // The form is ours: a cross-site POST (a page elsewhere replaying a leaked link) is refused. Our
+  // page's `no-referrer` policy makes the browser send `Origin: null` on its own form's POST, so a
+  // null Origin counts as absent and the browser's Sec-Fetch-Site decides (lib/http/same-origin.ts).
+  const origin = req.headers.get("origin");
+  if (!isSameOrigin(origin === "null" ? null : origin, req.headers.get("sec-fetch-site"), env().publicUrl))
     return page({ kind: "cross_site" }, token);
   const human = await currentHuman();
   return page(await answerByLink(token, human?.userId ?? null), token);
