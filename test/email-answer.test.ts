@@ -330,12 +330,13 @@ describe("answering", () => {
       request: { mode: "confirm", allowed_resolvers: ["human:olga"] },
     });
     const link = linksOf((await mailsAbout(title, 1)).get("olga@acme.test")).get("Approve") as string;
-    for (const headers of [
+    const crossSite: Record<string, string>[] = [
       { origin: "https://evil.example" },
       { origin: "null" },
       { origin: "null", "sec-fetch-site": "cross-site" },
       { origin: "https://evil.example", "sec-fetch-site": "same-origin" },
-    ]) {
+    ];
+    for (const headers of crossSite) {
       const r = await confirm(link, headers);
       expect([r.status, stateOf(r.html)]).toEqual([403, "cross_site"]);
     }
