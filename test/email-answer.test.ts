@@ -283,6 +283,25 @@ describe("answering", () => {
     expect((await messageState(x.id)).row.status).toBe("open");
   });
 
+  it("concurrent POSTs answer once: a double-click gets 'used', a rival option 'closed'", async () => {
+    const { id, title } = await submit("acme", A, "ask", {
+      request: { mode: "confirm", allowed_resolvers: ["human:adam"] },
+    });
+    const links = linksOf((await mailsAbout(title, 1)).get("adam@acme.test"));
+    const approve = links.get("Approve") as string;
+    const deny = links.get("Deny") as string;
+    const pages = await Promise.all([confirm(approve), confirm(approve), confirm(deny)]);
+    const states = pages.map((p) => stateOf(p.html));
+    const s = await messageState(id);
+    expect(s.row.status).toBe("answered");
+    expect(s.tokens.filter((t) => t.usedAt !== null)).toHaveLength(1);
+    expect(s.audit.filter((a) => a.event === "message.answered")).toHaveLength(1);
+    expect(states.filter((k) => k === "answered")).toHaveLength(1);
+    if (s.row.resolution?.response?.includes('"approve"'))
+      expect(states).toEqual(expect.arrayContaining(["used", "closed"]));
+    else expect(states).toEqual(["closed", "closed", "answered"]);
+  });
+
   it("an expired link is refused and changes nothing; a short-lived item's links expire with it", async () => {
     const expiresAt = new Date(Date.now() + 3600_000);
     const { id, title } = await submit("acme", A, "ask", {
@@ -351,11 +370,11 @@ describe("with the account's setting off (strict)", () => {
     const link = linksOf(mails.get("sol@strict.test")).get("Ship") as string;
 
     const page = await open(link);
-    expect([page.status, stateOf(page.html)]).toEqual([401, "sign_in"]);
+    expect([page.status, stateOf(page.html)]).toEqual([403, "sign_in"]);
     expect(page.html).toContain(`/signin?callbackUrl=${encodeURIComponent(`/e/${tokenOf(link)}`)}`);
     expect(page.html).not.toContain('method="post"');
     const noSession = await confirm(link);
-    expect([noSession.status, stateOf(noSession.html)]).toEqual([401, "sign_in"]);
+    expect([noSession.status, stateOf(noSession.html)]).toEqual([403, "sign_in"]);
 
     const tom = await sessionCookie("tom", "strict");
     for (const r of [await open(link, tom), await confirm(link, { cookie: tom })])

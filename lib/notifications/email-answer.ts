@@ -31,6 +31,7 @@ export interface LinkItem {
 export type LinkState =
   /** Unknown, malformed or foreign to this Hub: indistinguishable from each other. */
   | { kind: "invalid" }
+  /** Spent: a link is spent only by the answer it carried, so that answer was recorded. */
   | { kind: "used" }
   | { kind: "expired" }
   /** The item is no longer open (answered, expired or cancelled, by anyone, by any channel). */
@@ -100,12 +101,13 @@ export async function answerByLink(token: string, sessionUserId: string | null):
       },
     );
   } catch (err) {
-    // Lost a race since the check: say what happened as of now; nothing was written.
-    if (err instanceof LinkSpent) {
+    // Lost a race since the check (another answer, or this same link posted twice by a double
+    // click): nothing was written; say what is true now — "used" when this link's answer won.
+    const spent = err instanceof LinkSpent;
+    if (spent || (isHubError(err) && err.code === "already_terminal")) {
       const now = (await check(token, sessionUserId, clock.now())).state;
-      return now.kind === "ready" ? { kind: "used" } : now;
+      return now.kind === "ready" ? { kind: spent ? "used" : "closed" } : now;
     }
-    if (isHubError(err) && err.code === "already_terminal") return { kind: "closed" };
     if (isHubError(err) && (err.code === "not_found" || err.code === "not_authorized")) return { kind: "refused" };
     throw err;
   }

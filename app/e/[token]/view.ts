@@ -9,11 +9,11 @@ import { escapeHtml } from "@/lib/notifications/text";
 
 export type PageState = LinkState | { kind: "cross_site" };
 
-/** HTTP status per state: 4xx for every refusal, 401 when a sign-in is needed first. */
+/** HTTP status per state: 4xx for every refusal (a sign-in needed first is 403: no HTTP auth scheme to name). */
 export const STATUS: Record<PageState["kind"], number> = {
   ready: 200,
   answered: 200,
-  sign_in: 401,
+  sign_in: 403,
   invalid: 404,
   used: 410,
   expired: 410,
@@ -70,7 +70,10 @@ ${itemLink(state.item)}`,
     case "invalid":
       return { title: "This link is not valid", body: "<p>It may be incomplete, or it was not made by this Hub.</p>" };
     case "used":
-      return { title: "This link was already used", body: "<p>Each answer link works once. Nothing was changed.</p>" };
+      return {
+        title: "This link was already used",
+        body: "<p>Its answer was recorded when it was first confirmed; each answer link works once. Nothing was changed now.</p>",
+      };
     case "expired":
       return {
         title: "This link has expired",
