@@ -1,15 +1,17 @@
 /**
  * Playwright global setup: a fresh migrated database, two accounts provisioned through the same
  * domain verbs as the CLI, the dev OpenID provider in this process, and the built Hub (web + worker)
- * as child processes pointed at it. The specs browse at MA2H_PUBLIC_URL's origin (127.0.0.1), as
- * next-auth requires. Everything is stopped and the database dropped by global-teardown.ts.
+ * as child processes pointed at it, mailing to an in-process SMTP server that writes each mail under
+ * test-results/e2e-mail/. The specs browse at MA2H_PUBLIC_URL's origin (127.0.0.1), as next-auth
+ * requires. Everything is stopped and the database dropped by global-teardown.ts.
  */
-import { createWriteStream, mkdirSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FullConfig } from "@playwright/test";
 import { startDevIdp } from "../scripts/dev-idp-provider";
 import { createTestDatabase } from "../test/support/database";
 import { freePort, repoRoot, startHub, type HubProcess } from "../test/support/hub";
+import { startMailCapture } from "../test/support/mail-capture";
 import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";
 import { STATE_ENV, type E2EState } from "./support/state";
 import { e2eRuntime } from "./support/runtime";
@@ -64,7 +66,13 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   // A loopback port that admin.spec.ts's push receiver listens on: dev mode delivers plaintext to
   // loopback only for origins on this allowlist (docs/decisions.md, "Dev allowlist").
   const receiverPort = await freePort();
+  // The notification mails (#16): a fresh directory per run, read by email-answer.spec.ts.
+  const mailDir = join(outDir, "e2e-mail");
+  rmSync(mailDir, { recursive: true, force: true });
+  rt.mail = await startMailCapture({ dir: mailDir });
   const env = {
+    SMTP_URL: rt.mail.url,
+    MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
     MA2H_DEV_CALLBACK_ALLOWLIST: `http://127.0.0.1:${receiverPort}`,
     AUTH_OIDC_ISSUER: idp.issuer,
     AUTH_OIDC_CLIENT_ID: OIDC_CLIENT.id,
@@ -96,6 +104,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     keys: { acme: acme.keys, globex: globex.keys, initech: initech.keys, demo: demo.keys },
     tokens: { acme: acme.tokens, globex: globex.tokens, initech: initech.tokens, demo: demo.tokens },
     receiverPort,
+    mailDir,
     logFiles: [...logFiles, join(outDir, "e2e-web-startup.log")],
   };
   process.env[STATE_ENV] = JSON.stringify(state);

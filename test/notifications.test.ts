@@ -240,15 +240,14 @@ describe("what a mail carries", () => {
       expect(all).not.toContain(secret);
   });
 
-  it("the agent's markup is text, never HTML", async () => {
+  it("the agent's raw HTML never reaches the HTML part; the text part keeps it as text", async () => {
     const { id, title } = await submit("acme", A, "ask", {
       body: '<img src="https://evil.example/x.png"><script>alert(1)</script>',
       request: { mode: "confirm", allowed_resolvers: ["human:olga"] },
     });
     await settled(id, 1);
     const m = mailsFor(title)[0]?.mail as ParsedMail;
-    expect(String(m.html)).not.toMatch(/<img|<script/i);
-    expect(String(m.html)).toMatch(/&(lt|#60);img/);
+    expect(String(m.html)).not.toMatch(/<img|<script|evil\.example/i); // dropped by the Markdown pipeline
     expect(m.text).toContain('<img src="https://evil.example/x.png">');
   });
 });

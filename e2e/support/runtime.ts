@@ -4,11 +4,14 @@
  */
 import type { DevIdp } from "../../scripts/dev-idp-provider";
 import type { HubProcess } from "../../test/support/hub";
+import type { MailCapture } from "../../test/support/mail-capture";
 
 export interface E2ERuntime {
   hubs: HubProcess[];
   idp?: DevIdp;
   dropDatabase?: () => Promise<void>;
+  /** The SMTP server the Hub mails to (email-answer.spec.ts reads what it received). */
+  mail?: MailCapture;
 }
 
 const KEY = Symbol.for("ma2h.e2e.runtime");

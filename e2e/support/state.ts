@@ -15,6 +15,8 @@ export interface E2EState {
   tokens: Record<string, Record<string, string>>;
   /** The loopback port on MA2H_DEV_CALLBACK_ALLOWLIST, for a spec's push receiver (admin.spec.ts). */
   receiverPort: number;
+  /** Where the run's SMTP server writes each mail it accepts (`<n>.eml`; test/support/mail-capture.ts). */
+  mailDir: string;
   /** The web and worker processes' combined stdout/stderr. */
   logFiles: string[];
 }

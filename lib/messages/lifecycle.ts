@@ -23,6 +23,8 @@ export interface TerminalOutcome {
   defaulted: boolean;
   /** The §6 `response` object, or null when the Response carries none (e.g. an expired task). */
   response: Record<string, unknown> | null;
+  /** How a person's answer reached the Hub when not the inbox or /v1 (#16: "email"); audited. */
+  channel?: string;
 }
 
 export interface CommitResult {
@@ -74,7 +76,12 @@ export async function commitTerminal(
     messageId: row.id,
     actor: outcome.actor,
     event: messageResolved(outcome.resolution),
-    detail: { resolution_id: resolutionId, via: kind, defaulted: outcome.defaulted },
+    detail: {
+      resolution_id: resolutionId,
+      via: kind,
+      defaulted: outcome.defaulted,
+      ...(outcome.channel ? { channel: outcome.channel } : {}),
+    },
     at: now,
   });
   // §8.3 / §3.1: the push obligation commits with the transition it reports.

@@ -5,7 +5,7 @@
  * because it reached an open message after its `expires_at`.
  */
 import { clock } from "../clock";
-import { db } from "../db";
+import { db, type Tx } from "../db";
 import type { ResolveResult } from "../protocol/api-bodies";
 import { HubError } from "../protocol/errors";
 import { checkResolution, parseResolveRequest } from "../protocol/rules";
@@ -17,10 +17,22 @@ import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 
+/**
+ * An answer that came by another channel than the inbox or /v1 (#16: an email link). The channel is
+ * written into the resolution's audit event; `withResolution` runs in the resolving transaction once
+ * the §7 CAS has won (e.g. spending the link's single-use token), and a throw there rolls the whole
+ * resolution back.
+ */
+export interface ResolveChannel {
+  channel: string;
+  withResolution?: (tx: Tx, now: Date) => Promise<void>;
+}
+
 export async function resolveMessage(
   resolver: Resolver,
   id: string,
   body: Record<string, unknown>,
+  via?: ResolveChannel,
 ): Promise<ResolveResult> {
   const row = await db().message.findUnique({ where: { id }, include: { resolution: true } });
   if (!row) {
@@ -38,14 +50,9 @@ export async function resolveMessage(
 
   const { resolved, expired } = await db().$transaction(async (tx) => {
     const now = clock.now();
-    const result = await commitTerminal(
-      tx,
-      row,
-      envelope,
-      "resolve",
-      resolvedOutcome(envelope, request, actor, now),
-      now,
-    );
+    const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel };
+    const result = await commitTerminal(tx, row, envelope, "resolve", outcome, now);
+    if (result.won && via?.withResolution) await via.withResolution(tx, now);
     return { resolved: result, expired: result.won ? null : await expireInTx(tx, id, now) };
   });
   await afterTerminal(resolved);

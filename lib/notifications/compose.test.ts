@@ -21,7 +21,7 @@ const ask = {
 } as unknown as Message;
 
 describe("composeMail", () => {
-  it("subject [priority] title on one line; body escaped in HTML; options and link", () => {
+  it("subject [priority] title on one line; the body's raw HTML dropped from the HTML part; options and link", () => {
     const m = composeMail(
       { id: "msg_1", title: "Ship?\nnow", priority: "high", sensitive: false },
       ask,
@@ -32,8 +32,52 @@ describe("composeMail", () => {
     expect(m.text).toContain("- Ship — DESC");
     expect(m.text).toContain("https://hub.test/inbox/msg_1");
     expect(m.text).not.toContain("CTX");
-    expect(m.html).toContain("&#60;b&#62;bold&#60;/b&#62; &#38; more");
+    // The text part is the agent's source, verbatim; the HTML part went through the Markdown pipeline.
+    expect(m.html).toMatch(/<p>bold &(#x26|amp); more<\/p>/);
     expect(m.html).not.toMatch(/<b>|<img|<script/);
+  });
+
+  const links = [
+    { value: "s", label: "Ship", url: "https://hub.test/e/TOKEN-S" },
+    { value: "h", label: "Hold", url: "https://hub.test/e/TOKEN-H" },
+  ];
+
+  it("answer links: one per option, in the text and as the HTML's links, with the option's description", () => {
+    const m = composeMail({ id: "msg_3", title: "T", priority: "normal", sensitive: false }, ask, "https://hub.test", {
+      answerLinks: links,
+    });
+    expect(m.text).toContain("- Ship: https://hub.test/e/TOKEN-S\n  DESC");
+    expect(m.text).toContain("- Hold: https://hub.test/e/TOKEN-H");
+    expect(m.text).not.toContain("answer in the Hub");
+    expect(m.html).toContain('<a href="https://hub.test/e/TOKEN-S">Ship</a> — DESC');
+    expect(m.html).toContain('<a href="https://hub.test/e/TOKEN-H">Hold</a>');
+    const hrefs = [...m.html.matchAll(/href="([^"]*)"/g)].map((x) => x[1]);
+    expect(hrefs).toEqual(["https://hub.test/e/TOKEN-S", "https://hub.test/e/TOKEN-H", "https://hub.test/inbox/msg_3"]);
+  });
+
+  it("a sensitive item carries no answer link even when handed some", () => {
+    const m = composeMail({ id: "msg_4", title: "T", priority: "normal", sensitive: true }, ask, "https://hub.test", {
+      answerLinks: links,
+    });
+    expect(`${m.text}${m.html}`).not.toContain("/e/");
+  });
+
+  it("reminder and escalation: subject prefix and a line saying since when it waits", () => {
+    const item = {
+      id: "msg_5",
+      title: "T",
+      priority: "urgent",
+      sensitive: false,
+      createdAt: new Date("2026-12-01T12:00:30Z"),
+    };
+    const r = composeMail(item, ask, "https://hub.test", { kind: "reminder" });
+    expect(r.subject).toBe("Reminder: [urgent] T");
+    expect(r.text.split("\n")[0]).toBe("Reminder: this item is still waiting on you since 2026-12-01 12:00 UTC.");
+    const e = composeMail(item, ask, "https://hub.test", { kind: "escalation" });
+    expect(e.subject).toBe("Escalation: [urgent] T");
+    expect(e.text).toContain("still waiting since 2026-12-01 12:00 UTC");
+    expect(e.html).toContain("Escalation: this item is still waiting since 2026-12-01 12:00 UTC");
+    expect(composeMail(item, ask, "https://hub.test").subject).toBe("[urgent] T");
   });
 
   it("a sensitive item: title, agent and link only", () => {

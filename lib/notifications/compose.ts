@@ -1,11 +1,17 @@
 /**
- * The email about one new ask/task (#16, docs/notifications.md): subject `[<priority>] <title>`, a
- * plain-text body and an HTML body built from the same escaped text — never the agent's Markdown or
- * HTML rendered as markup, so a mail carries no script, no remote image and no link but the Hub's.
- * A `sensitive` item (§9.6) is mailed with its title and link only.
+ * The email about one ask/task (#16, docs/notifications.md "What a mail contains"): subject
+ * `[<priority>] <title>` (prefixed `Reminder: ` / `Escalation: ` for those kinds, with an intro line
+ * saying since when the item waits), a plain-text body, and an HTML body in which the agent's
+ * Markdown (`body`, a task's instructions) goes through the inbox's own sanitizing pipeline
+ * (lib/markdown/mail-html.ts: no raw HTML, script or remote image, and the agent's links shown as
+ * text). A `select`/`confirm` ask mailed to a person who may answer it carries one answer link per
+ * option (lib/notifications/answer-tokens.ts). A `sensitive` item (§9.6) is mailed with its title and
+ * the item's link only.
  */
+import { markdownToMailHtml } from "../markdown/mail-html";
 import { effectiveOptions } from "../protocol/ask-contract";
 import type { Message } from "../protocol/message";
+import type { AnswerLink } from "./answer-tokens";
 import { KIND_ESCALATION, KIND_NEW, KIND_REMINDER, type Kind } from "./kinds";
 import { escapeHtml, oneLine } from "./text";
 
@@ -14,6 +20,8 @@ export interface MailItem {
   title: string;
   priority: string;
   sensitive: boolean;
+  /** When the item arrived: a reminder or escalation says it waits since then. */
+  createdAt?: Date;
 }
 
 export interface ComposedMail {
@@ -22,42 +30,82 @@ export interface ComposedMail {
   html: string;
 }
 
+export interface ComposeOptions {
+  /** Which notification this is (default `new`). */
+  kind?: Kind;
+  /** One per option, minted for this mail's person; empty or absent when they get none. */
+  answerLinks?: AnswerLink[];
+}
+
 /** The item's page in the Hub's inbox (the same `review_url` the submit ack returns). */
 export function itemUrl(publicUrl: string, id: string): string {
   return `${publicUrl}/inbox/${id}`;
 }
 
-interface Section {
-  heading?: string;
-  lines: string[];
+/** A part of the mail: plain lines (escaped in HTML), agent Markdown (sanitized in HTML), or links. */
+type Section =
+  | { heading?: string; lines: string[] }
+  | { heading?: string; markdown: string }
+  | { heading: string; links: Array<AnswerLink & { description?: string }> };
+
+const SUBJECT_PREFIX: Record<Kind, string> = {
+  [KIND_NEW]: "",
+  [KIND_REMINDER]: "Reminder: ",
+  [KIND_ESCALATION]: "Escalation: ",
+};
+
+function when(d: Date): string {
+  return `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-function sections(item: MailItem, envelope: Message): Section[] {
+function intro(kind: Kind, item: MailItem): Section[] {
+  if (kind === KIND_NEW) return [];
+  const since = item.createdAt ? ` since ${when(item.createdAt)}` : "";
+  return kind === KIND_REMINDER
+    ? [{ lines: [`Reminder: this item is still waiting on you${since}.`] }]
+    : [{ lines: [`Escalation: this item is still waiting${since}, with no answer from the people asked.`] }];
+}
+
+function sections(item: MailItem, envelope: Message, links: AnswerLink[], kind: Kind): Section[] {
   const agent = envelope.agent.id;
+  // An escalation goes to owners/admins, who may not be the ones asked.
+  const you = kind === KIND_ESCALATION ? "" : " you";
   if (item.sensitive) {
     return [
-      { lines: [`${agent} is waiting on you: "${item.title}".`] },
+      { lines: [`${agent} is waiting on${you || " someone"}: "${item.title}".`] },
       { lines: ["This item is marked sensitive, so its content is shown only in the Hub."] },
     ];
   }
   const out: Section[] = [];
   if (envelope.type === "ask") {
-    out.push({ lines: [`${agent} asks you (${envelope.request.mode}): "${item.title}".`] });
+    out.push({ lines: [`${agent} asks${you} (${envelope.request.mode}): "${item.title}".`] });
   } else if (envelope.type === "task") {
-    out.push({ lines: [`${agent} has a task for you: "${item.title}".`] });
+    out.push({ lines: [`${agent} has a task for${you || " someone"}: "${item.title}".`] });
   }
-  if (envelope.body) out.push({ lines: envelope.body.split(/\r?\n/) });
+  if (envelope.body) out.push({ markdown: envelope.body });
   if (envelope.type === "ask" && envelope.request.mode !== "input") {
-    const options = effectiveOptions(envelope.request).map(
-      (o) => `- ${o.label}${o.description ? ` — ${o.description}` : ""}`,
-    );
-    if (options.length > 0) out.push({ heading: "Options (answer in the Hub)", lines: options });
+    const options = effectiveOptions(envelope.request);
+    const linked = options.flatMap((o) => {
+      const link = links.find((l) => l.value === o.value);
+      return link ? [{ ...link, description: o.description }] : [];
+    });
+    if (linked.length > 0) {
+      out.push({
+        heading: "Answer from this mail (each link opens a page in the Hub where you confirm)",
+        links: linked,
+      });
+    } else if (options.length > 0) {
+      out.push({
+        heading: "Options (answer in the Hub)",
+        lines: options.map((o) => `- ${o.label}${o.description ? ` — ${o.description}` : ""}`),
+      });
+    }
   }
   if (envelope.type === "ask" && envelope.request.mode === "input") {
     out.push({ lines: ["This ask wants a filled-in answer: open it in the Hub."] });
   }
   if (envelope.type === "task") {
-    out.push({ heading: "Instructions", lines: envelope.action.instructions.split(/\r?\n/) });
+    out.push({ heading: "Instructions", markdown: envelope.action.instructions });
     if (envelope.action.checklist?.length)
       out.push({
         heading: "Checklist",
@@ -70,30 +118,46 @@ function sections(item: MailItem, envelope: Message): Section[] {
   return out;
 }
 
-/** A reminder's or an escalation's subject says so before the usual one (reminders.ts). */
-const SUBJECT_PREFIX: Record<Kind, string> = {
-  [KIND_NEW]: "",
-  [KIND_REMINDER]: "Reminder: ",
-  [KIND_ESCALATION]: "Escalation: ",
-};
+function sectionText(s: Section): string {
+  const head = s.heading ? [`${s.heading}:`] : [];
+  if ("links" in s)
+    return [
+      ...head,
+      ...s.links.map((l) => `- ${l.label}: ${l.url}${l.description ? `\n  ${l.description}` : ""}`),
+    ].join("\n");
+  if ("markdown" in s) return [...head, s.markdown].join("\n");
+  return [...head, ...s.lines].join("\n");
+}
 
-export function composeMail(item: MailItem, envelope: Message, publicUrl: string, kind: Kind = KIND_NEW): ComposedMail {
+function sectionHtml(s: Section): string {
+  const head = s.heading ? `<p><strong>${escapeHtml(s.heading)}</strong></p>` : "";
+  if ("links" in s) {
+    const items = s.links.map(
+      (l) =>
+        `<li><a href="${escapeHtml(l.url)}">${escapeHtml(l.label)}</a>` +
+        `${l.description ? ` — ${escapeHtml(l.description)}` : ""}</li>`,
+    );
+    return `${head}<ul>${items.join("")}</ul>`;
+  }
+  if ("markdown" in s) return `${head}<div>${markdownToMailHtml(s.markdown)}</div>`;
+  return `${head}<p>${s.lines.map(escapeHtml).join("<br>")}</p>`;
+}
+
+export function composeMail(
+  item: MailItem,
+  envelope: Message,
+  publicUrl: string,
+  options: ComposeOptions = {},
+): ComposedMail {
+  const kind = options.kind ?? KIND_NEW;
   const link = itemUrl(publicUrl, item.id);
-  const body = sections(item, envelope);
-  const text = [
-    ...body.map((s) => [...(s.heading ? [`${s.heading}:`] : []), ...s.lines].join("\n")),
-    `Open it in the Hub: ${link}`,
-  ].join("\n\n");
+  const body = [...intro(kind, item), ...sections(item, envelope, options.answerLinks ?? [], kind)];
+  const text = [...body.map(sectionText), `Open it in the Hub: ${link}`].join("\n\n");
   const html = [
     "<!doctype html><html><body>",
-    ...body.map(
-      (s) =>
-        `${s.heading ? `<p><strong>${escapeHtml(s.heading)}</strong></p>` : ""}` +
-        `<pre style="white-space:pre-wrap;font-family:inherit">${escapeHtml(s.lines.join("\n"))}</pre>`,
-    ),
+    ...body.map(sectionHtml),
     `<p><a href="${escapeHtml(link)}">Open it in the Hub</a></p>`,
     "</body></html>",
   ].join("\n");
-  const prefix = SUBJECT_PREFIX[kind] ?? "";
-  return { subject: oneLine(`${prefix}[${item.priority}] ${item.title}`), text: `${text}\n`, html };
+  return { subject: oneLine(`${SUBJECT_PREFIX[kind]}[${item.priority}] ${item.title}`), text: `${text}\n`, html };
 }

@@ -5,17 +5,20 @@
  * interrupted (the worker died mid-send): it is logged as such and sent again with the same
  * Message-ID — at-least-once across the window between the SMTP server's acceptance and our UPDATE
  * (docs/decisions.md "Notifications"). Every send re-checks that the item is open and that the
- * person may still resolve it.
+ * person may still resolve it (an escalation: still has a seat), and mints that mail's one-click
+ * answer links only for a person who may resolve the item (answer-tokens.ts).
  */
 import { clock } from "../clock";
 import { db } from "../db";
 import { env, notifyRetryPolicy } from "../env";
 import { log } from "../log";
+import { humanResolveRefusal } from "../messages/access";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { enqueueNotify } from "../queue/enqueue";
+import { mintAnswerLinks } from "./answer-tokens";
 import { composeMail } from "./compose";
-import type { Kind } from "./kinds";
+import { KIND_NEW, KINDS, type Kind } from "./kinds";
 import { recipientRefusal } from "./reminders";
 import { sendMail, type SendResult } from "./smtp";
 
@@ -128,6 +131,8 @@ export async function sendOne(id: string): Promise<void> {
           sensitive: true,
           status: true,
           envelope: true,
+          createdAt: true,
+          expiresAt: true,
         },
       },
     },
@@ -138,9 +143,15 @@ export async function sendOne(id: string): Promise<void> {
   // Re-checked at send time: a person whose seat was removed or narrowed since the fan-out is not
   // told — by the kind's rule: an escalation needs an owner/admin seat, the others the resolver right.
   const envelope = envelopeOf(n.message);
-  const refusal = recipientRefusal(n.kind, await seatFor(n.userId, n.message.accountId), envelope);
+  const kind: Kind = (KINDS as readonly string[]).includes(n.kind) ? (n.kind as Kind) : KIND_NEW;
+  const seat = await seatFor(n.userId, n.message.accountId);
+  const refusal = recipientRefusal(kind, seat, envelope);
   if (refusal !== null) return finish(id, attempt, { status: "cancelled", result: null, errorClass: refusal });
-  const mail = composeMail(n.message, envelope, env().publicUrl, n.kind as Kind);
+  // Answer links only for a person who may resolve it (an escalated owner/admin may not), minted for
+  // this attempt (answer-tokens.ts).
+  const mayResolve = seat !== null && humanResolveRefusal(seat, envelope) === null;
+  const answerLinks = mayResolve ? await mintAnswerLinks(n, n.message, envelope, env().publicUrl, now) : [];
+  const mail = composeMail(n.message, envelope, env().publicUrl, { kind, answerLinks });
   const host = new URL(env().publicUrl).hostname || "ma2h.invalid";
   const result = await sendMail(n.user.email, mail, `<${n.id}@${host}>`);
   if (result.ok) {

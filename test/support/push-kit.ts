@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { expect } from "vitest";
 import { db } from "../../lib/db";
-import { client, repoRoot, startHub, TEST_AUTH_SECRET, type HubProcess } from "./hub";
+import { client, freePort, repoRoot, startHub, TEST_AUTH_SECRET, type HubProcess } from "./hub";
 import { envelope } from "./provision";
 
 export type Auth = { scheme: "hmac"; secret_ref: string } | { scheme: "bearer" | "apikey"; token_ref: string } | null;
@@ -37,9 +37,17 @@ export async function startWorker(
   return Object.assign(worker, { readyAt: Date.now() });
 }
 
-/** The web and worker processes with the same push configuration, both ready. */
+/**
+ * The web and worker processes with the same configuration, both ready. As in production they share
+ * MA2H_PUBLIC_URL — the web's — so the links the worker writes (a mail's) lead to the web.
+ */
 export async function startPair(databaseUrl: string, env: Record<string, string | undefined>): Promise<Pair> {
-  const [web, worker] = await Promise.all([startHub({ databaseUrl, mode: "web", env }), startWorker(databaseUrl, env)]);
+  const port = await freePort();
+  const shared = { MA2H_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env };
+  const [web, worker] = await Promise.all([
+    startHub({ databaseUrl, mode: "web", port, env: shared }),
+    startWorker(databaseUrl, shared),
+  ]);
   return { web, worker, stop: async () => void (await Promise.all([web.stop(), worker.stop()])) };
 }
 

@@ -1,0 +1,94 @@
+/**
+ * The one-click answer links of a notification mail (#16, docs/notifications.md "Answering from the
+ * mail"). A link is `<MA2H_PUBLIC_URL>/e/<token>`: 32 random bytes, base64url — unguessable, and the
+ * only thing the link carries. The Hub stores only the token's SHA-256 (the same hash as every other
+ * bearer credential, lib/secrets.ts), bound to (notification, item, person, option value), expiring
+ * at the earlier of the item's `expires_at` and 7 days, and single-use: spent in the transaction
+ * that resolves the item (lib/notifications/email-answer.ts).
+ */
+import { randomBytes } from "node:crypto";
+import { db, type Tx } from "../db";
+import { effectiveOptions } from "../protocol/ask-contract";
+import type { Message, ResponseOption } from "../protocol/message";
+import { hashCredential } from "../secrets";
+
+export const ANSWER_TOKEN_BYTES = 32;
+export const ANSWER_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** 32 bytes in base64url, unpadded: exactly 43 characters of that alphabet. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface AnswerLink {
+  value: string;
+  label: string;
+  url: string;
+}
+
+/** The page of one answer link (GET shows it, POST from it decides). */
+export function answerUrl(publicUrl: string, token: string): string {
+  return `${publicUrl}/e/${token}`;
+}
+
+/**
+ * The options a mail may carry one link each for (§5.2): a `select` or `confirm` ask's, confirm's
+ * synthesized approve/deny included. None for an `input` ask (it needs a filled-in answer) or a task
+ * (checklist and completion are decided in the Hub), and none for a `sensitive` item (§9.6): its mail
+ * carries the title and the item's link only — no option label leaves the Hub, and a forwarded or
+ * leaked mail cannot decide it without a sign-in (docs/decisions.md).
+ */
+export function linkableOptions(envelope: Message, sensitive: boolean): ResponseOption[] {
+  if (sensitive || envelope.type !== "ask" || envelope.request.mode === "input") return [];
+  return effectiveOptions(envelope.request);
+}
+
+/** When a link minted now expires: the earlier of the item's `expires_at` and 7 days. */
+export function linkExpiry(itemExpiresAt: Date | null, now: Date): Date {
+  const week = new Date(now.getTime() + ANSWER_LINK_TTL_MS);
+  return itemExpiresAt && itemExpiresAt < week ? itemExpiresAt : week;
+}
+
+/**
+ * Mints one link per linkable option for one notification row and stores their hashes; the raw
+ * tokens exist only in the returned URLs (and so only in the mail). Each send attempt mints its own:
+ * a resend after an interrupted attempt cannot recover the first attempt's tokens, and those stay
+ * valid in case that mail did arrive (whichever link is used first decides; the rest then find the
+ * item closed).
+ */
+export async function mintAnswerLinks(
+  notification: { id: string; messageId: string; userId: string },
+  item: { expiresAt: Date | null; sensitive: boolean },
+  envelope: Message,
+  publicUrl: string,
+  now: Date,
+): Promise<AnswerLink[]> {
+  const options = linkableOptions(envelope, item.sensitive);
+  const expiresAt = linkExpiry(item.expiresAt, now);
+  if (options.length === 0 || expiresAt <= now) return [];
+  const minted = options.map((o) => ({ option: o, token: randomBytes(ANSWER_TOKEN_BYTES).toString("base64url") }));
+  await db().emailAnswerToken.createMany({
+    data: minted.map((m) => ({
+      tokenHash: hashCredential(m.token),
+      notificationId: notification.id,
+      messageId: notification.messageId,
+      userId: notification.userId,
+      option: m.option.value,
+      expiresAt,
+      createdAt: now,
+    })),
+  });
+  return minted.map((m) => ({ value: m.option.value, label: m.option.label, url: answerUrl(publicUrl, m.token) }));
+}
+
+/** A stored link by its raw token; null for anything that is not one (malformed, unknown). */
+export async function findAnswerToken(token: string) {
+  if (!TOKEN_SHAPE.test(token)) return null;
+  return db().emailAnswerToken.findUnique({ where: { tokenHash: hashCredential(token) } });
+}
+
+/** Spends a link inside the resolving transaction; false when it was spent or expired meanwhile. */
+export async function spendAnswerToken(tx: Tx, tokenHash: string, now: Date): Promise<boolean> {
+  const res = await tx.emailAnswerToken.updateMany({
+    where: { tokenHash, usedAt: null, expiresAt: { gte: now } },
+    data: { usedAt: now },
+  });
+  return res.count === 1;
+}

@@ -1,0 +1,116 @@
+/**
+ * Answering from the mail (#16, docs/notifications.md "Answering from the mail"): what one answer
+ * link may do now, and doing it. `inspectAnswerLink` only reads — it is what `GET /e/{token}` shows,
+ * so a mail scanner that opens every link changes nothing. `answerByLink` is the `POST` from that
+ * page: it re-checks everything at that moment and resolves through `resolveMessage` — the same §7
+ * compare-and-set and §9.1 resolver rule as the inbox, with the attested `human:<handle>` of the
+ * person the link was minted for — spending the single-use token in the resolving transaction and
+ * recording `channel: "email"` in the audit event. A refusal names no other item and changes nothing.
+ */
+import { clock } from "../clock";
+import { db } from "../db";
+import { log } from "../log";
+import { humanResolveRefusal } from "../messages/access";
+import { envelopeOf } from "../messages/record";
+import { resolveMessage } from "../messages/resolve";
+import { effectiveOptions } from "../protocol/ask-contract";
+import { isHubError } from "../protocol/errors";
+import { seatFor } from "../principals/seats";
+import { findAnswerToken, spendAnswerToken } from "./answer-tokens";
+import { accountNotificationSettings } from "./settings";
+
+/** What the page shows of the item: no more than the mail already carried. */
+export interface LinkItem {
+  id: string;
+  title: string;
+  agent: string;
+  priority: string;
+  optionLabel: string;
+}
+
+export type LinkState =
+  /** Unknown, malformed or foreign to this Hub: indistinguishable from each other. */
+  | { kind: "invalid" }
+  /** Spent: a link is spent only by the answer it carried, so that answer was recorded. */
+  | { kind: "used" }
+  | { kind: "expired" }
+  /** The item is no longer open (answered, expired or cancelled, by anyone, by any channel). */
+  | { kind: "closed" }
+  /** The person's seat was removed, or they may no longer resolve the item (§9.1). */
+  | { kind: "refused" }
+  /** A session of someone else is open in this browser: the link is not theirs to use. */
+  | { kind: "other_person" }
+  /** The account wants a session for email answers, and there is none. */
+  | { kind: "sign_in"; item: LinkItem }
+  | { kind: "ready"; item: LinkItem }
+  | { kind: "answered"; item: LinkItem };
+
+type Checked = { state: LinkState; tokenHash?: string; userId?: string; messageId?: string; option?: string };
+
+/** Every check, in order, as of `now`; reads only. `sessionUserId` is the browser's signed-in person, if any. */
+async function check(token: string, sessionUserId: string | null, now: Date): Promise<Checked> {
+  const link = await findAnswerToken(token);
+  if (!link) return { state: { kind: "invalid" } };
+  if (link.usedAt) return { state: { kind: "used" } };
+  if (link.expiresAt < now) return { state: { kind: "expired" } };
+  const row = await db().message.findUnique({ where: { id: link.messageId } });
+  if (!row) return { state: { kind: "invalid" } };
+  if (row.status !== "open") return { state: { kind: "closed" } };
+  const envelope = envelopeOf(row);
+  const seat = await seatFor(link.userId, row.accountId);
+  if (!seat || humanResolveRefusal(seat, envelope) !== null) return { state: { kind: "refused" } };
+  if (sessionUserId !== null && sessionUserId !== link.userId) return { state: { kind: "other_person" } };
+  const option =
+    envelope.type === "ask" ? effectiveOptions(envelope.request).find((o) => o.value === link.option) : undefined;
+  const item: LinkItem = {
+    id: row.id,
+    title: row.title,
+    agent: envelope.agent.id,
+    priority: row.priority,
+    optionLabel: option?.label ?? link.option,
+  };
+  const ids = { tokenHash: link.tokenHash, userId: link.userId, messageId: row.id, option: link.option };
+  if (sessionUserId === null && !(await accountNotificationSettings(row.accountId)).emailAnswerWithoutSignIn)
+    return { state: { kind: "sign_in", item }, ...ids };
+  return { state: { kind: "ready", item }, ...ids };
+}
+
+/** What `GET /e/{token}` shows. Never writes: no token spent, no session, no audit. */
+export async function inspectAnswerLink(token: string, sessionUserId: string | null): Promise<LinkState> {
+  return (await check(token, sessionUserId, clock.now())).state;
+}
+
+class LinkSpent extends Error {}
+
+/** `POST /e/{token}`: re-checks, then answers the item with the link's option as its person. */
+export async function answerByLink(token: string, sessionUserId: string | null): Promise<LinkState> {
+  const c = await check(token, sessionUserId, clock.now());
+  if (c.state.kind !== "ready") return c.state;
+  const { item } = c.state;
+  const tokenHash = c.tokenHash as string;
+  try {
+    await resolveMessage(
+      { kind: "human", userId: c.userId as string },
+      c.messageId as string,
+      { resolution: "answered", value: c.option },
+      {
+        channel: "email",
+        withResolution: async (tx, now) => {
+          if (!(await spendAnswerToken(tx, tokenHash, now))) throw new LinkSpent();
+        },
+      },
+    );
+  } catch (err) {
+    // Lost a race since the check (another answer, or this same link posted twice by a double
+    // click): nothing was written; say what is true now — "used" when this link's answer won.
+    const spent = err instanceof LinkSpent;
+    if (spent || (isHubError(err) && err.code === "already_terminal")) {
+      const now = (await check(token, sessionUserId, clock.now())).state;
+      return now.kind === "ready" ? { kind: spent ? "used" : "closed" } : now;
+    }
+    if (isHubError(err) && (err.code === "not_found" || err.code === "not_authorized")) return { kind: "refused" };
+    throw err;
+  }
+  log.info("item answered by email", { message_id: item.id });
+  return { kind: "answered", item };
+}
