@@ -109,6 +109,16 @@ beforeAll(async () => {
     );
   for (const u of await db().user.findMany({ select: { id: true, email: true } }))
     users[u.email.split("@")[0] as string] = u.id;
+  // This file is about the new-item and notify mail: reminders and escalations (which the pinned
+  // clock's jumps would make due) are off here; test/notification-reminders.test.ts has them.
+  const off = { remindMinutes: null };
+  const reminders = { urgent: off, high: off, normal: off, low: off };
+  for (const a of await db().account.findMany({ select: { id: true } }))
+    await db().accountNotificationSettings.upsert({
+      where: { accountId: a.id },
+      create: { accountId: a.id, reminders, updatedAt: T0 },
+      update: { reminders },
+    });
 });
 
 beforeEach(() => {
