@@ -248,6 +248,9 @@ describe("itemForHuman", () => {
       ok: true,
       status: "answered",
     });
+    // The audit says the answer came from the inbox.
+    const audit = await db().auditEvent.findFirstOrThrow({ where: { messageId: listed, event: "message.answered" } });
+    expect([audit.actor, audit.detail]).toMatchObject(["human:lara", { channel: "inbox" }]);
   });
 
   it("honours permissions: allow_respond false leaves decline only, allow_ignore false removes it", async () => {

@@ -100,6 +100,9 @@ describe("who may resolve (§9.1, docs/decisions.md)", () => {
       const detail = got.response.response;
       expect(detail).toMatchObject({ value: "hold", edited: false, actor: `human:${handle}`, comment: "Wait for QA" });
       expect(Math.abs(Date.parse(detail.resolved_at) - t0)).toBeLessThan(10_000);
+      // The audit says the answer came over the API (the inbox says "inbox", an email link "email").
+      const audit = await db().auditEvent.findFirstOrThrow({ where: { messageId: id, event: "message.answered" } });
+      expect([audit.actor, audit.detail]).toMatchObject([`human:${handle}`, { via: "resolve", channel: "api" }]);
     }
   });
 

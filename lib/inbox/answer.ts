@@ -70,7 +70,9 @@ export async function answerAsHuman(userId: string, id: string, action: HumanAct
   const item = await itemForHuman(userId, id);
   if (!item) return { ok: false, code: "not_found", message: "no such message" };
   try {
-    const res = await resolveMessage({ kind: "human", userId }, id, resolveBodyFor(item, action));
+    const res = await resolveMessage({ kind: "human", userId }, id, resolveBodyFor(item, action), {
+      channel: "inbox",
+    });
     return { ok: true, status: res.status };
   } catch (err) {
     if (isHubError(err) && err.code === "already_terminal") {

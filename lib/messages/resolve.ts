@@ -17,14 +17,16 @@ import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 
+/** Where a person's or agent's answer came from, written into the resolution's audit event (#16). */
+export type AnswerChannel = "api" | "inbox" | "email";
+
 /**
- * An answer that came by another channel than the inbox or /v1 (#16: an email link). The channel is
- * written into the resolution's audit event; `withResolution` runs in the resolving transaction once
- * the §7 CAS has won (e.g. spending the link's single-use token), and a throw there rolls the whole
- * resolution back.
+ * How the answer came: the channel for the audit event, and `withResolution`, which runs in the
+ * resolving transaction once the §7 CAS has won (e.g. spending an email link's single-use token) —
+ * a throw there rolls the whole resolution back.
  */
 export interface ResolveChannel {
-  channel: string;
+  channel: AnswerChannel;
   withResolution?: (tx: Tx, now: Date) => Promise<void>;
 }
 

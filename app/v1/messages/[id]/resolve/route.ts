@@ -11,5 +11,5 @@ export const POST = route(async ({ req, url, params, body }) => {
   // §8.8 `?session=`: this Hub registers no sessions, so every presented session is unknown (404).
   if (url.searchParams.has("session")) throw new HubError("not_found", "no such session");
   const payload = await body();
-  return json(await resolveMessage(resolver, params.id ?? "", payload));
+  return json(await resolveMessage(resolver, params.id ?? "", payload, { channel: "api" }));
 });
