@@ -1,6 +1,6 @@
 /**
  * The signed-in header of every page (inbox, admin, settings): one navigation — Inbox, Directives,
- * My tokens, and Admin for owners and admins — the person, and sign-out. The Admin link is only a
+ * Settings (tokens, notifications), and Admin for owners and admins — the person, and sign-out. The Admin link is only a
  * convenience: the admin pages themselves answer 404 to anyone else.
  */
 import Link from "next/link";
@@ -36,7 +36,7 @@ export function TopBar({
           Directives
         </Link>
         <Link prefetch={false} href="/settings/tokens" data-testid="nav-tokens">
-          My tokens
+          Settings
         </Link>
         {administers && (
           <Link prefetch={false} href="/admin" data-testid="nav-admin">
