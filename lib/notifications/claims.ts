@@ -43,6 +43,26 @@ export type ClaimedRow = {
   attempts: number;
 };
 
+/** One attempt's log row: ids, outcome, error class and reply code — no address, token or content. */
+function attemptRow(
+  row: Pick<ClaimedRow, "id" | "attempts" | "channel" | "userId">,
+  outcome: string,
+  errorClass: string | null,
+  responseCode: number | null,
+  at: Date,
+): Prisma.NotificationAttemptUncheckedCreateInput {
+  return {
+    notificationId: row.id,
+    attempt: row.attempts,
+    channel: row.channel,
+    userId: row.userId,
+    outcome,
+    errorClass,
+    responseCode,
+    at,
+  };
+}
+
 /** Rows (among `where`) left `sending` past their lease: log the interruption and make them due again. */
 export async function recoverInterrupted(where: Prisma.NotificationWhereInput, now: Date): Promise<void> {
   const stale = await db().notification.findMany({
@@ -65,17 +85,7 @@ export async function recoverInterrupted(where: Prisma.NotificationWhereInput, n
         },
       });
       if (res.count !== 1) return false;
-      await tx.notificationAttempt.create({
-        data: {
-          notificationId: row.id,
-          attempt: row.attempts,
-          channel: row.channel,
-          userId: row.userId,
-          outcome: "interrupted",
-          errorClass: "interrupted",
-          at: now,
-        },
-      });
+      await tx.notificationAttempt.create({ data: attemptRow(row, "interrupted", "interrupted", null, now) });
       return true;
     });
     if (recovered)
@@ -132,17 +142,9 @@ export async function finish(rows: ClaimedRow[], f: Finish): Promise<void> {
         },
       });
       if (res.count !== 1 || f.status === "cancelled") continue; // a cancel is not an attempt: nothing was sent
+      const outcome = f.status === "pending" ? "retry" : f.status;
       await tx.notificationAttempt.create({
-        data: {
-          notificationId: row.id,
-          attempt: row.attempts,
-          channel: row.channel,
-          userId: row.userId,
-          outcome: f.status === "pending" ? "retry" : f.status,
-          errorClass,
-          responseCode: f.result?.responseCode ?? null,
-          at: now,
-        },
+        data: attemptRow(row, outcome, errorClass, f.result?.responseCode ?? null, now),
       });
     }
   });
