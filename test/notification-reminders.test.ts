@@ -144,7 +144,8 @@ async function rows(id: string, kind?: string) {
   return db().notification.findMany({
     where: { messageId: id, ...(kind ? { kind } : {}) },
     include: { user: { select: { email: true } } },
-    orderBy: { user: { email: "asc" } },
+    // A total order: one person's rows (escalation, new, reminder) would otherwise tie.
+    orderBy: [{ user: { email: "asc" } }, { kind: "asc" }],
   });
 }
 const userId = async (email: string) => (await db().user.findUniqueOrThrow({ where: { email } })).id;

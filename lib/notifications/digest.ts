@@ -2,35 +2,25 @@
  * Sending `notify` notifications (#16, docs/notifications.md "Digests"): a person's rows due
  * together in one account are claimed together — one conditional UPDATE sets them `sending` with a
  * lease and a shared `batchId` — and sent as ONE mail listing each item; a notify the person takes
- * one mail each is the same thing with one row. Each row then records its own attempt, and retries
- * like a single send (send.ts): a transient failure makes the claimed rows due again with backoff, a
- * permanent one fails them, a lease that ran out (the worker died mid-send) makes them due again.
+ * one mail each is the same thing with one row. The claim, each row's own attempt, the retries and
+ * the recovery of a send interrupted mid-way are claims.ts's, as for a single send (send.ts).
  *
  * The mail lists each item's priority, title, agent and link; a `sensitive` item (§9.6) its title
  * and link only. Nothing of an item's body or context is in it: the link opens the item.
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { env, notifyRetryPolicy } from "../env";
+import { env } from "../env";
 import { log } from "../log";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
-import { mintId } from "../protocol/ids";
-import { enqueueNotify } from "../queue/enqueue";
+import { claim, EARLY_MS, failOrRetry, finish, recoverInterrupted } from "./claims";
 import { type ComposedMail, itemUrl } from "./compose";
 import type { Channel } from "./kinds";
 import { effectivePreferences } from "./preferences";
 import { stillTellable } from "./recipients";
-import { sendMail, type SendResult } from "./smtp";
+import { messageIdFor, sendMail } from "./smtp";
 import { escapeHtml, oneLine } from "./text";
-
-/** How long a claim holds: longer than any one SMTP exchange can take (as send.ts's). */
-function leaseMs(): number {
-  return 2 * env().MA2H_SMTP_TIMEOUT_MS + 1000;
-}
-
-/** Slack for a due time that a delayed job wakes a little early for (as send.ts's). */
-const EARLY_MS = 250;
 
 /** How many digests one sweep sends at most (the next sweep takes the rest). */
 const MAX_GROUPS_PER_SWEEP = 200;
@@ -65,61 +55,6 @@ export async function sendNotifyRows(messageId: string): Promise<void> {
     select: { id: true },
   });
   for (const d of due) await sendBatch([d.id]);
-}
-
-/** Rows left `sending` past their lease: log the interruption and make them due again. */
-async function recoverInterrupted(where: { digest: boolean; messageId?: string }, now: Date): Promise<void> {
-  const stale = await db().notification.findMany({
-    where: { ...where, status: "sending", leaseUntil: { lt: now } },
-    select: { id: true, attempts: true, channel: true, userId: true, leaseUntil: true },
-    take: 1000,
-  });
-  for (const row of stale) {
-    const recovered = await db().$transaction(async (tx) => {
-      const res = await tx.notification.updateMany({
-        where: { id: row.id, status: "sending", leaseUntil: row.leaseUntil },
-        data: {
-          status: "pending",
-          leaseUntil: null,
-          batchId: null,
-          nextAttemptAt: now,
-          lastErrorClass: "interrupted",
-          updatedAt: now,
-        },
-      });
-      if (res.count !== 1) return false;
-      await tx.notificationAttempt.create({
-        data: {
-          notificationId: row.id,
-          attempt: row.attempts,
-          channel: row.channel,
-          userId: row.userId,
-          outcome: "interrupted",
-          errorClass: "interrupted",
-          at: now,
-        },
-      });
-      return true;
-    });
-    if (recovered)
-      log.warn("notification send was interrupted; sending again", { notification_id: row.id, attempt: row.attempts });
-  }
-}
-
-/** Claims the due pending rows among `ids` for one batch, with one conditional UPDATE. */
-async function claimBatch(ids: string[], now: Date): Promise<string | null> {
-  const batchId = mintId("notification");
-  const res = await db().notification.updateMany({
-    where: { id: { in: ids }, status: "pending", nextAttemptAt: { lte: new Date(now.getTime() + EARLY_MS) } },
-    data: {
-      status: "sending",
-      batchId,
-      leaseUntil: new Date(now.getTime() + leaseMs()),
-      attempts: { increment: 1 },
-      updatedAt: now,
-    },
-  });
-  return res.count > 0 ? batchId : null;
 }
 
 type Claimed = Awaited<ReturnType<typeof loadBatch>>[number];
@@ -163,7 +98,7 @@ async function dropReason(row: Claimed): Promise<string | null> {
 /** One attempt at one batch: the rows among `ids` (one person, one account) that are due. */
 export async function sendBatch(ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const batchId = await claimBatch(ids, clock.now());
+  const batchId = await claim(ids, clock.now());
   if (!batchId) return;
   const claimed = await loadBatch(batchId);
   const keep: Claimed[] = [];
@@ -175,8 +110,7 @@ export async function sendBatch(ids: string[]): Promise<void> {
   const first = keep[0];
   if (!first) return;
   const mail = composeDigest(keep, env().publicUrl);
-  const host = new URL(env().publicUrl).hostname || "ma2h.invalid";
-  const result = await sendMail(first.user.email, mail, `<${batchId}@${host}>`);
+  const result = await sendMail(first.user.email, mail, messageIdFor(batchId));
   const meta = { batch_id: batchId, items: keep.length, channel: first.channel };
   if (result.ok) {
     log.info("notification digest sent", meta);
@@ -187,60 +121,7 @@ export async function sendBatch(ids: string[]): Promise<void> {
     error_class: result.errorClass,
     response_code: result.responseCode,
   });
-  const policy = notifyRetryPolicy();
-  for (const row of keep) {
-    if (result.transient && row.attempts < policy.maxAttempts) {
-      const nextAt = new Date(clock.now().getTime() + policy.baseMs * 2 ** (row.attempts - 1));
-      await finish([row], { status: "pending", result, nextAt });
-      if (!row.digest) await enqueueNotify(row.messageId, `retry-${row.id}-${row.attempts + 1}`, nextAt);
-    } else await finish([row], { status: "failed", result, errorClass: result.errorClass });
-  }
-}
-
-type Finish =
-  | { status: "sent"; result: SendResult }
-  | { status: "pending"; result: SendResult; nextAt: Date }
-  | { status: "failed" | "cancelled"; result: SendResult | null; errorClass: string };
-
-/** Records each row's attempt and new state in one transaction; only the batch's claim may. */
-async function finish(rows: Claimed[], f: Finish): Promise<void> {
-  const now = clock.now();
-  const errorClass =
-    f.status === "sent"
-      ? null
-      : f.result && !f.result.ok
-        ? f.result.errorClass
-        : "errorClass" in f
-          ? f.errorClass
-          : null;
-  await db().$transaction(async (tx) => {
-    for (const row of rows) {
-      const res = await tx.notification.updateMany({
-        where: { id: row.id, status: "sending", batchId: row.batchId, attempts: row.attempts },
-        data: {
-          status: f.status,
-          leaseUntil: null,
-          updatedAt: now,
-          lastErrorClass: errorClass,
-          ...(f.status === "sent" ? { sentAt: now } : {}),
-          ...(f.status === "pending" ? { nextAttemptAt: f.nextAt } : {}),
-        },
-      });
-      if (res.count !== 1 || f.status === "cancelled") continue; // a cancel is not an attempt
-      await tx.notificationAttempt.create({
-        data: {
-          notificationId: row.id,
-          attempt: row.attempts,
-          channel: row.channel,
-          userId: row.userId,
-          outcome: f.status === "pending" ? "retry" : f.status,
-          errorClass,
-          responseCode: f.result?.responseCode ?? null,
-          at: now,
-        },
-      });
-    }
-  });
+  await failOrRetry(keep, result);
 }
 
 /** One line per item: `[priority] title — agent`, or the title alone for a sensitive one (§9.6). */

@@ -3,7 +3,8 @@
  * `notifications.fanout` job only wakes this up, and the sweep re-finds whatever a lost job left:
  * - `fanOut`: a message's unprocessed outbox row becomes one `notifications` row per (recipient,
  *   channel, kind) — inserted with the unique key, so any number of runs create each row once;
- * - each due row is then sent by `sendOne` (send.ts), claimed first, so none is sent twice.
+ * - each due row is then sent by `sendOne` (send.ts) or digest.ts, claimed first (claims.ts), so
+ *   none is sent twice.
  */
 import { clock } from "../clock";
 import { db } from "../db";
@@ -11,6 +12,7 @@ import { mailSettings } from "../env";
 import { envelopeOf } from "../messages/record";
 import { mintId } from "../protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
+import { EARLY_MS } from "./claims";
 import { CHANNEL_EMAIL, KIND_NEW } from "./kinds";
 import { deliveryPlan, type PlanItem } from "./preferences";
 import { audienceOf, stillTellable } from "./recipients";
@@ -92,7 +94,7 @@ async function sendItemRows(messageId: string): Promise<void> {
       messageId,
       digest: false, // a digest row is sent with the person's digest mail, not on its own
       OR: [
-        { status: "pending", nextAttemptAt: { lte: new Date(now.getTime() + 250) } },
+        { status: "pending", nextAttemptAt: { lte: new Date(now.getTime() + EARLY_MS) } },
         { status: "sending", leaseUntil: { lt: now } },
       ],
     },
@@ -107,7 +109,7 @@ async function wakeForNextDue(messageId: string): Promise<void> {
   const now = clock.now();
   // A row due later (quiet hours, a reminder, a retry) gets a delayed wake-up; the sweep is the backstop.
   const next = await db().notification.findFirst({
-    where: { messageId, digest: false, status: "pending", nextAttemptAt: { gt: new Date(now.getTime() + 250) } },
+    where: { messageId, digest: false, status: "pending", nextAttemptAt: { gt: new Date(now.getTime() + EARLY_MS) } },
     orderBy: { nextAttemptAt: "asc" },
     select: { nextAttemptAt: true },
   });

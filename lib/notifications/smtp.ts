@@ -4,7 +4,7 @@
  * Nothing of the mail or the SMTP URL (it may hold a password) is ever logged or returned.
  */
 import nodemailer from "nodemailer";
-import { mailSettings } from "../env";
+import { env, mailSettings } from "../env";
 import { processWide } from "../process-wide";
 import type { ComposedMail } from "./compose";
 
@@ -45,6 +45,15 @@ export function classify(err: unknown): { transient: boolean; errorClass: string
     return { transient: true, errorClass: "connection", responseCode };
   if (code === "EENVELOPE") return { transient: false, errorClass: "envelope", responseCode };
   return { transient: true, errorClass: "other", responseCode };
+}
+
+/**
+ * A Message-ID under the Hub's host, `<localPart@host>`: the local part is the notification's (or
+ * the batch's) id, so a resend of the same mail carries the same one and clients fold duplicates.
+ */
+export function messageIdFor(localPart: string): string {
+  const host = new URL(env().publicUrl).hostname || "ma2h.invalid";
+  return `<${localPart}@${host}>`;
 }
 
 /**
