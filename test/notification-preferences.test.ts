@@ -6,10 +6,8 @@
  * `<handle>@<slug>.test`; the server answers the first digest mail to each `@flaky.test` recipient
  * with a 451 (transient).
  */
-import type { AddressInfo } from "node:net";
-import { simpleParser, type ParsedMail } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ParsedMail } from "mailparser";
 import { AUDIT_EVENT } from "../lib/audit/events";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";
@@ -25,40 +23,23 @@ import { seatFor } from "../lib/principals/seats";
 import type { AgentPrincipal, Role } from "../lib/principals/types";
 import { HubError } from "../lib/protocol/errors";
 import { useHubFixture } from "./support/hub-fixture";
+import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";
 
-interface Received {
-  to: string;
-  mail: ParsedMail;
-}
-const received: Received[] = [];
 const dataSeen = new Map<string, number>();
-let smtp: SMTPServer;
+let capture: MailCapture;
 
 async function startSmtp(): Promise<void> {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", async () => {
-        const to = session.envelope.rcptTo.map((r) => r.address).join(",");
-        const raw = Buffer.concat(chunks);
-        const digest = raw.includes("notifications in flaky");
-        const seen = (dataSeen.get(to) ?? 0) + (digest ? 1 : 0);
-        dataSeen.set(to, seen);
-        if (to.endsWith("@flaky.test") && digest && seen === 1)
-          return callback(Object.assign(new Error("try again later"), { responseCode: 451 }));
-        received.push({ to, mail: await simpleParser(raw) });
-        callback();
-      });
+  // The first digest mail to each `@flaky.test` recipient is answered 451 (transient).
+  capture = await startMailCapture({
+    data: (to, raw) => {
+      const digest = raw.includes("notifications in flaky");
+      const seen = (dataSeen.get(to) ?? 0) + (digest ? 1 : 0);
+      dataSeen.set(to, seen);
+      return to.endsWith("@flaky.test") && digest && seen === 1 ? 451 : "accept";
     },
   });
-  smtp.on("error", () => {});
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  process.env.SMTP_URL = capture.url;
   process.env.MA2H_MAIL_FROM = "MA2H Hub <hub@ma2h.test>";
   process.env.MA2H_NOTIFY_RETRY_BASE_MS = "60000";
   process.env.MA2H_PUBLIC_URL = "https://hub.ma2h.test";
@@ -90,7 +71,7 @@ afterAll(async () => {
   setClock(null);
   for (const k of ["SMTP_URL", "MA2H_MAIL_FROM", "MA2H_NOTIFY_RETRY_BASE_MS", "MA2H_PUBLIC_URL"]) delete process.env[k];
   resetEnvCache();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await capture.close();
 });
 
 // 12:00 UTC on a summer day; every quiet window below is placed around it.
@@ -152,7 +133,7 @@ async function submit(type: "ask" | "task" | "notify", over: Record<string, unkn
 }
 
 const mailsFor = (title: string) =>
-  received.filter((r) => r.mail.subject?.includes(title) || r.mail.text?.includes(title));
+  capture.received.filter((r) => r.mail.subject?.includes(title) || r.mail.text?.includes(title));
 const toOf = (title: string) =>
   mailsFor(title)
     .map((r) => r.to)
@@ -303,7 +284,7 @@ describe("digests", () => {
       Array(3).fill([true, "pending", "2031-07-01T13:00:00.000Z"]),
     );
     const digestsTo = () =>
-      received.filter((r) => r.to === "olga@acme.test" && /notifications in acme/.test(r.mail.subject ?? ""));
+      capture.received.filter((r) => r.to === "olga@acme.test" && /notifications in acme/.test(r.mail.subject ?? ""));
     await sweepNotifications(); // 12:20: not yet due
     expect(digestsTo()).toEqual([]);
 
@@ -344,7 +325,7 @@ describe("digests", () => {
       Array(2).fill(["pending", "smtp_4xx", "retry"]),
     );
     const digests = () =>
-      received.filter((r) => r.to === "fay@flaky.test" && r.mail.subject?.includes("notifications in"));
+      capture.received.filter((r) => r.to === "fay@flaky.test" && r.mail.subject?.includes("notifications in"));
     expect(digests()).toEqual([]);
 
     // Claimed, then the worker "dies": the lease runs out, the sweep logs it and sends again.
@@ -377,7 +358,7 @@ describe("digests", () => {
     await sweepNotifications();
     const row = (await rowsOf(id)).find((r) => r.user.email === "max@acme.test");
     expect([row?.status, row?.lastErrorClass, row?.attemptLog]).toEqual(["cancelled", "opted_out", []]);
-    expect(received.filter((r) => r.to === "max@acme.test" && r.mail.text?.includes(id))).toEqual([]);
+    expect(capture.received.filter((r) => r.to === "max@acme.test" && r.mail.text?.includes(id))).toEqual([]);
   });
 });
 

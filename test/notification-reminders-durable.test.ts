@@ -5,48 +5,28 @@
  * delays are set short on its settings row (fractional minutes: 0.1 = 6 s), as an operator sets
  * them. The pinned-clock cases are in test/notification-reminders.test.ts.
  */
-import type { AddressInfo } from "node:net";
-import { simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import type { HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
+import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";
 import { sleep, startWorker } from "./support/push-kit";
 
-const received: Array<{ to: string; subject: string; at: number }> = [];
-let smtp: SMTPServer;
-let smtpPort = 0;
+let capture: MailCapture;
+/** Each accepted mail: recipient, subject, and when it arrived. */
+const received = () => capture.received.map((r) => ({ to: r.to, subject: r.mail.subject ?? "", at: r.at }));
 
 async function startSmtp(): Promise<void> {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", async () => {
-        const mail = await simpleParser(Buffer.concat(chunks));
-        const to = session.envelope.rcptTo.map((r) => r.address).join(",");
-        received.push({ to, subject: mail.subject ?? "", at: Date.now() });
-        callback();
-      });
-    },
-  });
-  // A SIGKILLed worker resets its connection: not an uncaught exception here.
-  smtp.on("error", () => {});
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
+  capture = await startMailCapture();
 }
 
 const A = "bot/acme";
 const REMIND_S = 6;
 const ESCALATE_S = 12;
 const env = () => ({
-  SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+  SMTP_URL: capture.url,
   MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
   MA2H_SMTP_TIMEOUT_MS: "4000",
   MA2H_DELIVERY_SWEEP_MS: "500",
@@ -82,7 +62,7 @@ const hub = useHubFixture({
 const extraWorkers: HubProcess[] = [];
 afterAll(async () => {
   await Promise.all(extraWorkers.map((w) => w.stop()));
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await capture.close();
 });
 
 async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
@@ -96,7 +76,7 @@ async function until<T>(what: string, f: () => Promise<T | undefined> | T | unde
 }
 
 const mails = (title: string, prefix: string) =>
-  received
+  received()
     .filter((r) => r.subject.startsWith(prefix) && r.subject.endsWith(` ${title}`))
     .map((r) => r.to)
     .sort();
@@ -141,7 +121,11 @@ describe("a worker SIGKILLed before the reminder is due", () => {
     extraWorkers.push(await startWorker(hub.databaseUrl, env()));
     await until("the reminders", () => (mails(title, "Reminder: ").length >= 3 ? true : undefined));
     await until("the escalations", () => (mails(title, "Escalation: ").length >= 2 ? true : undefined));
-    const escalatedAt = Math.min(...received.filter((r) => r.subject.startsWith("Escalation: ")).map((r) => r.at));
+    const escalatedAt = Math.min(
+      ...received()
+        .filter((r) => r.subject.startsWith("Escalation: "))
+        .map((r) => r.at),
+    );
     expect(escalatedAt).toBeGreaterThanOrEqual(created + ESCALATE_S * 1000 - 300);
     await sleep(3000); // several sweeps and any duplicate wake-up: nothing more comes
     expect(mails(title, "Reminder: ")).toEqual(["adam@acme.test", "mia@acme.test", "olga@acme.test"]);

@@ -5,10 +5,7 @@
  * is `<handle>@<slug>.test`. The worker pair, a SIGKILL and the item page are in
  * test/notification-reminders-durable.test.ts.
  */
-import type { AddressInfo } from "node:net";
-import { simpleParser } from "mailparser";
 import { renderToStaticMarkup } from "react-dom/server";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ReminderDelays } from "../app/admin/[account]/notifications/reminder-delays";
 import { fixedClock, setClock } from "../lib/clock";
@@ -29,34 +26,16 @@ import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import type { AgentPrincipal } from "../lib/principals/types";
 import { HubError } from "../lib/protocol/errors";
 import { useHubFixture } from "./support/hub-fixture";
+import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";
 
-interface Received {
-  to: string;
-  subject: string;
-}
-const received: Received[] = [];
-let smtp: SMTPServer;
+let capture: MailCapture;
+/** Each accepted mail: recipient and subject. */
+const received = () => capture.received.map((r) => ({ to: r.to, subject: r.mail.subject ?? "" }));
 
 async function startSmtp(): Promise<void> {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", async () => {
-        const mail = await simpleParser(Buffer.concat(chunks));
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), subject: mail.subject ?? "" });
-        callback();
-      });
-    },
-  });
-  smtp.on("error", () => {});
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  // This process sends: email on for the lib verbs called here.
-  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  capture = await startMailCapture();
+  process.env.SMTP_URL = capture.url;
   process.env.MA2H_MAIL_FROM = "MA2H Hub <hub@ma2h.test>";
   resetEnvCache();
 }
@@ -111,7 +90,7 @@ afterAll(async () => {
   delete process.env.SMTP_URL;
   delete process.env.MA2H_MAIL_FROM;
   resetEnvCache();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await capture.close();
 });
 
 let n = 0;
@@ -132,7 +111,7 @@ async function runAt(id: string, ms: number): Promise<void> {
 }
 
 const mails = (title: string, prefix: string) =>
-  received
+  received()
     .filter((r) => r.subject.endsWith(` ${title}`) && r.subject.startsWith(prefix))
     .map((r) => r.to)
     .sort();
@@ -168,7 +147,7 @@ describe("the schedule", () => {
     expect(reminders(title)).toEqual([]);
     await runAt(id, 30 * MIN);
     expect(reminders(title)).toEqual(["adam@acme.test", "mia@acme.test", "olga@acme.test"]);
-    expect(received.find((r) => r.subject.startsWith("Reminder: "))?.subject).toBe(`Reminder: [urgent] ${title}`);
+    expect(received().find((r) => r.subject.startsWith("Reminder: "))?.subject).toBe(`Reminder: [urgent] ${title}`);
     expect(escalations(title)).toEqual([]);
 
     await runAt(id, 60 * MIN - 1000);
@@ -180,7 +159,7 @@ describe("the schedule", () => {
     expect(reminders(title)).toHaveLength(3);
     expect(escalations(title)).toHaveLength(2);
     expect(firsts(title)).toHaveLength(3);
-    expect(received.some((r) => r.to === "vic@acme.test")).toBe(false);
+    expect(received().some((r) => r.to === "vic@acme.test")).toBe(false);
   });
 
   it("normal: 4 h and 8 h; the reminder only to allowed_resolvers, the escalation to owners/admins anyway", async () => {

@@ -6,70 +6,40 @@
  * each recipient with a 451, `bounce` refuses every recipient with a 550, `stall` holds DATA
  * unanswered while the SIGKILL test asks it to (only a DATA the server answers 250 counts as received).
  */
-import type { AddressInfo } from "node:net";
-import { simpleParser, type ParsedMail } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import type { ParsedMail } from "mailparser";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import type { HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
+import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";
 import { sleep, startWorker } from "./support/push-kit";
 
-interface Received {
-  to: string;
-  at: number;
-  mail: ParsedMail;
-}
-
-const received: Received[] = [];
 const dataSeen = new Map<string, number>(); // recipient → DATA commands seen
 /** While set, every DATA to `@stall.test` is held unanswered (not accepted), and this is told of it. */
 let stalled: ((to: string) => void) | null = null;
-let smtp: SMTPServer;
-let smtpPort = 0;
+let capture: MailCapture;
+const received = () => capture.received;
 
 async function startSmtp(): Promise<void> {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (address.address.endsWith("@bounce.test")) {
-        const err = Object.assign(new Error("mailbox unavailable"), { responseCode: 550 });
-        return callback(err);
+  capture = await startMailCapture({
+    rcpt: (address) => (address.endsWith("@bounce.test") ? 550 : undefined),
+    data: (to) => {
+      const seen = (dataSeen.get(to) ?? 0) + 1;
+      dataSeen.set(to, seen);
+      if (/@flaky\d*\.test$/.test(to) && seen === 1) return 451;
+      if (to.endsWith("@stall.test") && stalled) {
+        stalled(to);
+        return "hold";
       }
-      callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", async () => {
-        const to = session.envelope.rcptTo.map((r) => r.address).join(",");
-        const seen = (dataSeen.get(to) ?? 0) + 1;
-        dataSeen.set(to, seen);
-        if (/@flaky\d*\.test$/.test(to) && seen === 1) {
-          return callback(Object.assign(new Error("try again later"), { responseCode: 451 }));
-        }
-        if (to.endsWith("@stall.test") && stalled) {
-          stalled(to);
-          return; // never answered: the client is left waiting; the message is not accepted
-        }
-        received.push({ to, at: Date.now(), mail: await simpleParser(Buffer.concat(chunks)) });
-        callback();
-      });
+      return "accept";
     },
   });
-  // A worker SIGKILLed mid-session resets its connection; smtp-server re-emits that as the server's
-  // "error", which with no listener would be an uncaught exception in this process.
-  smtp.on("error", () => {});
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
 }
 
 const A = "bot/acme";
 const env = () => ({
-  SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+  SMTP_URL: capture.url,
   MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
   MA2H_NOTIFY_RETRY_BASE_MS: "1000",
   MA2H_NOTIFY_MAX_ATTEMPTS: "4",
@@ -113,7 +83,7 @@ const hub = useHubFixture({
 const extraWorkers: HubProcess[] = [];
 afterAll(async () => {
   await Promise.all(extraWorkers.map((w) => w.stop()));
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await capture.close();
 });
 
 let n = 0;
@@ -130,7 +100,7 @@ async function submit(
   return { id: res.body.id as string, title, ms: Date.now() - t0 };
 }
 
-const mailsFor = (title: string) => received.filter((r) => r.mail.subject?.includes(title));
+const mailsFor = (title: string) => received().filter((r) => r.mail.subject?.includes(title));
 
 async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -1,8 +1,10 @@
 /**
- * A real SMTP server (the `smtp-server` package) that accepts every mail and keeps it parsed
- * (`mailparser`), for tests that read what the Hub sends (test/email-answer.test.ts, and the e2e
- * global setup). With `dir`, each accepted mail is also written there as `<n>.eml`, so another
- * process (a Playwright worker) can read it with `readMailDir`.
+ * A real SMTP server (the `smtp-server` package) that keeps each accepted mail parsed
+ * (`mailparser`), for the tests that read what the Hub sends (test/notification*.test.ts,
+ * test/email-answer.test.ts, and the e2e global setup). By default it accepts everything; `rcpt`
+ * and `data` let a test refuse a recipient, answer a DATA with an error code (4xx transient, 5xx
+ * permanent) or hold it unanswered. With `dir`, each accepted mail is also written there as
+ * `<n>.eml`, so another process (a Playwright worker) can read it with `readMailDir`.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -23,26 +25,49 @@ export interface MailCapture {
   close(): Promise<void>;
 }
 
-export async function startMailCapture(options: { dir?: string } = {}): Promise<MailCapture> {
+/** How to answer a DATA: accept it (recorded), hold it unanswered (not recorded), or an SMTP error code. */
+export type DataVerdict = "accept" | "hold" | number;
+
+export interface MailCaptureOptions {
+  dir?: string;
+  /** An SMTP error code to refuse this recipient with at RCPT TO, or undefined to take it. */
+  rcpt?: (address: string) => number | undefined;
+  /** The answer to one DATA, given its recipients (comma-joined) and raw bytes. */
+  data?: (to: string, raw: Buffer) => DataVerdict;
+}
+
+function smtpError(code: number): Error {
+  return Object.assign(new Error(code >= 500 ? "refused" : "try again later"), { responseCode: code });
+}
+
+export async function startMailCapture(options: MailCaptureOptions = {}): Promise<MailCapture> {
   const received: CapturedMail[] = [];
   if (options.dir) mkdirSync(options.dir, { recursive: true });
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const code = options.rcpt?.(address.address);
+      callback(code === undefined ? undefined : smtpError(code));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", async () => {
         const raw = Buffer.concat(chunks);
         const to = session.envelope.rcptTo.map((r) => r.address).join(",");
+        const verdict = options.data?.(to, raw) ?? "accept";
+        if (verdict === "hold") return; // never answered: the client is left waiting
+        if (verdict !== "accept") return callback(smtpError(verdict));
         received.push({ to, at: Date.now(), mail: await simpleParser(raw) });
         if (options.dir) writeFileSync(join(options.dir, `${String(received.length).padStart(6, "0")}.eml`), raw);
         callback();
       });
     },
   });
-  // A client that drops its connection mid-session surfaces as the server's "error".
+  // A client that drops its connection mid-session (a SIGKILLed worker) surfaces as the server's
+  // "error", which with no listener would be an uncaught exception in the test process.
   server.on("error", () => {});
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.server.address() as AddressInfo).port;
