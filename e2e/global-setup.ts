@@ -42,6 +42,9 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   // Accounts of their own for the keyboard spec (a predictable list) and the docs screenshots.
   const initech = await provisionAccount("initech", ["triage-bot"], [{ handle: "kim", role: "member" }]);
   const demo = await provisionAccount("demo", ["deploybot/dev-team"], [{ handle: "dana", role: "owner" }]);
+  // The invitations spec's own (#18): olive runs initrode and invites hugo, who sits in hooli.
+  const initrode = await provisionAccount("initrode", ["initrode-bot"], [{ handle: "olive", role: "owner" }]);
+  const hooli = await provisionAccount("hooli", ["hooli-bot"], [{ handle: "hugo", role: "member" }]);
   await releaseDatabase();
 
   const port = await freePort();
@@ -101,8 +104,22 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     hubUrl,
     idpIssuer: idp.issuer,
     databaseUrl: database.url,
-    keys: { acme: acme.keys, globex: globex.keys, initech: initech.keys, demo: demo.keys },
-    tokens: { acme: acme.tokens, globex: globex.tokens, initech: initech.tokens, demo: demo.tokens },
+    keys: {
+      acme: acme.keys,
+      globex: globex.keys,
+      initech: initech.keys,
+      demo: demo.keys,
+      initrode: initrode.keys,
+      hooli: hooli.keys,
+    },
+    tokens: {
+      acme: acme.tokens,
+      globex: globex.tokens,
+      initech: initech.tokens,
+      demo: demo.tokens,
+      initrode: initrode.tokens,
+      hooli: hooli.tokens,
+    },
     receiverPort,
     mailDir,
     logFiles: [...logFiles, join(outDir, "e2e-web-startup.log")],

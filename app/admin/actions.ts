@@ -11,7 +11,7 @@ import { agentInAccount, createAgent } from "@/lib/principals/agents";
 import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
 import { addBinding, addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
 import { changeRole, removeMember } from "@/lib/principals/members";
-import { addUser } from "@/lib/principals/users";
+import { addMemberFromBrowser, revokeInvitation } from "@/lib/principals/invitations";
 import { adminAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
 import { field } from "@/lib/next/form";
@@ -106,9 +106,13 @@ export async function revokeBindingAction(_prev: ActionState, form: FormData): P
   });
 }
 
+/**
+ * A person with no seat anywhere gets the seat at once (they sign in with SSO); a person who already
+ * sits in another account is invited and accepts in their own inbox (#18, lib/principals/invitations.ts).
+ */
 export async function addMemberAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return adminAction(field(form, "account"), async ({ seat }) => {
-    const u = await addUser(
+    const r = await addMemberFromBrowser(
       field(form, "email"),
       seat.slug,
       field(form, "handle").trim(),
@@ -116,10 +120,25 @@ export async function addMemberAction(_prev: ActionState, form: FormData): Promi
       opts(seat),
     );
     revalidatePath(`/admin/${seat.slug}/members`);
+    if (r.kind === "invited") {
+      const i = r.invitation;
+      return {
+        ok: true,
+        message: `${i.email} invited as ${i.handle} (${i.role}). The seat is theirs once they accept it in their inbox.`,
+      };
+    }
     return {
       ok: true,
-      message: `${u.email} added as ${u.handle} (${u.role}). No email is sent: they sign in with SSO.`,
+      message: `${r.user.email} added as ${r.user.handle} (${r.user.role}). No email is sent: they sign in with SSO.`,
     };
+  });
+}
+
+export async function revokeInvitationAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return adminAction(field(form, "account"), async ({ seat }) => {
+    const r = await revokeInvitation(seat.accountId, field(form, "invitation"), opts(seat));
+    revalidatePath(`/admin/${seat.slug}/members`);
+    return { ok: true, message: `The invitation of ${r.handle} is revoked.` };
   });
 }
 
@@ -135,7 +154,8 @@ export async function removeMemberAction(_prev: ActionState, form: FormData): Pr
   return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await removeMember(seat.accountId, field(form, "member"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/members`);
-    return { ok: true, message: `${r.handle} removed; ${r.sessionsEnded} open session(s) ended.` };
+    // Whether it was the person's last seat (and what else ended) is not this account's to know.
+    return { ok: true, message: `${r.handle} removed: their access to ${seat.slug} has ended.` };
   });
 }
 

@@ -6,6 +6,7 @@ import { listInbox, type InboxPage as InboxListPage } from "@/lib/inbox/list";
 import { waitingForRows } from "@/lib/inbox/response-track";
 import { FiltersBar, type Facet } from "./_components/filters-bar";
 import { InboxList } from "./_components/inbox-list";
+import { PendingInvitations } from "./_components/invitations";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Inbox · MA2H Hub" };
@@ -83,6 +84,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         </h1>
         <span className="total">{page.total} shown by these filters</span>
       </div>
+      <PendingInvitations userId={human.userId} />
       <FiltersBar facets={facets(page, filters)} q={filters.q ?? ""} />
       <InboxList rows={page.rows} multiAccount={page.seats.length > 1} waiting={waiting} />
       <nav className="pager" aria-label="Pages">

@@ -40,6 +40,11 @@ export const AUDIT_EVENT = {
   notificationEmailAnswerChanged: "notification.email_answer_changed",
   // Notifications (#16): an account's reminder and escalation delays.
   notificationRemindersChanged: "notifications.reminders_changed",
+  // Invitations (#18): a seat offered to a person who already sits elsewhere, and its end.
+  invitationCreated: "invitation.created",
+  invitationAccepted: "invitation.accepted",
+  invitationDeclined: "invitation.declined",
+  invitationRevoked: "invitation.revoked",
 } as const;
 
 /** A message's terminal transition is recorded as `message.<resolution>` (§7). */

@@ -6,15 +6,21 @@
  * browser re-reads through its session.
  * If the connection drops every subscriber is told to resync (a missed NOTIFY must not leave a list
  * stale), and it reconnects while anyone is subscribed.
+ * A subscriber that names its person also hears `seats` when that person's seats change
+ * (`ma2h_seats`, lib/pubsub/seats.ts): the stream re-reads them, so a removed seat stops routing at
+ * once (#18).
  */
 import { forgetProcessWide, processWide } from "../process-wide";
 import { log } from "../log";
-import { INBOX_CHANNEL } from "../pubsub/channels";
+import { INBOX_CHANNEL, SEATS_CHANNEL } from "../pubsub/channels";
 import { parseInboxPayload } from "../pubsub/inbox";
 import { notificationListener } from "../pubsub/listener";
 
-export type InboxEvent = { kind: "change"; accountId: string; messageId: string } | { kind: "resync" };
-type Subscriber = { accounts: ReadonlySet<string>; send: (e: InboxEvent) => void };
+export type InboxEvent =
+  | { kind: "change"; accountId: string; messageId: string }
+  | { kind: "resync" }
+  | { kind: "seats" };
+type Subscriber = { accounts: ReadonlySet<string>; userId?: string; send: (e: InboxEvent) => void };
 
 const RETRY_MS = 1000;
 const SLOT = "ma2h.inbox-events";
@@ -23,6 +29,7 @@ class InboxEvents {
   private readonly subscribers = new Set<Subscriber>();
   private readonly listener = notificationListener();
   private readonly stopListening: () => void;
+  private readonly stopSeats: () => void;
 
   constructor() {
     this.stopListening = this.listener.subscribe(INBOX_CHANNEL, {
@@ -31,11 +38,16 @@ class InboxEvents {
         for (const sub of [...this.subscribers]) sub.send({ kind: "resync" });
       },
     });
+    // A lost connection is reported once, above, as `resync`; the stream re-reads its seats on it.
+    this.stopSeats = this.listener.subscribe(SEATS_CHANNEL, { payload: (p) => this.seatsChanged(p), lost: () => {} });
   }
 
-  /** Listens (if not yet) and registers; returns the unsubscribe function. */
-  async subscribe(accounts: Iterable<string>, send: (e: InboxEvent) => void): Promise<() => void> {
-    const sub: Subscriber = { accounts: new Set(accounts), send };
+  /**
+   * Listens (if not yet) and registers; returns the unsubscribe function. With `userId`, the
+   * subscriber also hears `seats` when that person's seats change.
+   */
+  async subscribe(accounts: Iterable<string>, send: (e: InboxEvent) => void, userId?: string): Promise<() => void> {
+    const sub: Subscriber = { accounts: new Set(accounts), userId, send };
     this.subscribers.add(sub);
     await this.listen();
     return () => {
@@ -63,6 +75,10 @@ class InboxEvents {
     for (const sub of [...this.subscribers]) if (sub.accounts.has(event.accountId)) sub.send(event);
   }
 
+  private seatsChanged(userId: string): void {
+    for (const sub of [...this.subscribers]) if (sub.userId === userId) sub.send({ kind: "seats" });
+  }
+
   get size(): number {
     return this.subscribers.size;
   }
@@ -70,6 +86,7 @@ class InboxEvents {
   async close(): Promise<void> {
     this.subscribers.clear();
     this.stopListening();
+    this.stopSeats();
     forgetProcessWide(SLOT, this);
     await this.listener.close();
   }

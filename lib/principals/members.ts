@@ -1,6 +1,7 @@
 /**
  * Account membership administration: the member list, role changes and removal. Who administers
- * an account is a seat lookup (seats.ts); adding a member is `addUser` (users.ts). The rule that an account
+ * an account is a seat lookup (seats.ts); adding a member is `addUser` (users.ts), or from the
+ * browser an invitation for a person seated elsewhere (invitations.ts). The rule that an account
  * always keeps at least one owner is enforced here, under a lock on the account row, so two
  * concurrent demotions or removals cannot both pass it — never in a page.
  */
@@ -10,7 +11,11 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { parseRole } from "./users";
-import { endSessionsOf } from "./web-sessions";
+import { publishSeatChange } from "../pubsub/seats";
+import { lockAccount, lockPerson } from "./seat-locks";
+import { revokeInvitationsOf } from "./invitations";
+import { revokeTokensOf } from "./tokens";
+import { endSessionsOf, unbindIdentitiesOf } from "./web-sessions";
 import { ROLES, type Role } from "./types";
 
 export interface MemberInfo {
@@ -55,7 +60,7 @@ export async function listMembers(accountId: string): Promise<MemberInfo[]> {
  * and loads the membership, which must belong to `accountId` — another account's is `404`.
  */
 async function lockedMembership(tx: Tx, accountId: string, membershipId: string) {
-  await tx.$executeRaw`SELECT 1 FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  await lockAccount(tx, accountId);
   const m = await tx.membership.findFirst({
     where: { id: membershipId, accountId },
     select: { id: true, userId: true, handle: true, role: true },
@@ -104,31 +109,60 @@ export async function changeRole(
   });
 }
 
+/** What the removal of a person's last seat ended with it (all zero while another seat remains). */
+export interface LastSeatEnd {
+  sessionsEnded: number;
+  tokensRevoked: number;
+  identitiesUnbound: number;
+  invitationsRevoked: number;
+}
+
 /**
- * Removes a member from the account and ends every browser session of that person in the same
- * transaction, so an open page is bounced on its next request (sessions are per person, not per
- * account: a person seated elsewhere signs in again). Their PATs stop reaching this account with
- * the seat. The last owner cannot be removed.
+ * Removes a member from the account, in one transaction. Access to this account ends with the seat:
+ * every page, server action and `/v1` call reads seats per request (seats.ts), and the person's live
+ * inbox streams are told at once (`publishSeatChange`, so they close within a second). Nothing else
+ * of the person changes while they keep a seat elsewhere — one account's admin cannot sign a member
+ * of another account out (#18). When it was their last seat the person is gone from the Hub: their
+ * browser sessions end, their PATs are revoked, their SSO identities unbound and their pending
+ * invitations revoked, so a recycled or re-invited address starts clean. The last owner cannot be
+ * removed.
  */
 export async function removeMember(
   accountId: string,
   membershipId: string,
   opts?: AdminOptions,
-): Promise<{ membershipId: string; handle: string; sessionsEnded: number }> {
+): Promise<{ membershipId: string; handle: string; lastSeat: boolean } & LastSeatEnd> {
   return db().$transaction(async (tx) => {
     const m = await lockedMembership(tx, accountId, membershipId);
     if (m.role === "owner") requireOwnerFor(opts, "remove an owner");
     await keepAnOwner(tx, accountId, m, `removing ${m.handle}`);
+    await lockPerson(tx, m.userId);
     await tx.membership.delete({ where: { id: m.id } });
-    const count = await endSessionsOf(m.userId, tx);
+    // The account's trail names its own seat only: whether the person sits elsewhere is no business
+    // of this account, so neither the row nor the admin page says what else ended.
     await writeAudit(tx, {
       accountId,
       actor: actorOf(opts),
       event: AUDIT_EVENT.memberRemoved,
-      detail: { membership_id: m.id, user_id: m.userId, handle: m.handle, role: m.role, sessions_ended: count },
+      detail: { membership_id: m.id, user_id: m.userId, handle: m.handle, role: m.role },
     });
-    return { membershipId, handle: m.handle, sessionsEnded: count };
+    const lastSeat = (await tx.membership.count({ where: { userId: m.userId } })) === 0;
+    const ended = lastSeat ? await endPerson(tx, m.userId) : NOTHING_ENDED;
+    await publishSeatChange(tx, m.userId);
+    return { membershipId, handle: m.handle, lastSeat, ...ended };
   });
+}
+
+const NOTHING_ENDED: LastSeatEnd = { sessionsEnded: 0, tokensRevoked: 0, identitiesUnbound: 0, invitationsRevoked: 0 };
+
+/** The last seat is gone: everything that let the person in, or would let them back in, goes too. */
+async function endPerson(tx: Tx, userId: string): Promise<LastSeatEnd> {
+  return {
+    sessionsEnded: await endSessionsOf(userId, tx),
+    tokensRevoked: await revokeTokensOf(tx, userId),
+    identitiesUnbound: await unbindIdentitiesOf(tx, userId),
+    invitationsRevoked: await revokeInvitationsOf(tx, userId),
+  };
 }
 
 /** The membership of `handle` in the account `slug` (the CLI names members by handle), or `404`. */

@@ -92,3 +92,16 @@ export async function revokeToken(
   });
   return { id, revoked: true };
 }
+
+/**
+ * Revokes every live PAT of a person in the caller's transaction (their last seat is gone,
+ * members.ts). No per-account token rows: the person has no seat left to name them in, and a
+ * person's token events are never written into an account's trail (#18).
+ */
+export async function revokeTokensOf(tx: Pick<Tx, "personalAccessToken">, userId: string): Promise<number> {
+  const { count } = await tx.personalAccessToken.updateMany({
+    where: { userId, revokedAt: null },
+    data: { revokedAt: clock.now() },
+  });
+  return count;
+}

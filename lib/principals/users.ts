@@ -10,6 +10,7 @@ import { findAccount } from "./accounts";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { isUniqueViolation } from "../db-errors";
+import { publishSeatChange } from "../pubsub/seats";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { requireMatch } from "./field-format";
 import { ROLES, type Role } from "./types";
@@ -39,7 +40,11 @@ export function parseRole(role: string): Role {
   return role as Role;
 }
 
-/** Adds `email` to an account with a handle and role, creating the user on first sight. */
+/**
+ * Adds `email` to an account with a handle and role at once, creating the user on first sight: the
+ * CLI's add (the operator of the whole Hub), and the web admin's for a person with no seat anywhere
+ * yet. The web admin invites a person who already sits elsewhere instead (invitations.ts).
+ */
 export async function addUser(
   email: string,
   accountSlug: string,
@@ -83,6 +88,7 @@ function insertSeat(accountId: string, accountSlug: string, email: string, handl
       event: AUDIT_EVENT.memberAdded,
       detail: { user_id: user.id, membership_id: membership.id, handle, role },
     });
+    await publishSeatChange(tx, user.id);
     return { userId: user.id, membershipId: membership.id, email, handle, role, accountSlug };
   });
 }

@@ -41,11 +41,20 @@ export async function endWebSession(token: string): Promise<void> {
 }
 
 /**
- * Ends every browser session of a person at once (e.g. when they are removed from an account);
+ * Ends every browser session of a person at once (when their last seat is removed, members.ts);
  * `client` lets the removal's own transaction do it, so both commit together.
  */
 export async function endSessionsOf(userId: string, client: Pick<Tx, "webSession"> = db()): Promise<number> {
   return (await client.webSession.deleteMany({ where: { userId } })).count;
+}
+
+/**
+ * Unbinds every SSO identity of a person (their last seat is gone, members.ts), in the caller's
+ * transaction: a recycled or re-invited address then binds afresh at its next first sign-in
+ * (`invitedUserForFirstSignIn`) instead of inheriting the old issuer + subject.
+ */
+export async function unbindIdentitiesOf(tx: Pick<Tx, "authIdentity">, userId: string): Promise<number> {
+  return (await tx.authIdentity.deleteMany({ where: { userId } })).count;
 }
 
 export async function userForIdentity(issuer: string, subject: string): Promise<string | null> {

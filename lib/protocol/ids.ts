@@ -21,6 +21,7 @@ export const ID_PREFIX = {
   webSession: "web_",
   identity: "idn_",
   notification: "ntf_",
+  invitation: "inv_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

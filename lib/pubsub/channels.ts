@@ -9,5 +9,11 @@ export const TERMINAL_CHANNEL = "ma2h_message_terminal";
 /** Carries `<account id>:<message or directive id>` for the inbox's live updates (inbox.ts). */
 export const INBOX_CHANNEL = "ma2h_inbox";
 
-export const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL] as const;
+/**
+ * Carries a user id whose seats just changed (a seat removed, or one created): the inbox's live
+ * streams of that person re-read their seats at once (seats.ts, lib/inbox/events.ts).
+ */
+export const SEATS_CHANNEL = "ma2h_seats";
+
+export const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL, SEATS_CHANNEL] as const;
 export type Channel = (typeof CHANNELS)[number];

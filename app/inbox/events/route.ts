@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { errorResponse } from "@/lib/http/handler";
 import { inboxEvents, type InboxEvent } from "@/lib/inbox/events";
-import { seatsOf } from "@/lib/principals/seats";
+import { streamSeats } from "@/lib/inbox/stream-seats";
 import { humanForSessionToken, sessionTokenFrom } from "@/lib/principals/web-sessions";
 import { HubError } from "@/lib/protocol/errors";
 
@@ -14,14 +14,16 @@ const KEEP_ALIVE_MS = 20_000;
  * message in one of the person's accounts is submitted or turns terminal (ids only; the page
  * re-reads through the session), `event: ready` once subscribed (the page catches up on what changed
  * since it rendered), `event: resync` if the Hub's listener reconnected, and a comment
- * keep-alive every 20 s — at which the session is checked again, so a revoked one ends the stream.
+ * keep-alive every 20 s. The session and the person's seats are checked again at each keep-alive,
+ * after a resync, and at once when the person's seats change (lib/inbox/stream-seats.ts): an ended
+ * session or a removed (or added) seat ends the stream, and the browser reconnects to the current seats.
  */
 export async function GET(req: Request): Promise<Response> {
   const jar = await cookies();
   const token = sessionTokenFrom((n) => jar.get(n)?.value);
   const human = await humanForSessionToken(token);
   if (!human) return errorResponse(new HubError("unauthenticated", "sign in first"));
-  const accounts = (await seatsOf(human.userId)).map((s) => s.accountId);
+  const seats = await streamSeats(token, human.userId);
   const encoder = new TextEncoder();
   let stop = () => {};
 
@@ -36,19 +38,26 @@ export async function GET(req: Request): Promise<Response> {
           stop();
         }
       };
-      const unsubscribe = await inboxEvents().subscribe(accounts, (e: InboxEvent) => {
-        write(
-          e.kind === "change"
-            ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n`
-            : "event: resync\ndata: {}\n\n",
+      // #18: a seat change (or a possibly missed one) re-checks the seats; a stale stream closes.
+      const recheck = (then = () => {}) =>
+        void seats.stillValid().then(
+          (ok) => (ok ? then() : stop()),
+          () => then(),
         );
-      });
-      const timer = setInterval(() => {
-        void humanForSessionToken(token).then(
-          (still) => (still ? write(": keep-alive\n\n") : stop()),
-          () => write(": keep-alive\n\n"),
-        );
-      }, KEEP_ALIVE_MS);
+      const unsubscribe = await inboxEvents().subscribe(
+        seats.accounts,
+        (e: InboxEvent) => {
+          if (e.kind === "seats") return recheck();
+          if (e.kind === "resync") recheck();
+          write(
+            e.kind === "change"
+              ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n`
+              : "event: resync\ndata: {}\n\n",
+          );
+        },
+        human.userId,
+      );
+      const timer = setInterval(() => recheck(() => write(": keep-alive\n\n")), KEEP_ALIVE_MS);
       stop = () => {
         if (!open) return;
         open = false;
@@ -61,6 +70,7 @@ export async function GET(req: Request): Promise<Response> {
         }
       };
       req.signal.addEventListener("abort", () => stop(), { once: true });
+      recheck(); // #18: a seat change between reading the seats and subscribing was not heard
       // Subscribed: from here on nothing is missed. `ready` tells the page to catch up once on what
       // changed between its render and now (and after every reconnect).
       write("retry: 2000\nevent: ready\ndata: {}\n\n");

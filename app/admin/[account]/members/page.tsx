@@ -1,6 +1,7 @@
+import { listInvitations } from "@/lib/principals/invitations";
 import { listMembers } from "@/lib/principals/members";
 import { ROLES } from "@/lib/principals/types";
-import { addMemberAction, changeRoleAction, removeMemberAction } from "../../actions";
+import { addMemberAction, changeRoleAction, removeMemberAction, revokeInvitationAction } from "../../actions";
 import { ActionForm } from "@/components/ActionForm";
 import { When } from "@/components/When";
 import { adminPage } from "@/lib/next/admin-page";
@@ -20,13 +21,16 @@ function RoleSelect({ value, testId, label }: { value?: string; testId: string; 
 }
 
 /**
- * Members: add by email (no email is sent; the person signs in with SSO, invite-only), change a
- * role, remove (their sessions end at once). lib/ keeps at least one owner.
+ * Members: add by email (no email is sent; a new person signs in with SSO, invite-only; a person who
+ * already sits in another account is invited and accepts in their inbox — listed here as "invited"
+ * until then, revocable), change a role, remove (their access to this account ends at once). lib/
+ * keeps at least one owner.
  */
 export default async function MembersPage({ params }: { params: Promise<{ account: string }> }) {
   const { account } = await params;
   const { seat } = await adminPage(account, `/admin/${encodeURIComponent(account)}/members`);
   const members = await listMembers(seat.accountId);
+  const invitations = await listInvitations(seat.accountId);
   const hidden = { account: seat.slug };
   return (
     <main>
@@ -69,7 +73,7 @@ export default async function MembersPage({ params }: { params: Promise<{ accoun
                     hidden={{ ...hidden, member: m.membershipId }}
                     submit="Remove"
                     danger
-                    confirm={`Remove ${m.handle} from ${seat.slug}? Their open sessions end at once.`}
+                    confirm={`Remove ${m.handle} from ${seat.slug}? Their access to it ends at once.`}
                     testId={`remove-${m.handle}`}
                     className="inline-form"
                   />
@@ -79,11 +83,64 @@ export default async function MembersPage({ params }: { params: Promise<{ accoun
           </tbody>
         </table>
       </section>
+      {invitations.length > 0 && (
+        <section className="panel">
+          <h2>Invited</h2>
+          <p className="hint">
+            These people sit in another account of this Hub: the seat is theirs once they accept it in their inbox.
+            Until then they see nothing of this account and nothing of it reaches them.
+          </p>
+          <table className="admin-table" data-testid="invitations-table">
+            <thead>
+              <tr>
+                <th>Handle</th>
+                <th>Email</th>
+                <th>Role</th>
+                <th>Status</th>
+                <th>Invited</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {invitations.map((i) => (
+                <tr
+                  key={i.id}
+                  data-testid="invitation-row"
+                  data-handle={i.handle}
+                  data-status={i.expired ? "expired" : "invited"}
+                >
+                  <td>
+                    <code>human:{i.handle}</code>
+                  </td>
+                  <td>{i.email}</td>
+                  <td>{i.role}</td>
+                  <td>{i.expired ? "expired" : "invited"}</td>
+                  <td>
+                    <When at={i.createdAt} /> by <code>{i.invitedBy}</code>
+                  </td>
+                  <td>
+                    <ActionForm
+                      action={revokeInvitationAction}
+                      hidden={{ ...hidden, invitation: i.id }}
+                      submit="Revoke"
+                      danger
+                      confirm={`Revoke the invitation of ${i.handle} to ${seat.slug}?`}
+                      testId={`revoke-invitation-${i.handle}`}
+                      className="inline-form"
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
       <section className="panel">
         <h2>Add a member</h2>
         <p className="hint">
-          No email is sent. The person signs in with your identity provider using this address (which it must assert
-          verified); the handle is how the Hub names them to agents, <code>human:&lt;handle&gt;</code>.
+          No email is sent. A new person signs in with your identity provider using this address (which it must assert
+          verified); a person who already sits in another account of this Hub is invited instead, and accepts in their
+          inbox. The handle is how the Hub names them to agents, <code>human:&lt;handle&gt;</code>.
         </p>
         <ActionForm action={addMemberAction} hidden={hidden} submit="Add member" testId="add-member">
           <label>
