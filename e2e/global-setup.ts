@@ -42,6 +42,16 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   // Accounts of their own for the keyboard spec (a predictable list) and the docs screenshots.
   const initech = await provisionAccount("initech", ["triage-bot"], [{ handle: "kim", role: "member" }]);
   const demo = await provisionAccount("demo", ["deploybot/dev-team"], [{ handle: "dana", role: "owner" }]);
+  // identities.spec.ts: people whose sign-ins only that spec makes (a shared browser, a second identity).
+  const hooli = await provisionAccount(
+    "hooli",
+    [],
+    [
+      { handle: "hank", role: "owner" },
+      { handle: "ivy", role: "member" },
+      { handle: "jo", role: "member" },
+    ],
+  );
   await releaseDatabase();
 
   const port = await freePort();
@@ -57,6 +67,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     accounts: [
       { login: "mallory", email: "mallory@acme.test", email_verified: false },
       { login: "alice-elsewhere", email: "alice@acme.test", email_verified: true, sub: "another-subject-for-alice" },
+      { login: "jo-elsewhere", email: "jo@hooli.test", email_verified: true, sub: "another-subject-for-jo" },
     ],
     emailDomain: "acme.test",
     log: () => {},
@@ -101,8 +112,14 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     hubUrl,
     idpIssuer: idp.issuer,
     databaseUrl: database.url,
-    keys: { acme: acme.keys, globex: globex.keys, initech: initech.keys, demo: demo.keys },
-    tokens: { acme: acme.tokens, globex: globex.tokens, initech: initech.tokens, demo: demo.tokens },
+    keys: { acme: acme.keys, globex: globex.keys, initech: initech.keys, demo: demo.keys, hooli: hooli.keys },
+    tokens: {
+      acme: acme.tokens,
+      globex: globex.tokens,
+      initech: initech.tokens,
+      demo: demo.tokens,
+      hooli: hooli.tokens,
+    },
     receiverPort,
     mailDir,
     logFiles: [...logFiles, join(outDir, "e2e-web-startup.log")],
