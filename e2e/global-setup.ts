@@ -42,9 +42,19 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   // Accounts of their own for the keyboard spec (a predictable list) and the docs screenshots.
   const initech = await provisionAccount("initech", ["triage-bot"], [{ handle: "kim", role: "member" }]);
   const demo = await provisionAccount("demo", ["deploybot/dev-team"], [{ handle: "dana", role: "owner" }]);
-  // The invitations spec's own (#18): olive runs initrode and invites hugo, who sits in hooli.
+  // The invitations spec's own (#18): olive runs initrode and invites hugo, who sits in vandelay.
   const initrode = await provisionAccount("initrode", ["initrode-bot"], [{ handle: "olive", role: "owner" }]);
-  const hooli = await provisionAccount("hooli", ["hooli-bot"], [{ handle: "hugo", role: "member" }]);
+  const vandelay = await provisionAccount("vandelay", ["vandelay-bot"], [{ handle: "hugo", role: "member" }]);
+  // identities.spec.ts: people whose sign-ins only that spec makes (a shared browser, a second identity).
+  const hooli = await provisionAccount(
+    "hooli",
+    [],
+    [
+      { handle: "hank", role: "owner" },
+      { handle: "ivy", role: "member" },
+      { handle: "jo", role: "member" },
+    ],
+  );
   await releaseDatabase();
 
   const port = await freePort();
@@ -60,6 +70,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     accounts: [
       { login: "mallory", email: "mallory@acme.test", email_verified: false },
       { login: "alice-elsewhere", email: "alice@acme.test", email_verified: true, sub: "another-subject-for-alice" },
+      { login: "jo-elsewhere", email: "jo@hooli.test", email_verified: true, sub: "another-subject-for-jo" },
     ],
     emailDomain: "acme.test",
     log: () => {},
@@ -110,6 +121,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       initech: initech.keys,
       demo: demo.keys,
       initrode: initrode.keys,
+      vandelay: vandelay.keys,
       hooli: hooli.keys,
     },
     tokens: {
@@ -118,6 +130,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       initech: initech.tokens,
       demo: demo.tokens,
       initrode: initrode.tokens,
+      vandelay: vandelay.tokens,
       hooli: hooli.tokens,
     },
     receiverPort,

@@ -1,14 +1,14 @@
 /**
- * Invitations in the browser (#18): olive, owner of initrode, adds hugo — who already sits in hooli —
+ * Invitations in the browser (#18): olive, owner of initrode, adds hugo — who already sits in vandelay —
  * on the Members page; he is listed as invited, not as a member, and sees nothing of initrode until
  * he accepts the invitation in his inbox; then initrode's ask is in his inbox and he is a member.
- * Removed again, he keeps his session and hooli. The accounts are this spec's own (global-setup.ts).
+ * Removed again, he keeps his session and vandelay. The accounts are this spec's own (global-setup.ts).
  */
 import type { Page } from "@playwright/test";
 import { api, envelope, expect, marker, signedInContext, test } from "./support/fixtures";
 
 const OLIVE = "olive@initrode.test";
-const HUGO = "hugo@hooli.test";
+const HUGO = "hugo@vandelay.test";
 
 function acceptDialogs(page: Page): void {
   page.on("dialog", (d) => void d.accept());
@@ -16,7 +16,7 @@ function acceptDialogs(page: Page): void {
 
 test("invite → accept: nothing of the account reaches the invited person until they accept", async ({ browser }) => {
   const initrodeAsk = `initrode ask ${marker()}`;
-  const hooliAsk = `hooli ask ${marker()}`;
+  const vandelayAsk = `vandelay ask ${marker()}`;
   const olive = await signedInContext(browser, OLIVE);
   const hugo = await signedInContext(browser, HUGO);
   acceptDialogs(olive.page);
@@ -34,11 +34,11 @@ test("invite → accept: nothing of the account reaches the invited person until
     );
     await expect(page.locator('[data-testid="member-row"][data-handle="hugo"]')).toHaveCount(0);
 
-    // An ask in initrode and one in hooli: hugo's inbox shows hooli's and the invitation only.
+    // An ask in initrode and one in vandelay: hugo's inbox shows vandelay's and the invitation only.
     await api("initrode", "initrode-bot").submit(envelope("ask", "initrode-bot", { title: initrodeAsk }));
-    await api("hooli", "hooli-bot").submit(envelope("ask", "hooli-bot", { title: hooliAsk }));
+    await api("vandelay", "vandelay-bot").submit(envelope("ask", "vandelay-bot", { title: vandelayAsk }));
     await hugo.page.goto("/inbox");
-    await expect(hugo.page.getByText(hooliAsk)).toBeVisible();
+    await expect(hugo.page.getByText(vandelayAsk)).toBeVisible();
     await expect(hugo.page.getByText(initrodeAsk)).toHaveCount(0);
     const invitation = hugo.page.locator('[data-testid="invitation"][data-account="initrode"]');
     await expect(invitation).toContainText("human:olive");
@@ -51,12 +51,12 @@ test("invite → accept: nothing of the account reaches the invited person until
     await expect(page.locator('[data-testid="member-row"][data-handle="hugo"]')).toHaveAttribute("data-role", "member");
     await expect(page.getByTestId("invitations-table")).toHaveCount(0);
 
-    // Removed from initrode, hugo keeps his session and hooli: his next load shows hooli only.
+    // Removed from initrode, hugo keeps his session and vandelay: his next load shows vandelay only.
     await page.getByTestId("remove-hugo-submit").click();
     await expect(page.locator('[data-testid="member-row"][data-handle="hugo"]')).toHaveCount(0);
     await hugo.page.reload();
     await expect(hugo.page).toHaveURL(/\/inbox$/);
-    await expect(hugo.page.getByText(hooliAsk)).toBeVisible();
+    await expect(hugo.page.getByText(vandelayAsk)).toBeVisible();
     await expect(hugo.page.getByText(initrodeAsk)).toHaveCount(0);
   } finally {
     await olive.context.close();

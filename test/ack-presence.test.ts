@@ -405,13 +405,15 @@ describe("§15 presence", () => {
     }
   });
 
-  it("a viewer of the owning account reads it; a person seated in several accounts reads each account's agents", async () => {
+  it("a viewer of the owning account reads it; a person seated in several accounts names the account", async () => {
     const id = await submit("ask", {}, P);
     await agent(P).get(`/v1/messages/${id}`);
     expect((await human("vic").get(presencePath(P))).body.state).toBe("online");
     const carol = client(hub.web.url, carolToken);
-    expect((await carol.get(presencePath(P))).body.state).toBe("online"); // acme seat (viewer)
-    expect((await carol.get(presencePath("other/bot"))).body.state).toBe("unknown"); // globex, never seen
+    expect((await carol.get(`${presencePath(P)}?account=acme`)).body.state).toBe("online"); // acme seat (viewer)
+    expect((await carol.get(`${presencePath("other/bot")}?account=globex`)).body.state).toBe("unknown"); // never seen
+    // Seats in several accounts and no ?account=: a 400 naming it (test/presence-account.test.ts).
+    expect((await carol.get(presencePath(P))).status).toBe(400);
   });
 
   it("the browser session cookie works like a PAT; no credential is 401", async () => {

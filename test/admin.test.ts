@@ -244,7 +244,7 @@ describe("agents, keys and bindings scoped to the administered account", () => {
 });
 
 describe("personal access tokens, self-service", () => {
-  it("create, list with last use, revoke own; someone else's token is 404; actor is the handle of each account", async () => {
+  it("create, list with last use, revoke own; someone else's token is 404; audited in the person's stream", async () => {
     const bob = await userOf("bob@acme.test");
     const alice = await userOf("alice@acme.test");
     const mine = await createTokenForUser(bob, { self: true });
@@ -256,11 +256,15 @@ describe("personal access tokens, self-service", () => {
     expect((await listTokens(bob)).find((t) => t.id === mine.id)?.revokedAt).toBeNull();
     await revokeToken(mine.id, { self: true, owner: bob });
     expect((await listTokens(bob)).find((t) => t.id === mine.id)?.revokedAt).not.toBeNull();
+    // Audited in bob's own stream, never in an account's (#18, test/person-audit.test.ts).
     const rows = await db().auditEvent.findMany({
-      where: { accountId: acmeId, event: { startsWith: "token." }, actor: "human:bob" },
+      where: { event: { startsWith: "token." }, detail: { equals: { token_id: mine.id } } },
       orderBy: { id: "asc" },
     });
-    expect(rows.map((r) => r.event)).toEqual(["token.created", "token.revoked"]);
+    expect(rows.map((r) => [r.event, r.userId, r.accountId, r.actor])).toEqual([
+      ["token.created", bob, null, `user:${bob}`],
+      ["token.revoked", bob, null, `user:${bob}`],
+    ]);
   });
 });
 

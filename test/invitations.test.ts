@@ -22,13 +22,8 @@ import {
 import { listMembers, removeMember } from "../lib/principals/members";
 import { createTokenForUser } from "../lib/principals/tokens";
 import { addUser } from "../lib/principals/users";
-import {
-  bindIdentity,
-  createWebSession,
-  humanForSessionToken,
-  invitedUserForFirstSignIn,
-  SESSION_COOKIE_NAMES,
-} from "../lib/principals/web-sessions";
+import { bindIdentity, personForNewIdentity } from "../lib/principals/identities";
+import { createWebSession, humanForSessionToken, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
@@ -330,7 +325,10 @@ describe("removing a seat", () => {
     // first sign-in binds afresh (the old identity is gone).
     const back = await addMemberFromBrowser(p.email, "acme", "wes", "member", asAdam);
     expect(back.kind).toBe("added");
-    expect(await invitedUserForFirstSignIn(p.email, true)).toBe(p.userId);
+    expect(await personForNewIdentity(p.email, true, null)).toBe(p.userId);
+    // Each unbound identity and revoked token is in the person's own stream, not an account's.
+    const own = await db().auditEvent.findMany({ where: { userId: p.userId, actor: "system:last_seat_removed" } });
+    expect(own.map((e) => e.event).sort()).toEqual(["identity.unlinked", "token.revoked"]);
   });
 
   it("a seat that is not the last ends nothing else: PATs, identities and sessions stay", async () => {

@@ -365,14 +365,14 @@ describe("digests", () => {
 describe("settings writes", () => {
   const audits = (event: string) => db().auditEvent.findMany({ where: { event }, orderBy: { id: "asc" } });
 
-  it("a preference change is audited by field name, with the person as actor", async () => {
+  it("a preference change is audited by field name, in the person's own stream with them as actor", async () => {
     const before = (await audits(AUDIT_EVENT.notificationPreferencesChanged)).length;
     await prefer("adam", { timeZone: "Europe/Berlin", email: { minPriority: "urgent" } });
     const rows = await audits(AUDIT_EVENT.notificationPreferencesChanged);
     expect(rows.length).toBe(before + 1);
     const last = rows.at(-1);
-    expect(last?.actor).toBe("human:adam");
-    expect(last?.detail).toEqual({ changed: ["channels.email.minPriority", "timeZone"] });
+    expect([last?.userId, last?.accountId, last?.actor]).toEqual([users.adam, null, `user:${users.adam}`]);
+    expect(last?.detail).toEqual({ account: "acme", changed: ["channels.email.minPriority", "timeZone"] });
     expect(JSON.stringify(last?.detail)).not.toContain("Berlin");
   });
 

@@ -13,6 +13,8 @@ export const metadata = { title: "Settings · MA2H Hub", referrer: "no-referrer"
 const TABS = [
   ["tokens", "My tokens"],
   ["notifications", "Notifications"],
+  ["identities", "Identities"],
+  ["activity", "Activity"],
 ] as const;
 
 /** The signed-in shell of a person's own settings; each page and action checks the session again. */

@@ -55,4 +55,9 @@ export const LOGINS = {
   gina: "gina@globex.test", // member of another account (globex)
   kim: "kim@initech.test", // member of initech (the keyboard spec's own account)
   dana: "dana@demo.test", // owner of demo (the docs screenshots' own account)
+  // hooli: identities.spec.ts's own people (a shared browser, a second identity).
+  hank: "hank@hooli.test", // owner of hooli
+  ivy: "ivy@hooli.test", // member of hooli
+  jo: "jo@hooli.test", // member of hooli
+  joElsewhere: "jo-elsewhere", // jo@hooli.test verified, under another subject
 } as const;

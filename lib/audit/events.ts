@@ -11,6 +11,7 @@ export const AUDIT_EVENT = {
   memberAdded: "member.added",
   memberRoleChanged: "member.role_changed",
   memberRemoved: "member.removed",
+  // A person's own PATs: written to the person's stream, never an account's (#18).
   tokenCreated: "token.created",
   tokenRevoked: "token.revoked",
   agentCreated: "agent.created",
@@ -33,11 +34,15 @@ export const AUDIT_EVENT = {
   directiveAcknowledged: "directive.acknowledged",
   directiveExpired: "directive.expired",
   directiveBounced: "directive.bounced",
-  // Notification preferences and account settings (#16, docs/notifications.md).
+  // Notification preferences (the person's stream, #18) and account settings (#16, docs/notifications.md).
   notificationPreferencesChanged: "notification.preferences_changed",
   notificationPreferencesReset: "notification.preferences_reset",
   notificationDefaultsChanged: "notification.defaults_changed",
   notificationEmailAnswerChanged: "notification.email_answer_changed",
+  // A person's own sign-in identities (#18; the person's stream, lib/principals/identities.ts).
+  identityLinked: "identity.linked",
+  identityUnlinked: "identity.unlinked",
+  identitySignedIn: "identity.signed_in",
   // Notifications (#16): an account's reminder and escalation delays.
   notificationRemindersChanged: "notifications.reminders_changed",
   // Invitations (#18): a seat offered to a person who already sits elsewhere, and its end.

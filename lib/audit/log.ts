@@ -2,7 +2,8 @@
  * Reading the audit trail: who did what, when, to which object. The table is
  * append-only at the database (trigger `audit_events_append_only`); this module only reads it —
  * one account at a time, filtered by actor, kind (`event`) and a time range, newest first for the
- * page and oldest first for the JSON Lines export. `detail` holds ids and names only, never a
+ * page and oldest first for the JSON Lines export; or one person's own stream (`listPersonAudit`,
+ * no account: their tokens, identities, preferences), which no account query ever matches. `detail` holds ids and names only, never a
  * secret, a credential or a message's content (§9.6), so it is exported as stored.
  */
 import type { Prisma } from "../generated/prisma/client";
@@ -101,10 +102,30 @@ const SELECT = { id: true, at: true, actor: true, event: true, messageId: true, 
 export async function listAudit(
   accountId: string,
   filters: AuditFilters,
-  page: { before?: string; limit?: number } = {},
+  page: AuditPage = {},
+): Promise<{ entries: AuditEntry[]; next: string | null }> {
+  return pageOf(whereOf(accountId, filters), page);
+}
+
+/** One page of a person's own stream (`/settings/activity`), newest first, paged like `listAudit`. */
+export async function listPersonAudit(
+  userId: string,
+  page: AuditPage = {},
+): Promise<{ entries: AuditEntry[]; next: string | null }> {
+  return pageOf({ userId, accountId: null }, page);
+}
+
+export interface AuditPage {
+  /** The previous page's `next` cursor. */
+  before?: string;
+  limit?: number;
+}
+
+async function pageOf(
+  where: Prisma.AuditEventWhereInput,
+  page: AuditPage,
 ): Promise<{ entries: AuditEntry[]; next: string | null }> {
   const limit = Math.min(Math.max(page.limit ?? 100, 1), 500);
-  const where = whereOf(accountId, filters);
   const cursor = parseCursor(page.before);
   const rows = await db().auditEvent.findMany({
     where: cursor

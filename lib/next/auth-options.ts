@@ -1,8 +1,15 @@
 /**
  * next-auth (v4) configuration: the one module that imports next-auth. It adapts the Hub's own
- * sign-in rules (lib/web-auth) and revocable database sessions (lib/principals/web-sessions.ts) to
- * next-auth. The attested actor is later derived from the session's user and the message's
- * account — never from anything the browser sends.
+ * sign-in rules (lib/web-auth), identities (lib/principals/identities.ts) and revocable database
+ * sessions (lib/principals/web-sessions.ts) to next-auth. The attested actor is later derived from
+ * the session's user and the message's account — never from anything the browser sends.
+ *
+ * A sign-in never binds an identity to the browser's current session (#18). next-auth's callback
+ * would link a new identity to whoever is signed in, so on the callback the adapter does not show it
+ * the current session at all: the identity goes to its own person (the bound one, or the invited
+ * person with that verified email — lib/web-auth/sign-in.ts decides who may), a fresh session is
+ * created for them, its cookie replaces the old one, and the old session is ended. The old session
+ * matters in one place only: it lets a signed-in person link a second identity to themselves.
  */
 import type { NextAuthOptions } from "next-auth";
 import type { Adapter, AdapterUser } from "next-auth/adapters";
@@ -11,15 +18,14 @@ import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
 import { env, exportNextAuthSettings } from "../env";
 import { log } from "../log";
+import { bindIdentity, recordSignIn, userForIdentity } from "../principals/identities";
 import {
-  bindIdentity,
   createWebSession,
   endWebSession,
   extendWebSession,
   humanForSessionToken,
   userByEmail,
   userById,
-  userForIdentity,
 } from "../principals/web-sessions";
 import { issuerOf, providerSettings, type ProviderSetting } from "../web-auth/providers";
 import { signInVerdict } from "../web-auth/sign-in";
@@ -56,57 +62,74 @@ function asAdapterUser(u: { id: string; email: string; name: string | null }): A
   return { id: u.id, email: u.email, name: u.name, emailVerified: null };
 }
 
-const adapter: Adapter = {
-  createUser: async () => {
-    throw new Error("open sign-up is disabled: an owner or admin adds people first");
-  },
-  getUser: async (id) => {
-    const u = await userById(id);
-    return u ? asAdapterUser(u) : null;
-  },
-  getUserByEmail: async (email) => {
-    const u = await userByEmail(email);
-    return u ? asAdapterUser(u) : null;
-  },
-  getUserByAccount: async ({ provider, providerAccountId }) => {
-    const id = await userForIdentity(issuerOf(provider), providerAccountId);
-    const u = id ? await userById(id) : null;
-    return u ? asAdapterUser(u) : null;
-  },
-  updateUser: async (user) => {
-    const u = await userById(user.id);
-    if (!u) throw new Error("no such user");
-    return asAdapterUser(u);
-  },
-  linkAccount: async (account: { userId: string; provider: string; providerAccountId: string }) => {
-    await bindIdentity(account.userId, account.provider, issuerOf(account.provider), account.providerAccountId);
-  },
-  createSession: async ({ sessionToken, userId, expires }) => {
-    await createWebSession(userId, sessionToken, expires);
-    return { sessionToken, userId, expires };
-  },
-  getSessionAndUser: async (sessionToken) => {
-    const human = await humanForSessionToken(sessionToken);
-    if (!human) return null;
-    return {
-      session: { sessionToken, userId: human.userId, expires: human.expiresAt },
-      user: asAdapterUser({ id: human.userId, email: human.email, name: human.name }),
-    };
-  },
-  updateSession: async ({ sessionToken, expires }) => {
-    if (expires) await extendWebSession(sessionToken, expires);
-    return null;
-  },
-  deleteSession: async (sessionToken) => {
-    await endWebSession(sessionToken);
-  },
-};
+/**
+ * The adapter. `signingIn`: this request is a provider's callback, where the current session must
+ * not take part (see the header) — `getSessionAndUser` answers "no session" so next-auth neither
+ * links to it nor refuses a bound identity of someone else; every other route reads sessions as usual.
+ */
+function adapterFor(signingIn: boolean): Adapter {
+  return {
+    createUser: async () => {
+      throw new Error("open sign-up is disabled: an owner or admin adds people first");
+    },
+    getUser: async (id) => {
+      const u = await userById(id);
+      return u ? asAdapterUser(u) : null;
+    },
+    getUserByEmail: async (email) => {
+      const u = await userByEmail(email);
+      return u ? asAdapterUser(u) : null;
+    },
+    getUserByAccount: async ({ provider, providerAccountId }) => {
+      const id = await userForIdentity(issuerOf(provider), providerAccountId);
+      const u = id ? await userById(id) : null;
+      return u ? asAdapterUser(u) : null;
+    },
+    updateUser: async (user) => {
+      const u = await userById(user.id);
+      if (!u) throw new Error("no such user");
+      return asAdapterUser(u);
+    },
+    linkAccount: async (account: { userId: string; provider: string; providerAccountId: string }) => {
+      await bindIdentity(account.userId, account.provider, issuerOf(account.provider), account.providerAccountId);
+    },
+    createSession: async ({ sessionToken, userId, expires }) => {
+      await createWebSession(userId, sessionToken, expires);
+      return { sessionToken, userId, expires };
+    },
+    getSessionAndUser: async (sessionToken) => {
+      if (signingIn) return null;
+      const human = await humanForSessionToken(sessionToken);
+      if (!human) return null;
+      return {
+        session: { sessionToken, userId: human.userId, expires: human.expiresAt },
+        user: asAdapterUser({ id: human.userId, email: human.email, name: human.name }),
+      };
+    },
+    updateSession: async ({ sessionToken, expires }) => {
+      if (expires) await extendWebSession(sessionToken, expires);
+      return null;
+    },
+    deleteSession: async (sessionToken) => {
+      await endWebSession(sessionToken);
+    },
+  };
+}
 
-export function authOptions(): NextAuthOptions {
+/** What the auth route knows about the request before next-auth handles it. */
+export interface AuthRequest {
+  /** The route's action is a provider's callback (`/api/auth/callback/<provider>`). */
+  callback: boolean;
+  /** The browser's session cookie as it arrived, if any. */
+  priorSessionToken?: string;
+}
+
+export function authOptions(request: AuthRequest = { callback: false }): NextAuthOptions {
   const e = env();
   exportNextAuthSettings();
+  const prior = request.callback ? request.priorSessionToken : undefined;
   return {
-    adapter,
+    adapter: adapterFor(request.callback),
     secret: e.AUTH_SECRET,
     providers: providerSettings().map(nextAuthProvider),
     session: { strategy: "database", maxAge: SESSION_DAYS * 86_400 },
@@ -120,6 +143,7 @@ export function authOptions(): NextAuthOptions {
           email: user.email,
           profile: profile as Record<string, unknown> | undefined,
           accessToken: account.access_token,
+          signedInAs: (await humanForSessionToken(prior))?.userId ?? null,
         });
         if (verdict.allowed) return true;
         log.warn("sign-in refused", { provider: account.provider, reason: verdict.reason });
@@ -127,6 +151,13 @@ export function authOptions(): NextAuthOptions {
       },
       async session({ session, user }) {
         return { ...session, user: { id: user.id, email: user.email, name: user.name } } as typeof session;
+      },
+    },
+    events: {
+      // After the fresh session is made: its cookie replaces the old one, so the old session ends.
+      async signIn({ account }) {
+        if (prior) await endWebSession(prior);
+        if (account) await recordSignIn(issuerOf(account.provider), account.providerAccountId);
       },
     },
   };

@@ -232,7 +232,7 @@ function paths(): Obj {
       get: {
         operationId: "getPresence",
         summary: "An agent's presence (§15.3)",
-        description: `For the humans of the agent's account; an unknown agent and another account's answer the same \`unknown\` body. An agent credential is \`403\`. ${SESSION_COOKIE_NOTE}`,
+        description: `For the humans of the agent's account, one account at a time: \`account\` names it (agent ids are unique per account only). An agent unknown in that account answers the \`unknown\` body; an account where the caller holds no seat is \`404\`. An agent credential is \`403\`. ${SESSION_COOKIE_NOTE}`,
         security: HUMAN,
         parameters: [
           {
@@ -242,8 +242,16 @@ function paths(): Obj {
             description: "The agent id; its `/` may be sent as `%2F` or literally.",
             schema: { type: "string", minLength: 1 },
           },
+          {
+            name: "account",
+            in: "query",
+            required: false,
+            description:
+              "The agent's account (slug). Optional only for a person with a seat in one account; with seats in several, omitting it is `400 validation_error`.",
+            schema: { type: "string", minLength: 1 },
+          },
         ],
-        responses: { "200": ok("Presence", "Presence"), ...errors(401, 403, 404) },
+        responses: { "200": ok("Presence", "Presence"), ...errors(400, 401, 403, 404) },
       },
     },
     "/v1/openapi.json": {

@@ -1,22 +1,50 @@
 /**
- * §15.3 owner-only presence read. A person sees the presence of an agent of any account where they
- * hold a seat (viewers included, like the inbox). Every other case — an agent of another account,
- * an id that exists nowhere — is exactly the `unknown` body, built by the same function from the
- * same query, so the two are indistinguishable.
+ * §15.3 owner-only, per-account presence read. An agent is named by its account too (`?account=`),
+ * because agent ids are unique per account only: a same-named agent of another account must never
+ * stand in for this one (#18). Within an account where the person holds a seat (viewers included,
+ * like the inbox), an id that exists nowhere is the `unknown` body (§15.3: indistinguishable). An
+ * account where they hold no seat — or that does not exist — is `404`, the same for every agent id.
+ * Without `?account=`: the person's only account; with seats in several it is a `400` naming the
+ * parameter, never a guess.
  */
 import { db } from "../db";
-import { ROLES } from "../principals/types";
+import { HubError } from "../protocol/errors";
+import { seatBySlug, seatsOf } from "../principals/seats";
 import { presenceOf, type Presence } from "./state";
 
-export async function presenceForHuman(userId: string, agentId: string): Promise<Presence> {
-  // The same agent id may exist in several of the person's accounts: the freshest sighting counts.
-  const agents = await db().agent.findMany({
-    where: { agentId, account: { memberships: { some: { userId, role: { in: [...ROLES] } } } } },
-    select: { lastSeenAt: true },
-    orderBy: { lastSeenAt: { sort: "desc", nulls: "last" } },
-    take: 1,
-  });
-  return presenceOf(agentId, agents[0]?.lastSeenAt ?? null);
+export async function presenceForHuman(userId: string, agentId: string, accountSlug: string | null): Promise<Presence> {
+  const accountId = await accountOf(userId, accountSlug);
+  const agent = accountId
+    ? await db().agent.findUnique({
+        where: { accountId_agentId: { accountId, agentId } },
+        select: { lastSeenAt: true },
+      })
+    : null;
+  return presenceOf(agentId, agent?.lastSeenAt ?? null);
+}
+
+/** The account the read is about, or null for a person with no seat at all (nothing is theirs). */
+async function accountOf(userId: string, slug: string | null): Promise<string | null> {
+  if (slug !== null) {
+    const seat = await seatBySlug(userId, slug);
+    if (!seat) throw new HubError("not_found", `account ${slug} not found`);
+    return seat.accountId;
+  }
+  const seats = await seatsOf(userId);
+  if (seats.length > 1)
+    throw new HubError(
+      "validation_error",
+      "account: required — you hold seats in several accounts; name the agent's with ?account=<slug>",
+    );
+  return seats[0]?.accountId ?? null;
+}
+
+/** `?account=` of a presence read: absent is null; present but empty is a 400. */
+export function presenceAccountParam(url: URL): string | null {
+  const v = url.searchParams.get("account");
+  if (v === null) return null;
+  if (v.trim() === "") throw new HubError("validation_error", "account: must be an account slug");
+  return v.trim();
 }
 
 /**

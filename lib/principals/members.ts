@@ -15,7 +15,8 @@ import { publishSeatChange } from "../pubsub/seats";
 import { lockAccount, lockPerson } from "./seat-locks";
 import { revokeInvitationsOf } from "./invitations";
 import { revokeTokensOf } from "./tokens";
-import { endSessionsOf, unbindIdentitiesOf } from "./web-sessions";
+import { unbindIdentitiesOf } from "./identities";
+import { endSessionsOf } from "./web-sessions";
 import { ROLES, type Role } from "./types";
 
 export interface MemberInfo {

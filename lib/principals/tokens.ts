@@ -1,6 +1,7 @@
 /**
  * Operator personal access tokens: `ma2h_pat_…`, stored as SHA-256 only, shown once.
- * A token belongs to a user, not an account, so its audit rows go to every account the user has a seat in.
+ * A token belongs to a person, not an account, so its audit rows go to the person's own stream
+ * (lib/audit/write.ts `writePersonAudit`) — never into an account they merely have a seat in (#18).
  */
 import { db, type Tx } from "../db";
 import { clock } from "../clock";
@@ -8,15 +9,14 @@ import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { hashCredential } from "../secrets";
 import { AUDIT_EVENT, type AuditEventKind } from "../audit/events";
-import { writeAudit } from "../audit/write";
+import { personActor, writePersonAudit } from "../audit/write";
 import { actorOf, type AdminOptions } from "./admin-scope";
 import { mintPat } from "./credentials";
 import { findUserByEmail } from "./users";
 
 /**
  * Options of the token verbs. `self`: the person acts on their own tokens (the web's settings page),
- * so each account's row names them by that account's handle, `human:<handle>` (§9.1) — a person may
- * hold different handles in different accounts.
+ * so the row's actor is the person (`user:<id>`); otherwise the caller's actor (`system:cli`).
  */
 export interface TokenOptions extends AdminOptions {
   self?: boolean;
@@ -29,11 +29,8 @@ async function auditForUser(
   event: AuditEventKind,
   tokenId: string,
 ) {
-  const seats = await tx.membership.findMany({ where: { userId }, select: { accountId: true, handle: true } });
-  for (const seat of seats) {
-    const actor = opts?.self ? `human:${seat.handle}` : actorOf(opts);
-    await writeAudit(tx, { accountId: seat.accountId, actor, event, detail: { token_id: tokenId, user_id: userId } });
-  }
+  const actor = opts?.self ? personActor(userId) : actorOf(opts);
+  await writePersonAudit(tx, { userId, actor, event, detail: { token_id: tokenId } });
 }
 
 /** Issues a PAT for the user with `email`; the plaintext is returned once and never stored. */
@@ -95,13 +92,23 @@ export async function revokeToken(
 
 /**
  * Revokes every live PAT of a person in the caller's transaction (their last seat is gone,
- * members.ts). No per-account token rows: the person has no seat left to name them in, and a
- * person's token events are never written into an account's trail (#18).
+ * members.ts), each recorded as `token.revoked` in the person's own stream — never in an
+ * account's trail (#18).
  */
-export async function revokeTokensOf(tx: Pick<Tx, "personalAccessToken">, userId: string): Promise<number> {
-  const { count } = await tx.personalAccessToken.updateMany({
-    where: { userId, revokedAt: null },
-    data: { revokedAt: clock.now() },
-  });
-  return count;
+export async function revokeTokensOf(tx: Tx, userId: string): Promise<number> {
+  const live = await tx.personalAccessToken.findMany({ where: { userId, revokedAt: null }, select: { id: true } });
+  if (live.length === 0) return 0;
+  const now = clock.now();
+  await tx.personalAccessToken.updateMany({ where: { id: { in: live.map((t) => t.id) } }, data: { revokedAt: now } });
+  await writePersonAudit(
+    tx,
+    live.map((t) => ({
+      userId,
+      actor: "system:last_seat_removed",
+      event: AUDIT_EVENT.tokenRevoked,
+      detail: { token_id: t.id },
+      at: now,
+    })),
+  );
+  return live.length;
 }

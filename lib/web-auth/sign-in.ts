@@ -1,10 +1,12 @@
 /**
  * Who may sign in. No open sign-up: a person gets in only if an owner/admin added their email, and
- * the first sign-in binds issuer + subject only when the provider asserts that email verified. A
- * bound identity whose person holds no seat any more is refused like an uninvited one.
+ * the first sign-in binds issuer + subject only when the provider asserts that email verified — to
+ * that email's person, whoever is signed in on the browser (#18). A person with an identity already
+ * links another only while signed in as themselves. A bound identity whose person holds no seat any
+ * more is refused like an uninvited one.
  */
+import { personForNewIdentity, userForIdentity } from "../principals/identities";
 import { hasAnySeat } from "../principals/seats";
-import { invitedUserForFirstSignIn, userForIdentity } from "../principals/web-sessions";
 import { issuerOf } from "./providers";
 
 export type SignInVerdict =
@@ -18,13 +20,15 @@ export interface SignInAttempt {
   /** The provider's profile claims (OpenID: `email_verified`). */
   profile: Record<string, unknown> | undefined;
   accessToken: string | undefined;
+  /** The person the browser's current session belongs to, if any: it may only permit a link to itself. */
+  signedInAs: string | null;
 }
 
 export async function signInVerdict(a: SignInAttempt): Promise<SignInVerdict> {
   const bound = await userForIdentity(issuerOf(a.providerId), a.subject);
   if (bound) return (await hasAnySeat(bound)) ? { allowed: true } : { allowed: false, reason: "no_seat" };
   const verified = await emailVerified(a);
-  if (await invitedUserForFirstSignIn(a.email, verified)) return { allowed: true };
+  if (await personForNewIdentity(a.email, verified, a.signedInAs)) return { allowed: true };
   return { allowed: false, reason: verified ? "not_invited" : "email_not_verified" };
 }
 

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { AuditDetail } from "@/components/AuditDetail";
 import { LocalTime } from "@/components/Clock";
 import { auditFacets, listAudit, parseAuditFilters } from "@/lib/audit/log";
 import { adminPage } from "@/lib/next/admin-page";
@@ -12,21 +13,10 @@ function localValue(d: Date | undefined): string {
   return d ? d.toISOString().slice(0, 16) : "";
 }
 
-/** Detail as `key=value` pairs: ids and names only (lib/audit/write.ts). */
-function DetailText({ detail }: { detail: unknown }) {
-  if (detail === null || typeof detail !== "object") return null;
-  return (
-    <span className="detail">
-      {Object.entries(detail as Record<string, unknown>).map(([k, v]) => (
-        <span key={k}>
-          {k}=<code>{typeof v === "string" ? v : JSON.stringify(v)}</code>{" "}
-        </span>
-      ))}
-    </span>
-  );
-}
-
-/** The append-only audit trail, filterable by actor, kind and time, exportable as JSON Lines. */
+/**
+ * The account's append-only audit trail, filterable by actor, kind and time, exportable as JSON Lines. A person's
+ * own events (tokens, identities, preferences) are in their stream, not here (lib/audit/log.ts).
+ */
 export default async function AuditPage({
   params,
   searchParams,
@@ -142,7 +132,7 @@ export default async function AuditPage({
                         </Link>{" "}
                       </>
                     )}
-                    <DetailText detail={e.detail} />
+                    <AuditDetail detail={e.detail} />
                   </td>
                 </tr>
               ))}

@@ -1,0 +1,77 @@
+import Link from "next/link";
+import { AuditDetail } from "@/components/AuditDetail";
+import { LocalTime } from "@/components/Clock";
+import { listPersonAudit } from "@/lib/audit/log";
+import { personActor } from "@/lib/audit/write";
+import { requireHuman } from "@/lib/next/current-human";
+
+export const dynamic = "force-dynamic";
+
+const PAGE = 50;
+
+/**
+ * The person's own audit stream, newest first: their tokens, sign-in identities and notification
+ * preferences. No account's admin sees these (#18); only the person, here.
+ */
+export default async function ActivityPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const human = await requireHuman("/settings/activity");
+  const q = await searchParams;
+  const before = typeof q.before === "string" ? q.before : undefined;
+  const page = await listPersonAudit(human.userId, { before, limit: PAGE });
+  const self = personActor(human.userId);
+  return (
+    <main>
+      <section className="panel">
+        <h1>Activity</h1>
+        <p className="hint">
+          What happened to your own tokens, sign-in identities and notification preferences. Only you see this list.
+        </p>
+        {page.entries.length === 0 ? (
+          <p className="empty">Nothing yet.</p>
+        ) : (
+          <table className="admin-table audit-table" data-testid="activity-table">
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>By</th>
+                <th>Kind</th>
+                <th>Detail</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.entries.map((e) => (
+                <tr key={e.id} data-testid="activity-row" data-event={e.event} data-actor={e.actor}>
+                  <td>
+                    <LocalTime iso={e.at} />
+                  </td>
+                  <td>{e.actor === self ? "you" : <code>{e.actor}</code>}</td>
+                  <td>
+                    <code>{e.event}</code>
+                  </td>
+                  <td>
+                    <AuditDetail detail={e.detail} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {page.next && (
+          <p className="pager">
+            <Link
+              prefetch={false}
+              href={`/settings/activity?before=${encodeURIComponent(page.next)}`}
+              data-testid="activity-older"
+            >
+              Older entries →
+            </Link>
+          </p>
+        )}
+      </section>
+    </main>
+  );
+}
