@@ -1,9 +1,10 @@
 import { cookies } from "next/headers";
 import { errorResponse } from "@/lib/http/handler";
 import { inboxEvents, type InboxEvent } from "@/lib/inbox/events";
+import { acquireHeld, type Release } from "@/lib/limits/parked";
 import { seatsOf } from "@/lib/principals/seats";
 import { humanForSessionToken, sessionTokenFrom } from "@/lib/principals/web-sessions";
-import { HubError } from "@/lib/protocol/errors";
+import { HubError, isHubError } from "@/lib/protocol/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -22,6 +23,14 @@ export async function GET(req: Request): Promise<Response> {
   const human = await humanForSessionToken(token);
   if (!human) return errorResponse(new HubError("unauthenticated", "sign in first"));
   const accounts = (await seatsOf(human.userId)).map((s) => s.accountId);
+  // #18: one of the person's MA2H_MAX_STREAMS_PER_PERSON slots (429 over it), released by `stop`.
+  let release: Release;
+  try {
+    release = await acquireHeld("person-stream", human.userId);
+  } catch (err) {
+    if (!isHubError(err)) throw err;
+    return errorResponse(err);
+  }
   const encoder = new TextEncoder();
   let stop = () => {};
 
@@ -36,13 +45,19 @@ export async function GET(req: Request): Promise<Response> {
           stop();
         }
       };
-      const unsubscribe = await inboxEvents().subscribe(accounts, (e: InboxEvent) => {
-        write(
-          e.kind === "change"
-            ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n`
-            : "event: resync\ndata: {}\n\n",
-        );
-      });
+      stop = release; // until subscribed, stopping only gives the slot back
+      const unsubscribe = await inboxEvents()
+        .subscribe(accounts, (e: InboxEvent) => {
+          write(
+            e.kind === "change"
+              ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n`
+              : "event: resync\ndata: {}\n\n",
+          );
+        })
+        .catch((err: unknown) => {
+          release();
+          throw err;
+        });
       const timer = setInterval(() => {
         void humanForSessionToken(token).then(
           (still) => (still ? write(": keep-alive\n\n") : stop()),
@@ -54,6 +69,7 @@ export async function GET(req: Request): Promise<Response> {
         open = false;
         clearInterval(timer);
         unsubscribe();
+        release();
         try {
           controller.close();
         } catch {
@@ -61,6 +77,7 @@ export async function GET(req: Request): Promise<Response> {
         }
       };
       req.signal.addEventListener("abort", () => stop(), { once: true });
+      if (req.signal.aborted) stop(); // gone while subscribing: the listener above never fires
       // Subscribed: from here on nothing is missed. `ready` tells the page to catch up once on what
       // changed between its render and now (and after every reconnect).
       write("retry: 2000\nevent: ready\ndata: {}\n\n");

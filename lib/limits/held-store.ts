@@ -1,0 +1,30 @@
+/**
+ * Where held requests are counted so that every web process sees the same totals: Redis when
+ * configured, else PostgreSQL (as the §8.6 submit counters, lib/rate-limit.ts). A process's counts
+ * count only while its lease is alive; a process that dies without releasing stops counting when
+ * its lease lapses (`LEASE_MS`), so a crash can never leak capacity for longer than that.
+ */
+import { redis } from "../redis";
+import { pgHeldStore } from "./pg-store";
+import { redisHeldStore } from "./redis-store";
+
+/** A process's lease lasts this long; its heartbeat renews it every third of it. */
+export const LEASE_MS = 30_000;
+
+export interface HeldStore {
+  /** Counts one more held request under `key` for `processId` unless the live total is at `cap`. */
+  acquire(key: string, processId: string, cap: number): Promise<boolean>;
+  /** Counts one fewer. */
+  release(key: string, processId: string): Promise<void>;
+  /**
+   * Renews the process's lease and sets its exact count of every key in `counts` (0 removes it):
+   * all it holds now, and the keys it stopped holding since the last beat. A write that failed, or
+   * a count a store dropped, is corrected here within one beat.
+   */
+  heartbeat(processId: string, counts: ReadonlyMap<string, number>): Promise<void>;
+}
+
+export function heldStore(): HeldStore {
+  const r = redis();
+  return r ? redisHeldStore(r) : pgHeldStore();
+}
