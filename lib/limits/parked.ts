@@ -60,9 +60,11 @@ class HeldCounter {
         retryAfterSeconds: RETRY_AFTER_SECONDS.process,
       });
     }
-    this.total += 1; // reserved before any await, so concurrent acquires cannot pass the ceiling
     const storeKey = `${kind}:${key}`;
     const cap = capOf(kind);
+    // What this process holds is part of the total: at the cap already, refuse without asking the store.
+    if ((this.held.get(storeKey) ?? 0) >= cap) throw refusal(kind, cap);
+    this.total += 1; // reserved before any await, so concurrent acquires cannot pass the ceiling
     let ok = false;
     try {
       await this.start();
