@@ -17,11 +17,11 @@ export interface HeldStore {
   /** Counts one fewer. */
   release(key: string, processId: string): Promise<void>;
   /**
-   * Renews the process's lease and sets its exact count of every key in `counts` (0 removes it):
-   * all it holds now, and the keys it stopped holding since the last beat. A write that failed, or
-   * a count a store dropped, is corrected here within one beat.
+   * Renews the process's lease, and keeps the `held` keys (those it holds now) from expiring.
+   * Counts are only ever changed by `acquire` and `release` — increments and decrements, never
+   * overwritten — so no beat can undo an acquire still in flight.
    */
-  heartbeat(processId: string, counts: ReadonlyMap<string, number>): Promise<void>;
+  heartbeat(processId: string, held: readonly string[]): Promise<void>;
 }
 
 export function heldStore(): HeldStore {

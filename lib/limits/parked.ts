@@ -13,8 +13,8 @@
  *
  * A refusal is immediate. `acquire` returns the release, which is idempotent: call it on every exit
  * (wake, timeout, abort, error, shutdown — a `finally`). The counts live in the shared store
- * (held-store.ts), renewed by this process's heartbeat; a process that dies stops counting when its
- * lease lapses.
+ * (held-store.ts) as increments and decrements; a failed decrement is retried by this process's
+ * heartbeat, which also renews its lease — a process that dies stops counting when the lease lapses.
  */
 import { randomUUID } from "node:crypto";
 import { heldLimits } from "../env";
@@ -46,9 +46,10 @@ class HeldCounter {
   readonly processId = randomUUID();
   /** Everything this process holds (the process ceiling). */
   private total = 0;
-  /** This process's count per store key, and the keys it stopped holding since the last beat. */
+  /** This process's count per store key. */
   private readonly held = new Map<string, number>();
-  private readonly dropped = new Set<string>();
+  /** Releases whose store write failed, per key: retried by the heartbeat until they land. */
+  private readonly unreleased = new Map<string, number>();
   private started: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
@@ -80,10 +81,7 @@ class HeldCounter {
       released = true;
       this.total -= 1;
       this.count(storeKey, -1);
-      // A failed write is corrected by the next heartbeat, which sets this process's exact counts.
-      heldStore()
-        .release(storeKey, this.processId)
-        .catch((err: Error) => log.warn("held-request release failed", { error_name: err.name }));
+      this.release(storeKey);
     };
   }
 
@@ -92,18 +90,22 @@ class HeldCounter {
     return this.total;
   }
 
-  private count(storeKey: string, delta: number): void {
-    const n = (this.held.get(storeKey) ?? 0) + delta;
-    if (n > 0) {
-      this.held.set(storeKey, n);
-      this.dropped.delete(storeKey);
-    } else {
-      this.held.delete(storeKey);
-      this.dropped.add(storeKey);
-    }
+  private release(storeKey: string): void {
+    heldStore()
+      .release(storeKey, this.processId)
+      .catch((err: Error) => {
+        this.unreleased.set(storeKey, (this.unreleased.get(storeKey) ?? 0) + 1);
+        log.warn("held-request release failed; the heartbeat retries it", { error_name: err.name });
+      });
   }
 
-  /** The first acquire waits for the lease; then a beat every third of it keeps the counts alive. */
+  private count(storeKey: string, delta: number): void {
+    const n = (this.held.get(storeKey) ?? 0) + delta;
+    if (n > 0) this.held.set(storeKey, n);
+    else this.held.delete(storeKey);
+  }
+
+  /** The first acquire waits for the lease; then a beat every third of it keeps it alive. */
   private start(): Promise<void> {
     this.started ??= this.beat().then(
       () => {
@@ -119,17 +121,15 @@ class HeldCounter {
   }
 
   private async beat(): Promise<void> {
-    const counts = new Map(this.held);
-    const dropped = [...this.dropped];
-    for (const k of dropped) if (!counts.has(k)) counts.set(k, 0);
-    this.dropped.clear();
     try {
-      await heldStore().heartbeat(this.processId, counts);
+      await heldStore().heartbeat(this.processId, [...this.held.keys()]);
     } catch (err) {
-      for (const k of dropped) if (!this.held.has(k)) this.dropped.add(k);
       log.warn("held-request heartbeat failed", { error_name: (err as Error).name });
       throw err;
     }
+    const retry = [...this.unreleased];
+    this.unreleased.clear();
+    for (const [storeKey, n] of retry) for (let i = 0; i < n; i++) this.release(storeKey);
   }
 }
 

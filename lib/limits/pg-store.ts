@@ -29,19 +29,13 @@ export function pgHeldStore(): HeldStore {
       await db().$executeRaw`
         UPDATE parked_counts SET count = GREATEST(count - 1, 0) WHERE key = ${key} AND process_id = ${processId}`;
     },
-    async heartbeat(processId, held) {
-      const keys = [...held.keys()];
-      const counts = keys.map((k) => held.get(k) ?? 0);
+    async heartbeat(processId, _held) {
       await db().$transaction([
         db().$executeRaw`
           INSERT INTO process_leases (process_id, alive_until)
           VALUES (${processId}, now() + ${LEASE_MS} * interval '1 millisecond')
           ON CONFLICT (process_id) DO UPDATE SET alive_until = EXCLUDED.alive_until`,
-        db().$executeRaw`
-          INSERT INTO parked_counts (key, process_id, count)
-          SELECT k, ${processId}, n FROM unnest(${keys}::text[], ${counts}::int[]) AS t(k, n)
-          ON CONFLICT (key, process_id) DO UPDATE SET count = EXCLUDED.count`,
-        // Zero rows of this process, and everything of processes whose lease lapsed a while ago.
+        // Zero rows of this process, everything of processes without a live lease, old leases.
         db().$executeRaw`DELETE FROM parked_counts WHERE process_id = ${processId} AND count <= 0`,
         db().$executeRaw`
           DELETE FROM parked_counts c

@@ -42,12 +42,9 @@ export function redisHeldStore(r: Redis): HeldStore {
     async release(key, processId) {
       await r.eval(RELEASE, 1, HASH + key, processId);
     },
-    async heartbeat(processId, counts) {
+    async heartbeat(processId, held) {
       const m = r.multi().set(ALIVE + processId, "1", "PX", LEASE_MS);
-      for (const [key, n] of counts) {
-        if (n > 0) m.hset(HASH + key, processId, n).pexpire(HASH + key, HASH_TTL_MS);
-        else m.hdel(HASH + key, processId);
-      }
+      for (const key of held) m.pexpire(HASH + key, HASH_TTL_MS);
       await m.exec();
     },
   };
