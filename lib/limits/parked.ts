@@ -21,7 +21,8 @@ import { heldLimits } from "../env";
 import { log } from "../log";
 import { processWide } from "../process-wide";
 import { HubError } from "../protocol/errors";
-import { heldStore, LEASE_MS } from "./held-store";
+import { heldStore } from "./held-store";
+import { LEASE_MS } from "./store";
 
 export type HeldKind = "agent" | "person-stream";
 export type Release = () => void;

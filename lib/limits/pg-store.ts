@@ -6,7 +6,7 @@
  * snapshot, taken after the lock), so concurrent acquires in any number of processes never overshoot.
  */
 import { db } from "../db";
-import { type HeldStore, LEASE_MS } from "./held-store";
+import { type HeldStore, LEASE_MS } from "./store";
 
 export function pgHeldStore(): HeldStore {
   return {

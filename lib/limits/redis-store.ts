@@ -5,7 +5,7 @@
  * atomic step. (The script touches lease keys it is not given: standalone Redis, not Cluster.)
  */
 import type { Redis } from "ioredis";
-import { type HeldStore, LEASE_MS } from "./held-store";
+import { type HeldStore, LEASE_MS } from "./store";
 
 const HASH = "ma2h:held:";
 const ALIVE = "ma2h:held-alive:";
