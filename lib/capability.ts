@@ -4,7 +4,7 @@
  * yet (sessions, inter_agent) are omitted, which is how §8.0 says "not here".
  */
 import { deliveryPolicy } from "./delivery/policy";
-import { env, inboundLimits, limits } from "./env";
+import { env, heldLimits, inboundLimits, limits } from "./env";
 import { HUB_VERSION } from "./protocol/versions";
 
 export function capabilityDocument(): Record<string, unknown> {
@@ -20,7 +20,14 @@ export function capabilityDocument(): Record<string, unknown> {
     auth_schemes: ["bearer", "apikey"],
     callback_auth_schemes: ["hmac", "bearer", "apikey"],
     signature_algs: ["hmac-sha256", "ed25519"],
-    rate_limit: { requests_per_minute: l.requestsPerMinute, inbox_depth: l.inboxDepth },
+    rate_limit: {
+      requests_per_minute: l.requestsPerMinute,
+      inbox_depth: l.inboxDepth,
+      // Extension (#18, docs/decisions.md): parked long-polls and drains one agent may hold at once,
+      // across all its keys and the Hub's web processes; over it is 429 + Retry-After. Clients that
+      // do not know the field ignore it (§10).
+      max_parked_per_agent: heldLimits().parkedPerAgent,
+    },
     retention_days: l.retentionDays,
     replay_window_seconds: l.replayWindowSeconds,
     // Extensions for limits §8 calls "advertised" but gives no field (docs/decisions.md).

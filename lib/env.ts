@@ -62,6 +62,11 @@ const schema = z.object({
   MA2H_IDEMPOTENCY_TTL_SECONDS: int(86400, 86400),
   MA2H_MAX_WAIT_SECONDS: int(60, 1),
   MA2H_EXPIRY_SWEEP_MS: int(5000, 100),
+  // Held requests (lib/limits/parked.ts): per agent across processes (advertised as
+  // rate_limit.max_parked_per_agent), inbox streams per person, and everything one web process holds.
+  MA2H_MAX_PARKED_PER_AGENT: int(1000, 1),
+  MA2H_MAX_STREAMS_PER_PERSON: int(10, 1),
+  MA2H_MAX_PARKED_PER_PROCESS: int(20_000, 1),
   // §8.3 push delivery (advertised as callback_max_attempts / callback_max_duration_seconds).
   MA2H_PUSH_BASE_DELAY_MS: int(2000, 1),
   MA2H_PUSH_BACKOFF_FACTOR: z.coerce.number().min(2).default(2),
@@ -131,6 +136,19 @@ export function limits() {
     replayWindowSeconds: e.MA2H_REPLAY_WINDOW_SECONDS,
     idempotencyTtlSeconds: e.MA2H_IDEMPOTENCY_TTL_SECONDS,
     maxWaitSeconds: e.MA2H_MAX_WAIT_SECONDS,
+  };
+}
+
+/** Caps on held requests (lib/limits/parked.ts); over one is `429` (`503` for the process ceiling). */
+export function heldLimits() {
+  const e = env();
+  return {
+    /** Parked long-polls and drains of one agent, all its keys, all web processes together. */
+    parkedPerAgent: e.MA2H_MAX_PARKED_PER_AGENT,
+    /** Open inbox event streams of one person, all web processes together. */
+    streamsPerPerson: e.MA2H_MAX_STREAMS_PER_PERSON,
+    /** Everything one web process holds at once (parked requests and streams). */
+    parkedPerProcess: e.MA2H_MAX_PARKED_PER_PROCESS,
   };
 }
 

@@ -10,7 +10,7 @@ import { resolveMessage } from "../messages/resolve";
 import { completeRefusal, declineRefusal } from "./affordances";
 import { MAX_TYPED_CHARS } from "./form-values";
 import { coerceInput, type RawInput } from "./input-form";
-import { itemForHuman } from "./item";
+import { itemForAnswer, itemForHuman } from "./item";
 import type { ItemView, ResolutionView } from "./view";
 
 export type HumanAction =
@@ -31,13 +31,17 @@ function refuse(message: string): never {
  * be off-menu (the free-form answer): the verb accepts it only where `allow_edit` is honoured (§5.2)
  * and stamps `edited` itself (§6), so nothing here decides either.
  */
-export function resolveBodyFor(item: ItemView, action: HumanAction): Record<string, unknown> {
+export function resolveBodyFor(
+  item: ItemView,
+  action: HumanAction,
+  hiddenDefaults: Record<string, unknown> = {},
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (action.kind === "answer") {
     const ask = item.ask ?? refuse("only an ask can be answered");
     body.resolution = "answered";
     if (ask.mode === "input") {
-      const coerced = coerceInput(ask.fields, action.input ?? {});
+      const coerced = coerceInput(ask.fields, withHiddenDefaults(action.input ?? {}, hiddenDefaults));
       if ("problem" in coerced) refuse(coerced.problem);
       body.value = coerced.value;
     } else {
@@ -61,16 +65,29 @@ export function resolveBodyFor(item: ItemView, action: HumanAction): Record<stri
   return body;
 }
 
+/**
+ * A masked field the browser left blank answers with the agent's suggestion, which never left the
+ * server (§9.6, lib/inbox/view.ts): the page could not prefill it, so blank means "as suggested".
+ */
+function withHiddenDefaults(raw: RawInput, hidden: Record<string, unknown>): RawInput {
+  const out: RawInput = { ...raw };
+  for (const [name, v] of Object.entries(hidden)) {
+    if (out[name] === undefined || out[name] === "") out[name] = typeof v === "boolean" ? v : String(v);
+  }
+  return out;
+}
+
 function failure(err: unknown): { ok: false; code: string; message: string } {
   if (isHubError(err)) return { ok: false, code: err.code, message: err.message };
   throw err;
 }
 
 export async function answerAsHuman(userId: string, id: string, action: HumanAction): Promise<ActionResult> {
-  const item = await itemForHuman(userId, id);
-  if (!item) return { ok: false, code: "not_found", message: "no such message" };
+  const found = await itemForAnswer(userId, id);
+  if (!found) return { ok: false, code: "not_found", message: "no such message" };
+  const { item, hiddenDefaults } = found;
   try {
-    const res = await resolveMessage({ kind: "human", userId }, id, resolveBodyFor(item, action), {
+    const res = await resolveMessage({ kind: "human", userId }, id, resolveBodyFor(item, action, hiddenDefaults), {
       channel: "inbox",
     });
     return { ok: true, status: res.status };

@@ -11,6 +11,7 @@ const field = (name: string, type: FieldView["type"], over: Partial<FieldView> =
   description: null,
   required: false,
   sensitive: false,
+  hiddenDefault: false,
   ...over,
 });
 const FIELDS = [

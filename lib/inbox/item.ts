@@ -7,9 +7,20 @@ import { looksLikeMessageId } from "../protocol/ids";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { affordancesFor } from "./affordances";
-import { buildItemView, type ItemView } from "./view";
+import { buildItemView, hiddenInputDefaults, type ItemView } from "./view";
 
 export async function itemForHuman(userId: string, id: string): Promise<ItemView | null> {
+  return (await itemForAnswer(userId, id))?.item ?? null;
+}
+
+/**
+ * The item, and what only the server may hold for answering it: the suggested values of masked
+ * input fields (§9.6), which a blank masked field answers with (lib/inbox/answer.ts).
+ */
+export async function itemForAnswer(
+  userId: string,
+  id: string,
+): Promise<{ item: ItemView; hiddenDefaults: Record<string, unknown> } | null> {
   if (!looksLikeMessageId(id)) return null;
   const row = await db().message.findUnique({
     where: { id },
@@ -19,5 +30,8 @@ export async function itemForHuman(userId: string, id: string): Promise<ItemView
   const seat = await seatFor(userId, row.accountId);
   if (!seat) return null;
   const message = envelopeOf(row);
-  return buildItemView(row, message, seat, affordancesFor(seat, message, row.status));
+  return {
+    item: buildItemView(row, message, seat, affordancesFor(seat, message, row.status)),
+    hiddenDefaults: hiddenInputDefaults(message),
+  };
 }

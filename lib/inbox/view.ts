@@ -1,7 +1,9 @@
 /**
  * The item view model a resolver sees, built field by field from the stored envelope — an allow
  * list, so `state` and `client_ref` (§9.1, §9.3) can never reach a page. Values of sensitive input
- * fields (§9.6) are masked in a recorded outcome.
+ * fields (§9.6) are masked here, on the server — in the recorded outcome and in `default_on_expire`
+ * — because the whole view model travels to the browser (the resolve panel is a client component):
+ * masking only in the display would still put the value in the page payload (#18).
  */
 import type { MessageWithResolution } from "../messages/record";
 import type { Message } from "../protocol/message";
@@ -31,7 +33,13 @@ export interface FieldView {
   title: string | null;
   description: string | null;
   required: boolean;
+  /** Its value is masked: an `x-ma2h-sensitive` field, or any field of a `sensitive: true` message. */
   sensitive: boolean;
+  /**
+   * `default_on_expire` suggests a value for this masked field: the value stays on the server, and
+   * the field left blank answers with it (lib/inbox/answer.ts).
+   */
+  hiddenDefault: boolean;
 }
 
 export interface AskView {
@@ -43,7 +51,10 @@ export interface AskView {
    * select/confirm declaring minor ≥ 6. `allow_accept` (removed in v0.6) is not read.
    */
   freeForm: boolean;
-  /** `default_on_expire` (null when absent or null): the prefill, and what expiry will apply. */
+  /**
+   * `default_on_expire` (null when absent or null): the prefill, and what expiry will apply —
+   * without the values of masked fields (they stay on the server; `FieldView.hiddenDefault`).
+   */
   defaultOnExpire: string | Record<string, unknown> | null;
   /** What expiry will apply, for display (option label; sensitive input values masked). */
   defaultSummary: string | null;
@@ -115,8 +126,27 @@ function contextView(message: Message): ContextPartView[] {
   });
 }
 
-function fieldsOf(schema: FlatSchema): FieldView[] {
+/** The input fields whose values are masked (§9.6): the marked ones, or all on a `sensitive: true` message. */
+function maskedFields(message: Message): Set<string> {
+  if (message.type !== "ask" || message.request.mode !== "input") return new Set();
+  const schema = message.request.schema as unknown as FlatSchema;
+  return new Set(message.sensitive === true ? Object.keys(schema.properties) : sensitiveProperties(schema));
+}
+
+/** The input default's values of masked fields — server side only, never in a view (answer.ts). */
+export function hiddenInputDefaults(message: Message): Record<string, unknown> {
+  if (message.type !== "ask" || message.request.mode !== "input") return {};
+  const fallback = message.request.default_on_expire;
+  if (fallback === null || fallback === undefined || typeof fallback !== "object") return {};
+  const masked = maskedFields(message);
+  return Object.fromEntries(Object.entries(fallback).filter(([k, v]) => masked.has(k) && v !== null));
+}
+
+function fieldsOf(message: Extract<Message, { type: "ask" }>): FieldView[] {
+  const schema = message.request.schema as unknown as FlatSchema;
   const required = new Set(schema.required ?? []);
+  const masked = maskedFields(message);
+  const hidden = hiddenInputDefaults(message);
   return Object.entries(schema.properties).map(([name, p]) => ({
     name,
     type: p.type,
@@ -124,7 +154,8 @@ function fieldsOf(schema: FlatSchema): FieldView[] {
     title: p.title ?? null,
     description: p.description ?? null,
     required: required.has(name),
-    sensitive: p["x-ma2h-sensitive"] === true,
+    sensitive: masked.has(name),
+    hiddenDefault: name in hidden,
   }));
 }
 
@@ -146,9 +177,10 @@ function askView(message: Extract<Message, { type: "ask" }>): AskView {
       r.mode === "input"
         ? []
         : effectiveOptions(r).map((o) => ({ value: o.value, label: o.label, description: o.description ?? null })),
-    fields: r.mode === "input" ? fieldsOf(r.schema as unknown as FlatSchema) : [],
+    fields: r.mode === "input" ? fieldsOf(message) : [],
     freeForm: allowsFreeFormAnswer(message),
-    defaultOnExpire: fallback as AskView["defaultOnExpire"],
+    // select/confirm: an option value, listed on the page anyway; input: masked fields left out.
+    defaultOnExpire: withoutMasked(message, fallback),
     defaultSummary:
       shown === null ? null : typeof shown === "string" ? (label ? `${label} (${shown})` : shown) : summarize(shown),
   };
@@ -164,6 +196,14 @@ function maskValue(message: Message, value: unknown): string | Record<string, un
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, message.sensitive === true || hidden.has(k) ? MASK : v]),
   );
+}
+
+/** An input default without its masked fields (the prefill); anything else as it is. */
+function withoutMasked(message: Message, fallback: unknown): AskView["defaultOnExpire"] {
+  if (fallback === undefined || fallback === null) return null;
+  if (typeof fallback !== "object" || Array.isArray(fallback)) return fallback as AskView["defaultOnExpire"];
+  const masked = maskedFields(message);
+  return Object.fromEntries(Object.entries(fallback).filter(([k]) => !masked.has(k)));
 }
 
 function resolutionView(row: MessageWithResolution, message: Message): ResolutionView | null {

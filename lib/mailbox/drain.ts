@@ -9,6 +9,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits, limits } from "../env";
 import { activeSigningKey } from "../keys/signing-keys";
+import { acquireHeld } from "../limits/parked";
 import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeenThrottled } from "../presence/throttle";
 import type { Directive } from "../protocol/directive";
@@ -79,6 +80,45 @@ async function nextRedelivery(agentRowId: string, now: Date): Promise<Date | nul
   return next?.visibleAt ?? null;
 }
 
+/** Parks until a directive is claimable (NOTIFY, or the next redelivery) or `waitMs` runs out. */
+async function parkUntilClaimed(
+  agentRowId: string,
+  max: number,
+  waitMs: number,
+  signal: AbortSignal | undefined,
+): Promise<MailboxRow[]> {
+  const waiters = terminalWaiters();
+  await waiters.ready();
+  const key = mailboxWakeKey(agentRowId);
+  const deadline = Date.now() + waitMs;
+  let rows: MailboxRow[] = [];
+  while (rows.length === 0 && !signal?.aborted && !waiters.closing) {
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    // Registered before the read, so an author committing in between still wakes us.
+    const waiting = waiters.wait(key, left, signal);
+    try {
+      const redelivery = await nextRedelivery(agentRowId, clock.now());
+      const untilRedelivery = redelivery ? redelivery.getTime() + 1 - clock.now().getTime() : Infinity;
+      rows = await claim(agentRowId, max, clock.now());
+      if (rows.length > 0) break;
+      if (untilRedelivery < left) {
+        const sooner = waiters.wait(key, Math.max(untilRedelivery, 0), signal);
+        waiting.cancel();
+        await sooner.promise;
+      } else {
+        await waiting.promise;
+      }
+    } finally {
+      waiting.cancel();
+    }
+    // A caller that hung up is not a receipt: claim nothing on its behalf (§15.1 truthfulness).
+    if (signal?.aborted) break;
+    rows = await claim(agentRowId, max, clock.now());
+  }
+  return rows;
+}
+
 export async function drainMailbox(
   principal: AgentPrincipal,
   options: DrainOptions = {},
@@ -89,33 +129,13 @@ export async function drainMailbox(
 
   let rows = await claim(principal.agentRowId, max, clock.now());
   if (rows.length === 0 && waitMs > 0) {
-    const waiters = terminalWaiters();
-    await waiters.ready();
-    const key = mailboxWakeKey(principal.agentRowId);
-    const deadline = Date.now() + waitMs;
-    while (rows.length === 0 && !options.signal?.aborted && !waiters.closing) {
-      const left = deadline - Date.now();
-      if (left <= 0) break;
-      // Registered before the read, so an author committing in between still wakes us.
-      const waiting = waiters.wait(key, left, options.signal);
-      try {
-        const redelivery = await nextRedelivery(principal.agentRowId, clock.now());
-        const untilRedelivery = redelivery ? redelivery.getTime() + 1 - clock.now().getTime() : Infinity;
-        rows = await claim(principal.agentRowId, max, clock.now());
-        if (rows.length > 0) break;
-        if (untilRedelivery < left) {
-          const sooner = waiters.wait(key, Math.max(untilRedelivery, 0), options.signal);
-          waiting.cancel();
-          await sooner.promise;
-        } else {
-          await waiting.promise;
-        }
-      } finally {
-        waiting.cancel();
-      }
-      // A caller that hung up is not a receipt: claim nothing on its behalf (§15.1 truthfulness).
-      if (options.signal?.aborted) break;
-      rows = await claim(principal.agentRowId, max, clock.now());
+    // #18: a parked drain holds a slot of the agent's parked-request cap (shared with long-polls),
+    // released in the `finally` on every way out — a claim, timeout, abort, error or shutdown.
+    const release = await acquireHeld("agent", principal.agentRowId);
+    try {
+      rows = await parkUntilClaimed(principal.agentRowId, max, waitMs, options.signal);
+    } finally {
+      release();
     }
   }
   if (rows.length === 0) return { messages: [] };

@@ -9,6 +9,7 @@
  */
 import { clock } from "../clock";
 import { limits } from "../env";
+import { acquireHeld, type Release } from "../limits/parked";
 import { recordAgentSeenThrottled } from "../presence/throttle";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
@@ -65,11 +66,15 @@ export async function readMessage(
     // Registered before every read, so a commit landing between the read and the sleep still wakes
     // us: a long-poll costs one read before it parks and one after each wake (bench:longpoll).
     let waiting = listening() ? waiters.wait(id, waitMs, options.signal) : null;
+    // #18: a slot of the agent's parked-request cap, taken only when it is about to park (an answer
+    // ready at once costs none) and released in the `finally` on every way out.
+    let held: Release | null = null;
     try {
       row = await current(principal, id, true);
       for (;;) {
         const remaining = deadline - clock.now().getTime();
         if (settled(row) || remaining <= 0 || !waiting) break;
+        held ??= await acquireHeld("agent", principal.agentRowId);
         // Wake strictly after expires_at, so the re-read applies the expiry (§7).
         const untilExpiry = row.expiresAt ? Math.max(row.expiresAt.getTime() + 1 - clock.now().getTime(), 0) : Infinity;
         if (untilExpiry < remaining) {
@@ -84,6 +89,7 @@ export async function readMessage(
       }
     } finally {
       waiting?.cancel();
+      held?.();
     }
     // The agent was listening for the whole hold: its presence is as fresh as the answer.
     if (!options.signal?.aborted) await recordAgentSeenThrottled(principal.agentRowId);

@@ -145,13 +145,13 @@ function paths(): Obj {
         operationId: "getMessage",
         summary: "Pull a message and its status (§8.2)",
         description:
-          "With `wait`, holds the request until the message turns terminal or the wait runs out; with `since`, answers `304` when the status has not changed since then.",
+          "With `wait`, holds the request until the message turns terminal or the wait runs out; with `since`, answers `304` when the status has not changed since then. A request that would park past the agent's `rate_limit.max_parked_per_agent` (long-polls and drains together) is `429` at once; past the web process's ceiling, `503`; both with `Retry-After`.",
         security: AGENT,
         parameters: [id, ref("parameters", "Wait"), ref("parameters", "Since")],
         responses: {
           "200": ok("The message", "GetMessage"),
           "304": { description: "Unchanged since `since`", headers: REQUEST_ID },
-          ...errors(400, 401, 403, 404, 410),
+          ...errors(400, 401, 403, 404, 410, 429, 503),
         },
       },
     },
@@ -192,10 +192,10 @@ function paths(): Obj {
         operationId: "drainInbox",
         summary: "Drain the caller's mailbox (§8.7)",
         description:
-          "Oldest first; each directive is hidden for the visibility window and signed afresh (§9.7) — verify `signature` against `/.well-known/ma2h-keys` before acting on it.",
+          "Oldest first; each directive is hidden for the visibility window and signed afresh (§9.7) — verify `signature` against `/.well-known/ma2h-keys` before acting on it. A drain that would park past the agent's `rate_limit.max_parked_per_agent` is `429` at once; past the web process's ceiling, `503`; both with `Retry-After`.",
         security: AGENT,
         parameters: [ref("parameters", "Wait"), ref("parameters", "Max"), ref("parameters", "Session")],
-        responses: { "200": ok("Up to `max` directives", "DrainResult"), ...errors(400, 401, 404) },
+        responses: { "200": ok("Up to `max` directives", "DrainResult"), ...errors(400, 401, 404, 429, 503) },
       },
     },
     "/v1/inbox/ack": {
@@ -305,7 +305,8 @@ function components(): Obj {
     schemas[name] = jsonSchemaOf(errorEnvelopeSchema(codes), "output");
     responses[name] = {
       description: `§8.5 error: ${codes.join(", ")}`,
-      headers: status === 429 ? { ...REQUEST_ID, "Retry-After": ref("headers", "RetryAfter") } : REQUEST_ID,
+      headers:
+        status === 429 || status === 503 ? { ...REQUEST_ID, "Retry-After": ref("headers", "RetryAfter") } : REQUEST_ID,
       content: jsonContent(ref("schemas", name)),
     };
   }

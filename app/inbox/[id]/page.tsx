@@ -6,7 +6,7 @@ import { LiveRefresh } from "@/components/LiveRefresh";
 import { MarkdownView } from "@/components/Markdown";
 import { NotificationLog } from "@/components/NotificationLog";
 import { agentPageFor, presenceWording } from "@/lib/inbox/directives";
-import { listDeliveries } from "@/lib/delivery/admin";
+import { deliveriesForItem } from "@/lib/inbox/deliveries";
 import { itemForHuman } from "@/lib/inbox/item";
 import { tombstoneForHuman } from "@/lib/inbox/tombstone";
 import { itemTrackFor } from "@/lib/inbox/response-track";
@@ -43,8 +43,10 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
     return <Tombstone tomb={tomb} />;
   }
   const a = item.agent;
-  // Push deliveries for anyone who sees the item; redrive for the account's owners and admins.
-  const [deliveries, seat] = await Promise.all([listDeliveries(item.id), adminSeat(human.userId, item.account)]);
+  // Push deliveries for anyone who sees the item; the callback's path and redrive for the account's
+  // owners and admins only (#18: everyone else gets the origin, cut on the server).
+  const seat = await adminSeat(human.userId, item.account);
+  const deliveries = await deliveriesForItem(item.id, seat !== null);
   const track = await itemTrackFor(item.id); // §14.2 response track / §15.4 presence
   // #16: "reminded"/"escalated" for anyone who sees the item; the notification rows for owners/admins.
   const notifications = await itemNotificationLog(item.id, seat !== null);

@@ -181,6 +181,7 @@ function Field({
         </span>
       )}
       {f.sensitive && <span className="sensitive-hint"> · hidden, never logged</span>}
+      {f.hiddenDefault && <span className="sensitive-hint"> · left blank, the agent's suggestion is sent</span>}
     </>
   );
   const help = f.description ? <span className="field-desc">{f.description}</span> : null;
@@ -200,12 +201,14 @@ function Field({
     );
   }
   const text = typeof value === "string" ? value : "";
+  // A masked field with a suggestion the server keeps (§9.6) may be left blank: blank sends it.
+  const required = f.required && !f.hiddenDefault;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {f.enum !== null ? (
-        <select id={id} data-testid={id} value={text} required={f.required} onChange={(e) => onChange(e.target.value)}>
-          <option value="">{f.required ? "Choose…" : "—"}</option>
+        <select id={id} data-testid={id} value={text} required={required} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{f.hiddenDefault ? "(the agent's suggestion)" : f.required ? "Choose…" : "—"}</option>
           {f.enum.map((v) => (
             <option key={String(v)} value={String(v)}>
               {String(v)}
@@ -221,7 +224,8 @@ function Field({
           inputMode={f.type === "integer" ? "numeric" : f.type === "number" ? "decimal" : undefined}
           autoComplete={f.sensitive ? "new-password" : "off"}
           spellCheck={f.sensitive ? false : undefined}
-          required={f.required}
+          required={required}
+          placeholder={f.hiddenDefault ? "the agent's suggestion (hidden)" : undefined}
           value={text}
           onChange={(e) => onChange(e.target.value)}
         />

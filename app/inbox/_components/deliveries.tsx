@@ -1,24 +1,14 @@
 import { LocalTime } from "@/components/Clock";
-import type { DeliveryView } from "@/lib/delivery/admin";
+import type { ItemDeliveryView } from "@/lib/inbox/deliveries";
 import { redriveAction } from "@/app/admin/actions";
 import { ActionForm } from "@/components/ActionForm";
 // The admin tables, forms and notices (the inbox pages do not load admin.css otherwise).
 import "@/app/admin/admin.css";
 
-/** The callback URL without its query: the attempt log never records one either (docs/decisions.md). */
-function withoutQuery(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return "(invalid URL)";
-  }
-}
-
 /**
- * An item's push deliveries (§8.3): each attempt's time, status code, latency and error class,
- * and for an owner or admin of the item's account a redrive button (a fresh retry cycle; the
- * action re-checks the seat on the server).
+ * An item's push deliveries (§8.3): where to (cut on the server, lib/inbox/deliveries.ts), each
+ * attempt's time, status code, latency and error class, and for an owner or admin of the item's
+ * account a redrive button (a fresh retry cycle; the action re-checks the seat on the server).
  */
 export function Deliveries({
   deliveries,
@@ -26,7 +16,7 @@ export function Deliveries({
   messageId,
   canRedrive,
 }: {
-  deliveries: DeliveryView[];
+  deliveries: ItemDeliveryView[];
   account: string;
   messageId: string;
   canRedrive: boolean;
@@ -38,7 +28,7 @@ export function Deliveries({
       {deliveries.map((d) => (
         <div key={d.id} data-testid="delivery" data-delivery={d.id} data-status={d.status}>
           <p>
-            <code>{d.id}</code> to <code>{withoutQuery(d.callback_url)}</code> —{" "}
+            <code>{d.id}</code> to <code data-testid="delivery-target">{d.target}</code> —{" "}
             <strong data-testid="delivery-status">{d.status}</strong>
             {d.delivered_at && (
               <>

@@ -2,8 +2,9 @@ import { cookies } from "next/headers";
 import { errorResponse } from "@/lib/http/handler";
 import { inboxEvents, type InboxEvent } from "@/lib/inbox/events";
 import { streamSeats } from "@/lib/inbox/stream-seats";
+import { acquireHeld, type Release } from "@/lib/limits/parked";
 import { humanForSessionToken, sessionTokenFrom } from "@/lib/principals/web-sessions";
-import { HubError } from "@/lib/protocol/errors";
+import { HubError, isHubError } from "@/lib/protocol/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -24,6 +25,14 @@ export async function GET(req: Request): Promise<Response> {
   const human = await humanForSessionToken(token);
   if (!human) return errorResponse(new HubError("unauthenticated", "sign in first"));
   const seats = await streamSeats(token, human.userId);
+  // #18: one of the person's MA2H_MAX_STREAMS_PER_PERSON slots (429 over it), released by `stop`.
+  let release: Release;
+  try {
+    release = await acquireHeld("person-stream", human.userId);
+  } catch (err) {
+    if (!isHubError(err)) throw err;
+    return errorResponse(err);
+  }
   const encoder = new TextEncoder();
   let stop = () => {};
 
@@ -44,25 +53,32 @@ export async function GET(req: Request): Promise<Response> {
           (ok) => (ok ? then() : stop()),
           () => then(),
         );
-      const unsubscribe = await inboxEvents().subscribe(
-        seats.accounts,
-        (e: InboxEvent) => {
-          if (e.kind === "seats") return recheck();
-          if (e.kind === "resync") recheck();
-          write(
-            e.kind === "change"
-              ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n`
-              : "event: resync\ndata: {}\n\n",
-          );
-        },
-        human.userId,
-      );
+      stop = release; // until subscribed, stopping only gives the slot back
+      const unsubscribe = await inboxEvents()
+        .subscribe(
+          seats.accounts,
+          (e: InboxEvent) => {
+            if (e.kind === "seats") return recheck();
+            if (e.kind === "resync") recheck();
+            write(
+              e.kind === "change"
+                ? `event: inbox\ndata: ${JSON.stringify({ id: e.messageId })}\n\n`
+                : "event: resync\ndata: {}\n\n",
+            );
+          },
+          human.userId,
+        )
+        .catch((err: unknown) => {
+          release();
+          throw err;
+        });
       const timer = setInterval(() => recheck(() => write(": keep-alive\n\n")), KEEP_ALIVE_MS);
       stop = () => {
         if (!open) return;
         open = false;
         clearInterval(timer);
         unsubscribe();
+        release();
         try {
           controller.close();
         } catch {
@@ -70,6 +86,7 @@ export async function GET(req: Request): Promise<Response> {
         }
       };
       req.signal.addEventListener("abort", () => stop(), { once: true });
+      if (req.signal.aborted) stop(); // gone while subscribing: the listener above never fires
       recheck(); // #18: a seat change between reading the seats and subscribing was not heard
       // Subscribed: from here on nothing is missed. `ready` tells the page to catch up once on what
       // changed between its render and now (and after every reconnect).
