@@ -1,6 +1,5 @@
+import { AuditTable } from "@/components/AuditTable";
 import Link from "next/link";
-import { AuditDetail } from "@/components/AuditDetail";
-import { LocalTime } from "@/components/Clock";
 import { listPersonAudit } from "@/lib/audit/log";
 import { personActor } from "@/lib/audit/write";
 import { requireHuman } from "@/lib/next/current-human";
@@ -33,32 +32,12 @@ export default async function ActivityPage({
         {page.entries.length === 0 ? (
           <p className="empty">Nothing yet.</p>
         ) : (
-          <table className="admin-table audit-table" data-testid="activity-table">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>By</th>
-                <th>Kind</th>
-                <th>Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.entries.map((e) => (
-                <tr key={e.id} data-testid="activity-row" data-event={e.event} data-actor={e.actor}>
-                  <td>
-                    <LocalTime iso={e.at} />
-                  </td>
-                  <td>{e.actor === self ? "you" : <code>{e.actor}</code>}</td>
-                  <td>
-                    <code>{e.event}</code>
-                  </td>
-                  <td>
-                    <AuditDetail detail={e.detail} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <AuditTable
+            entries={page.entries}
+            testId="activity"
+            actorLabel={(actor) => (actor === self ? "you" : <code>{actor}</code>)}
+            headings={{ actor: "By", object: "Detail" }}
+          />
         )}
         {page.next && (
           <p className="pager">

@@ -1,6 +1,5 @@
+import { AuditTable } from "@/components/AuditTable";
 import Link from "next/link";
-import { AuditDetail } from "@/components/AuditDetail";
-import { LocalTime } from "@/components/Clock";
 import { auditFacets, listAudit, parseAuditFilters } from "@/lib/audit/log";
 import { adminPage } from "@/lib/next/admin-page";
 
@@ -103,41 +102,7 @@ export default async function AuditPage({
         {page.entries.length === 0 ? (
           <p className="empty">No entries match.</p>
         ) : (
-          <table className="admin-table audit-table" data-testid="audit-table">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Actor</th>
-                <th>Kind</th>
-                <th>Object</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.entries.map((e) => (
-                <tr key={e.id} data-testid="audit-row" data-event={e.event} data-actor={e.actor}>
-                  <td>
-                    <LocalTime iso={e.at} />
-                  </td>
-                  <td>
-                    <code>{e.actor}</code>
-                  </td>
-                  <td>
-                    <code>{e.event}</code>
-                  </td>
-                  <td>
-                    {e.message_id && (
-                      <>
-                        <Link prefetch={false} href={`/inbox/${encodeURIComponent(e.message_id)}`}>
-                          <code>{e.message_id}</code>
-                        </Link>{" "}
-                      </>
-                    )}
-                    <AuditDetail detail={e.detail} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <AuditTable entries={page.entries} testId="audit" />
         )}
         {page.next && (
           <p className="pager">
