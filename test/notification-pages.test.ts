@@ -48,3 +48,14 @@ describe("without SMTP_URL", () => {
     expect((await page("mia", "/admin/acme/notifications")).status).toBe(404);
   });
 });
+
+describe("signed out", () => {
+  it("each settings page sends the person to sign in with that page as the way back", async () => {
+    for (const path of ["/settings/notifications", "/settings/activity", "/settings/identities", "/settings/tokens"]) {
+      const res = await fetch(`${hub.url}${path}`, { redirect: "manual" });
+      expect([res.status, path]).toEqual([307, path]);
+      const to = new URL(res.headers.get("location") ?? "", hub.url);
+      expect([to.pathname, to.searchParams.get("callbackUrl")]).toEqual(["/signin", path]);
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { requireHuman } from "@/lib/next/current-human";
+import { currentHuman } from "@/lib/next/current-human";
 import { TopBar } from "@/components/TopBar";
 import { adminAccountsOf } from "@/lib/principals/seats";
 import "../inbox/inbox.css";
@@ -17,9 +17,14 @@ const TABS = [
   ["activity", "Activity"],
 ] as const;
 
-/** The signed-in shell of a person's own settings; each page and action checks the session again. */
+/**
+ * The signed-in shell of a person's own settings. Each page (and action) requires the session
+ * itself and sends a signed-out person to sign in with that page as the way back — so the shell
+ * only renders around a signed-in person, and leaves the redirect to the page.
+ */
 export default async function SettingsLayout({ children }: { children: ReactNode }) {
-  const human = await requireHuman("/settings/tokens");
+  const human = await currentHuman();
+  if (!human) return children;
   return (
     <div className="shell">
       <TopBar human={human} administers={(await adminAccountsOf(human.userId)).length > 0} section="Settings" />
