@@ -5,7 +5,7 @@
  * server validates everything (preferences.ts).
  */
 import { CHANNELS, type Channel } from "@/lib/notifications/kinds";
-import { DAILY_DIGEST_AT, DIGESTS, PRIORITIES, type Preferences } from "@/lib/notifications/preferences";
+import { DAILY_DIGEST_AT, DIGESTS, MIN_PRIORITY_CHOICES, type Preferences } from "@/lib/notifications/preferences";
 import { FIELD } from "@/lib/notifications/preferences-form";
 
 const CHANNEL_LABEL: Record<Channel, string> = { email: "Email" };
@@ -58,7 +58,7 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
                 defaultValue={v.minPriority}
                 data-testid={`${testId}-${c}-minpriority`}
               >
-                {PRIORITIES.map((p) => (
+                {MIN_PRIORITY_CHOICES.map((p) => (
                   <option key={p} value={p}>
                     {p}
                     {p === "low" ? " (everything)" : " and up"}

@@ -3,9 +3,10 @@
  * unrecognised is dropped (a hand-edited URL shows an unfiltered list, never an error page).
  */
 import { z } from "zod";
+import { PRIORITIES } from "../messages/listing";
 
 export const VERBS = ["ask", "task", "notify"] as const;
-export const PRIORITIES = ["urgent", "high", "normal", "low"] as const;
+export { PRIORITIES };
 /** Every status a human-inbox message can have (§5.1, §7). */
 export const STATUSES = [
   "open",

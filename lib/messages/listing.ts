@@ -6,6 +6,9 @@ import type { Message } from "../protocol/message";
 
 export type Priority = "urgent" | "high" | "normal" | "low";
 
+/** Every priority, in inbox order (urgent first). */
+export const PRIORITIES = ["urgent", "high", "normal", "low"] as const satisfies readonly Priority[];
+
 /** Inbox order: urgent first, low last; an absent priority is `normal` (§4). */
 export const PRIORITY_RANK: Readonly<Record<Priority, number>> = Object.freeze({
   urgent: 0,

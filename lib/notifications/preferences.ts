@@ -12,12 +12,13 @@
 import { z } from "zod";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
-import { PRIORITY_RANK, type Priority } from "../messages/listing";
+import { PRIORITIES, PRIORITY_RANK } from "../messages/listing";
 import { CHANNELS, type Channel, KIND_ESCALATION, type Kind } from "./kinds";
 import { HH_MM, isTimeZone, minutesOf, nextLocalHour, nextLocalTime, quietUntil } from "./local-time";
 import { accountNotificationSettings } from "./settings";
 
-export const PRIORITIES = ["low", "normal", "high", "urgent"] as const satisfies readonly Priority[];
+/** The minimum-priority choices, lowest first (the settings form lists them so). */
+export const MIN_PRIORITY_CHOICES = [...PRIORITIES].reverse();
 export const DIGESTS = ["off", "hourly", "daily"] as const;
 export type Digest = (typeof DIGESTS)[number];
 

@@ -1,8 +1,8 @@
 import { ActionForm } from "@/components/ActionForm";
+import { PRIORITIES } from "@/lib/messages/listing";
 import {
   DEFAULT_REMIND_MINUTES,
   delayField,
-  PRIORITIES,
   type ReminderOverrides,
   reminderOverrides,
   reminderPolicy,
