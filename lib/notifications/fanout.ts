@@ -10,11 +10,11 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { mailSettings } from "../env";
 import { envelopeOf } from "../messages/record";
-import { mintId } from "../protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
 import { EARLY_MS } from "./claims";
-import { CHANNEL_EMAIL, KIND_NEW } from "./kinds";
-import { deliveryPlan, type PlanItem } from "./preferences";
+import { KIND_NEW } from "./kinds";
+import { plannedRows } from "./planned-rows";
+import type { PlanItem } from "./preferences";
 import { audienceOf, stillTellable } from "./recipients";
 import { scheduleFollowUps } from "./reminders";
 import { sendOne } from "./send";
@@ -34,43 +34,18 @@ export async function fanOut(messageId: string): Promise<void> {
     });
     // Email off (no SMTP_URL): no rows — nothing would ever send them (docs/notifications.md).
     if (message && stillTellable(message.type, message.status) && mailSettings()) {
-      const rows = await newNotificationRows(messageId, message, now);
+      // The `new` rows: the item's audience (recipients.ts — resolvers for an ask/task, every seated
+      // human for a notify), each person's plan deciding whether, when, and whether in a digest.
+      const envelope = envelopeOf(message);
+      const item = { type: envelope.type, priority: message.priority } as PlanItem;
+      const people = (await audienceOf(message.accountId, envelope)).map((r) => r.userId);
+      const rows = await plannedRows({ id: messageId, ...message }, people, KIND_NEW, item, now, now);
       await tx.notification.createMany({ data: rows, skipDuplicates: true });
     }
     // Reminder and escalation rows, due later, made with the fan-out (reminders.ts).
     await scheduleFollowUps(tx, messageId, now);
     await tx.notificationOutbox.update({ where: { messageId }, data: { processedAt: now } });
   });
-}
-
-/**
- * The `new` rows of one item: its audience (recipients.ts — resolvers for an ask/task, every seated
- * human for a notify), each person's plan deciding whether, when, and whether in a digest.
- */
-async function newNotificationRows(
-  messageId: string,
-  message: { accountId: string; envelope: string; priority: string },
-  now: Date,
-) {
-  const envelope = envelopeOf(message);
-  const item = { type: envelope.type, priority: message.priority } as PlanItem;
-  const rows = [];
-  for (const r of await audienceOf(message.accountId, envelope)) {
-    const plan = await deliveryPlan(r.userId, message.accountId, CHANNEL_EMAIL, KIND_NEW, item, now);
-    if (!plan.send) continue;
-    rows.push({
-      id: mintId("notification"),
-      messageId,
-      userId: r.userId,
-      channel: CHANNEL_EMAIL,
-      kind: KIND_NEW,
-      digest: plan.digest,
-      nextAttemptAt: plan.at,
-      createdAt: now,
-      updatedAt: now,
-    });
-  }
-  return rows;
 }
 
 /**

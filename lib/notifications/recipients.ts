@@ -11,7 +11,9 @@
 import { db } from "../db";
 import { humanResolveRefusal } from "../messages/access";
 import type { envelopeOf } from "../messages/record";
-import { RESOLVING_ROLES, type Role } from "../principals/types";
+import { ADMIN_ROLES } from "../principals/seats";
+import { RESOLVING_ROLES, type Role, type Seat } from "../principals/types";
+import { KIND_ESCALATION } from "./kinds";
 
 export interface Recipient {
   userId: string;
@@ -44,6 +46,25 @@ export async function resolvingHumans(
   return members
     .filter((m) => humanResolveRefusal({ accountId, handle: m.handle, role: m.role as Role }, envelope) === null)
     .map((m) => ({ userId: m.userId, handle: m.handle }));
+}
+
+/** The account's owners and admins: whom an escalation goes to (reminders.ts). */
+export async function accountAdmins(accountId: string): Promise<Recipient[]> {
+  return db().membership.findMany({
+    where: { accountId, role: { in: [...ADMIN_ROLES] } },
+    select: { userId: true, handle: true },
+    orderBy: { handle: "asc" },
+  });
+}
+
+/**
+ * Whether the person may still get a notification of this kind, re-checked at send time: an
+ * escalation goes to the account's owners/admins (whether or not they may resolve the item); a
+ * new item's mail and a reminder to the §9.1 resolvers. Returns the row's error class, or null.
+ */
+export function recipientRefusal(kind: string, seat: Seat | null, envelope: ReturnType<typeof envelopeOf>) {
+  if (kind === KIND_ESCALATION) return seat && ADMIN_ROLES.includes(seat.role) ? null : "not_admin";
+  return seat && humanResolveRefusal(seat, envelope) === null ? null : "not_resolver";
 }
 
 /**

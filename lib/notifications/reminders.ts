@@ -11,22 +11,16 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
-import type { Prisma } from "../generated/prisma/client";
 import { mailSettings } from "../env";
 import { log } from "../log";
-import { humanResolveRefusal } from "../messages/access";
+import { PRIORITIES, type Priority } from "../messages/listing";
 import { envelopeOf } from "../messages/record";
 import { HubError } from "../protocol/errors";
-import { mintId } from "../protocol/ids";
-import { ADMIN_ROLES } from "../principals/seats";
-import type { Seat } from "../principals/types";
-import { CHANNEL_EMAIL, KIND_ESCALATION, KIND_REMINDER, type Kind } from "./kinds";
-import { deliveryPlan, type PlanItem } from "./preferences";
-import { resolvingHumans } from "./recipients";
+import { KIND_ESCALATION, KIND_REMINDER } from "./kinds";
+import { plannedRows } from "./planned-rows";
+import type { PlanItem } from "./preferences";
+import { accountAdmins, resolvingHumans } from "./recipients";
 import { accountNotificationSettings } from "./settings";
-
-export const PRIORITIES = ["urgent", "high", "normal", "low"] as const;
-export type Priority = (typeof PRIORITIES)[number];
 
 /** Minutes after the item's creation; null = never. */
 export interface FollowUpDelays {
@@ -168,16 +162,6 @@ export async function setReminderOverrides(
   return effectivePolicy(checked);
 }
 
-/**
- * Whether the person may still get a notification of this kind, re-checked at send time: an
- * escalation goes to the account's owners/admins (whether or not they may resolve the item); a
- * new item's mail and a reminder to the §9.1 resolvers. Returns the row's error class, or null.
- */
-export function recipientRefusal(kind: string, seat: Seat | null, envelope: ReturnType<typeof envelopeOf>) {
-  if (kind === KIND_ESCALATION) return seat && ADMIN_ROLES.includes(seat.role) ? null : "not_admin";
-  return seat && humanResolveRefusal(seat, envelope) === null ? null : "not_resolver";
-}
-
 const addMinutes = (at: Date, m: number) => new Date(at.getTime() + Math.round(m * 60_000));
 
 /**
@@ -192,41 +176,25 @@ export async function scheduleFollowUps(tx: Tx, messageId: string, now: Date): P
   if (!mailSettings()) return;
   const m = await tx.message.findUnique({
     where: { id: messageId },
-    select: { accountId: true, type: true, status: true, priority: true, envelope: true, createdAt: true },
+    select: { id: true, accountId: true, type: true, status: true, priority: true, envelope: true, createdAt: true },
   });
   if (m?.status !== "open" || (m.type !== "ask" && m.type !== "task")) return;
   const priority = m.priority as Priority;
   const delays = (await reminderPolicy(m.accountId))[priority];
   if (!delays) return;
   const item: PlanItem = { type: m.type, priority };
-  const rows: Prisma.NotificationCreateManyInput[] = [];
-  const plan = async (userId: string, kind: Kind, dueAt: Date) => {
-    const p = await deliveryPlan(userId, m.accountId, CHANNEL_EMAIL, kind, item, dueAt);
-    if (!p.send) return;
-    rows.push({
-      id: mintId("notification"),
-      messageId,
-      userId,
-      channel: CHANNEL_EMAIL,
-      kind,
-      digest: p.digest,
-      nextAttemptAt: p.at,
-      createdAt: now,
-      updatedAt: now,
-    });
-  };
+  const rows = [];
   if (delays.remindMinutes !== null) {
-    const dueAt = addMinutes(m.createdAt, delays.remindMinutes);
-    for (const r of await resolvingHumans(m.accountId, envelopeOf(m))) await plan(r.userId, KIND_REMINDER, dueAt);
+    const people = (await resolvingHumans(m.accountId, envelopeOf(m))).map((r) => r.userId);
+    rows.push(
+      ...(await plannedRows(m, people, KIND_REMINDER, item, addMinutes(m.createdAt, delays.remindMinutes), now)),
+    );
   }
   if (delays.escalateMinutes !== null) {
-    const dueAt = addMinutes(m.createdAt, delays.escalateMinutes);
-    const admins = await tx.membership.findMany({
-      where: { accountId: m.accountId, role: { in: [...ADMIN_ROLES] } },
-      select: { userId: true },
-      orderBy: { handle: "asc" },
-    });
-    for (const a of admins) await plan(a.userId, KIND_ESCALATION, dueAt);
+    const people = (await accountAdmins(m.accountId)).map((r) => r.userId);
+    rows.push(
+      ...(await plannedRows(m, people, KIND_ESCALATION, item, addMinutes(m.createdAt, delays.escalateMinutes), now)),
+    );
   }
   if (rows.length > 0) await tx.notification.createMany({ data: rows, skipDuplicates: true });
 }

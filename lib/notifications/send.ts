@@ -17,7 +17,7 @@ import { mintAnswerLinks } from "./answer-tokens";
 import { claim, failOrRetry, finish, recoverInterrupted } from "./claims";
 import { composeMail } from "./compose";
 import { KIND_NEW, KINDS, type Kind } from "./kinds";
-import { recipientRefusal } from "./reminders";
+import { recipientRefusal } from "./recipients";
 import { messageIdFor, sendMail } from "./smtp";
 
 /** One attempt at one notification row. */

@@ -1,0 +1,37 @@
+/**
+ * The email notification rows of one item for some people, of one kind, due at one time — each
+ * as that person's delivery plan allows (preferences.ts `deliveryPlan`: dropped, held past quiet
+ * hours, or kept for a digest). The one place such rows are built: the fan-out's `new` rows
+ * (fanout.ts) and the reminder and escalation rows (reminders.ts).
+ */
+import type { Prisma } from "../generated/prisma/client";
+import { mintId } from "../protocol/ids";
+import { CHANNEL_EMAIL, type Kind } from "./kinds";
+import { deliveryPlan, type PlanItem } from "./preferences";
+
+export async function plannedRows(
+  message: { id: string; accountId: string },
+  userIds: readonly string[],
+  kind: Kind,
+  item: PlanItem,
+  dueAt: Date,
+  now: Date,
+): Promise<Prisma.NotificationCreateManyInput[]> {
+  const rows: Prisma.NotificationCreateManyInput[] = [];
+  for (const userId of userIds) {
+    const plan = await deliveryPlan(userId, message.accountId, CHANNEL_EMAIL, kind, item, dueAt);
+    if (!plan.send) continue;
+    rows.push({
+      id: mintId("notification"),
+      messageId: message.id,
+      userId,
+      channel: CHANNEL_EMAIL,
+      kind,
+      digest: plan.digest,
+      nextAttemptAt: plan.at,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+  return rows;
+}
