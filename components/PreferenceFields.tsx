@@ -4,11 +4,17 @@
  * inputs inside an ActionForm; names come from lib/notifications/preferences-form.ts, and the
  * server validates everything (preferences.ts).
  */
-import { CHANNELS, type Channel } from "@/lib/notifications/kinds";
+import { CHANNELS, type Channel, DIGEST_CHANNELS } from "@/lib/notifications/kinds";
 import { DAILY_DIGEST_AT, DIGESTS, MIN_PRIORITY_CHOICES, type Preferences } from "@/lib/notifications/preferences";
 import { FIELD } from "@/lib/notifications/preferences-form";
 
-const CHANNEL_LABEL: Record<Channel, string> = { email: "Email" };
+const CHANNEL_LABEL: Record<Channel, string> = { email: "Email", slack: "Slack", push: "Browser push" };
+/** What a channel needs before it reaches the person at all. */
+const CHANNEL_NOTE: Record<Channel, string | null> = {
+  email: null,
+  slack: "Direct messages from the account's Slack app, once you have bound your Slack user (answer one Slack button).",
+  push: "System notifications on each device where you chose \u201cNotify me on this device\u201d in the inbox.",
+};
 const DIGEST_LABEL = {
   off: "one mail each",
   hourly: "an hourly digest",
@@ -33,6 +39,7 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
         return (
           <fieldset key={c} className="pref-channel" data-testid={`${testId}-${c}`}>
             <legend>{CHANNEL_LABEL[c]}</legend>
+            {CHANNEL_NOTE[c] && <p className="muted">{CHANNEL_NOTE[c]}</p>}
             <label>
               <input
                 type="checkbox"
@@ -66,16 +73,21 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
                 ))}
               </select>
             </label>
-            <label>
-              notify items as{" "}
-              <select name={FIELD.digest(c)} defaultValue={v.digest} data-testid={`${testId}-${c}-digest`}>
-                {DIGESTS.map((d) => (
-                  <option key={d} value={d}>
-                    {DIGEST_LABEL[d]}
-                  </option>
-                ))}
-              </select>
-            </label>
+            {DIGEST_CHANNELS.includes(c) ? (
+              <label>
+                notify items as{" "}
+                <select name={FIELD.digest(c)} defaultValue={v.digest} data-testid={`${testId}-${c}-digest`}>
+                  {DIGESTS.map((d) => (
+                    <option key={d} value={d}>
+                      {DIGEST_LABEL[d]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : (
+              // Only email gathers notify items into a digest (kinds.ts): the others tell each one.
+              <input type="hidden" name={FIELD.digest(c)} value="off" />
+            )}
           </fieldset>
         );
       })}

@@ -121,7 +121,11 @@ async function prefer(
   slug = "acme",
 ) {
   const { email, ...rest } = over;
-  const prefs = { ...BUILT_IN, ...rest, channels: { email: { ...BUILT_IN.channels.email, ...email } } };
+  const prefs = {
+    ...BUILT_IN,
+    ...rest,
+    channels: { ...BUILT_IN.channels, email: { ...BUILT_IN.channels.email, ...email } },
+  };
   await savePreferences(users[handle] as string, await seat(handle, slug), prefs);
 }
 
@@ -257,7 +261,7 @@ describe("who is told", () => {
     const fay = await seat("fay", "flaky");
     await saveAccountDefaults(
       { accountId: account.id, role: "owner" as Role, actor: "human:test" },
-      { ...BUILT_IN, channels: { email: { ...BUILT_IN.channels.email, askTask: false } } },
+      { ...BUILT_IN, channels: { ...BUILT_IN.channels, email: { ...BUILT_IN.channels.email, askTask: false } } },
     );
     const { id } = await submit("ask", { request: { mode: "confirm" } }, F);
     await processNotifications(id);
@@ -387,7 +391,10 @@ describe("settings writes", () => {
     for (const bad of [
       { ...BUILT_IN, timeZone: "Mars/Olympus" },
       { ...BUILT_IN, quietHours: { start: "7pm", end: "07:00", urgentBreaksThrough: true } },
-      { ...BUILT_IN, channels: { email: { ...BUILT_IN.channels.email, minPriority: "extreme" } } },
+      {
+        ...BUILT_IN,
+        channels: { ...BUILT_IN.channels, email: { ...BUILT_IN.channels.email, minPriority: "extreme" } },
+      },
     ]) {
       const err = await savePreferences(users.mia as string, s, bad).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(HubError);

@@ -19,7 +19,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { log } from "../log";
 import { mintId } from "../protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
-import type { SendResult } from "./smtp";
+import type { SendResult } from "./send-result";
 
 /**
  * How long a claim holds: longer than any one SMTP exchange can take — every step of it is bounded

@@ -16,7 +16,7 @@ import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { claim, EARLY_MS, failOrRetry, finish, recoverInterrupted } from "./claims";
 import { type ComposedMail, itemUrl } from "./compose";
-import type { Channel } from "./kinds";
+import { CHANNEL_EMAIL, type Channel } from "./kinds";
 import { effectivePreferences } from "./preferences";
 import { stillTellable } from "./recipients";
 import { messageIdFor, sendMail } from "./smtp";
@@ -49,9 +49,15 @@ export async function sendDueDigests(): Promise<void> {
 /** The job's part for one notify item: each due one-mail-each row (and interrupted ones) of it. */
 export async function sendNotifyRows(messageId: string): Promise<void> {
   const now = clock.now();
-  await recoverInterrupted({ messageId, digest: false }, now);
+  await recoverInterrupted({ messageId, channel: CHANNEL_EMAIL, digest: false }, now);
   const due = await db().notification.findMany({
-    where: { messageId, digest: false, status: "pending", nextAttemptAt: { lte: new Date(now.getTime() + EARLY_MS) } },
+    where: {
+      messageId,
+      channel: CHANNEL_EMAIL,
+      digest: false,
+      status: "pending",
+      nextAttemptAt: { lte: new Date(now.getTime() + EARLY_MS) },
+    },
     select: { id: true },
   });
   for (const d of due) await sendBatch([d.id]);

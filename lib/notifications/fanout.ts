@@ -8,11 +8,10 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { mailSettings } from "../env";
 import { envelopeOf } from "../messages/record";
 import { enqueueNotify } from "../queue/enqueue";
 import { EARLY_MS } from "./claims";
-import { KIND_NEW } from "./kinds";
+import { CHANNEL_EMAIL, KIND_NEW } from "./kinds";
 import { plannedRows } from "./planned-rows";
 import type { PlanItem } from "./preferences";
 import { audienceOf, stillTellable } from "./recipients";
@@ -32,10 +31,11 @@ export async function fanOut(messageId: string): Promise<void> {
       where: { id: messageId },
       select: { accountId: true, envelope: true, type: true, status: true, priority: true },
     });
-    // Email off (no SMTP_URL): no rows — nothing would ever send them (docs/notifications.md).
-    if (message && stillTellable(message.type, message.status) && mailSettings()) {
+    if (message && stillTellable(message.type, message.status)) {
       // The `new` rows: the item's audience (recipients.ts — resolvers for an ask/task, every seated
-      // human for a notify), each person's plan deciding whether, when, and whether in a digest.
+      // human for a notify), on each channel that reaches them (a channel that reaches nobody — email
+      // without SMTP_URL — makes no rows: nothing would ever send them), each person's plan deciding
+      // whether, when, and whether in a digest.
       const envelope = envelopeOf(message);
       const item = { type: envelope.type, priority: message.priority } as PlanItem;
       const people = (await audienceOf(message.accountId, envelope)).map((r) => r.userId);
@@ -49,24 +49,26 @@ export async function fanOut(messageId: string): Promise<void> {
 }
 
 /**
- * The job: fan the message out if not yet done, then send each of its due notifications — an
- * ask/task's one by one (send.ts), a notify's through digest.ts (a one-mail-each notify is a batch
- * of one; digest rows wait for the sweep's digest run).
+ * The job: fan the message out if not yet done, then send each of its due notifications — a
+ * notify's email rows through digest.ts (a one-mail-each notify is a batch of one; digest rows wait
+ * for the sweep's digest run), every other row one by one (send.ts).
  */
 export async function processNotifications(messageId: string): Promise<void> {
   await fanOut(messageId);
   const message = await db().message.findUnique({ where: { id: messageId }, select: { type: true } });
-  if (message?.type === "notify") await sendNotifyRows(messageId);
-  else await sendItemRows(messageId);
+  const notifyMail = message?.type === "notify";
+  if (notifyMail) await sendNotifyRows(messageId);
+  await sendItemRows(messageId, notifyMail);
   await wakeForNextDue(messageId);
 }
 
-/** Each due (or interrupted) row of an ask/task, a few SMTP sessions at a time. */
-async function sendItemRows(messageId: string): Promise<void> {
+/** Each due (or interrupted) row sent on its own, a few sends at a time. */
+async function sendItemRows(messageId: string, skipEmail: boolean): Promise<void> {
   const now = clock.now();
   const due = await db().notification.findMany({
     where: {
       messageId,
+      ...(skipEmail ? { channel: { not: CHANNEL_EMAIL } } : {}),
       digest: false, // a digest row is sent with the person's digest mail, not on its own
       OR: [
         { status: "pending", nextAttemptAt: { lte: new Date(now.getTime() + EARLY_MS) } },
@@ -75,7 +77,7 @@ async function sendItemRows(messageId: string): Promise<void> {
     },
     select: { id: true },
   });
-  // A few SMTP sessions at a time, however many people one item tells.
+  // A few sends (SMTP sessions, Slack or push requests) at a time, however many people one item tells.
   for (let i = 0; i < due.length; i += SEND_PARALLELISM)
     await Promise.all(due.slice(i, i + SEND_PARALLELISM).map((d) => sendOne(d.id)));
 }

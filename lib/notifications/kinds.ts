@@ -1,11 +1,20 @@
 /**
- * The one table of notification channels and kinds (#16). A notification row is keyed by
+ * The one table of notification channels and kinds (#16, #17). A notification row is keyed by
  * (message, person, channel, kind): `new` when the item arrives, `reminder` to its resolvers after
  * the account's delay, `escalation` to the account's owners/admins after a longer one.
+ *
+ * Channels: `email` (SMTP, smtp.ts), `slack` (a direct message from the account's connected Slack
+ * app to the person's bound Slack user, lib/slack/), `push` (Web Push to each of the person's
+ * subscribed devices, lib/web-push/). Each is sent by its sender in channels.ts.
  */
 export const CHANNEL_EMAIL = "email";
-export const CHANNELS = [CHANNEL_EMAIL] as const;
+export const CHANNEL_SLACK = "slack";
+export const CHANNEL_PUSH = "push";
+export const CHANNELS = [CHANNEL_EMAIL, CHANNEL_SLACK, CHANNEL_PUSH] as const;
 export type Channel = (typeof CHANNELS)[number];
+
+/** Only email gathers notify items into a digest mail; the other channels tell each item on its own. */
+export const DIGEST_CHANNELS: readonly Channel[] = [CHANNEL_EMAIL];
 
 export const KIND_NEW = "new";
 export const KIND_REMINDER = "reminder";

@@ -1,12 +1,14 @@
 /**
- * The email notification rows of one item for some people, of one kind, due at one time — each
- * as that person's delivery plan allows (preferences.ts `deliveryPlan`: dropped, held past quiet
+ * The notification rows of one item for some people, of one kind, due at one time — on each
+ * channel that can reach the person (channels.ts `reachable`), each as that person's delivery plan
+ * for that channel allows (preferences.ts `deliveryPlan`: dropped, held past quiet
  * hours, or kept for a digest). The one place such rows are built: the fan-out's `new` rows
  * (fanout.ts) and the reminder and escalation rows (reminders.ts).
  */
 import type { Prisma } from "../generated/prisma/client";
 import { mintId } from "../protocol/ids";
-import { CHANNEL_EMAIL, type Kind } from "./kinds";
+import { senderFor } from "./channels";
+import { CHANNELS, type Kind } from "./kinds";
 import { deliveryPlan, type PlanItem } from "./preferences";
 
 export async function plannedRows(
@@ -18,20 +20,24 @@ export async function plannedRows(
   now: Date,
 ): Promise<Prisma.NotificationCreateManyInput[]> {
   const rows: Prisma.NotificationCreateManyInput[] = [];
-  for (const userId of userIds) {
-    const plan = await deliveryPlan(userId, message.accountId, CHANNEL_EMAIL, kind, item, dueAt);
-    if (!plan.send) continue;
-    rows.push({
-      id: mintId("notification"),
-      messageId: message.id,
-      userId,
-      channel: CHANNEL_EMAIL,
-      kind,
-      digest: plan.digest,
-      nextAttemptAt: plan.at,
-      createdAt: now,
-      updatedAt: now,
-    });
+  for (const channel of CHANNELS) {
+    const reachable = await senderFor(channel).reachable(message.accountId, userIds);
+    for (const userId of userIds) {
+      if (!reachable.has(userId)) continue;
+      const plan = await deliveryPlan(userId, message.accountId, channel, kind, item, dueAt);
+      if (!plan.send) continue;
+      rows.push({
+        id: mintId("notification"),
+        messageId: message.id,
+        userId,
+        channel,
+        kind,
+        digest: plan.digest,
+        nextAttemptAt: plan.at,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
   }
   return rows;
 }

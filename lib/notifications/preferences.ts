@@ -13,7 +13,7 @@ import { z } from "zod";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import { PRIORITIES, PRIORITY_RANK } from "../messages/listing";
-import { CHANNELS, type Channel, KIND_ESCALATION, type Kind } from "./kinds";
+import { CHANNELS, type Channel, DIGEST_CHANNELS, KIND_ESCALATION, type Kind } from "./kinds";
 import { HH_MM, isTimeZone, minutesOf, nextLocalHour, nextLocalTime, quietUntil } from "./local-time";
 import { accountNotificationSettings } from "./settings";
 
@@ -77,9 +77,14 @@ export const partialPreferencesShape = z.strictObject({
 });
 export type PartialPreferences = z.infer<typeof partialPreferencesShape>;
 
-/** The built-in defaults (#16): email on for ask/task, notify off (opt-in), everything, no digest. */
+/**
+ * The built-in defaults (#16, #17): every channel on for asks and tasks, notify off (opt-in),
+ * everything, no digest. Slack and push reach only a person who bound a Slack user or subscribed a
+ * device — itself an opt-in — so "on" there costs nobody an unwanted message.
+ */
+const CHANNEL_DEFAULT: ChannelPreferences = { askTask: true, notify: false, minPriority: "low", digest: "off" };
 export const BUILT_IN: Preferences = {
-  channels: { email: { askTask: true, notify: false, minPriority: "low", digest: "off" } },
+  channels: perChannel(CHANNEL_DEFAULT),
   timeZone: "UTC",
   quietHours: null,
 };
@@ -139,7 +144,7 @@ export type DeliveryPlan =
  * 1. the channel is off for the item's type → not sent;
  * 2. below the channel's minimum priority → not sent — for new items and reminders; an escalation
  *    goes to owners/admins because nobody acted, so it is not filtered by priority;
- * 3. a notify with a digest chosen → held for the next digest boundary (hourly: the top of the next
+ * 3. a notify with a digest chosen (email only: kinds.ts `DIGEST_CHANNELS`) → held for the next digest boundary (hourly: the top of the next
  *    local hour; daily: the next `DAILY_DIGEST_AT` local);
  * 4. inside quiet hours (at `now`, or at the digest boundary) → at the end of quiet hours, unless
  *    the item is urgent and urgent breaks through.
@@ -155,7 +160,7 @@ export function planDelivery(
   if (item.type === "notify" ? !c.notify : !c.askTask) return { send: false, reason: "channel_off" };
   if (kind !== KIND_ESCALATION && PRIORITY_RANK[item.priority] > PRIORITY_RANK[c.minPriority])
     return { send: false, reason: "below_min_priority" };
-  const digest = item.type === "notify" && c.digest !== "off";
+  const digest = item.type === "notify" && c.digest !== "off" && DIGEST_CHANNELS.includes(channel);
   let at = now;
   if (digest)
     at =

@@ -11,7 +11,6 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
-import { mailSettings } from "../env";
 import { log } from "../log";
 import { PRIORITIES, type Priority } from "../messages/listing";
 import { envelopeOf } from "../messages/record";
@@ -169,11 +168,10 @@ const addMinutes = (at: Date, m: number) => new Date(at.getTime() + Math.round(m
  * created + N) and escalation rows (each owner/admin, at created + M), as the person's delivery plan
  * allows (quiet hours may move them later, or a preference drop them). Under the unique key
  * (message, person, channel, kind), so a repeated fan-out makes each row once. Only for an open
- * ask/task, and only with email on (without it nothing would send them). The policy in force at
+ * ask/task, and only on channels that reach the person (planned-rows.ts). The policy in force at
  * fan-out time applies; a later change of it does not move rows already made.
  */
 export async function scheduleFollowUps(tx: Tx, messageId: string, now: Date): Promise<void> {
-  if (!mailSettings()) return;
   const m = await tx.message.findUnique({
     where: { id: messageId },
     select: { id: true, accountId: true, type: true, status: true, priority: true, envelope: true, createdAt: true },

@@ -3,22 +3,20 @@
  * claim's holder records its outcome, a row interrupted mid-send is recovered and sent again with
  * the same Message-ID, and a failure is retried or failed — all by claims.ts, as a batch of one.
  * Every send re-checks that the item is open and that the person may still resolve it (an
- * escalation: still has a seat), and mints that mail's one-click answer links only for a person
- * who may resolve the item (answer-tokens.ts).
+ * escalation: still has a seat), then hands the row to its channel's sender (channels.ts: email,
+ * Slack or push), telling it whether the person may resolve the item (answer links and buttons are
+ * offered only then).
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { env } from "../env";
 import { log } from "../log";
 import { humanResolveRefusal } from "../messages/access";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
-import { mintAnswerLinks } from "./answer-tokens";
+import { senderFor } from "./channels";
 import { claim, failOrRetry, finish, recoverInterrupted } from "./claims";
-import { composeMail } from "./compose";
-import { KIND_NEW, KINDS, type Kind } from "./kinds";
+import { CHANNEL_EMAIL, CHANNELS, type Channel, KIND_NEW, KINDS, type Kind } from "./kinds";
 import { recipientRefusal } from "./recipients";
-import { messageIdFor, sendMail } from "./smtp";
 
 /** One attempt at one notification row. */
 export async function sendOne(id: string): Promise<void> {
@@ -55,13 +53,19 @@ export async function sendOne(id: string): Promise<void> {
   const seat = await seatFor(n.userId, n.message.accountId);
   const refusal = recipientRefusal(kind, seat, envelope);
   if (refusal !== null) return finish([n], { status: "cancelled", result: null, errorClass: refusal });
-  // Answer links only for a person who may resolve it (an escalated owner/admin may not), minted for
-  // this attempt (answer-tokens.ts).
+  // The channel's sender (channels.ts); answer links or buttons only for a person who may resolve
+  // it (an escalated owner/admin may not).
   const mayResolve = seat !== null && humanResolveRefusal(seat, envelope) === null;
-  const answerLinks = mayResolve ? await mintAnswerLinks(n, n.message, envelope, env().publicUrl, now) : [];
-  const mail = composeMail(n.message, envelope, env().publicUrl, { kind, answerLinks });
-  // The row's own id, not the batch's: a resend after an interruption is claimed under a new batch.
-  const result = await sendMail(n.user.email, mail, messageIdFor(n.id));
+  const channel = (CHANNELS as readonly string[]).includes(n.channel) ? (n.channel as Channel) : CHANNEL_EMAIL;
+  const result = await senderFor(channel).send({
+    row: n,
+    user: n.user,
+    message: n.message,
+    envelope,
+    kind,
+    mayResolve,
+    now,
+  });
   if (result.ok) {
     log.info("notification sent", { notification_id: id, message_id: n.messageId, channel: n.channel, attempt });
     return finish([n], { status: "sent", result });

@@ -7,10 +7,7 @@ import nodemailer from "nodemailer";
 import { env, mailSettings } from "../env";
 import { processWide } from "../process-wide";
 import type { ComposedMail } from "./compose";
-
-export type SendResult =
-  | { ok: true; responseCode: number | null }
-  | { ok: false; transient: boolean; errorClass: string; responseCode: number | null };
+import type { SendResult } from "./send-result";
 
 type Transport = ReturnType<typeof nodemailer.createTransport>;
 

@@ -1,0 +1,23 @@
+/**
+ * The email channel's sender (#16): the mail of one row — with one-click answer links only for a
+ * person who may resolve the item, minted for this attempt (answer-tokens.ts) — sent over SMTP
+ * under the row's own stable Message-ID (smtp.ts), so a resend after an interruption folds.
+ * `reachable`: everyone while SMTP is configured (`SMTP_URL`); nobody without it.
+ */
+import { env, mailSettings } from "../env";
+import { mintAnswerLinks } from "./answer-tokens";
+import type { ChannelSender } from "./channels";
+import { composeMail } from "./compose";
+import { messageIdFor, sendMail } from "./smtp";
+
+export const emailSender: ChannelSender = {
+  async reachable(_accountId, userIds) {
+    return new Set(mailSettings() ? userIds : []);
+  },
+  async send({ row, user, message, envelope, kind, mayResolve, now }) {
+    const answerLinks = mayResolve ? await mintAnswerLinks(row, message, envelope, env().publicUrl, now) : [];
+    const mail = composeMail(message, envelope, env().publicUrl, { kind, answerLinks });
+    // The row's own id, not the batch's: a resend after an interruption is claimed under a new batch.
+    return sendMail(user.email, mail, messageIdFor(row.id));
+  },
+};
