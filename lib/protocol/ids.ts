@@ -22,6 +22,8 @@ export const ID_PREFIX = {
   identity: "idn_",
   notification: "ntf_",
   invitation: "inv_",
+  slackIdentity: "sli_",
+  slackPost: "slp_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
