@@ -130,3 +130,39 @@ describe("the plan", () => {
     expect(plan(p, notify)).toEqual({ send: true, at: new Date("2031-07-01T14:15:00.000Z"), digest: true });
   });
 });
+
+describe("channels other than email (#17)", () => {
+  const on = (channel: "slack" | "push", digest: "off" | "hourly" | "daily" = "off") =>
+    with_({ channels: { [channel]: { notify: true, digest } } });
+
+  it("Slack and push are on for asks and tasks by default; notify is opt-in there too", () => {
+    for (const channel of ["slack", "push"] as const) {
+      expect(planDelivery(BUILT_IN, channel, KIND_NEW, ask, NOW)).toEqual({ send: true, at: NOW, digest: false });
+      expect(planDelivery(BUILT_IN, channel, KIND_NEW, notify, NOW)).toEqual({ send: false, reason: "channel_off" });
+    }
+  });
+
+  it("a digest chosen for Slack or push is ignored: each notify is told on its own", () => {
+    for (const channel of ["slack", "push"] as const)
+      expect(planDelivery(on(channel, "daily"), channel, KIND_NEW, notify, NOW)).toEqual({
+        send: true,
+        at: NOW,
+        digest: false,
+      });
+  });
+
+  it("each channel has its own switches: Slack off leaves email and push as they were", () => {
+    const p = with_({ channels: { slack: { askTask: false }, push: { minPriority: "high" } } });
+    expect(planDelivery(p, "slack", KIND_NEW, ask, NOW)).toEqual({ send: false, reason: "channel_off" });
+    expect(planDelivery(p, "push", KIND_NEW, ask, NOW)).toEqual({ send: false, reason: "below_min_priority" });
+    expect(planDelivery(p, "push", KIND_NEW, urgentAsk, NOW)).toEqual({ send: true, at: NOW, digest: false });
+    expect(planDelivery(p, "email", KIND_NEW, ask, NOW)).toEqual({ send: true, at: NOW, digest: false });
+  });
+
+  it("quiet hours hold every channel alike", () => {
+    const p = with_({ quietHours: { start: "11:00", end: "13:00", urgentBreaksThrough: false } });
+    const end = new Date("2031-07-01T13:00:00.000Z");
+    for (const channel of ["email", "slack", "push"] as const)
+      expect(planDelivery(p, channel, KIND_NEW, ask, NOW)).toEqual({ send: true, at: end, digest: false });
+  });
+});
