@@ -9,46 +9,13 @@
  * - `send`: one attempt at one claimed row, after send.ts has re-checked that the item is open and
  *   the person may still be told.
  */
-import type { envelopeOf } from "../messages/record";
 import { emailSender } from "./email-channel";
-import type { Channel, Kind } from "./kinds";
-import { pushSender } from "../web-push/channel";
-import type { SendResult } from "./send-result";
-import { slackSender } from "../slack/channel";
+import type { Channel } from "./kinds";
+import type { ChannelSender } from "./sender";
+import { slackSender } from "./slack/channel";
+import { pushSender } from "./web-push/channel";
 
-/** The claimed row and what send.ts loaded for it. */
-export interface SendContext {
-  row: {
-    id: string;
-    messageId: string;
-    userId: string;
-    channel: string;
-    attempts: number;
-    batchId: string | null;
-  };
-  user: { email: string };
-  message: {
-    id: string;
-    accountId: string;
-    title: string;
-    priority: string;
-    sensitive: boolean;
-    status: string;
-    envelope: string;
-    createdAt: Date;
-    expiresAt: Date | null;
-  };
-  envelope: ReturnType<typeof envelopeOf>;
-  kind: Kind;
-  /** The person may resolve the item (so answer links/buttons may be offered). */
-  mayResolve: boolean;
-  now: Date;
-}
-
-export interface ChannelSender {
-  reachable(accountId: string, userIds: readonly string[]): Promise<Set<string>>;
-  send(ctx: SendContext): Promise<SendResult>;
-}
+export type { ChannelSender, SendContext } from "./sender";
 
 const SENDERS: Record<Channel, ChannelSender> = { email: emailSender, slack: slackSender, push: pushSender };
 

@@ -6,7 +6,7 @@
  */
 import { env, mailSettings } from "../env";
 import { mintAnswerLinks } from "./answer-tokens";
-import type { ChannelSender } from "./channels";
+import type { ChannelSender } from "./sender";
 import { composeMail } from "./compose";
 import { messageIdFor, sendMail } from "./smtp";
 

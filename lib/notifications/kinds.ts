@@ -4,8 +4,8 @@
  * the account's delay, `escalation` to the account's owners/admins after a longer one.
  *
  * Channels: `email` (SMTP, smtp.ts), `slack` (a direct message from the account's connected Slack
- * app to the person's bound Slack user, lib/slack/), `push` (Web Push to each of the person's
- * subscribed devices, lib/web-push/). Each is sent by its sender in channels.ts.
+ * app to the person's bound Slack user, lib/notifications/slack/), `push` (Web Push to each of the person's
+ * subscribed devices, lib/notifications/web-push/). Each is sent by its sender in channels.ts.
  */
 export const CHANNEL_EMAIL = "email";
 export const CHANNEL_SLACK = "slack";

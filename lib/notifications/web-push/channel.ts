@@ -1,7 +1,7 @@
 /**
  * The browser push channel's sender (#17). Placeholder while Web Push is built: reaches nobody.
  */
-import type { ChannelSender } from "../notifications/channels";
+import type { ChannelSender } from "../sender";
 
 export const pushSender: ChannelSender = {
   async reachable() {

@@ -5,8 +5,8 @@
  * Bindings are per account: one Slack user answers as one person there, and a person has at most one
  * Slack user there.
  */
-import { db, type Tx } from "../db";
-import { mintId } from "../protocol/ids";
+import { db, type Tx } from "../../db";
+import { mintId } from "../../protocol/ids";
 
 /** The Hub person a Slack user is bound to in the account, or null. */
 export async function slackPersonFor(accountId: string, slackUserId: string): Promise<string | null> {

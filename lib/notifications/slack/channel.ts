@@ -1,7 +1,7 @@
 /**
  * The Slack channel's sender (#17). Placeholder while the Slack connection is built: reaches nobody.
  */
-import type { ChannelSender } from "../notifications/channels";
+import type { ChannelSender } from "../sender";
 
 export const slackSender: ChannelSender = {
   async reachable() {

@@ -6,9 +6,9 @@
  * Slack user is then bound to THAT signed-in person (bindings.ts).
  */
 import { randomBytes } from "node:crypto";
-import { db } from "../db";
-import { seatFor } from "../principals/seats";
-import { hashCredential } from "../secrets";
+import { db } from "../../db";
+import { seatFor } from "../../principals/seats";
+import { hashCredential } from "../../secrets";
 import { type BindOutcome, bindSlackUser } from "./bindings";
 
 export const BIND_TOKEN_BYTES = 32;

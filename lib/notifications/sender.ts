@@ -1,0 +1,41 @@
+/**
+ * What a channel's sender is (channels.ts is the registry of them). A leaf: the senders import
+ * these types, and the registry imports the senders.
+ */
+import type { envelopeOf } from "../messages/record";
+import type { Kind } from "./kinds";
+import type { SendResult } from "./send-result";
+
+/** The claimed row and what send.ts loaded for it. */
+export interface SendContext {
+  row: {
+    id: string;
+    messageId: string;
+    userId: string;
+    channel: string;
+    attempts: number;
+    batchId: string | null;
+  };
+  user: { email: string };
+  message: {
+    id: string;
+    accountId: string;
+    title: string;
+    priority: string;
+    sensitive: boolean;
+    status: string;
+    envelope: string;
+    createdAt: Date;
+    expiresAt: Date | null;
+  };
+  envelope: ReturnType<typeof envelopeOf>;
+  kind: Kind;
+  /** The person may resolve the item (so answer links/buttons may be offered). */
+  mayResolve: boolean;
+  now: Date;
+}
+
+export interface ChannelSender {
+  reachable(accountId: string, userIds: readonly string[]): Promise<Set<string>>;
+  send(ctx: SendContext): Promise<SendResult>;
+}
