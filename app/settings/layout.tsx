@@ -14,6 +14,7 @@ const TABS = [
   ["tokens", "My tokens"],
   ["notifications", "Notifications"],
   ["identities", "Identities"],
+  ["slack", "Slack"],
   ["activity", "Activity"],
 ] as const;
 

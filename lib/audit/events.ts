@@ -50,6 +50,10 @@ export const AUDIT_EVENT = {
   invitationAccepted: "invitation.accepted",
   invitationDeclined: "invitation.declined",
   invitationRevoked: "invitation.revoked",
+  // Slack "who clicked" (#17, lib/notifications/slack/bindings.ts): a Slack user bound to a person, and removed —
+  // written to both the account's trail and the person's own stream.
+  slackUserBound: "slack.user_bound",
+  slackUserUnbound: "slack.user_unbound",
 } as const;
 
 /** A message's terminal transition is recorded as `message.<resolution>` (§7). */

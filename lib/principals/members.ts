@@ -8,7 +8,7 @@
 import { db, type Tx } from "../db";
 import { HubError } from "../protocol/errors";
 import { AUDIT_EVENT } from "../audit/events";
-import { writeAudit } from "../audit/write";
+import { writeAudit, writePersonAudit } from "../audit/write";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { parseRole } from "./users";
 import { publishSeatChange } from "../pubsub/seats";
@@ -147,10 +147,41 @@ export async function removeMember(
       event: AUDIT_EVENT.memberRemoved,
       detail: { membership_id: m.id, user_id: m.userId, handle: m.handle, role: m.role },
     });
+    await dropSlackBinding(tx, accountId, m.userId, actorOf(opts));
     const lastSeat = (await tx.membership.count({ where: { userId: m.userId } })) === 0;
     const ended = lastSeat ? await endPerson(tx, m.userId) : NOTHING_ENDED;
     await publishSeatChange(tx, m.userId);
     return { membershipId, handle: m.handle, lastSeat, ...ended };
+  });
+}
+
+/**
+ * A Slack user bound in this account answers as this seat (#17, docs/notifications.md "Slack: who
+ * clicked"), so it goes with the seat and a re-seated person binds afresh. Written here on the
+ * table, not through lib/notifications/slack (which reads seats), so the folders do not import each other.
+ */
+async function dropSlackBinding(tx: Tx, accountId: string, userId: string, actor: string): Promise<void> {
+  const row = await tx.slackIdentity.findUnique({ where: { accountId_userId: { accountId, userId } } });
+  if (!row) return;
+  await tx.slackIdentity.delete({ where: { id: row.id } });
+  const detail = {
+    slack_identity_id: row.id,
+    team_id: row.teamId,
+    slack_user_id: row.slackUserId,
+    reason: "seat_removed",
+  };
+  await writeAudit(tx, {
+    accountId,
+    actor,
+    event: AUDIT_EVENT.slackUserUnbound,
+    detail: { ...detail, user_id: userId },
+  });
+  // The person's own stream names no admin of the account: the seat's end did it.
+  await writePersonAudit(tx, {
+    userId,
+    actor: "system:seat_removed",
+    event: AUDIT_EVENT.slackUserUnbound,
+    detail: { ...detail, account_id: accountId },
   });
 }
 

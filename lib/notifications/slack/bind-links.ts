@@ -3,13 +3,16 @@
  * in the account clicks a button, the Hub answers with an ephemeral message carrying
  * `<MA2H_PUBLIC_URL>/slack/bind/<token>` — 32 random bytes, only the SHA-256 stored (lib/secrets.ts),
  * single-use, valid for `BIND_LINK_TTL_MS`. Whoever opens it signs in to the Hub and confirms; the
- * Slack user is then bound to THAT signed-in person (bindings.ts).
+ * Slack user is then bound to THAT signed-in person (bindings.ts). The link names no person.
  */
 import { randomBytes } from "node:crypto";
+import { AUDIT_EVENT } from "../../audit/events";
+import { personActor } from "../../audit/write";
 import { db } from "../../db";
-import { seatFor } from "../../principals/seats";
+import { isUniqueViolation } from "../../db-errors";
+import { lockPerson } from "../../principals/seat-locks";
 import { hashCredential } from "../../secrets";
-import { type BindOutcome, bindSlackUser } from "./bindings";
+import { auditSlackBinding, bindSlackUser } from "./bindings";
 
 export const BIND_TOKEN_BYTES = 32;
 export const BIND_LINK_TTL_MS = 15 * 60 * 1000;
@@ -45,51 +48,115 @@ export interface BindLink {
   expiresAt: Date;
 }
 
-/** What a link would bind, or null when it is malformed, unknown, used or expired (all alike). */
-export async function inspectBindLink(token: string, now: Date): Promise<BindLink | null> {
-  if (!TOKEN_SHAPE.test(token)) return null;
-  const row = await db().slackBindToken.findUnique({ where: { tokenHash: hashCredential(token) } });
-  if (!row || row.usedAt || row.expiresAt <= now) return null;
-  return { accountId: row.accountId, teamId: row.teamId, slackUserId: row.slackUserId, expiresAt: row.expiresAt };
-}
-
-export type RedeemOutcome =
-  | (BindOutcome & { ok: true; link: BindLink })
-  | { ok: false; reason: "invalid_link" | "no_seat" | "slack_user_bound_to_someone_else" };
+/** Why a link binds nothing by itself: malformed or unknown, spent, or past its time. */
+export type LinkProblem = "invalid" | "used" | "expired";
 
 /**
- * Binds the link's Slack user to the signed-in person: the token is spent (one conditional UPDATE:
- * unused and unexpired) in the same transaction that makes the binding, so a link binds once. The
- * person must hold a seat in the link's account; otherwise nothing changes and the link stays usable.
+ * The link's state. Used and expired are told apart from unknown so the page can say why (the
+ * token is the secret; knowing it was spent helps no one guess another).
+ */
+export async function checkBindLink(
+  token: string,
+  now: Date,
+): Promise<{ ok: true; link: BindLink } | { ok: false; reason: LinkProblem }> {
+  if (!TOKEN_SHAPE.test(token)) return { ok: false, reason: "invalid" };
+  const row = await db().slackBindToken.findUnique({ where: { tokenHash: hashCredential(token) } });
+  if (!row) return { ok: false, reason: "invalid" };
+  if (row.usedAt) return { ok: false, reason: "used" };
+  if (row.expiresAt <= now) return { ok: false, reason: "expired" };
+  return {
+    ok: true,
+    link: { accountId: row.accountId, teamId: row.teamId, slackUserId: row.slackUserId, expiresAt: row.expiresAt },
+  };
+}
+
+/** What a link would bind, or null when it is malformed, unknown, used or expired (all alike). */
+export async function inspectBindLink(token: string, now: Date): Promise<BindLink | null> {
+  const state = await checkBindLink(token, now);
+  return state.ok ? state.link : null;
+}
+
+/**
+ * Why a redeem bound nothing: the link's own state; no seat in its account; the account no longer
+ * connects the Slack workspace the link was minted for; the Slack user answers as someone else.
+ */
+export type RedeemRefusal = LinkProblem | "no_seat" | "not_connected" | "slack_user_bound_to_someone_else";
+
+export type RedeemOutcome =
+  | {
+      ok: true;
+      link: BindLink;
+      identityId: string;
+      replaced: boolean;
+      previousSlackUserId: string | null;
+    }
+  | { ok: false; reason: RedeemRefusal };
+
+/**
+ * Binds the link's Slack user to the signed-in person, in one transaction: the person's row is
+ * locked first (lib/principals/seat-locks.ts), so a seat removal runs wholly before or after and a
+ * binding never outlives its seat; then the seat and the connection are checked, the token is spent
+ * (one conditional UPDATE: unused and unexpired), the binding made and audited. Any refusal rolls
+ * everything back — a link refused for a missing seat or a Slack user bound elsewhere stays usable
+ * until it expires.
  */
 export async function redeemBindLink(token: string, userId: string, now: Date): Promise<RedeemOutcome> {
-  const link = await inspectBindLink(token, now);
-  if (!link) return { ok: false, reason: "invalid_link" };
-  if (!(await seatFor(userId, link.accountId))) return { ok: false, reason: "no_seat" };
-  return db()
-    .$transaction(async (tx): Promise<RedeemOutcome> => {
+  const state = await checkBindLink(token, now);
+  if (!state.ok) return state;
+  const { link } = state;
+  try {
+    return await db().$transaction(async (tx): Promise<RedeemOutcome> => {
+      await lockPerson(tx, userId);
+      const seat = await tx.membership.findUnique({
+        where: { accountId_userId: { accountId: link.accountId, userId } },
+        select: { handle: true, account: { select: { slug: true } } },
+      });
+      if (!seat) throw new BindRefused("no_seat");
+      const connection = await tx.slackConnection.findUnique({
+        where: { accountId: link.accountId },
+        select: { teamId: true },
+      });
+      if (connection?.teamId !== link.teamId) throw new BindRefused("not_connected");
       const spent = await tx.slackBindToken.updateMany({
         where: { tokenHash: hashCredential(token), usedAt: null, expiresAt: { gt: now } },
         data: { usedAt: now },
       });
-      if (spent.count !== 1) return { ok: false, reason: "invalid_link" };
+      // Lost a race with another redeem of the same link (or it expired meanwhile).
+      if (spent.count !== 1) throw new BindRefused("used");
       const bound = await bindSlackUser(
         tx,
         { accountId: link.accountId, teamId: link.teamId, slackUserId: link.slackUserId, userId },
         now,
       );
-      // A refused bind rolls the spend back too: the link stays usable once the other binding is gone.
       if (!bound.ok) throw new BindRefused(bound.reason);
+      await auditSlackBinding(
+        tx,
+        AUDIT_EVENT.slackUserBound,
+        {
+          accountId: link.accountId,
+          slug: seat.account.slug,
+          userId,
+          accountActor: `human:${seat.handle}`,
+          personActor: personActor(userId),
+          identityId: bound.identityId,
+          teamId: link.teamId,
+          slackUserId: link.slackUserId,
+          detail: bound.previousSlackUserId ? { replaced_slack_user_id: bound.previousSlackUserId } : undefined,
+        },
+        now,
+      );
       return { ...bound, link };
-    })
-    .catch((e) => {
-      if (e instanceof BindRefused) return { ok: false as const, reason: e.reason };
-      throw e;
     });
+  } catch (e) {
+    if (e instanceof BindRefused) return { ok: false, reason: e.reason };
+    // Another person bound the same Slack user in a concurrent transaction (the unique index).
+    if (isUniqueViolation(e)) return { ok: false, reason: "slack_user_bound_to_someone_else" };
+    throw e;
+  }
 }
 
 class BindRefused extends Error {
-  constructor(readonly reason: "slack_user_bound_to_someone_else") {
+  constructor(readonly reason: RedeemRefusal) {
     super(reason);
   }
 }
