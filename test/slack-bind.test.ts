@@ -187,6 +187,11 @@ describe("a person's bindings", () => {
   it("are listed in their settings; only their owner removes one, audited", async () => {
     const dave = await cookieOf("dave");
     expect(await confirm(await link("U0DAVE"), dave)).toMatchObject({ state: "bound" });
+    const signedOut = await open("/settings/slack");
+    expect(signedOut.status).toBe(307);
+    expect(new URL(signedOut.res.headers.get("location") ?? "", hub.url).searchParams.get("callbackUrl")).toBe(
+      "/settings/slack",
+    );
     const page = await open("/settings/slack", dave);
     expect(page.status).toBe(200);
     expect(page.html).toContain('data-slack-user="U0DAVE"');
