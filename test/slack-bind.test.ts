@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { removeMember } from "../lib/principals/members";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
-import { BIND_LINK_TTL_MS, mintBindLink } from "../lib/slack/bind-links";
+import { BIND_LINK_TTL_MS, mintBindLink, redeemBindLink } from "../lib/slack/bind-links";
 import { slackIdentitiesOf, slackPersonFor, unbindSlackIdentity } from "../lib/slack/bindings";
 import { useHubFixture } from "./support/hub-fixture";
 
@@ -183,6 +183,29 @@ describe("the bind page", () => {
   });
 });
 
+describe("concurrent confirms", () => {
+  it("one link confirmed twice at once, and two links for one Slack user, bind exactly once", async () => {
+    const [olga, dave] = [await userId("olga"), await userId("dave")];
+    const token = (p: string) => p.split("/").pop() as string;
+    const same = token(await link("U0RACE1"));
+    const once = await Promise.all([redeemBindLink(same, dave, new Date()), redeemBindLink(same, dave, new Date())]);
+    expect(once.map((r) => r.ok).sort()).toEqual([false, true]);
+    expect(once.find((r) => !r.ok)).toMatchObject({ reason: "used" });
+    const raced = await db().slackIdentity.findFirstOrThrow({ where: { slackUserId: "U0RACE1" } });
+    expect(raced.userId).toBe(dave);
+    await unbindSlackIdentity(dave, raced.id, new Date()); // the later tests count dave's bindings
+
+    const [a, b] = [token(await link("U0RACE2")), token(await link("U0RACE2"))];
+    const both = await Promise.all([redeemBindLink(a, olga, new Date()), redeemBindLink(b, dave, new Date())]);
+    expect(both.map((r) => r.ok).sort()).toEqual([false, true]);
+    expect(both.find((r) => !r.ok)).toMatchObject({ reason: "slack_user_bound_to_someone_else" });
+    const winner = both[0]!.ok ? olga : dave;
+    expect(await slackPersonFor(await acmeId(), "U0RACE2")).toBe(winner);
+    const row = await db().slackIdentity.findFirstOrThrow({ where: { slackUserId: "U0RACE2" } });
+    await unbindSlackIdentity(winner, row.id, new Date());
+  });
+});
+
 describe("a person's bindings", () => {
   it("are listed in their settings; only their owner removes one, audited", async () => {
     const dave = await cookieOf("dave");
@@ -206,7 +229,9 @@ describe("a person's bindings", () => {
       slackUserId: "U0DAVE",
     });
     expect(await slackPersonFor(await acmeId(), "U0DAVE")).toBeNull();
-    const removed = await db().auditEvent.findMany({ where: { event: "slack.user_unbound" } });
+    const removed = (await db().auditEvent.findMany({ where: { event: "slack.user_unbound" } })).filter((r) =>
+      JSON.stringify(r.detail).includes("U0DAVE"),
+    );
     expect(removed.map((r) => r.actor).sort()).toEqual(["human:dave", `user:${await userId("dave")}`].sort());
   });
 
@@ -216,9 +241,9 @@ describe("a person's bindings", () => {
     const m = await db().membership.findFirstOrThrow({ where: { userId: carolId } });
     await removeMember(await acmeId(), m.id, { actor: "human:olga", role: "owner" });
     expect(await slackPersonFor(await acmeId(), "U0CAROL")).toBeNull();
-    const row = await db().auditEvent.findFirstOrThrow({
-      where: { event: "slack.user_unbound", accountId: await acmeId(), actor: "human:olga" },
-    });
-    expect(row.detail).toMatchObject({ slack_user_id: "U0CAROL", reason: "seat_removed", user_id: carolId });
+    const rows = await db().auditEvent.findMany({ where: { event: "slack.user_unbound", actor: "human:olga" } });
+    expect(rows.filter((r) => JSON.stringify(r.detail).includes("seat_removed"))).toMatchObject([
+      { accountId: await acmeId(), detail: { slack_user_id: "U0CAROL", reason: "seat_removed", user_id: carolId } },
+    ]);
   });
 });
