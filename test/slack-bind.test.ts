@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { removeMember } from "../lib/principals/members";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
-import { BIND_LINK_TTL_MS, mintBindLink, redeemBindLink } from "../lib/slack/bind-links";
-import { slackIdentitiesOf, slackPersonFor, unbindSlackIdentity } from "../lib/slack/bindings";
+import { BIND_LINK_TTL_MS, mintBindLink, redeemBindLink } from "../lib/notifications/slack/bind-links";
+import { slackIdentitiesOf, slackPersonFor, unbindSlackIdentity } from "../lib/notifications/slack/bindings";
 import { useHubFixture } from "./support/hub-fixture";
 
 const TEAM = "T0ACME";
