@@ -89,6 +89,10 @@ const schema = z.object({
   MA2H_SMTP_TIMEOUT_MS: int(30_000, 100),
   MA2H_NOTIFY_RETRY_BASE_MS: int(30_000, 1),
   MA2H_NOTIFY_MAX_ATTEMPTS: int(8, 1),
+  // Slack (#17, docs/notifications.md "Slack"): the Web API base URL (tests point it at a local
+  // fake) and the bound on each call — kept well under a notification claim's lease.
+  SLACK_API_URL: z.string().url().default("https://slack.com/api/"),
+  MA2H_SLACK_TIMEOUT_MS: int(10_000, 100),
 });
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };

@@ -54,6 +54,10 @@ export const AUDIT_EVENT = {
   // written to both the account's trail and the person's own stream.
   slackUserBound: "slack.user_bound",
   slackUserUnbound: "slack.user_unbound",
+  // Slack (#17): an account's Slack app connected, its destinations changed, disconnected.
+  slackConnected: "slack.connected",
+  slackSettingsChanged: "slack.settings_changed",
+  slackDisconnected: "slack.disconnected",
 } as const;
 
 /** A message's terminal transition is recorded as `message.<resolution>` (§7). */

@@ -32,6 +32,8 @@ export interface CommitResult {
   resolutionId?: string;
   /** The push obligation written with the transition; enqueue it once the transaction commits. */
   deliveryId?: string;
+  /** The message that went terminal (when won), for what follows the commit (after-terminal.ts). */
+  messageId?: string;
 }
 
 /**
@@ -111,5 +113,5 @@ export async function commitTerminal(
   });
   await publishTerminal(tx, row.id);
   await publishInboxChange(tx, row.accountId, row.id);
-  return { won: true, resolutionId, deliveryId };
+  return { won: true, resolutionId, deliveryId, messageId: row.id };
 }

@@ -18,7 +18,7 @@ import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 
 /** Where a person's or agent's answer came from, written into the resolution's audit event (#16). */
-export type AnswerChannel = "api" | "inbox" | "email";
+export type AnswerChannel = "api" | "inbox" | "email" | "slack";
 
 /**
  * How the answer came: the channel for the audit event, and `withResolution`, which runs in the

@@ -18,6 +18,7 @@ import { audienceOf, stillTellable } from "./recipients";
 import { scheduleFollowUps } from "./reminders";
 import { sendOne } from "./send";
 import { sendDueDigests, sendNotifyRows } from "./digest";
+import { planChannelPost, slackDueMessages, slackWork } from "./slack/posts";
 
 const SEND_PARALLELISM = 8;
 
@@ -41,6 +42,8 @@ export async function fanOut(messageId: string): Promise<void> {
       const people = (await audienceOf(message.accountId, envelope)).map((r) => r.userId);
       const rows = await plannedRows({ id: messageId, ...message }, people, KIND_NEW, item, now, now);
       await tx.notification.createMany({ data: rows, skipDuplicates: true });
+      // #17: the account's Slack channel post of the item, an obligation of its own (slack/posts.ts).
+      await planChannelPost(tx, { id: messageId, accountId: message.accountId, type: message.type }, now);
     }
     // Reminder and escalation rows, due later, made with the fan-out (reminders.ts).
     await scheduleFollowUps(tx, messageId, now);
@@ -59,6 +62,8 @@ export async function processNotifications(messageId: string): Promise<void> {
   const notifyMail = message?.type === "notify";
   if (notifyMail) await sendNotifyRows(messageId);
   await sendItemRows(messageId, notifyMail);
+  // #17: the item's Slack channel post if due, and every Slack post that must show it settled.
+  await slackWork(messageId);
   await wakeForNextDue(messageId);
 }
 
@@ -120,7 +125,12 @@ export async function sweepNotifications(): Promise<void> {
       take: 1000,
     }),
   ]);
-  const ids = new Set([...boxes.map((b) => b.messageId), ...due.map((d) => d.messageId)]);
+  const ids = new Set([
+    ...boxes.map((b) => b.messageId),
+    ...due.map((d) => d.messageId),
+    // #17: due or interrupted Slack channel posts, and posts still showing a settled item as open.
+    ...(await slackDueMessages(now)),
+  ]);
   for (const id of ids) await enqueueNotify(id, "sweep");
   // Digests (digest.ts): due ones are sent from here, each person's in one mail.
   await sendDueDigests();

@@ -8,6 +8,7 @@ const TABS = [
   ["bindings", "Callback bindings"],
   ["members", "Members"],
   ["notifications", "Notifications"],
+  ["slack", "Slack"],
   ["audit", "Audit log"],
 ] as const;
 

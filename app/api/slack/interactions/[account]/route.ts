@@ -1,0 +1,23 @@
+/**
+ * `POST /api/slack/interactions/{account}` (#17): a Slack button click for the account's Slack app.
+ * Thin: the raw body (at most `max_body_bytes`) and Slack's signature headers go to
+ * lib/slack/interactions.ts, which verifies before it parses; Slack gets `200` with an empty body.
+ */
+import { limits } from "@/lib/env";
+import { route } from "@/lib/http/handler";
+import { readCappedBody } from "@/lib/protocol/capped-body";
+import { HubError } from "@/lib/protocol/errors";
+import { handleInteraction } from "@/lib/notifications/slack/interactions";
+
+export const dynamic = "force-dynamic";
+
+export const POST = route(async ({ req, params }) => {
+  const bytes = await readCappedBody(req, limits().maxBodyBytes);
+  if (bytes === null) throw new HubError("invalid_field", "request body exceeds max_body_bytes");
+  await handleInteraction(params.account ?? "", {
+    timestamp: req.headers.get("x-slack-request-timestamp"),
+    signature: req.headers.get("x-slack-signature"),
+    rawBody: Buffer.from(bytes).toString("utf8"),
+  });
+  return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
+});

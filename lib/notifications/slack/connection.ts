@@ -1,0 +1,192 @@
+/**
+ * An account's Slack app (#17, docs/notifications.md "Slack: connecting"): owners and admins paste
+ * the bot token and signing secret — verified by calling `auth.test` with the token before anything
+ * is stored, both sealed (lib/secrets.ts) and never shown again — and choose where items go: one
+ * channel (`C…`/`G…`) and/or direct messages to people who bound their Slack user. Each verb
+ * re-checks the role (the page's gate is not trusted alone), changes nothing on bad input, and
+ * writes an account audit row carrying no secret.
+ */
+import { AUDIT_EVENT } from "../../audit/events";
+import { writeAudit } from "../../audit/write";
+import { clock } from "../../clock";
+import { db } from "../../db";
+import { HubError } from "../../protocol/errors";
+import { ADMIN_ROLES } from "../../principals/seats";
+import type { Role } from "../../principals/types";
+import { openSecret, sealSecret } from "../../secrets";
+import { failureOf, slackClient } from "./api";
+
+/** Who acts: the seat's account, role and attested actor (`human:<handle>`). */
+export interface SlackAdmin {
+  accountId: string;
+  role: Role;
+  actor: string;
+}
+
+/** What anyone may see of a connection: never a secret. */
+export interface SlackConnectionView {
+  teamId: string;
+  teamName: string;
+  channelId: string | null;
+  directMessages: boolean;
+  connectedBy: string;
+  connectedAt: Date;
+}
+
+/** A connection with its secrets opened, for the sender and the interaction endpoint only. */
+export interface OpenConnection extends SlackConnectionView {
+  accountId: string;
+  botToken: string;
+  signingSecret: string;
+}
+
+const BOT_TOKEN = /^xoxb-[A-Za-z0-9-]{1,250}$/;
+const SIGNING_SECRET = /^[A-Za-z0-9]{16,128}$/;
+/** A public (`C…`) or private (`G…`) channel id, as Slack shows it in the channel's details. */
+const CHANNEL_ID = /^[CG][A-Z0-9]{2,30}$/;
+
+function requireAdmin(who: SlackAdmin): void {
+  if (!ADMIN_ROLES.includes(who.role))
+    throw new HubError("not_authorized", "only an owner or admin may change the account's Slack connection");
+}
+
+export async function slackConnectionOf(accountId: string): Promise<SlackConnectionView | null> {
+  const row = await db().slackConnection.findUnique({ where: { accountId } });
+  if (!row) return null;
+  return {
+    teamId: row.teamId,
+    teamName: row.teamName,
+    channelId: row.channelId,
+    directMessages: row.directMessages,
+    connectedBy: row.connectedBy,
+    connectedAt: row.createdAt,
+  };
+}
+
+export async function openConnection(accountId: string): Promise<OpenConnection | null> {
+  const row = await db().slackConnection.findUnique({ where: { accountId } });
+  if (!row) return null;
+  return {
+    accountId,
+    teamId: row.teamId,
+    teamName: row.teamName,
+    channelId: row.channelId,
+    directMessages: row.directMessages,
+    connectedBy: row.connectedBy,
+    connectedAt: row.createdAt,
+    botToken: openSecret(row.botTokenSealed),
+    signingSecret: openSecret(row.signingSecretSealed),
+  };
+}
+
+export function parseChannelId(input: unknown): string | null {
+  if (input === null || input === undefined || input === "") return null;
+  if (typeof input !== "string" || !CHANNEL_ID.test(input.trim()))
+    throw new HubError("validation_error", "channel: a Slack channel id (C… or G…), or empty for none");
+  return input.trim();
+}
+
+/**
+ * Connects (or reconnects) the account's Slack app. The token is checked with `auth.test` first:
+ * a token Slack does not accept stores nothing. Reconnecting to ANOTHER workspace removes the
+ * account's Slack bindings — they name users of the old workspace (docs/decisions.md "Slack").
+ */
+export async function connectSlack(
+  who: SlackAdmin,
+  input: { botToken: unknown; signingSecret: unknown; channelId?: unknown; directMessages?: unknown },
+): Promise<SlackConnectionView> {
+  requireAdmin(who);
+  const botToken = typeof input.botToken === "string" ? input.botToken.trim() : "";
+  const signingSecret = typeof input.signingSecret === "string" ? input.signingSecret.trim() : "";
+  if (!BOT_TOKEN.test(botToken)) throw new HubError("validation_error", "bot token: a Slack bot token (xoxb-…)");
+  if (!SIGNING_SECRET.test(signingSecret))
+    throw new HubError("validation_error", "signing secret: the app's signing secret (letters and digits)");
+  const channelId = parseChannelId(input.channelId);
+  const directMessages = input.directMessages === undefined ? true : input.directMessages === true;
+
+  let team: { teamId: string; teamName: string; botUserId: string | null };
+  try {
+    const res = await slackClient(botToken).auth.test();
+    if (typeof res.team_id !== "string") throw new Error("auth.test: no team_id");
+    team = {
+      teamId: res.team_id,
+      teamName: typeof res.team === "string" ? res.team : res.team_id,
+      botUserId: typeof res.user_id === "string" ? res.user_id : null,
+    };
+  } catch (err) {
+    const f = failureOf(err);
+    throw new HubError("validation_error", `Slack did not accept the bot token (${f.errorClass})`);
+  }
+
+  const now = clock.now();
+  await db().$transaction(async (tx) => {
+    const before = await tx.slackConnection.findUnique({ where: { accountId: who.accountId } });
+    const sealed = { botTokenSealed: sealSecret(botToken), signingSecretSealed: sealSecret(signingSecret) };
+    const data = { ...team, ...sealed, channelId, directMessages, connectedBy: who.actor, updatedAt: now };
+    await tx.slackConnection.upsert({
+      where: { accountId: who.accountId },
+      create: { accountId: who.accountId, ...data, createdAt: now },
+      update: { ...data, createdAt: now },
+    });
+    const otherTeam = before !== null && before.teamId !== team.teamId;
+    const unbound = otherTeam ? (await tx.slackIdentity.deleteMany({ where: { accountId: who.accountId } })).count : 0;
+    await writeAudit(tx, {
+      accountId: who.accountId,
+      actor: who.actor,
+      event: AUDIT_EVENT.slackConnected,
+      detail: {
+        team_id: team.teamId,
+        channel_id: channelId,
+        direct_messages: directMessages,
+        bindings_removed: unbound,
+      },
+      at: now,
+    });
+  });
+  return (await slackConnectionOf(who.accountId)) as SlackConnectionView;
+}
+
+/** Where items go: a channel (or none) and whether people get direct messages. */
+export async function setSlackDestinations(
+  who: SlackAdmin,
+  input: { channelId: unknown; directMessages: unknown },
+): Promise<{ changed: string[] }> {
+  requireAdmin(who);
+  const channelId = parseChannelId(input.channelId);
+  const directMessages = input.directMessages;
+  if (typeof directMessages !== "boolean") throw new HubError("validation_error", "direct messages: must be on or off");
+  const now = clock.now();
+  return db().$transaction(async (tx) => {
+    const row = await tx.slackConnection.findUnique({ where: { accountId: who.accountId } });
+    if (!row) throw new HubError("not_found", "this account has no Slack connection");
+    const changed = [
+      ...(row.channelId !== channelId ? ["channel_id"] : []),
+      ...(row.directMessages !== directMessages ? ["direct_messages"] : []),
+    ];
+    if (changed.length === 0) return { changed };
+    await tx.slackConnection.update({
+      where: { accountId: who.accountId },
+      data: { channelId, directMessages, updatedAt: now },
+    });
+    await writeAudit(tx, {
+      accountId: who.accountId,
+      actor: who.actor,
+      event: AUDIT_EVENT.slackSettingsChanged,
+      detail: { changed, channel_id: channelId, direct_messages: directMessages },
+      at: now,
+    });
+    return { changed };
+  });
+}
+
+/** Forgets the app's token and secret; bindings stay (a reconnect to the same workspace keeps them). */
+export async function disconnectSlack(who: SlackAdmin): Promise<{ disconnected: boolean }> {
+  requireAdmin(who);
+  const now = clock.now();
+  return db().$transaction(async (tx) => {
+    const gone = await tx.slackConnection.deleteMany({ where: { accountId: who.accountId } });
+    if (gone.count === 0) return { disconnected: false };
+    await writeAudit(tx, { accountId: who.accountId, actor: who.actor, event: AUDIT_EVENT.slackDisconnected, at: now });
+    return { disconnected: true };
+  });
+}

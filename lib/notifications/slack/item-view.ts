@@ -1,0 +1,58 @@
+/**
+ * What a Slack post of an item shows, read from PostgreSQL (#17): the item's fields for blocks.ts,
+ * and — once settled — its outcome (the chosen option's label), who decided (the Resolution's
+ * attested actor) and the channel the answer came by (the audit event's `channel`, e.g. "slack").
+ */
+import { db } from "../../db";
+import { envelopeOf } from "../../messages/record";
+import { effectiveOptions } from "../../protocol/ask-contract";
+import type { PostItem, PostState } from "./blocks";
+
+type ItemRow = Parameters<typeof envelopeOf>[0] & {
+  id: string;
+  title: string;
+  priority: string;
+  sensitive: boolean;
+};
+
+export function postItemOf(row: ItemRow): PostItem {
+  const envelope = envelopeOf(row);
+  return {
+    id: row.id,
+    title: row.title,
+    priority: row.priority,
+    agentId: envelope.agent.id,
+    type: envelope.type,
+    sensitive: row.sensitive,
+    body: envelope.body,
+    request: envelope.type === "ask" ? envelope.request : undefined,
+  };
+}
+
+/** The item's state as a post shows it, from its row, Resolution and terminal audit event. */
+export async function postStateOf(messageId: string): Promise<{ item: PostItem; state: PostState } | null> {
+  const row = await db().message.findUnique({ where: { id: messageId }, include: { resolution: true } });
+  if (!row) return null;
+  const item = postItemOf(row);
+  if (row.status === "open" || !row.resolution) return { item, state: { status: "open" } };
+  const event = await db().auditEvent.findFirst({
+    where: { messageId, event: `message.${row.status}` },
+    select: { detail: true },
+    orderBy: { at: "desc" },
+  });
+  const channel = (event?.detail as { channel?: unknown } | null)?.channel;
+  let outcome: string | null = null;
+  if (item.request && row.resolution.response) {
+    const value = (JSON.parse(row.resolution.response) as { value?: unknown }).value;
+    outcome = effectiveOptions(item.request).find((o) => o.value === value)?.label ?? null;
+  }
+  return {
+    item,
+    state: {
+      status: row.status,
+      outcome,
+      decidedBy: row.resolution.actor,
+      channel: typeof channel === "string" ? channel : null,
+    },
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * Slack posts of items, durable (#17, docs/notifications.md "Slack"). PostgreSQL's `slack_posts`
+ * rows are the obligation; the notification job (fanout.ts `processNotifications`) does the work
+ * and its sweep re-finds whatever a lost job or a killed worker left:
+ * - the channel post: `planChannelPost` makes ONE pending row per new ask/task in the fan-out
+ *   transaction when the account has a channel; `sendChannelPost` claims it under a lease (one
+ *   conditional UPDATE, as claims.ts does for notification rows), posts, and records `(channel, ts)`;
+ *   a transient failure is retried with the notification backoff, a permanent one is `failed`;
+ * - direct messages are notification rows (channel.ts); each post is recorded here once posted;
+ * - `refreshPosts`: every posted post whose shown status differs from its item's status is updated
+ *   (chat.update) to the settled form — after any terminal commit (after-terminal.ts wakes the job)
+ *   and from the sweep, so an update lost to a crash or a Slack outage still happens.
+ */
+import { clock } from "../../clock";
+import { db, type Tx } from "../../db";
+import { env, notifyRetryPolicy } from "../../env";
+import { log } from "../../log";
+import { itemUrl } from "../compose";
+import { mintId } from "../../protocol/ids";
+import { enqueueNotify } from "../../queue/enqueue";
+import { failureOf, slackClient } from "./api";
+import { itemMessage, type PostItem, type PostState } from "./blocks";
+import { openConnection } from "./connection";
+import { postStateOf } from "./item-view";
+
+export const CHANNEL_SLOT = "channel";
+/** Item types posted to the account's channel: the ones somebody must act on (docs/decisions.md). */
+const CHANNEL_TYPES = new Set(["ask", "task"]);
+
+/** A claim outlives any one Slack call (each bounded by MA2H_SLACK_TIMEOUT_MS). */
+function leaseMs(): number {
+  return 2 * env().MA2H_SLACK_TIMEOUT_MS + 1000;
+}
+
+/** In the fan-out transaction: the account's channel post of a new ask/task, once. */
+export async function planChannelPost(
+  tx: Tx,
+  message: { id: string; accountId: string; type: string },
+  now: Date,
+): Promise<void> {
+  if (!CHANNEL_TYPES.has(message.type)) return;
+  const conn = await tx.slackConnection.findUnique({
+    where: { accountId: message.accountId },
+    select: { channelId: true },
+  });
+  if (!conn?.channelId) return;
+  await tx.slackPost.createMany({
+    data: [
+      {
+        id: mintId("slackPost"),
+        accountId: message.accountId,
+        messageId: message.id,
+        slot: CHANNEL_SLOT,
+        channelId: conn.channelId,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      },
+    ],
+    skipDuplicates: true,
+  });
+}
+
+/** Posts one item's message; `(channel, ts)` of the post, or the failure. */
+export async function postMessage(
+  botToken: string,
+  channel: string,
+  message: { text: string; blocks: Record<string, unknown>[] },
+): Promise<{ ok: true; channel: string; ts: string } | ReturnType<typeof failureOf>> {
+  try {
+    const res = await slackClient(botToken).chat.postMessage({
+      channel,
+      text: message.text,
+      blocks: message.blocks as never,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    if (typeof res.ts !== "string" || typeof res.channel !== "string")
+      return { ok: false, transient: false, errorClass: "slack_bad_reply", responseCode: 200 };
+    return { ok: true, channel: res.channel, ts: res.ts };
+  } catch (err) {
+    return failureOf(err);
+  }
+}
+
+/** Records a posted direct message (the notification row's slot) so it is updated when the item settles. */
+export async function recordDirectMessage(
+  p: { accountId: string; messageId: string; notificationId: string; channel: string; ts: string },
+  now: Date,
+): Promise<void> {
+  const data = { channelId: p.channel, ts: p.ts, status: "posted", shownStatus: "open", updatedAt: now };
+  await db().slackPost.upsert({
+    where: { messageId_slot: { messageId: p.messageId, slot: p.notificationId } },
+    create: {
+      id: mintId("slackPost"),
+      accountId: p.accountId,
+      messageId: p.messageId,
+      slot: p.notificationId,
+      nextAttemptAt: now,
+      createdAt: now,
+      ...data,
+    },
+    update: data,
+  });
+}
+
+/** The channel post of the item, if due (or interrupted): claimed, posted, recorded. */
+export async function sendChannelPost(messageId: string): Promise<void> {
+  const now = clock.now();
+  const post = await db().slackPost.findUnique({ where: { messageId_slot: { messageId, slot: CHANNEL_SLOT } } });
+  if (!post) return;
+  const claimed = await db().slackPost.updateMany({
+    where: {
+      id: post.id,
+      OR: [
+        { status: "pending", nextAttemptAt: { lte: now } },
+        { status: "sending", leaseUntil: { lt: now } },
+      ],
+    },
+    data: {
+      status: "sending",
+      attempts: { increment: 1 },
+      leaseUntil: new Date(now.getTime() + leaseMs()),
+      updatedAt: now,
+    },
+  });
+  if (claimed.count !== 1) return;
+  const attempts = post.attempts + 1;
+  const held = { id: post.id, status: "sending", attempts };
+  const view = await postStateOf(messageId);
+  const conn = await openConnection(post.accountId);
+  if (view?.state.status !== "open" || !conn?.channelId) {
+    // Settled before it was posted, or the channel was turned off: nothing to tell the channel.
+    await db().slackPost.updateMany({
+      where: held,
+      data: {
+        status: "cancelled",
+        leaseUntil: null,
+        lastErrorClass: view?.state.status !== "open" ? "not_open" : "slack_off",
+        updatedAt: now,
+      },
+    });
+    return;
+  }
+  const message = itemMessage(view.item, {
+    inboxUrl: itemUrl(env().publicUrl, messageId),
+    mayResolve: true,
+    state: view.state,
+  });
+  const result = await postMessage(conn.botToken, conn.channelId, message);
+  const after = clock.now();
+  if (result.ok) {
+    await db().slackPost.updateMany({
+      where: held,
+      data: {
+        status: "posted",
+        channelId: result.channel,
+        ts: result.ts,
+        leaseUntil: null,
+        lastErrorClass: null,
+        updatedAt: after,
+      },
+    });
+    log.info("slack channel post sent", { message_id: messageId, attempt: attempts });
+    // Settled while we posted: show it now rather than at the next sweep.
+    await refreshPosts(messageId);
+    return;
+  }
+  log.warn("slack channel post failed", { message_id: messageId, attempt: attempts, error_class: result.errorClass });
+  const policy = notifyRetryPolicy();
+  if (result.transient && attempts < policy.maxAttempts) {
+    const nextAt = new Date(after.getTime() + policy.baseMs * 2 ** (attempts - 1));
+    await db().slackPost.updateMany({
+      where: held,
+      data: {
+        status: "pending",
+        nextAttemptAt: nextAt,
+        leaseUntil: null,
+        lastErrorClass: result.errorClass,
+        updatedAt: after,
+      },
+    });
+    await enqueueNotify(messageId, `slack-retry-${attempts + 1}`, nextAt);
+  } else {
+    await db().slackPost.updateMany({
+      where: held,
+      data: { status: "failed", leaseUntil: null, lastErrorClass: result.errorClass, updatedAt: after },
+    });
+  }
+}
+
+/** The settled form of every post of the item that still shows it open. */
+export async function refreshPosts(messageId: string): Promise<void> {
+  const stale = await db().slackPost.findMany({
+    where: { messageId, status: "posted", shownStatus: "open", ts: { not: null } },
+  });
+  if (stale.length === 0) return;
+  const view = await postStateOf(messageId);
+  if (!view || view.state.status === "open") return;
+  const conn = await openConnection(stale[0]?.accountId as string);
+  const shown = view.state.status;
+  for (const post of stale) {
+    const res = conn ? await updateMessage(conn.botToken, post.channelId as string, post.ts as string, view) : null;
+    // A transient failure leaves the post stale for the sweep; a permanent one (the message was
+    // deleted in Slack, the app disconnected) is given up, with its class kept.
+    if (res && !res.ok && res.transient) {
+      log.warn("slack post update failed; the sweep retries", { message_id: messageId, error_class: res.errorClass });
+      continue;
+    }
+    await db().slackPost.updateMany({
+      where: { id: post.id, shownStatus: "open" },
+      data: {
+        shownStatus: shown,
+        lastErrorClass: res === null ? "slack_off" : res.ok ? null : res.errorClass,
+        updatedAt: clock.now(),
+      },
+    });
+  }
+}
+
+async function updateMessage(
+  botToken: string,
+  channel: string,
+  ts: string,
+  view: { item: PostItem; state: PostState },
+): Promise<{ ok: true } | ReturnType<typeof failureOf>> {
+  const message = itemMessage(view.item, {
+    inboxUrl: itemUrl(env().publicUrl, view.item.id),
+    mayResolve: false,
+    state: view.state,
+  });
+  try {
+    await slackClient(botToken).chat.update({ channel, ts, text: message.text, blocks: message.blocks as never });
+    return { ok: true };
+  } catch (err) {
+    return failureOf(err);
+  }
+}
+
+/** The notification job's Slack part for one item: its channel post if due, then any refresh. */
+export async function slackWork(messageId: string): Promise<void> {
+  await sendChannelPost(messageId);
+  await refreshPosts(messageId);
+}
+
+/** For the sweep: items with a due or interrupted channel post, or a post that shows a stale status. */
+export async function slackDueMessages(now: Date): Promise<string[]> {
+  const [due, stale] = await Promise.all([
+    db().slackPost.findMany({
+      where: {
+        slot: CHANNEL_SLOT,
+        OR: [
+          { status: "pending", nextAttemptAt: { lte: now } },
+          { status: "sending", leaseUntil: { lt: now } },
+        ],
+      },
+      select: { messageId: true },
+      take: 1000,
+    }),
+    db().slackPost.findMany({
+      where: { status: "posted", shownStatus: "open", message: { status: { not: "open" } } },
+      select: { messageId: true },
+      distinct: ["messageId"],
+      take: 1000,
+    }),
+  ]);
+  return [...new Set([...due, ...stale].map((p) => p.messageId))];
+}
