@@ -54,6 +54,9 @@ export const AUDIT_EVENT = {
   // written to both the account's trail and the person's own stream.
   slackUserBound: "slack.user_bound",
   slackUserUnbound: "slack.user_unbound",
+  // A person's own browser push devices (#17; the person's stream, lib/notifications/web-push/subscriptions.ts).
+  pushDeviceAdded: "push.device_added",
+  pushDeviceRemoved: "push.device_removed",
 } as const;
 
 /** A message's terminal transition is recorded as `message.<resolution>` (§7). */
