@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
  * `PushSubscription.toJSON()`. Posting the same subscription again is harmless (the same device).
  */
 export const POST = route(async ({ req, body }) => {
-  const { userId } = await pushCaller(true);
+  const { userId } = await pushCaller(req, true);
   const device = await addSubscription(userId, await body(), req.headers.get("user-agent"));
   return json({ id: device.id, label: device.label }, 201);
 });
