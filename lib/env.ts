@@ -227,7 +227,9 @@ export function notifyRetryPolicy(): { baseMs: number; maxAttempts: number } {
  */
 export function webPushSettings(): { subject: string; timeoutMs: number } {
   const e = env();
-  const address = e.MA2H_MAIL_FROM ? (/<([^<>\s]+@[^<>\s]+)>/.exec(e.MA2H_MAIL_FROM)?.[1] ?? e.MA2H_MAIL_FROM.trim()) : null;
+  const address = e.MA2H_MAIL_FROM
+    ? (/<([^<>\s]+@[^<>\s]+)>/.exec(e.MA2H_MAIL_FROM)?.[1] ?? e.MA2H_MAIL_FROM.trim())
+    : null;
   const publicUrl = new URL(e.publicUrl);
   const subject =
     e.MA2H_VAPID_SUBJECT ??

@@ -41,7 +41,8 @@ self.addEventListener("push", (event) => {
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
-  const path = event.notification.data && typeof event.notification.data.url === "string" ? event.notification.data.url : "/inbox";
+  const path =
+    event.notification.data && typeof event.notification.data.url === "string" ? event.notification.data.url : "/inbox";
   const url = new URL(path, self.location.origin);
   if (url.origin !== self.location.origin) return; // only ever our own pages
   event.waitUntil(

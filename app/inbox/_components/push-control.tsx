@@ -33,7 +33,10 @@ async function errorOf(res: Response): Promise<string> {
 
 /** The base64url VAPID key as the bytes `applicationServerKey` takes. */
 function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
-  const b64 = base64url.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(base64url.length / 4) * 4, "=");
+  const b64 = base64url
+    .replace(/-/g, "+")
+    .replace(/_/g, "/")
+    .padEnd(Math.ceil(base64url.length / 4) * 4, "=");
   const raw = atob(b64);
   const out = new Uint8Array(new ArrayBuffer(raw.length));
   for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
@@ -77,7 +80,10 @@ export function PushControl() {
       if (!keyRes.ok) return setState({ kind: "error", message: await errorOf(keyRes) });
       const { public_key } = (await keyRes.json()) as { public_key: string };
       const reg = await registration();
-      const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(public_key) });
+      const sub = await reg.pushManager.subscribe({
+        userVisibleOnly: true,
+        applicationServerKey: keyBytes(public_key),
+      });
       setState(await register(sub));
     } catch {
       setState(

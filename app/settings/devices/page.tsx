@@ -21,8 +21,7 @@ export default async function DevicesPage() {
           <Link prefetch={false} href="/inbox">
             inbox
           </Link>
-          ; your notification preferences decide which items are pushed. Removing a device here stops its
-          notifications.
+          ; your notification preferences decide which items are pushed. Removing a device here stops its notifications.
         </p>
         {devices.length === 0 ? (
           <p className="empty" data-testid="devices-empty">

@@ -26,10 +26,7 @@ const base64url = (bytes: number, what: string) =>
 
 /** What the browser's `PushSubscription.toJSON()` gives (W3C Push API), as POSTed by the inbox. */
 export const subscriptionInput = z.object({
-  endpoint: z
-    .string()
-    .max(2048)
-    .refine(endpointAllowed, "must be an https URL of a push service"),
+  endpoint: z.string().max(2048).refine(endpointAllowed, "must be an https URL of a push service"),
   expirationTime: z.number().nullable().optional(),
   keys: z.object({
     // RFC 8291 §3.1: the user agent's P-256 public key, uncompressed (0x04 ‖ X ‖ Y).
@@ -94,14 +91,18 @@ export async function addSubscription(userId: string, input: unknown, userAgent:
     await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
     const existing = await tx.pushSubscription.findUnique({ where: { endpoint: sub.endpoint } });
     if (existing?.userId === userId && existing.p256dh === sub.keys.p256dh) return existing;
-    if ((await tx.pushSubscription.count({ where: { userId, NOT: { endpoint: sub.endpoint } } })) >= MAX_DEVICES_PER_PERSON)
+    if (
+      (await tx.pushSubscription.count({ where: { userId, NOT: { endpoint: sub.endpoint } } })) >=
+      MAX_DEVICES_PER_PERSON
+    )
       throw new HubError(
         "invalid_field",
         `at most ${MAX_DEVICES_PER_PERSON} devices get notifications; remove one in settings first`,
       );
     if (existing) {
       await tx.pushSubscription.delete({ where: { id: existing.id } });
-      if (existing.userId !== userId) await removed(tx, existing.userId, existing.id, "subscribed by another person", personActor(userId));
+      if (existing.userId !== userId)
+        await removed(tx, existing.userId, existing.id, "subscribed by another person", personActor(userId));
     }
     const row = await tx.pushSubscription.create({
       data: {
