@@ -62,8 +62,9 @@ export function PushControl() {
     let live = true;
     (async () => {
       if (Notification.permission === "denied") return setState({ kind: "blocked" });
-      const reg = await registration();
-      const existing = await reg.pushManager.getSubscription();
+      // Only a browser that turned push on has our worker: nothing is installed until it is asked for.
+      const reg = await navigator.serviceWorker.getRegistration("/");
+      const existing = reg ? await reg.pushManager.getSubscription() : null;
       // Posted again: the device may have changed hands (another person signed in on this browser).
       const next = existing ? await register(existing) : { kind: "off" as const };
       if (live) setState(next);
