@@ -57,9 +57,11 @@ test("kim turns on push for this browser, sees the device in settings and remove
   await enable.click();
   const key = ((await (await served).json()) as { public_key: string }).public_key;
   expect(Buffer.from(key, "base64url")).toHaveLength(65);
+  // The page subscribed with exactly the key the Hub served, then posted what the browser gave it.
+  const request = await posted;
   expect(await page.evaluate(() => (window as unknown as { __push: { keys: string[] } }).__push.keys)).toEqual([key]);
-  expect((await posted).postDataJSON()).toEqual(subscription);
-  expect((await (await posted).response())?.status()).toBe(201);
+  expect(request.postDataJSON()).toEqual(subscription);
+  expect((await request.response())?.status()).toBe(201);
   await expect(page.getByTestId("push-on")).toHaveText("On for this device");
   await expect(page.getByTestId("push-disable")).toBeVisible();
 

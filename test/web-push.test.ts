@@ -250,7 +250,10 @@ describe("subscriptions", () => {
         "validation_error",
       ],
       [
-        { ...good.json, keys: { ...good.json.keys, p256dh: randomBytes(65).toString("base64url").replace(/^./, "B") } },
+        {
+          ...good.json,
+          keys: { ...good.json.keys, p256dh: Buffer.concat([Buffer.from([4]), randomBytes(64)]).toString("base64url") },
+        },
         cookie,
         hub.url,
         400,

@@ -4,6 +4,7 @@
  * /settings/devices. Each add and removal is written to the person's own audit stream, never with
  * the endpoint or keys (the endpoint is a capability URL: whoever holds it can push to the device).
  */
+import { createPublicKey } from "node:crypto";
 import { z } from "zod";
 import { AUDIT_EVENT } from "../audit/events";
 import { personActor, writePersonAudit } from "../audit/write";
@@ -24,16 +25,31 @@ const base64url = (bytes: number, what: string) =>
     .regex(/^[A-Za-z0-9_-]+={0,2}$/, `must be base64url (${what})`)
     .refine((s) => Buffer.from(s, "base64url").length === bytes, `must be ${bytes} bytes (${what})`);
 
+/** 0x04 ‖ X ‖ Y, and a point on the curve: a key nothing could encrypt to is refused at the door. */
+function isP256Point(b64: string): boolean {
+  const point = Buffer.from(b64, "base64url");
+  if (point[0] !== 0x04) return false;
+  try {
+    const jwk = {
+      kty: "EC",
+      crv: "P-256",
+      x: point.subarray(1, 33).toString("base64url"),
+      y: point.subarray(33).toString("base64url"),
+    };
+    createPublicKey({ key: jwk, format: "jwk" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** What the browser's `PushSubscription.toJSON()` gives (W3C Push API), as POSTed by the inbox. */
 export const subscriptionInput = z.object({
   endpoint: z.string().max(2048).refine(endpointAllowed, "must be an https URL of a push service"),
   expirationTime: z.number().nullable().optional(),
   keys: z.object({
     // RFC 8291 §3.1: the user agent's P-256 public key, uncompressed (0x04 ‖ X ‖ Y).
-    p256dh: base64url(65, "an uncompressed P-256 point").refine(
-      (s) => Buffer.from(s, "base64url")[0] === 0x04,
-      "must be an uncompressed P-256 point",
-    ),
+    p256dh: base64url(65, "an uncompressed P-256 point").refine(isP256Point, "must be an uncompressed P-256 point"),
     // RFC 8291 §3.2: the 16-byte authentication secret.
     auth: base64url(16, "the auth secret"),
   }),
