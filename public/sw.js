@@ -1,7 +1,7 @@
 /*
  * The MA2H Hub's service worker (#17, docs/notifications.md "Browser push"). It does one thing: show
  * a push as a system notification and open the item when it is clicked. A push carries only the
- * item's id, title and priority (lib/web-push/payload.ts); the item's page is `/inbox/<id>`.
+ * item's id, title and priority (lib/notifications/web-push/payload.ts); the item's page is `/inbox/<id>`.
  * Nothing is cached and no fetch is intercepted.
  */
 const ITEM_ID = /^[A-Za-z0-9_-]{1,128}$/;

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { ActionForm } from "@/components/ActionForm";
 import { When } from "@/components/When";
 import { requireHuman } from "@/lib/next/current-human";
-import { listDevices } from "@/lib/web-push/subscriptions";
+import { listDevices } from "@/lib/notifications/web-push/subscriptions";
 import { removeDeviceAction } from "./actions";
 
 export const dynamic = "force-dynamic";

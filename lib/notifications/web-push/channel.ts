@@ -6,10 +6,10 @@
  * device got the push. With no device accepting, a retryable answer from any of them (`429`, 5xx,
  * a timeout) retries the row with backoff (claims.ts), and otherwise the row fails.
  */
-import { clock } from "../clock";
-import { db } from "../db";
-import type { ChannelSender } from "../notifications/channels";
-import type { SendResult } from "../notifications/send-result";
+import { clock } from "../../clock";
+import { db } from "../../db";
+import type { ChannelSender } from "../sender";
+import type { SendResult } from "../send-result";
 import { type DeviceOutcome, pushToDevice } from "./device-send";
 import { pushPayload } from "./payload";
 import { forgetGoneDevice } from "./subscriptions";

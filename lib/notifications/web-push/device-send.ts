@@ -6,9 +6,9 @@
  * `404`/`410` the subscription is gone, `429`/5xx and network trouble worth retrying, the rest not.
  */
 import webpush from "web-push";
-import { postBytes } from "../delivery/egress";
-import { webPushSettings } from "../env";
-import { openSecret } from "../secrets";
+import { postBytes } from "../../delivery/egress";
+import { webPushSettings } from "../../env";
+import { openSecret } from "../../secrets";
 import { devPushOrigins, endpointAllowed } from "./endpoint";
 import { type PushPayload, ttlSeconds, urgencyFor } from "./payload";
 import type { VapidKeys } from "./vapid";

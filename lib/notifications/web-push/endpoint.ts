@@ -5,8 +5,8 @@
  * origin is in MA2H_DEV_CALLBACK_ALLOWLIST: the same list that lets dev callbacks reach a local
  * receiver (docs/decisions.md "Browser push: endpoints"), so tests run a local push service.
  */
-import { devCallbackAllowlist, originKey } from "../delivery/policy";
-import { env } from "../env";
+import { devCallbackAllowlist, originKey } from "../../delivery/policy";
+import { env } from "../../env";
 
 /** The dev allowlist when dev mode is on; nothing otherwise (production ignores the list). */
 export function devPushOrigins(): Set<string> {

@@ -6,14 +6,14 @@
  */
 import { createPublicKey } from "node:crypto";
 import { z } from "zod";
-import { AUDIT_EVENT } from "../audit/events";
-import { personActor, writePersonAudit } from "../audit/write";
-import { clock } from "../clock";
-import { db, type Tx } from "../db";
-import { HubError } from "../protocol/errors";
-import { mintId } from "../protocol/ids";
-import { parseWire } from "../protocol/wire";
-import { sealSecret } from "../secrets";
+import { AUDIT_EVENT } from "../../audit/events";
+import { personActor, writePersonAudit } from "../../audit/write";
+import { clock } from "../../clock";
+import { db, type Tx } from "../../db";
+import { HubError } from "../../protocol/errors";
+import { mintId } from "../../protocol/ids";
+import { parseWire } from "../../protocol/wire";
+import { sealSecret } from "../../secrets";
 import { endpointAllowed } from "./endpoint";
 
 /** Devices one person may subscribe; a 21st is refused until one is removed. */

@@ -6,9 +6,9 @@
  * a second pair would silently orphan every browser subscribed under the first.
  */
 import webpush from "web-push";
-import { clock } from "../clock";
-import { db } from "../db";
-import { openSecret, sealSecret } from "../secrets";
+import { clock } from "../../clock";
+import { db } from "../../db";
+import { openSecret, sealSecret } from "../../secrets";
 
 /** The one row's id. */
 const SINGLETON = 1;

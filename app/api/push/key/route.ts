@@ -1,5 +1,5 @@
 import { json, route } from "@/lib/http/handler";
-import { vapidPublicKey } from "@/lib/web-push/vapid";
+import { vapidPublicKey } from "@/lib/notifications/web-push/vapid";
 import { pushCaller } from "../session";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { json, route } from "@/lib/http/handler";
-import { removeDevice } from "@/lib/web-push/subscriptions";
+import { removeDevice } from "@/lib/notifications/web-push/subscriptions";
 import { pushCaller } from "../../session";
 
 export const dynamic = "force-dynamic";
