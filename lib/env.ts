@@ -93,6 +93,9 @@ const schema = z.object({
   // fake) and the bound on each call — kept well under a notification claim's lease.
   SLACK_API_URL: z.string().url().default("https://slack.com/api/"),
   MA2H_SLACK_TIMEOUT_MS: int(10_000, 100),
+  // Browser push (docs/notifications.md "Browser push"): the VAPID `sub` (RFC 8292 §2.1), a
+  // mailto: or https: URL; unset → derived (webPushSettings below).
+  MA2H_VAPID_SUBJECT: optionalText,
 });
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
@@ -219,4 +222,25 @@ export function mailSettings(): { smtpUrl: string; from: string; timeoutMs: numb
 export function notifyRetryPolicy(): { baseMs: number; maxAttempts: number } {
   const e = env();
   return { baseMs: e.MA2H_NOTIFY_RETRY_BASE_MS, maxAttempts: e.MA2H_NOTIFY_MAX_ATTEMPTS };
+}
+
+/**
+ * The browser push channel's settings (docs/notifications.md "Browser push"). The VAPID subject is
+ * how a push service reaches the operator (RFC 8292 §2.1): MA2H_VAPID_SUBJECT, else `mailto:` the
+ * address of MA2H_MAIL_FROM, else the public URL when it is https, else `mailto:ma2h@<public host>`.
+ */
+export function webPushSettings(): { subject: string; timeoutMs: number } {
+  const e = env();
+  const address = e.MA2H_MAIL_FROM
+    ? (/<([^<>\s]+@[^<>\s]+)>/.exec(e.MA2H_MAIL_FROM)?.[1] ?? e.MA2H_MAIL_FROM.trim())
+    : null;
+  const publicUrl = new URL(e.publicUrl);
+  const subject =
+    e.MA2H_VAPID_SUBJECT ??
+    (address && !/\s/.test(address)
+      ? `mailto:${address}`
+      : publicUrl.protocol === "https:"
+        ? publicUrl.origin
+        : `mailto:ma2h@${publicUrl.hostname || "localhost"}`);
+  return { subject, timeoutMs: e.MA2H_PUSH_TIMEOUT_MS };
 }

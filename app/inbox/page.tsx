@@ -7,6 +7,7 @@ import { waitingForRows } from "@/lib/inbox/response-track";
 import { FiltersBar, type Facet } from "./_components/filters-bar";
 import { InboxList } from "./_components/inbox-list";
 import { PendingInvitations } from "./_components/invitations";
+import { PushControl } from "./_components/push-control";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Inbox · MA2H Hub" };
@@ -83,6 +84,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
           </span>
         </h1>
         <span className="total">{page.total} shown by these filters</span>
+        <PushControl />
       </div>
       <PendingInvitations userId={human.userId} />
       <FiltersBar facets={facets(page, filters)} q={filters.q ?? ""} />

@@ -13,6 +13,7 @@ export const metadata = { title: "Settings · MA2H Hub", referrer: "no-referrer"
 const TABS = [
   ["tokens", "My tokens"],
   ["notifications", "Notifications"],
+  ["devices", "Devices"],
   ["identities", "Identities"],
   ["slack", "Slack"],
   ["activity", "Activity"],

@@ -58,6 +58,9 @@ export const AUDIT_EVENT = {
   slackConnected: "slack.connected",
   slackSettingsChanged: "slack.settings_changed",
   slackDisconnected: "slack.disconnected",
+  // A person's own browser push devices (#17; the person's stream, lib/notifications/web-push/subscriptions.ts).
+  pushDeviceAdded: "push.device_added",
+  pushDeviceRemoved: "push.device_removed",
 } as const;
 
 /** A message's terminal transition is recorded as `message.<resolution>` (§7). */

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { postJson, type PostJsonOptions } from "./egress";
+import { postBytes, postJson, type PostJsonOptions } from "./egress";
 import { fakeDns, installTripwire, listen, makeTestPki, type Listener, type TestPki } from "./egress.harness";
 
 const BODY = JSON.stringify({ resolution_id: "res_1", response: { value: "ship" } });
@@ -91,6 +91,31 @@ describe("HTTP answers are reported, never followed", () => {
       "user-agent": "MA2H-Hub",
       authorization: "Bearer t0k",
       "ma2h-signature": "t=1,jti=a,v1=b",
+    });
+  });
+});
+
+describe("a binary body (Web Push, #17)", () => {
+  it("postBytes sends the bytes under the caller's media type, framed and guarded like postJson", async () => {
+    const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, 0x00]);
+    const result = await postBytes(appUrl("/status/201"), bytes, "application/octet-stream", {
+      ...allowApp(),
+      headers: { "Content-Encoding": "aes128gcm", TTL: "60", "Content-Type": "text/plain" },
+    });
+    expect(result).toMatchObject({ ok: true, status: 201 });
+    const seen = app.requests.at(-1)!;
+    expect(seen.headers).toMatchObject({
+      "content-type": "application/octet-stream",
+      "content-length": "6",
+      "content-encoding": "aes128gcm",
+      ttl: "60",
+      "user-agent": "MA2H-Hub",
+    });
+    expect(seen.body).toBe(bytes.toString());
+    // Not allowlisted: loopback is refused before any connection, as for JSON.
+    expect(await postBytes(appUrl("/status/201"), bytes, "application/octet-stream", { headers: {} })).toMatchObject({
+      ok: false,
+      errorClass: "refused_address",
     });
   });
 });

@@ -12,6 +12,8 @@ import type { EgressTarget } from "./egress-target";
 
 export interface SendOptions {
   headers: Record<string, string>;
+  /** The body's media type; default JSON (callbacks). Web Push sends `application/octet-stream`. */
+  contentType?: string;
   maxResponseBytes: number;
   ca?: string | Buffer;
 }
@@ -32,13 +34,18 @@ const OWN_HEADERS = new Set([
   "proxy-connection",
 ]);
 
-function requestHeaders(target: EgressTarget, body: string, extra: Record<string, string>): Record<string, string> {
+function requestHeaders(
+  target: EgressTarget,
+  body: string | Buffer,
+  extra: Record<string, string>,
+  contentType: string,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(extra)) if (!OWN_HEADERS.has(k.toLowerCase())) out[k] = v;
   return {
     ...out,
     Host: target.hostHeader,
-    "Content-Type": "application/json",
+    "Content-Type": contentType,
     "Content-Length": String(Buffer.byteLength(body)),
     "User-Agent": "MA2H-Hub",
     Connection: "close",
@@ -59,7 +66,7 @@ function classify(e: unknown, stage: Stage, signal: AbortSignal): EgressOutcome 
 export function sendPinned(
   target: EgressTarget,
   pinned: { address: string },
-  body: string,
+  body: string | Buffer,
   options: SendOptions,
   signal: AbortSignal,
 ): Promise<EgressOutcome> {
@@ -79,7 +86,7 @@ export function sendPinned(
       port: target.port,
       path: target.path,
       method: "POST",
-      headers: requestHeaders(target, body, options.headers),
+      headers: requestHeaders(target, body, options.headers, options.contentType ?? "application/json"),
       agent: false as const,
       signal,
     };

@@ -35,7 +35,29 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** POST `body` (already-serialised JSON) to `url`. Never throws for anything the network does. */
-export async function postJson(url: string, body: string, options: PostJsonOptions): Promise<EgressResult> {
+export function postJson(url: string, body: string, options: PostJsonOptions): Promise<EgressResult> {
+  return post(url, body, "application/json", options);
+}
+
+/**
+ * POST a binary `body` of media type `contentType` to `url` (Web Push's encrypted aes128gcm
+ * message, RFC 8291), under every guard `postJson` has. Never throws for anything the network does.
+ */
+export function postBytes(
+  url: string,
+  body: Buffer,
+  contentType: string,
+  options: PostJsonOptions,
+): Promise<EgressResult> {
+  return post(url, body, contentType, options);
+}
+
+async function post(
+  url: string,
+  body: string | Buffer,
+  contentType: string,
+  options: PostJsonOptions,
+): Promise<EgressResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw new RangeError("timeoutMs must be a positive number");
@@ -57,7 +79,7 @@ export async function postJson(url: string, body: string, options: PostJsonOptio
       target,
       pinned,
       body,
-      { headers: options.headers, maxResponseBytes, ca: options.ca },
+      { headers: options.headers, contentType, maxResponseBytes, ca: options.ca },
       deadline.signal,
     );
     return stamp(sent);

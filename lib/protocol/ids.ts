@@ -24,6 +24,7 @@ export const ID_PREFIX = {
   invitation: "inv_",
   slackIdentity: "sli_",
   slackPost: "slp_",
+  pushSubscription: "psub_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

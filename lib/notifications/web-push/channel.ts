@@ -1,13 +1,65 @@
 /**
- * The browser push channel's sender (#17). Placeholder while Web Push is built: reaches nobody.
+ * The browser push channel's sender (#17, docs/notifications.md "Browser push"). `reachable`: the
+ * people with at least one subscribed device. `send`: one push to each of the person's devices
+ * (device-send.ts); the row is `sent` when at least one device's push service accepted it. A device
+ * whose push service answers `404`/`410` is forgotten; that is not the row's failure if another
+ * device got the push. With no device accepting, a retryable answer from any of them (`429`, 5xx,
+ * a timeout) retries the row with backoff (claims.ts), and otherwise the row fails.
  */
+import { clock } from "../../clock";
+import { db } from "../../db";
 import type { ChannelSender } from "../sender";
+import type { SendResult } from "../send-result";
+import { type DeviceOutcome, pushToDevice } from "./device-send";
+import { pushPayload } from "./payload";
+import { forgetGoneDevice } from "./subscriptions";
+import { vapidKeys } from "./vapid";
+
+/** What the row comes to, from each device's outcome. */
+export function rowResult(outcomes: readonly DeviceOutcome[]): SendResult {
+  const accepted = outcomes.find((o) => o.kind === "accepted");
+  if (accepted) return { ok: true, responseCode: accepted.status };
+  const transient = outcomes.find((o) => o.kind === "transient");
+  if (transient?.kind === "transient")
+    return { ok: false, transient: true, errorClass: transient.errorClass, responseCode: transient.status };
+  const permanent = outcomes.find((o) => o.kind === "permanent");
+  if (permanent?.kind === "permanent")
+    return { ok: false, transient: false, errorClass: permanent.errorClass, responseCode: permanent.status };
+  const gone = outcomes.find((o) => o.kind === "gone");
+  return {
+    ok: false,
+    transient: false,
+    errorClass: gone ? "push_gone" : "push_no_device",
+    responseCode: gone?.kind === "gone" ? gone.status : null,
+  };
+}
 
 export const pushSender: ChannelSender = {
-  async reachable() {
-    return new Set<string>();
+  async reachable(_accountId, userIds) {
+    const rows = await db().pushSubscription.findMany({
+      where: { userId: { in: [...userIds] } },
+      select: { userId: true },
+      distinct: ["userId"],
+    });
+    return new Set(rows.map((r) => r.userId));
   },
-  async send() {
-    return { ok: false, transient: false, errorClass: "push_off", responseCode: null };
+  async send({ row, message, now }) {
+    const devices = await db().pushSubscription.findMany({
+      where: { userId: row.userId },
+      select: { id: true, endpoint: true, p256dh: true, authSealed: true },
+    });
+    if (devices.length === 0) return rowResult([]);
+    const keys = await vapidKeys();
+    const payload = pushPayload(message);
+    const outcomes = await Promise.all(
+      devices.map(async (d) => {
+        const outcome = await pushToDevice(d, payload, keys, message, now);
+        if (outcome.kind === "gone") await forgetGoneDevice(d.id, d.endpoint);
+        if (outcome.kind === "accepted")
+          await db().pushSubscription.updateMany({ where: { id: d.id }, data: { lastUsedAt: clock.now() } });
+        return outcome;
+      }),
+    );
+    return rowResult(outcomes);
   },
 };

@@ -1,0 +1,43 @@
+/**
+ * The Hub's VAPID key pair (RFC 8292, #17): generated once, on first need, by whichever process
+ * needs it first, and kept in the singleton row `hub_vapid_keys` with the private key sealed
+ * (lib/secrets.ts). Two processes racing on the first use both insert under the fixed id with
+ * ON CONFLICT DO NOTHING and both read back the one row that won, so the Hub never has two pairs —
+ * a second pair would silently orphan every browser subscribed under the first.
+ */
+import webpush from "web-push";
+import { clock } from "../../clock";
+import { db } from "../../db";
+import { openSecret, sealSecret } from "../../secrets";
+
+/** The one row's id. */
+const SINGLETON = 1;
+
+export interface VapidKeys {
+  /** Uncompressed P-256 point, base64url: the browser's `applicationServerKey`. */
+  publicKey: string;
+  /** The raw private scalar, base64url. Never logged, never served. */
+  privateKey: string;
+}
+
+let cached: VapidKeys | null = null;
+
+export async function vapidKeys(): Promise<VapidKeys> {
+  if (cached) return cached;
+  let row = await db().hubVapidKeys.findUnique({ where: { id: SINGLETON } });
+  if (!row) {
+    const fresh = webpush.generateVAPIDKeys();
+    await db().$executeRaw`
+      INSERT INTO hub_vapid_keys (id, public_key, private_key_sealed, created_at)
+      VALUES (${SINGLETON}, ${fresh.publicKey}, ${sealSecret(fresh.privateKey)}, ${clock.now()})
+      ON CONFLICT (id) DO NOTHING`;
+    row = await db().hubVapidKeys.findUniqueOrThrow({ where: { id: SINGLETON } });
+  }
+  cached = { publicKey: row.publicKey, privateKey: openSecret(row.privateKeySealed) };
+  return cached;
+}
+
+/** The public key alone (what `GET /api/push/key` serves). */
+export async function vapidPublicKey(): Promise<string> {
+  return (await vapidKeys()).publicKey;
+}
