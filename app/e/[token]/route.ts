@@ -7,6 +7,7 @@
  */
 import { env } from "@/lib/env";
 import { isSameOrigin } from "@/lib/http/same-origin";
+import { tokenPage } from "@/lib/http/token-page";
 import { currentHuman } from "@/lib/next/current-human";
 import { answerByLink, inspectAnswerLink } from "@/lib/notifications/email-answer";
 import { type PageState, renderPage, STATUS } from "./view";
@@ -15,26 +16,8 @@ export const dynamic = "force-dynamic";
 
 type Params = { params: Promise<{ token: string }> };
 
-const CSP = [
-  "default-src 'none'",
-  "style-src 'unsafe-inline'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
 function page(state: PageState, token: string): Response {
-  return new Response(renderPage(state, token), {
-    status: STATUS[state.kind],
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
-      "content-security-policy": CSP,
-      "x-content-type-options": "nosniff",
-      "x-robots-tag": "noindex",
-    },
-  });
+  return tokenPage(renderPage(state, token), STATUS[state.kind]);
 }
 
 export async function GET(_req: Request, { params }: Params): Promise<Response> {

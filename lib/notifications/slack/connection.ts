@@ -10,6 +10,7 @@ import { AUDIT_EVENT } from "../../audit/events";
 import { writeAudit } from "../../audit/write";
 import { clock } from "../../clock";
 import { db } from "../../db";
+import type { SlackConnection } from "../../generated/prisma/client";
 import { HubError } from "../../protocol/errors";
 import { ADMIN_ROLES } from "../../principals/seats";
 import type { Role } from "../../principals/types";
@@ -52,7 +53,11 @@ function requireAdmin(who: SlackAdmin): void {
 
 export async function slackConnectionOf(accountId: string): Promise<SlackConnectionView | null> {
   const row = await db().slackConnection.findUnique({ where: { accountId } });
-  if (!row) return null;
+  return row ? viewOf(row) : null;
+}
+
+/** What may be shown of a connection: everything but the sealed secrets. */
+function viewOf(row: SlackConnection): SlackConnectionView {
   return {
     teamId: row.teamId,
     teamName: row.teamName,
@@ -68,12 +73,7 @@ export async function openConnection(accountId: string): Promise<OpenConnection 
   if (!row) return null;
   return {
     accountId,
-    teamId: row.teamId,
-    teamName: row.teamName,
-    channelId: row.channelId,
-    directMessages: row.directMessages,
-    connectedBy: row.connectedBy,
-    connectedAt: row.createdAt,
+    ...viewOf(row),
     botToken: openSecret(row.botTokenSealed),
     signingSecret: openSecret(row.signingSecretSealed),
   };

@@ -9,6 +9,7 @@
 import { clock } from "@/lib/clock";
 import { env } from "@/lib/env";
 import { isSameOrigin } from "@/lib/http/same-origin";
+import { TOKEN_PAGE_HEADERS, tokenPage } from "@/lib/http/token-page";
 import { currentHuman } from "@/lib/next/current-human";
 import { redeemBindLink } from "@/lib/notifications/slack/bind-links";
 import { previewBindLink } from "@/lib/notifications/slack/bind-preview";
@@ -18,26 +19,8 @@ export const dynamic = "force-dynamic";
 
 type Params = { params: Promise<{ token: string }> };
 
-const CSP = [
-  "default-src 'none'",
-  "style-src 'unsafe-inline'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-const HEADERS = {
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-  "x-robots-tag": "noindex",
-};
-
 function page(state: PageState, token: string): Response {
-  return new Response(renderPage(state, token), {
-    status: STATUS[state.kind],
-    headers: { ...HEADERS, "content-type": "text/html; charset=utf-8", "content-security-policy": CSP },
-  });
+  return tokenPage(renderPage(state, token), STATUS[state.kind]);
 }
 
 /** To sign-in, and back here afterwards (the way /settings/* and the answer page do it). */
@@ -45,7 +28,7 @@ function signIn(token: string): Response {
   const back = `/slack/bind/${encodeURIComponent(token)}`;
   return new Response(null, {
     status: 303,
-    headers: { ...HEADERS, location: `/signin?callbackUrl=${encodeURIComponent(back)}` },
+    headers: { ...TOKEN_PAGE_HEADERS, location: `/signin?callbackUrl=${encodeURIComponent(back)}` },
   });
 }
 
