@@ -425,6 +425,17 @@ describe("reconnecting", () => {
       orderBy: { at: "desc" },
     });
     expect(audit.detail).toMatchObject({ team_id: ACME.teamId, bindings_removed: 1 });
+    // Each removed link is audited as a removal, in the account's trail and in the person's stream.
+    const removal = await db().auditEvent.findFirstOrThrow({
+      where: { accountId: other.id, event: "slack.user_unbound" },
+      orderBy: { at: "desc" },
+    });
+    expect(removal.detail).toMatchObject({ slack_user_id: "UOTTO2", reason: "workspace_changed", user_id: ottoId });
+    const own = await db().auditEvent.findFirstOrThrow({
+      where: { userId: ottoId, event: "slack.user_unbound" },
+      orderBy: { at: "desc" },
+    });
+    expect(own.actor).toBe("system:slack_workspace_changed");
     // acme's links are untouched.
     const acme = await db().account.findUniqueOrThrow({ where: { slug: "acme" } });
     expect(await db().slackIdentity.count({ where: { accountId: acme.id } })).toBe(5);

@@ -9,13 +9,14 @@
 import { AUDIT_EVENT } from "../../audit/events";
 import { writeAudit } from "../../audit/write";
 import { clock } from "../../clock";
-import { db } from "../../db";
+import { db, type Tx } from "../../db";
 import type { SlackConnection } from "../../generated/prisma/client";
 import { HubError } from "../../protocol/errors";
 import { ADMIN_ROLES } from "../../principals/seats";
 import type { Role } from "../../principals/types";
 import { openSecret, sealSecret } from "../../secrets";
 import { failureOf, slackClient } from "./api";
+import { auditSlackBinding } from "./bindings";
 
 /** Who acts: the seat's account, role and attested actor (`human:<handle>`). */
 export interface SlackAdmin {
@@ -129,7 +130,7 @@ export async function connectSlack(
       update: { ...data, createdAt: now },
     });
     const otherTeam = before !== null && before.teamId !== team.teamId;
-    const unbound = otherTeam ? (await tx.slackIdentity.deleteMany({ where: { accountId: who.accountId } })).count : 0;
+    const unbound = otherTeam ? await unbindAllForNewWorkspace(tx, who.accountId, who.actor, team.teamId, now) : 0;
     await writeAudit(tx, {
       accountId: who.accountId,
       actor: who.actor,
@@ -144,6 +145,36 @@ export async function connectSlack(
     });
   });
   return (await slackConnectionOf(who.accountId)) as SlackConnectionView;
+}
+
+/**
+ * Connected to another workspace: the old workspace's Slack users mean nothing there, so every
+ * binding of the account goes — each audited in the account's trail and the person's own stream, as
+ * a removal is everywhere else (bindings.ts `auditSlackBinding`). Returns how many went.
+ */
+async function unbindAllForNewWorkspace(tx: Tx, accountId: string, actor: string, newTeamId: string, at: Date) {
+  const rows = await tx.slackIdentity.findMany({ where: { accountId } });
+  if (rows.length === 0) return 0;
+  const { slug } = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { slug: true } });
+  await tx.slackIdentity.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
+  for (const r of rows)
+    await auditSlackBinding(
+      tx,
+      AUDIT_EVENT.slackUserUnbound,
+      {
+        accountId,
+        slug,
+        userId: r.userId,
+        accountActor: actor,
+        personActor: "system:slack_workspace_changed",
+        identityId: r.id,
+        teamId: r.teamId,
+        slackUserId: r.slackUserId,
+        detail: { reason: "workspace_changed", new_team_id: newTeamId },
+      },
+      at,
+    );
+  return rows.length;
 }
 
 /** Where items go: a channel (or none) and whether people get direct messages. */
