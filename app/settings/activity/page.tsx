@@ -27,7 +27,8 @@ export default async function ActivityPage({
       <section className="panel">
         <h1>Activity</h1>
         <p className="hint">
-          What happened to your own tokens, sign-in identities, notification preferences, Slack links and push devices. Only you see this list.
+          What happened to your own tokens, sign-in identities, notification preferences, Slack links and push devices.
+          Only you see this list.
         </p>
         {page.entries.length === 0 ? (
           <p className="empty">Nothing yet.</p>
