@@ -4,12 +4,14 @@ import { LocalTime } from "./Clock";
 /**
  * An item's notifications (#16): "reminded <time>" / "escalated <time>" once sent, for everyone who
  * sees the item; for the account's owners/admins (`log.rows` set) each notification row with its
- * attempts — handle, channel, kind, status, outcome, error class and time; never an address.
+ * attempts — handle, channel, kind, status, outcome, error class and time; never an address — and
+ * the item's Slack channel post (#17): its status, what it shows, attempts and last error.
  */
 export function NotificationLog({ log }: { log: ItemNotificationLog }) {
   const { remindedAt, escalatedAt } = log.stamps;
   const rows = log.rows ?? [];
-  if (!remindedAt && !escalatedAt && rows.length === 0) return null;
+  const post = log.slackChannelPost;
+  if (!remindedAt && !escalatedAt && rows.length === 0 && !post) return null;
   return (
     <section className="panel notifications" data-testid="notification-log">
       <h2>Notifications</h2>
@@ -26,6 +28,21 @@ export function NotificationLog({ log }: { log: ItemNotificationLog }) {
               escalated <LocalTime iso={escalatedAt} />
             </span>
           )}
+        </p>
+      )}
+      {post && (
+        <p data-testid="slack-channel-post" data-status={post.status}>
+          Slack channel post
+          {post.channelId && (
+            <>
+              {" "}
+              in <code>{post.channelId}</code>
+            </>
+          )}
+          : <strong>{post.status}</strong>
+          {post.status === "posted" && <> · shows {post.shownStatus}</>}
+          {post.attempts > 0 && <> · {post.attempts === 1 ? "1 attempt" : `${post.attempts} attempts`}</>}
+          {post.lastErrorClass && <> · last error {post.lastErrorClass}</>}
         </p>
       )}
       {rows.length > 0 && (

@@ -11,6 +11,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { resetEnvCache } from "../lib/env";
+import { itemNotificationLog } from "../lib/notifications/item-log";
 import { BUILT_IN } from "../lib/notifications/preferences";
 import { savePreferences } from "../lib/notifications/preferences-store";
 import { addBinding } from "../lib/principals/bindings";
@@ -298,6 +299,11 @@ describe("answering from Slack", () => {
     expect(again.status).toBe(200);
     expect(ephemeralsTo("UOLGA").at(-1)).toContain("already decided");
     expect((await state(sent.id)).row.resolution?.id).toBe(s.row.resolution?.id);
+
+    // The item page's Notifications panel shows owners/admins the channel post; others not at all.
+    const log = await itemNotificationLog(sent.id, true);
+    expect(log.slackChannelPost).toMatchObject({ status: "posted", shownStatus: "answered", channelId: CHANNEL });
+    expect((await itemNotificationLog(sent.id, false)).slackChannelPost).toBeNull();
   });
 
   it("forged, stale, foreign-signed, unbound, unseated and viewer clicks are refused and change nothing", async () => {

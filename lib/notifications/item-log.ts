@@ -2,10 +2,12 @@
  * What the item page shows of its notifications (#16, docs/notifications.md "On the item"): to
  * everyone who sees the item, when it was first reminded and escalated; to the account's
  * owners/admins also every notification row — person (handle), channel, kind, status and each
- * attempt's outcome, error class and time. No address, token or mail content: the rows hold none.
+ * attempt's outcome, error class and time, and the item's Slack channel post (#17). No address,
+ * token or mail content: the rows hold none.
  */
 import { db } from "../db";
 import { KIND_ESCALATION, KIND_REMINDER } from "./kinds";
+import { CHANNEL_SLOT } from "./slack/posts";
 
 export interface FollowUpStamps {
   /** The first reminder's send time (ISO), or null when none was sent. */
@@ -35,10 +37,22 @@ export interface NotificationRowView {
   attempts: NotificationAttemptView[];
 }
 
+/** The item's post in the account's Slack channel (#17): its own obligation, not a person's row. */
+export interface SlackChannelPostView {
+  status: string;
+  /** What the post shows now: "open", or the terminal status it was updated to. */
+  shownStatus: string;
+  channelId: string | null;
+  attempts: number;
+  lastErrorClass: string | null;
+}
+
 export interface ItemNotificationLog {
   stamps: FollowUpStamps;
   /** Only for the account's owners/admins (the caller decides); null otherwise. */
   rows: NotificationRowView[] | null;
+  /** Only for owners/admins, and only when the item was posted (or is to be) to a Slack channel. */
+  slackChannelPost: SlackChannelPostView | null;
 }
 
 const KIND_ORDER: Record<string, number> = { new: 0, [KIND_REMINDER]: 1, [KIND_ESCALATION]: 2 };
@@ -58,7 +72,11 @@ export async function itemNotificationLog(messageId: string, withRows: boolean):
     )?.sentAt?.toISOString() ?? null;
   const [remindedAt, escalatedAt] = await Promise.all([firstSent(KIND_REMINDER), firstSent(KIND_ESCALATION)]);
   const stamps = { remindedAt, escalatedAt };
-  if (!withRows) return { stamps, rows: null };
+  if (!withRows) return { stamps, rows: null, slackChannelPost: null };
+  const slackChannelPost = await db().slackPost.findUnique({
+    where: { messageId_slot: { messageId, slot: CHANNEL_SLOT } },
+    select: { status: true, shownStatus: true, channelId: true, attempts: true, lastErrorClass: true },
+  });
 
   const rows = await db().notification.findMany({
     where: { messageId },
@@ -88,6 +106,7 @@ export async function itemNotificationLog(messageId: string, withRows: boolean):
   const handle = new Map(seats.map((s) => [s.userId, s.handle]));
   return {
     stamps,
+    slackChannelPost,
     rows: rows
       .map((r) => ({
         id: r.id,
