@@ -55,7 +55,13 @@ async function check(token: string, sessionUserId: string | null, now: Date): Pr
   if (link.expiresAt < now) return { state: { kind: "expired" } };
   const row = await db().message.findUnique({ where: { id: link.messageId } });
   if (!row) return { state: { kind: "invalid" } };
-  if (row.status !== "open") return { state: { kind: "closed" } };
+  if (row.status !== "open") {
+    // The token was read before the item, in another query: the answer that closed the item may
+    // have spent this very link in between (a double click). The spend and the close commit
+    // together, so a second read of the token now says which it was.
+    const again = await findAnswerToken(token);
+    return { state: { kind: again?.usedAt ? "used" : "closed" } };
+  }
   const envelope = envelopeOf(row);
   const seat = await seatFor(link.userId, row.accountId);
   if (!seat || humanResolveRefusal(seat, envelope) !== null) return { state: { kind: "refused" } };
