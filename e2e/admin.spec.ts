@@ -151,6 +151,17 @@ test("a binding approved in the UI lets a push callback through; the item shows 
     await page.getByTestId("add-binding-submit").click();
     await expect(page.getByTestId("add-binding-error")).toContainText("path");
 
+    // Outside the operator's MA2H_CALLBACK_ORIGIN_POLICY (127.0.0.1/32, *.example.com): refused
+    // here, with the reason, and nothing is approved (#19).
+    await page.getByTestId("binding-origin").fill("https://relay.elsewhere.test");
+    await page.getByTestId("binding-ref").fill("cb3");
+    await page.getByTestId("binding-secret").fill("x");
+    await page.getByTestId("add-binding-submit").click();
+    await expect(page.getByTestId("add-binding-error")).toContainText("outside this Hub's callback origin policy");
+    await expect(page.locator('[data-testid="binding-row"][data-origin="https://relay.elsewhere.test"]')).toHaveCount(
+      0,
+    );
+
     // Approved: the push is accepted, and on the answer it arrives, signed.
     const submitted = await v1("/v1/messages", currentKey, pushAsk("/hook"));
     expect(submitted.status).toBe(202);

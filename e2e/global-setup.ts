@@ -88,6 +88,8 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     SMTP_URL: rt.mail.url,
     MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
     MA2H_DEV_CALLBACK_ALLOWLIST: `http://127.0.0.1:${receiverPort}`,
+    // admin.spec.ts: account admins may approve only these callback origins in the browser (#19).
+    MA2H_CALLBACK_ORIGIN_POLICY: "127.0.0.1/32, *.example.com",
     AUTH_OIDC_ISSUER: idp.issuer,
     AUTH_OIDC_CLIENT_ID: OIDC_CLIENT.id,
     AUTH_OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,

@@ -3,6 +3,7 @@
  * here, and the capability document (§8.0) advertises the same values (docs: README configuration).
  */
 import { z } from "zod";
+import { type HostPolicy, parseHostPolicy } from "./net/host-policy";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const flag = z
@@ -76,6 +77,16 @@ const schema = z.object({
   MA2H_PUSH_TIMEOUT_MS: int(10_000, 100),
   MA2H_DELIVERY_SWEEP_MS: int(10_000, 100),
   MA2H_DEV_CALLBACK_ALLOWLIST: z.string().default(""),
+  // Which callback origins an account's admins may approve in the browser (#19; the CLI is exempt):
+  // host suffixes, host names and CIDRs. Unset: any origin the §9.4 rules accept.
+  MA2H_CALLBACK_ORIGIN_POLICY: optionalText.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    try {
+      parseHostPolicy(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+    }
+  }),
   MA2H_SIGNING_KEY_OVERLAP_DAYS: int(7, 0),
   // §8.7 / §13 inbound leg and §15 presence (advertised as `inbound.*` and `presence.*`).
   MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: int(60, 1),
@@ -144,6 +155,12 @@ export function limits() {
     idempotencyTtlSeconds: e.MA2H_IDEMPOTENCY_TTL_SECONDS,
     maxWaitSeconds: e.MA2H_MAX_WAIT_SECONDS,
   };
+}
+
+/** MA2H_CALLBACK_ORIGIN_POLICY parsed (validated by `env()` at start); null when unset. */
+export function callbackOriginPolicy(): HostPolicy | null {
+  const text = env().MA2H_CALLBACK_ORIGIN_POLICY;
+  return text === undefined ? null : parseHostPolicy(text);
 }
 
 /** Caps on held requests (lib/limits/parked.ts); over one is `429` (`503` for the process ceiling). */

@@ -17,6 +17,8 @@ import { startTcpTrap, type Receiver, type TcpTrap } from "./support/receiver";
 let rx: Receiver; // the agent's receiver
 let elsewhere: Receiver; // a redirect target — bound and allowlisted, and still must hear nothing
 let revocable: Receiver; // its own binding, revoked mid-retry
+let prefixed: Receiver; // bound under a path prefix (#19)
+let prefixedWhole: string; // its whole-origin binding, revoked mid-test
 const traps: Record<string, TcpTrap> = {};
 let revocableBinding: string;
 const A = "deploybot/dev-team";
@@ -26,7 +28,7 @@ const SWEEP_MS = 2000;
 
 const hub = useHubFixture({
   accounts: { acme: { agents: [A], humans: [{ handle: "alice", role: "owner" }] } },
-  receivers: 3,
+  receivers: 4,
   setup,
   server: "pair",
   env: () => ({
@@ -34,6 +36,7 @@ const hub = useHubFixture({
       rx.origin,
       elsewhere.origin,
       revocable.origin,
+      prefixed.origin,
       "http://169.254.169.254:80",
       "http://10.0.0.1:80",
     ].join(","),
@@ -47,7 +50,7 @@ const acme = hub.account("acme");
 
 /** The receivers, the TCP traps, and the bindings (approved, some never deliverable). */
 async function setup(h: HubFixture): Promise<void> {
-  [rx, elsewhere, revocable] = h.receivers as [Receiver, Receiver, Receiver];
+  [rx, elsewhere, revocable, prefixed] = h.receivers as [Receiver, Receiver, Receiver, Receiver];
   traps.alias = await startTcpTrap("127.0.0.2");
   traps.tls = await startTcpTrap("127.0.0.1");
   traps.plain = await startTcpTrap("127.0.0.1");
@@ -56,6 +59,14 @@ async function setup(h: HubFixture): Promise<void> {
   await approve(rx.origin);
   await approve(elsewhere.origin);
   revocableBinding = (await approve(revocable.origin)).id;
+  prefixedWhole = (await approve(prefixed.origin)).id;
+  await addBinding({
+    agentRef: { agentId: A, accountSlug: "acme" },
+    origin: prefixed.origin,
+    pathPrefix: "/hooks",
+    secretRef: "cb",
+    secret: SECRET,
+  });
   // Approved by an admin, yet not deliverable: each points at a refused address or is plaintext
   // outside the dev allowlist.
   for (const origin of [
@@ -216,6 +227,47 @@ describe("retries", () => {
     expect(attempts[1]!.latency_ms as number).toBeGreaterThanOrEqual(1400);
     const bodies = rx.at("/r/drop").map((g) => JSON.parse(g.body).resolution_id);
     expect(new Set(bodies).size).toBe(1);
+  });
+});
+
+describe("a bound path prefix holds (#19)", () => {
+  const ESCAPES = [
+    "/hooks/..%2fadmin",
+    "/hooks/%2e%2e/admin",
+    "/hooks/..%5cadmin",
+    "/hooks;x/../admin",
+    "/hooks//admin",
+    "/hooks\\..\\admin",
+    "/hooks/../admin",
+  ];
+
+  it("at delivery: a URL accepted under the whole origin is refused once only the prefix covers it", async () => {
+    const escaped = await push(`${prefixed.origin}/hooks/..%2fadmin`);
+    const control = await push(`${prefixed.origin}/hooks/ok`);
+    await revokeBinding(prefixedWhole); // only the /hooks binding is left
+    await answer(escaped.id);
+    await answer(control.id);
+    const refused = await waitForDelivery(escaped.id, (row) => row.status !== "pending", 15_000);
+    const delivered = await waitForDelivery(control.id, (row) => row.status !== "pending", 15_000);
+    expect([refused.status, delivered.status]).toEqual(["binding_revoked", "delivered"]);
+    expect(prefixed.requests.map((r) => r.url.split("?")[0])).toEqual(["/hooks/ok"]);
+  });
+
+  it.each(ESCAPES)("at submit: %s is 422 invalid_field naming the path, and nothing is created", async (path) => {
+    const key = `escape-${Date.now()}-${Math.random()}`;
+    const res = await client(hub.web.url, acme.keys[A]).post("/v1/messages", {
+      ma2h_version: "0.5",
+      type: "ask",
+      created_at: "2026-12-01T12:00:00Z",
+      agent: { id: A, run_id: "r", runtime: "cli" },
+      title: "escape",
+      idempotency_key: key,
+      request: { mode: "confirm", callback: { mode: "push", url: `${prefixed.origin}${path}`, auth: HMAC } },
+    });
+    expect([res.status, res.body.error?.code]).toEqual([422, "invalid_field"]);
+    expect(res.body.error.message).toMatch(/callback\.url path contains .* within no approved path prefix/);
+    const ok = await push(`${prefixed.origin}/hooks/still-fine`);
+    expect(ok.id).toMatch(/^msg_/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatIPv6, parseIPv4, parseIPv6 } from "./ip-parse";
+import { formatIPv6, parseIPv4, parseIPv6 } from "../net/ip-parse";
 import { classifyAddress, isLoopbackAddress, parseHostLiteral } from "./ip-policy";
 
 // [address, reason fragment] — each must be refused, and the reason must name the range (§9.4).

@@ -5,9 +5,10 @@
  * 2000::/3 is refused.
  */
 import { isIP } from "node:net";
-import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from "./ip-parse";
+import { type Cidr, inV4, inV6, parseCidr } from "../net/cidr";
+import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from "../net/ip-parse";
 
-export { parseHostLiteral, type HostLiteral } from "./ip-parse";
+export { parseHostLiteral, type HostLiteral } from "../net/ip-parse";
 
 export interface AddressVerdict {
   allowed: boolean;
@@ -62,24 +63,13 @@ const V6_RULES: Array<[string, string]> = [
   ["ff00::/8", "multicast"],
 ];
 
-function cidr<T>(text: string, parse: (s: string) => T | null): { base: T; bits: number } {
-  const [addr = "", bits = ""] = text.split("/");
-  const base = parse(addr);
-  if (base === null) throw new Error(`bad rule ${text}`);
-  return { base, bits: Number(bits) };
+function rule(text: string, family: 4 | 6) {
+  const range = parseCidr(text);
+  if (!range || range.family !== family) throw new Error(`bad rule ${text}`);
+  return range;
 }
-const v4Rules = V4_RULES.map(([c, reason]) => ({ ...cidr(c, parseIPv4), reason }));
-const v6Rules = V6_RULES.map(([c, reason]) => ({ ...cidr(c, parseIPv6), reason }));
-
-const inV4 = (v: number, base: number, bits: number) => bits === 0 || v >>> (32 - bits) === base >>> (32 - bits);
-
-function inV6(b: Uint8Array, base: Uint8Array, bits: number): boolean {
-  for (let i = 0; i < 16 && bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((b[i]! & mask) !== (base[i]! & mask)) return false;
-  }
-  return true;
-}
+const v4Rules = V4_RULES.map(([c, reason]) => ({ ...(rule(c, 4) as Extract<Cidr, { family: 4 }>), reason }));
+const v6Rules = V6_RULES.map(([c, reason]) => ({ ...(rule(c, 6) as Extract<Cidr, { family: 6 }>), reason }));
 
 function classifyV4(v: number): AddressVerdict {
   if (METADATA_V4.has(formatIPv4(v))) return refuse("cloud metadata");

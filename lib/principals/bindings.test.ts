@@ -76,6 +76,12 @@ describe("findCallbackBinding", () => {
     "https://user@good.example/hooks",
     "https://other.example/",
     "not a url",
+    // #19: escapes of the bound /hooks prefix, however a receiver would decode or normalise them
+    "https://good.example/hooks/..%2fadmin",
+    "https://good.example/hooks/%2e%2e/admin",
+    "https://good.example/hooks;x/y",
+    "https://good.example/hooks//y",
+    "https://good.example/hooks\\y",
   ])("does not match %s", async (url) => {
     expect(await find(url)).toBeNull();
   });
@@ -181,5 +187,53 @@ describe("binding secrets and revocation", () => {
       expect.arrayContaining(["binding.added", "binding.secret_added", "binding.revoked"]),
     );
     expect(JSON.stringify(events.map((e) => e.detail))).not.toContain("SECRETVALUE_");
+  });
+});
+
+describe("MA2H_CALLBACK_ORIGIN_POLICY (#19)", () => {
+  const web = { actor: "human:alice", accountId: "" };
+  const add = (origin: string, opts?: { actor: string; accountId: string }) =>
+    addBinding(
+      { agentRef: { agentId: "bot" }, origin, secretRef: `p${Math.random()}`.slice(0, 20), secret: "s" },
+      opts,
+    );
+
+  beforeAll(async () => {
+    web.accountId = (await db().account.findUniqueOrThrow({ where: { slug: "acme" } })).id;
+    process.env.MA2H_CALLBACK_ORIGIN_POLICY = "*.partner.example, 203.0.113.0/24";
+    resetEnvCache();
+  });
+  afterAll(() => {
+    delete process.env.MA2H_CALLBACK_ORIGIN_POLICY;
+    resetEnvCache();
+  });
+
+  it("an account admin may approve only origins inside the policy", async () => {
+    await expect(add("https://hooks.partner.example", web)).resolves.toMatchObject({
+      origin: "https://hooks.partner.example",
+    });
+    await expect(add("https://203.0.113.5:8443", web)).resolves.toMatchObject({ origin: "https://203.0.113.5:8443" });
+    for (const outside of ["https://evil.example", "https://partner.example", "http://10.0.0.1", "https://[::1]"]) {
+      await expect(add(outside, web), outside).rejects.toMatchObject({
+        code: "not_authorized",
+        message: expect.stringContaining("outside this Hub's callback origin policy"),
+      });
+    }
+    const refused = await db().callbackBinding.count({ where: { host: "evil.example" } });
+    expect(refused).toBe(0);
+  });
+
+  it("the Hub's operator (the CLI: no account scope) is exempt", async () => {
+    await expect(add("https://evil-but-approved-by-operator.example")).resolves.toMatchObject({
+      origin: "https://evil-but-approved-by-operator.example",
+    });
+  });
+
+  it("a malformed policy stops the configuration from loading", async () => {
+    process.env.MA2H_CALLBACK_ORIGIN_POLICY = "*.partner.example, https://bad.example/x";
+    resetEnvCache();
+    await expect(add("https://hooks.partner.example", web)).rejects.toThrow(/MA2H_CALLBACK_ORIGIN_POLICY/);
+    process.env.MA2H_CALLBACK_ORIGIN_POLICY = "*.partner.example, 203.0.113.0/24";
+    resetEnvCache();
   });
 });

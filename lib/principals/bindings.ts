@@ -6,6 +6,8 @@
  */
 import { db } from "../db";
 import { clock } from "../clock";
+import { callbackOriginPolicy } from "../env";
+import { hostAllowed } from "../net/host-policy";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { sealSecret } from "../secrets";
@@ -15,7 +17,7 @@ import { uniquely } from "../db-errors";
 import { actorOf, inScope, type AdminOptions } from "./admin-scope";
 import { requireMatch } from "./field-format";
 import { resolveAgent, type AgentRef } from "./agents";
-import { formatOrigin, parseOrigin, parsePathPrefix } from "./origins";
+import { formatOrigin, type Origin, parseOrigin, parsePathPrefix } from "./origins";
 
 export { assertCallbackAllowed, findCallbackBinding, resolveCallbackSecret } from "./callback-bindings";
 
@@ -48,10 +50,26 @@ export interface AddBindingInput {
   secret: string;
 }
 
+/**
+ * MA2H_CALLBACK_ORIGIN_POLICY (#19): an account's administrator (the web admin, `opts.accountId`
+ * set) may approve only origins the operator's policy allows, so a tenant admin cannot make the Hub
+ * a relay to arbitrary hosts; the Hub's operator (the CLI) is exempt. Unset: no restriction.
+ */
+function assertWithinOriginPolicy(origin: Origin, opts: AdminOptions | undefined): void {
+  const policy = callbackOriginPolicy();
+  if (!policy || !opts?.accountId || hostAllowed(policy, origin.host)) return;
+  throw new HubError(
+    "not_authorized",
+    `origin ${formatOrigin(origin)} is outside this Hub's callback origin policy (${policy.entries.join(", ")}); ` +
+      "the Hub's operator can approve it with ma2h-hub binding add",
+  );
+}
+
 /** Approves `origin` (+ path prefix) for the agent with one sealed secret. */
 export async function addBinding(input: AddBindingInput, opts?: AdminOptions): Promise<BindingInfo> {
   const origin = parseOrigin(input.origin);
   const pathPrefix = parsePathPrefix(input.pathPrefix);
+  assertWithinOriginPolicy(origin, opts);
   checkSecret(input.secretRef, input.secret);
   const agent = await resolveAgent(input.agentRef);
   const sealed = sealSecret(input.secret);

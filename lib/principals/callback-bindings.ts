@@ -1,7 +1,9 @@
 /**
  * The submit- and delivery-path view of callback bindings (§9.4): a push callback is
  * accepted only when its URL — parsed, never string-prefixed — lies within one of the submitting
- * agent's active bindings and the secret/token ref it names belongs to that binding.
+ * agent's active bindings and the secret/token ref it names belongs to that binding. Under a bound
+ * path prefix the path must be in normal form and is matched on decoded segments (origins.ts); the
+ * same check runs at submit and again before every delivery attempt (push-attempt.ts).
  */
 import { db, type Tx } from "../db";
 import { HubError } from "../protocol/errors";
@@ -27,7 +29,7 @@ export async function findCallbackBinding(
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   const match = candidates
-    .filter((b) => pathWithin(url.pathname, b.pathPrefix))
+    .filter((b) => pathWithin(url, b.pathPrefix))
     .filter((b) => ref === undefined || b.secrets.some((s) => s.ref === ref))
     // The most specific prefix wins when several bindings cover the URL.
     .sort((a, b) => b.pathPrefix.length - a.pathPrefix.length)[0];
@@ -58,10 +60,11 @@ export async function assertCallbackAllowed(
   const origin = formatOrigin(parsed);
   const approve = `an admin must approve it: ma2h-hub binding add --agent <id> --origin ${origin}`;
   if (!(await findCallbackBinding(agentRowId, callback.url, undefined, client))) {
-    throw new HubError(
-      "invalid_field",
-      `callback.url origin ${origin} is not an approved callback binding for this agent; ${approve} ...`,
-    );
+    // A path a receiver could read differently than we compare it lies within no bound prefix.
+    const why = parsed.problem
+      ? `callback.url path contains ${parsed.problem}, so it lies within no approved path prefix of origin ${origin}`
+      : `callback.url origin ${origin} is not an approved callback binding for this agent`;
+    throw new HubError("invalid_field", `${why}; ${approve} ...`);
   }
   const refField = callback.auth?.secret_ref !== undefined ? "secret_ref" : "token_ref";
   const ref = callback.auth?.secret_ref ?? callback.auth?.token_ref;
