@@ -8,6 +8,7 @@
  * "Cookies and page headers").
  */
 import http from "node:http";
+import https from "node:https";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,26 +51,28 @@ interface Answer {
   json?: any;
 }
 
-/** A plaintext request from the loopback address `from` (127.0.0.1 or ::1), headers as given. */
-function request(port: number, path: string, headers: Record<string, string> = {}, from = "127.0.0.1") {
+/**
+ * A GET from the loopback address `from` (127.0.0.1 or ::1), headers as given: plaintext, or HTTPS
+ * trusting only `ca` when given.
+ */
+function request(port: number, path: string, headers: Record<string, string> = {}, from = "127.0.0.1", ca?: Buffer) {
   return new Promise<Answer>((ok, fail) => {
-    const req = http.request(
-      { host: from, port, path, method: "GET", agent: false, timeout: 20_000, headers },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d: string) => (text += d));
-        res.on("end", () => {
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          ok({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      },
-    );
+    const options = { host: from, port, path, method: "GET", agent: false, timeout: 20_000, headers };
+    const onResponse = (res: http.IncomingMessage) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (text += d));
+      res.on("end", () => {
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          /* not JSON */
+        }
+        ok({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    };
+    const req = ca ? https.request({ ...options, ca }, onResponse) : http.request(options, onResponse);
     req.on("timeout", () => req.destroy(new Error("timeout")));
     req.on("error", fail);
     req.end();
@@ -218,6 +221,26 @@ describe("trusted-proxy mode: only 127.0.0.1 is the proxy; ::1 is a client", () 
       const page = await request(hub.port, "/inbox", { ...viaProxy, cookie });
       expect([value, page.status]).toEqual([value, 307]);
     }
+  });
+});
+
+describe("TLS mode: HSTS, the page policy and the __Secure- cookie over the Hub's own HTTPS", () => {
+  it("serves them", async () => {
+    const token = await sessionToken();
+    const cert = makeSelfSigned(dir, "tls-mode");
+    const hub = await start({ MA2H_DEV_MODE: undefined, TLS_CERT_FILE: cert.certFile, TLS_KEY_FILE: cert.keyFile });
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      request(hub.port, path, headers, "127.0.0.1", cert.cert);
+    await until(hub, async () => (await get("/.well-known/ma2h")).status === 200);
+    const signin = await get("/signin");
+    expect(signin.headers["strict-transport-security"]).toBe("max-age=63072000");
+    expect(signin.headers["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+'/);
+    expect((await get(PRESENCE, { cookie: `__Secure-next-auth.session-token=${token}` })).status).toBe(200);
+    expect((await get(PRESENCE, { cookie: `next-auth.session-token=${token}` })).status).toBe(401);
+    // A forged X-Forwarded-For is no client address here: no proxy is trusted in TLS mode.
+    await get("/v1/tls-forged", { "x-forwarded-for": "198.51.100.9" });
+    await until(hub, async () => requestLines(hub).some((l) => l.path === "/v1/tls-forged"));
+    expect(requestLines(hub).find((l) => l.path === "/v1/tls-forged")?.client_ip).toBe("127.0.0.1");
   });
 });
 
