@@ -193,6 +193,15 @@ export function servesHttpsOnly(): boolean {
   return productionModeName(env()) !== null;
 }
 
+/**
+ * The same question asked of the raw environment, before the rest of it is complete (the embedded
+ * database's start, server/hub.ts, decides whether to imply dev mode).
+ */
+export function productionTransportConfigured(source: NodeJS.ProcessEnv = process.env): boolean {
+  const picked = schema.pick({ TLS_CERT_FILE: true, TLS_KEY_FILE: true, MA2H_TRUST_PROXY: true }).safeParse(source);
+  return picked.success && productionModeName(picked.data) !== null;
+}
+
 /** MA2H_TRUSTED_PROXIES parsed (validated by `env()` at start). */
 export function trustedProxies(): Cidr[] {
   return parseCidrList(env().MA2H_TRUSTED_PROXIES);
