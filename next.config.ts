@@ -10,37 +10,10 @@ const config: NextConfig = {
   // scripts alike), so the build does not check a second time.
   typescript: { ignoreBuildErrors: true },
   serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg"],
-  // The inbox renders agent-supplied text: a second fence behind the sanitizer (§9.6). Nothing may
-  // load from another host (no remote images, scripts, styles, fonts or connections), nothing may
-  // frame it, and leaving by a link sends no referrer. Next's own inline bootstrap scripts need
-  // 'unsafe-inline'; the Markdown renderer never emits HTML or attributes that could carry script.
-  async headers() {
-    const csp = [
-      "default-src 'self'",
-      "script-src 'self' 'unsafe-inline'",
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self'",
-      "font-src 'self'",
-      "connect-src 'self'",
-      "object-src 'none'",
-      "base-uri 'none'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join("; ");
-    const inbox = [
-      { key: "Content-Security-Policy", value: csp },
-      { key: "Referrer-Policy", value: "no-referrer" },
-      { key: "X-Content-Type-Options", value: "nosniff" },
-    ];
-    return [
-      { source: "/inbox", headers: inbox },
-      { source: "/inbox/:path*", headers: inbox },
-      // The admin screens and personal settings show agent ids, origins and audit details: same fence.
-      { source: "/admin", headers: inbox },
-      { source: "/admin/:path*", headers: inbox },
-      { source: "/settings/:path*", headers: inbox },
-    ];
-  },
+  // The page headers — the Content-Security-Policy with a per-request script nonce, frame-ancestors
+  // 'none', Referrer-Policy, nosniff and HSTS — are set on every HTML page by the Node server layer
+  // (server/page-headers.ts, #19), not here: a nonce is per request, and a header listed here would
+  // shadow it.
   // App Router ignores dot-folders, so the discovery documents live under app/well-known/.
   async rewrites() {
     return [

@@ -143,8 +143,9 @@ test("the controls render and the corpus is inert in body, title, options, conte
   const pat = e2eState().tokens.acme?.alice as string;
   const { page } = alice;
 
-  // The watchers see what they watch for: a dialog, a remote request and a console error (on a
-  // page outside the inbox, whose CSP would refuse the request before it is made).
+  // The watchers see what they watch for: a dialog, a remote request and a console error. This runs
+  // on a JSON response (/healthz), which carries no CSP (server/page-headers.ts): on any HTML page
+  // the policy's connect-src 'self' would refuse the request before the route could see it.
   await page.goto("/healthz");
   await page.evaluate(() => {
     alert("probe");

@@ -3,7 +3,11 @@
  * here, and the capability document (§8.0) advertises the same values (docs: README configuration).
  */
 import { z } from "zod";
+import { type Cidr, parseCidrList } from "./net/cidr";
 import { type HostPolicy, parseHostPolicy } from "./net/host-policy";
+
+/** The peers whose X-Forwarded-* headers trusted-proxy mode believes (#19): loopback unless configured. */
+export const DEFAULT_TRUSTED_PROXIES = "127.0.0.1/32,::1/128";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const flag = z
@@ -51,6 +55,19 @@ const schema = z.object({
     .optional()
     .transform((v) => (v ? v : undefined)),
   MA2H_TRUST_PROXY: flag,
+  // Trusted-proxy mode believes X-Forwarded-* only from a TCP peer in these ranges (#19,
+  // server/forwarded.ts); a malformed list refuses the start rather than trusting a guess.
+  MA2H_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v : DEFAULT_TRUSTED_PROXIES))
+    .superRefine((v, ctx) => {
+      try {
+        parseCidrList(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    }),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // §8.6 limits (advertised from these same values).
   MA2H_MAX_BODY_BYTES: int(1048576, 1024),
@@ -121,6 +138,7 @@ export function env(): Env {
     throw new Error(`Invalid configuration: ${first?.path.join(".")}: ${first?.message}`);
   }
   const e = parsed.data;
+  refuseDevRelaxationsInProduction(e);
   // The long-poll cap is 60 s by §8.2; a larger configured value is clamped, never honoured.
   e.MA2H_MAX_WAIT_SECONDS = Math.min(e.MA2H_MAX_WAIT_SECONDS, 60);
   e.MA2H_EXPIRY_SWEEP_MS = Math.min(e.MA2H_EXPIRY_SWEEP_MS, 5000);
@@ -134,6 +152,59 @@ export function env(): Env {
   const publicUrl = (e.MA2H_PUBLIC_URL ?? `${scheme}://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
   cached = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY ?? e.AUTH_SECRET };
   return cached;
+}
+
+/**
+ * §9.4: a relaxation MUST fail closed. A Hub that serves HTTPS (TLS_CERT_FILE/TLS_KEY_FILE) or sits
+ * behind a TLS proxy (MA2H_TRUST_PROXY) is a production Hub; a leftover dev setting there is refused
+ * at start — in every process that reads the configuration — never silently honoured or ignored (#19).
+ */
+function refuseDevRelaxationsInProduction(e: z.infer<typeof schema>): void {
+  const production = productionModeName(e);
+  if (!production) return;
+  const relaxations = [
+    e.MA2H_DEV_MODE ? "MA2H_DEV_MODE" : null,
+    e.MA2H_DEV_CALLBACK_ALLOWLIST.trim() !== "" ? "MA2H_DEV_CALLBACK_ALLOWLIST" : null,
+  ].filter((name) => name !== null);
+  if (relaxations.length === 0) return;
+  throw new Error(
+    `Refusing to start: ${relaxations.join(" and ")} ${relaxations.length > 1 ? "are" : "is"} set in ${production}. ` +
+      "Development relaxations are never honoured by a production Hub (MA2H §9.4: a relaxation fails closed); " +
+      `unset ${relaxations.join(" and ")}.`,
+  );
+}
+
+/** Which production setting is on, as the operator wrote it; null in neither (dev mode or no mode). */
+function productionModeName(e: {
+  TLS_CERT_FILE?: string;
+  TLS_KEY_FILE?: string;
+  MA2H_TRUST_PROXY: boolean;
+}): string | null {
+  if (e.TLS_CERT_FILE || e.TLS_KEY_FILE) return "TLS mode (TLS_CERT_FILE/TLS_KEY_FILE)";
+  if (e.MA2H_TRUST_PROXY) return "trusted-proxy mode (MA2H_TRUST_PROXY)";
+  return null;
+}
+
+/**
+ * The browser reaches this Hub over HTTPS only (TLS or trusted-proxy mode): only the `__Secure-`
+ * session cookie is read, cookies are issued with that prefix, and pages carry HSTS (#19).
+ */
+export function servesHttpsOnly(): boolean {
+  return productionModeName(env()) !== null;
+}
+
+/**
+ * The same question asked of the raw environment, before the rest of it is complete (the embedded
+ * database's start, server/hub.ts, decides whether to imply dev mode).
+ */
+export function productionTransportConfigured(source: NodeJS.ProcessEnv = process.env): boolean {
+  const picked = schema.pick({ TLS_CERT_FILE: true, TLS_KEY_FILE: true, MA2H_TRUST_PROXY: true }).safeParse(source);
+  return picked.success && productionModeName(picked.data) !== null;
+}
+
+/** MA2H_TRUSTED_PROXIES parsed (validated by `env()` at start). */
+export function trustedProxies(): Cidr[] {
+  return parseCidrList(env().MA2H_TRUSTED_PROXIES);
 }
 
 /** Tests and the CLI re-read the environment after changing it. */

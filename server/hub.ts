@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { env, resetEnvCache } from "../lib/env";
+import { env, productionTransportConfigured, resetEnvCache } from "../lib/env";
 import { log } from "../lib/log";
 import { deployMigrations } from "./migrate";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-db";
@@ -64,7 +64,9 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
 async function applyEmbeddedDefaults(): Promise<void> {
   if (process.env.DATABASE_URL) return;
   mkdirSync(join(root, ".data"), { recursive: true });
-  process.env.MA2H_DEV_MODE = "1";
+  // Dev mode only when no production transport is configured: env() refuses dev mode alongside
+  // TLS or a trusted proxy (§9.4, #19), and an operator who set those did not ask for it.
+  if (!productionTransportConfigured()) process.env.MA2H_DEV_MODE = "1";
   process.env.HOST = "127.0.0.1";
   process.env.AUTH_SECRET ||= persistedSecret(join(root, ".data/auth-secret"), () => randomBytes(32).toString("hex"));
   embedded = await startEmbeddedDatabase(root);

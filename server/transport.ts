@@ -2,12 +2,13 @@
  * §8 "Plaintext MUST NOT be offered". Three ways to serve, chosen from the environment:
  * - `tls`: HTTPS from TLS_CERT_FILE / TLS_KEY_FILE (reloaded on SIGHUP), any peer;
  * - `proxy`: behind a TLS-terminating proxy (MA2H_TRUST_PROXY=1), refusing any request whose
- *   X-Forwarded-Proto is not `https`;
+ *   X-Forwarded-Proto is not `https` — a header believed only from MA2H_TRUSTED_PROXIES
+ *   (server/forwarded.ts removes it first from any other peer, #19);
  * - `dev`: plaintext to loopback peers only (MA2H_DEV_MODE=1), with a loud warning.
- * With none of them the Hub refuses to start and says why.
+ * With none of them the Hub refuses to start and says why; a dev setting together with TLS or
+ * proxy mode is refused by `env()` (§9.4, #19).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { log } from "../lib/log";
 import type { Env } from "../lib/env";
 import { HubError } from "../lib/protocol/errors";
 
@@ -58,11 +59,4 @@ export function admitRequest(mode: TransportMode, req: IncomingMessage, res: Ser
     }
   }
   return true;
-}
-
-/** §9.4: the dev callback allowlist means nothing outside dev mode; say so rather than ignore it silently. */
-export function warnIgnoredSettings(e: Env): void {
-  if (!e.MA2H_DEV_MODE && e.MA2H_DEV_CALLBACK_ALLOWLIST.trim() !== "") {
-    log.warn("MA2H_DEV_CALLBACK_ALLOWLIST is ignored outside dev mode: plaintext and loopback callbacks are refused");
-  }
 }

@@ -9,14 +9,16 @@ import http from "node:http";
 import https from "node:https";
 import { dirname, resolve } from "node:path";
 import next from "next";
-import { env } from "../lib/env";
+import { env, servesHttpsOnly, trustedProxies } from "../lib/env";
 import { log } from "../lib/log";
 import { closeDb } from "../lib/db";
 import { closeRedis } from "../lib/redis";
 import { closeProducers } from "../lib/queue/producer";
 import { terminalWaiters } from "../lib/messages/waiters";
 import { ensureSigningKey } from "../lib/keys/signing-keys";
-import { admitRequest, DEV_MODE_WARNING, transportMode, warnIgnoredSettings } from "./transport";
+import { screenForwarded } from "./forwarded";
+import { applyPageHeaders } from "./page-headers";
+import { admitRequest, DEV_MODE_WARNING, transportMode } from "./transport";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const SHUTDOWN_BUDGET_MS = 8000;
@@ -31,12 +33,17 @@ async function main(): Promise<void> {
       public_url: e.publicUrl,
     });
   }
-  warnIgnoredSettings(e);
   const app = next({ dev: false, dir: root, hostname: e.HOST, port: e.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
 
+  // X-Forwarded-* is believed only from a trusted proxy (server/forwarded.ts); the page headers
+  // (CSP nonce, HSTS) are set here so every response gets them (server/page-headers.ts) — #19.
+  const proxies = mode === "proxy" ? trustedProxies() : null;
+  const httpsOnly = servesHttpsOnly();
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    screenForwarded(req, proxies);
+    applyPageHeaders(req, res, httpsOnly);
     if (admitRequest(mode, req, res)) void handle(req, res);
   };
   const tls = () => ({ cert: readFileSync(e.TLS_CERT_FILE as string), key: readFileSync(e.TLS_KEY_FILE as string) });

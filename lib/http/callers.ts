@@ -12,11 +12,20 @@ export async function agentCaller(req: Request): Promise<AgentPrincipal> {
   return requireAgent(await authenticate(req.headers));
 }
 
+/**
+ * The session cookie of a /v1 request. A value that does not decode (a stray `%`, bad UTF-8) is no
+ * cookie at all: a malformed cookie is no session — `401`, never a `500` (#19).
+ */
 function sessionCookie(req: Request): string | undefined {
   const jar = new Map<string, string>();
   for (const part of (req.headers.get("cookie") ?? "").split(";")) {
     const [name, ...rest] = part.trim().split("=");
-    if (name) jar.set(name, decodeURIComponent(rest.join("=")));
+    if (!name) continue;
+    try {
+      jar.set(name, decodeURIComponent(rest.join("=")));
+    } catch {
+      jar.delete(name);
+    }
   }
   return sessionTokenFrom((n) => jar.get(n));
 }

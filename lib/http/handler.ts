@@ -86,6 +86,8 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
       path: url.pathname,
       status: res.status,
       code: code ?? null,
+      // The client as server/forwarded.ts resolved it: a trusted proxy's X-Forwarded-For, else the peer (#19).
+      client_ip: req.headers.get("x-forwarded-for"),
       duration_ms: Math.round(performance.now() - started),
     });
     return res;

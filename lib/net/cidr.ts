@@ -66,3 +66,20 @@ export function addressIn(ip: string, range: Cidr): boolean {
 export function addressInAny(ip: string, ranges: readonly Cidr[]): boolean {
   return ranges.some((r) => addressIn(ip, r));
 }
+
+/**
+ * A comma-separated list of ranges (MA2H_TRUSTED_PROXIES); throws naming the first malformed entry,
+ * and on a list with no entry at all — a list that cannot be read trusts no one (fail closed).
+ */
+export function parseCidrList(text: string): Cidr[] {
+  const ranges: Cidr[] = [];
+  for (const raw of text.split(",")) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    const range = parseCidr(entry);
+    if (!range) throw new Error(`${JSON.stringify(entry)} is not a CIDR range (a.b.c.d/n or v6::/n)`);
+    ranges.push(range);
+  }
+  if (ranges.length === 0) throw new Error("the list names no range");
+  return ranges;
+}

@@ -16,7 +16,7 @@ import type { Adapter, AdapterUser } from "next-auth/adapters";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
-import { env, exportNextAuthSettings } from "../env";
+import { env, exportNextAuthSettings, servesHttpsOnly } from "../env";
 import { log } from "../log";
 import { bindIdentity, recordSignIn, userForIdentity } from "../principals/identities";
 import {
@@ -133,6 +133,9 @@ export function authOptions(request: AuthRequest = { callback: false }): NextAut
     secret: e.AUTH_SECRET,
     providers: providerSettings().map(nextAuthProvider),
     session: { strategy: "database", maxAge: SESSION_DAYS * 86_400 },
+    // Over HTTPS only (TLS or trusted-proxy mode) the cookies carry the `__Secure-` prefix whatever
+    // MA2H_PUBLIC_URL says, since only that name is read there (lib/principals/web-sessions.ts, #19).
+    useSecureCookies: servesHttpsOnly(),
     pages: { signIn: "/signin", error: "/signin" },
     callbacks: {
       async signIn({ account, profile, user }) {

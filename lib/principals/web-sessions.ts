@@ -4,6 +4,7 @@
  * next-auth; everything else asks `humanForSessionToken`.
  */
 import { clock } from "../clock";
+import { servesHttpsOnly } from "../env";
 import { db, type Tx } from "../db";
 import { mintId } from "../protocol/ids";
 import { hashCredential } from "../secrets";
@@ -59,8 +60,15 @@ export async function userByEmail(email: string) {
 /** next-auth's database-session cookie names (`__Secure-` prefixed when served over https). */
 export const SESSION_COOKIE_NAMES = ["__Secure-next-auth.session-token", "next-auth.session-token"] as const;
 
+/**
+ * The session token the browser presented, or undefined. A Hub served over HTTPS only (TLS or
+ * trusted-proxy mode) reads the `__Secure-` cookie alone: a browser sets that prefix only from a
+ * secure origin, so a plain-named cookie planted over plaintext or by a sibling subdomain is no
+ * session there (#19). In dev mode (plaintext, loopback) next-auth issues the plain name.
+ */
 export function sessionTokenFrom(get: (name: string) => string | undefined): string | undefined {
-  for (const name of SESSION_COOKIE_NAMES) {
+  const names = servesHttpsOnly() ? SESSION_COOKIE_NAMES.slice(0, 1) : SESSION_COOKIE_NAMES;
+  for (const name of names) {
     const v = get(name);
     if (v) return v;
   }
