@@ -9,6 +9,7 @@ import webpush from "web-push";
 import { clock } from "../../clock";
 import { db } from "../../db";
 import { openSecret, sealSecret } from "../../secrets";
+import { sealContext } from "../../sealed/catalogue";
 
 /** The one row's id. */
 const SINGLETON = 1;
@@ -29,11 +30,14 @@ export async function vapidKeys(): Promise<VapidKeys> {
     const fresh = webpush.generateVAPIDKeys();
     await db().$executeRaw`
       INSERT INTO hub_vapid_keys (id, public_key, private_key_sealed, created_at)
-      VALUES (${SINGLETON}, ${fresh.publicKey}, ${sealSecret(fresh.privateKey)}, ${clock.now()})
+      VALUES (${SINGLETON}, ${fresh.publicKey}, ${sealSecret(fresh.privateKey, sealContext("vapidPrivateKey", { id: SINGLETON }))}, ${clock.now()})
       ON CONFLICT (id) DO NOTHING`;
     row = await db().hubVapidKeys.findUniqueOrThrow({ where: { id: SINGLETON } });
   }
-  cached = { publicKey: row.publicKey, privateKey: openSecret(row.privateKeySealed) };
+  cached = {
+    publicKey: row.publicKey,
+    privateKey: openSecret(row.privateKeySealed, sealContext("vapidPrivateKey", { id: SINGLETON })),
+  };
   return cached;
 }
 
