@@ -81,9 +81,10 @@ function run(
         env: {
           PATH: process.env.PATH,
           HOME: process.env.HOME,
+          NODE_ENV: "production",
           DATABASE_URL: database.url,
           ...env,
-        } as NodeJS.ProcessEnv,
+        },
         timeout: 120_000,
       },
       (err, stdout, stderr) => {
