@@ -25,6 +25,7 @@ const STRING_FLAGS = [
   "secret-ref",
   "secret",
   "message",
+  "from-env",
 ];
 
 function parse(argv: string[]) {

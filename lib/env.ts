@@ -21,6 +21,20 @@ const optionalText = z
   .optional()
   .transform((v) => (v ? v : undefined));
 
+/**
+ * Secret key material (#19): at least 32 bytes, counted as the UTF-8 length of the value as given
+ * (no trimming, no decoding of hex or base64). A shorter one is refused at start, never padded.
+ */
+const MIN_SECRET_BYTES = 32;
+const secretMaterial = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v === "" || Buffer.byteLength(v, "utf8") >= MIN_SECRET_BYTES, {
+    message:
+      `must be at least ${MIN_SECRET_BYTES} bytes (UTF-8 length of the value as given); ` +
+      "generate one with `openssl rand -hex 32` — changing it needs `ma2h-hub secrets rotate` (docs/DEPLOYMENT.md)",
+  });
+
 const schema = z.object({
   DATABASE_URL: z.string().min(1, "DATABASE_URL is required"),
   REDIS_URL: z
@@ -34,7 +48,7 @@ const schema = z.object({
   PORT: int(3000, 1),
   HOST: z.string().default("127.0.0.1"),
   MA2H_PUBLIC_URL: z.string().optional(),
-  AUTH_SECRET: z.string().optional(),
+  AUTH_SECRET: secretMaterial,
   // Sign-in providers (lib/web-auth/providers.ts): each is offered only when all its variables are set.
   AUTH_OIDC_ISSUER: optionalText,
   AUTH_OIDC_CLIENT_ID: optionalText,
@@ -44,7 +58,7 @@ const schema = z.object({
   AUTH_GITHUB_SECRET: optionalText,
   AUTH_GOOGLE_ID: optionalText,
   AUTH_GOOGLE_SECRET: optionalText,
-  MA2H_SECRETS_KEY: z.string().optional(),
+  MA2H_SECRETS_KEY: secretMaterial,
   MA2H_DEV_MODE: flag,
   TLS_CERT_FILE: z
     .string()
@@ -150,7 +164,7 @@ export function env(): Env {
   // not hand out http:// links it will never answer.
   const scheme = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? "https" : "http";
   const publicUrl = (e.MA2H_PUBLIC_URL ?? `${scheme}://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
-  cached = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY ?? e.AUTH_SECRET };
+  cached = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY || e.AUTH_SECRET || undefined };
   return cached;
 }
 

@@ -83,7 +83,12 @@ async function main(): Promise<void> {
   await applyEmbeddedDefaults();
   const e = env();
   transportMode(e);
-  const applied = await deployMigrations(e.DATABASE_URL);
+  const applied = await deployMigrations(e.DATABASE_URL, (r) => {
+    if (r.resealed) log.info("sealed values re-sealed for their purpose and row", { count: r.resealed });
+    // Old values sealed under a secret changed since: unusable before, left unused now (#19).
+    if (r.unopenable.length)
+      log.warn("sealed values that do not open under the current secret; re-enter them", { rows: r.unopenable });
+  });
   log.info("migrations", { applied });
   if (stopping) return;
   start("web");

@@ -4,6 +4,8 @@
  * race: a PostgreSQL advisory lock serialises concurrent deployers). `dev <name>` writes the next
  * migration by diffing the schema against a throwaway in-memory PGlite that has the existing
  * migrations applied. The files stay standard Prisma migrations, so `prisma migrate deploy` works too.
+ * After the SQL migrations, still under the lock, sealed values in the format before #19 are
+ * re-sealed bound to their purpose and row (lib/sealed/reseal.ts): a SQL migration has no key.
  */
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -11,12 +13,14 @@ import { dirname, join, resolve } from "node:path";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import { MIGRATION_LOCK } from "../lib/sealed/catalogue";
+import { type ResealReport, resealLegacyValues } from "../lib/sealed/reseal";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const migrationsDir = join(root, "prisma/migrations");
 const schemaPath = join(root, "prisma/schema.prisma");
 const filters = { externalTables: [], externalEnums: [] };
-const DEPLOY_LOCK = 0x6d613268; // "ma2h"
+const DEPLOY_LOCK = MIGRATION_LOCK;
 
 type Engine = Awaited<ReturnType<typeof import("@prisma/schema-engine-wasm/schema_engine_bg").SchemaEngine.new>>;
 
@@ -79,7 +83,11 @@ class WholeScriptPg extends PrismaPg {
   }
 }
 
-export async function deployMigrations(connectionString: string): Promise<string[]> {
+/** `onReseal` hears what the re-seal step did (for the caller's log; nothing secret in it). */
+export async function deployMigrations(
+  connectionString: string,
+  onReseal: (report: ResealReport) => void = () => {},
+): Promise<string[]> {
   const lock = new pg.Client({ connectionString });
   await lock.connect();
   try {
@@ -90,6 +98,8 @@ export async function deployMigrations(connectionString: string): Promise<string
       const engine = await engineFor(new WholeScriptPg(pool));
       const out = await engine.applyMigrations({ migrationsList: await migrationsList(), filters });
       engine.free();
+      // #19: on the lock's own connection, so it is serialised with other deployers and rotations.
+      onReseal(await resealLegacyValues(lock));
       return out.appliedMigrationNames;
     } finally {
       await pool.end();
@@ -133,7 +143,11 @@ async function main(): Promise<void> {
   if (cmd === "deploy") {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is required");
-    const applied = await deployMigrations(url);
+    const applied = await deployMigrations(url, (r) => {
+      if (r.resealed) console.error(`Re-sealed ${r.resealed} value(s) bound to their purpose and row.`);
+      for (const where of r.unopenable)
+        console.error(`Not re-sealed (does not open under the current secret; re-enter it): ${where}`);
+    });
     console.error(applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
   } else if (cmd === "dev" && arg) {
     await createMigration(arg);

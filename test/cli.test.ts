@@ -11,7 +11,7 @@ import { createTestDatabase } from "./support/database";
 import { hashCredential } from "../lib/secrets";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const AUTH_SECRET = "cli-test-auth-secret";
+const AUTH_SECRET = "cli-test-auth-secret-0123456789abcdef";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
 interface Run {
@@ -349,7 +349,7 @@ describe("callback bindings", () => {
     }
     const sealed = await sql("SELECT sealed FROM binding_secrets");
     expect(sealed.length).toBeGreaterThan(0);
-    for (const r of sealed) expect(r.sealed).toMatch(/^v1\./);
+    for (const r of sealed) expect(r.sealed).toMatch(/^v2\./);
     const audit = await sql("SELECT event FROM audit_events WHERE actor = 'system:cli'");
     expect(audit.map((r) => r.event)).toEqual(
       expect.arrayContaining([

@@ -229,7 +229,7 @@ describe("the VAPID key", () => {
     const rows = await db().hubVapidKeys.findMany();
     expect(rows).toHaveLength(1);
     expect(rows[0]?.publicKey).toBe(servedKey);
-    expect(rows[0]?.privateKeySealed).toMatch(/^v1\./);
+    expect(rows[0]?.privateKeySealed).toMatch(/^v2\./);
     expect((await api("GET", "/api/push/key", null)).body?.error?.code).toBe("unauthenticated");
   });
 });
@@ -269,7 +269,7 @@ describe("subscriptions", () => {
     expect(await db().pushSubscription.count()).toBe(before);
     // The auth secret is sealed at rest; the audit row names the device, never its endpoint or keys.
     const row = await db().pushSubscription.findUniqueOrThrow({ where: { id: deviceIds["/mia-1"] } });
-    expect(row.authSealed).toMatch(/^v1\./);
+    expect(row.authSealed).toMatch(/^v2\./);
     expect(row.authSealed).not.toContain(devices["/mia-1"]!.json.keys.auth);
     const audit = await db().auditEvent.findMany({ where: { event: "push.device_added", userId: row.userId } });
     expect(audit).toHaveLength(2);

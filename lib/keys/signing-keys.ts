@@ -10,6 +10,7 @@ import { db } from "../db";
 import { env } from "../env";
 import { ed25519KeyPair, jwkFromEd25519, kidFor } from "../protocol/signing";
 import { openSecret, sealSecret } from "../secrets";
+import { sealContext } from "../sealed/catalogue";
 
 const KEY_LOCK = 0x6d61326b; // "ma2k"
 const CACHE_MS = 5_000;
@@ -25,17 +26,21 @@ const unb64 = (text: string) => new Uint8Array(Buffer.from(text, "base64url"));
 
 let cached: { key: ActiveSigningKey; at: number } | null = null;
 
+const sealPrivateKey = (kid: string, privateKey: Uint8Array) =>
+  sealSecret(b64(privateKey), sealContext("signingKey", { kid }));
+
 /** Makes sure a signing key exists; safe to call from every process at start. */
 export async function ensureSigningKey(): Promise<void> {
   await db().$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK})`;
     if ((await tx.signingKey.count()) > 0) return;
     const { privateKey, publicKey } = ed25519KeyPair();
+    const kid = kidFor(publicKey);
     await tx.signingKey.create({
       data: {
-        kid: kidFor(publicKey),
+        kid,
         publicKey: b64(publicKey),
-        sealedPrivateKey: sealSecret(b64(privateKey)),
+        sealedPrivateKey: sealPrivateKey(kid, privateKey),
         createdAt: clock.now(),
       },
     });
@@ -51,7 +56,9 @@ export async function activeSigningKey(): Promise<ActiveSigningKey> {
     await ensureSigningKey();
     row = await db().signingKey.findFirstOrThrow({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
   }
-  const key = { kid: row.kid, privateKey: unb64(openSecret(row.sealedPrivateKey)), publicKey: unb64(row.publicKey) };
+  // Bound to its kid (#19): another key's sealed half copied into this row does not open.
+  const privateKey = unb64(openSecret(row.sealedPrivateKey, sealContext("signingKey", { kid: row.kid })));
+  const key = { kid: row.kid, privateKey, publicKey: unb64(row.publicKey) };
   cached = { key, at: now };
   return key;
 }
@@ -65,7 +72,7 @@ export async function rotateSigningKey(): Promise<{ kid: string; createdAt: Date
     const { privateKey, publicKey } = ed25519KeyPair();
     const kid = kidFor(publicKey);
     await tx.signingKey.create({
-      data: { kid, publicKey: b64(publicKey), sealedPrivateKey: sealSecret(b64(privateKey)), createdAt: now },
+      data: { kid, publicKey: b64(publicKey), sealedPrivateKey: sealPrivateKey(kid, privateKey), createdAt: now },
     });
     cached = null;
     return { kid, createdAt: now };

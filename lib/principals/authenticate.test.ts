@@ -21,7 +21,7 @@ const unauthenticated = expect.objectContaining({ code: "unauthenticated", statu
 beforeAll(async () => {
   database = await createTestDatabase();
   process.env.DATABASE_URL = database.url;
-  process.env.AUTH_SECRET = "authenticate-test-secret";
+  process.env.AUTH_SECRET = "authenticate-test-secret-0123456789abcdef";
   resetEnvCache();
   await createAccount("acme");
   agent = await createAgent("deploybot/dev-team", "acme", { actor: "system:test" });

@@ -23,7 +23,7 @@ let hooks: string;
 beforeAll(async () => {
   database = await createTestDatabase();
   process.env.DATABASE_URL = database.url;
-  process.env.AUTH_SECRET = "bindings-test-secret";
+  process.env.AUTH_SECRET = "bindings-test-secret-0123456789abcdef";
   resetEnvCache();
   await createAccount("acme");
   agentRow = (await createAgent("bot", "acme")).agent.id;

@@ -11,6 +11,7 @@ import { hostAllowed } from "../net/host-policy";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { sealSecret } from "../secrets";
+import { sealContext } from "../sealed/catalogue";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { uniquely } from "../db-errors";
@@ -72,8 +73,8 @@ export async function addBinding(input: AddBindingInput, opts?: AdminOptions): P
   assertWithinOriginPolicy(origin, opts);
   checkSecret(input.secretRef, input.secret);
   const agent = await resolveAgent(input.agentRef);
-  const sealed = sealSecret(input.secret);
   const id = mintId("binding");
+  const sealed = sealSecret(input.secret, sealContext("bindingSecret", { binding_id: id, ref: input.secretRef }));
   const now = clock.now();
   await db().$transaction(async (tx) => {
     await tx.callbackBinding.create({ data: { id, agentRowId: agent.id, ...origin, pathPrefix, createdAt: now } });
@@ -117,7 +118,7 @@ export async function addBindingSecret(
     select: { agent: { select: { accountId: true, agentId: true } } },
   });
   if (!binding) throw new HubError("not_found", `binding ${bindingId} not found`);
-  const sealed = sealSecret(secret);
+  const sealed = sealSecret(secret, sealContext("bindingSecret", { binding_id: bindingId, ref }));
   await uniquely(`binding ${bindingId} already has a secret named ${ref}`, () =>
     db().$transaction(async (tx) => {
       await tx.bindingSecret.create({

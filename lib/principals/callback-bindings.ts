@@ -8,6 +8,7 @@
 import { db, type Tx } from "../db";
 import { HubError } from "../protocol/errors";
 import { openSecret } from "../secrets";
+import { sealContext } from "../sealed/catalogue";
 import { formatOrigin, parseCallbackUrl, pathWithin } from "./origins";
 
 /** Reads go through the caller's transaction when it has one (see assertCallbackAllowed). */
@@ -82,5 +83,6 @@ export async function resolveCallbackSecret(bindingId: string, ref: string): Pro
     where: { bindingId, ref, binding: { revokedAt: null } },
     select: { sealed: true },
   });
-  return row ? openSecret(row.sealed) : null;
+  // Bound to (binding, ref) (#19): a value copied here from another binding or ref does not open.
+  return row ? openSecret(row.sealed, sealContext("bindingSecret", { binding_id: bindingId, ref })) : null;
 }

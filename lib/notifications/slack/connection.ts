@@ -15,6 +15,7 @@ import { HubError } from "../../protocol/errors";
 import { ADMIN_ROLES } from "../../principals/seats";
 import type { Role } from "../../principals/types";
 import { openSecret, sealSecret } from "../../secrets";
+import { sealContext } from "../../sealed/catalogue";
 import { failureOf, slackClient } from "./api";
 import { auditSlackBinding } from "./bindings";
 
@@ -75,8 +76,8 @@ export async function openConnection(accountId: string): Promise<OpenConnection 
   return {
     accountId,
     ...viewOf(row),
-    botToken: openSecret(row.botTokenSealed),
-    signingSecret: openSecret(row.signingSecretSealed),
+    botToken: openSecret(row.botTokenSealed, sealContext("slackBotToken", { account_id: accountId })),
+    signingSecret: openSecret(row.signingSecretSealed, sealContext("slackSigningSecret", { account_id: accountId })),
   };
 }
 
@@ -122,7 +123,11 @@ export async function connectSlack(
   const now = clock.now();
   await db().$transaction(async (tx) => {
     const before = await tx.slackConnection.findUnique({ where: { accountId: who.accountId } });
-    const sealed = { botTokenSealed: sealSecret(botToken), signingSecretSealed: sealSecret(signingSecret) };
+    const row = { account_id: who.accountId };
+    const sealed = {
+      botTokenSealed: sealSecret(botToken, sealContext("slackBotToken", row)),
+      signingSecretSealed: sealSecret(signingSecret, sealContext("slackSigningSecret", row)),
+    };
     const data = { ...team, ...sealed, channelId, directMessages, connectedBy: who.actor, updatedAt: now };
     await tx.slackConnection.upsert({
       where: { accountId: who.accountId },

@@ -9,6 +9,7 @@ import webpush from "web-push";
 import { postBytes } from "../../delivery/egress";
 import { webPushSettings } from "../../env";
 import { openSecret } from "../../secrets";
+import { sealContext } from "../../sealed/catalogue";
 import { devPushOrigins, endpointAllowed } from "./endpoint";
 import { type PushPayload, ttlSeconds, urgencyFor } from "./payload";
 import type { VapidKeys } from "./vapid";
@@ -20,6 +21,8 @@ export type DeviceOutcome =
   | { kind: "permanent"; errorClass: string; status: number | null };
 
 export interface Device {
+  /** The subscription's id: its auth secret is sealed for it (#19). */
+  id: string;
   endpoint: string;
   p256dh: string;
   authSealed: string;
@@ -43,7 +46,13 @@ export async function pushToDevice(
   let details: webpush.RequestDetails;
   try {
     details = webpush.generateRequestDetails(
-      { endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: openSecret(device.authSealed) } },
+      {
+        endpoint: device.endpoint,
+        keys: {
+          p256dh: device.p256dh,
+          auth: openSecret(device.authSealed, sealContext("pushSubscriptionAuth", { id: device.id })),
+        },
+      },
       JSON.stringify(payload),
       {
         vapidDetails: { subject: webPushSettings().subject, publicKey: keys.publicKey, privateKey: keys.privateKey },

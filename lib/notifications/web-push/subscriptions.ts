@@ -14,6 +14,7 @@ import { HubError } from "../../protocol/errors";
 import { mintId } from "../../protocol/ids";
 import { parseWire } from "../../protocol/wire";
 import { sealSecret } from "../../secrets";
+import { sealContext } from "../../sealed/catalogue";
 import { endpointAllowed } from "./endpoint";
 
 /** Devices one person may subscribe; a 21st is refused until one is removed. */
@@ -120,13 +121,14 @@ export async function addSubscription(userId: string, input: unknown, userAgent:
       if (existing.userId !== userId)
         await removed(tx, existing.userId, existing.id, "subscribed by another person", personActor(userId));
     }
+    const id = mintId("pushSubscription");
     const row = await tx.pushSubscription.create({
       data: {
-        id: mintId("pushSubscription"),
+        id,
         userId,
         endpoint: sub.endpoint,
         p256dh: sub.keys.p256dh,
-        authSealed: sealSecret(sub.keys.auth),
+        authSealed: sealSecret(sub.keys.auth, sealContext("pushSubscriptionAuth", { id })),
         label,
         createdAt: clock.now(),
       },

@@ -9,9 +9,12 @@ import webpush from "web-push";
 import { clock } from "../../clock";
 import { db } from "../../db";
 import { openSecret, sealSecret } from "../../secrets";
+import { sealContext } from "../../sealed/catalogue";
 
 /** The one row's id. */
 const SINGLETON = 1;
+/** What the private key is sealed for (#19): the VAPID key of the singleton row. */
+const SEALED_FOR = sealContext("vapidPrivateKey", { id: SINGLETON });
 
 export interface VapidKeys {
   /** Uncompressed P-256 point, base64url: the browser's `applicationServerKey`. */
@@ -29,11 +32,11 @@ export async function vapidKeys(): Promise<VapidKeys> {
     const fresh = webpush.generateVAPIDKeys();
     await db().$executeRaw`
       INSERT INTO hub_vapid_keys (id, public_key, private_key_sealed, created_at)
-      VALUES (${SINGLETON}, ${fresh.publicKey}, ${sealSecret(fresh.privateKey)}, ${clock.now()})
+      VALUES (${SINGLETON}, ${fresh.publicKey}, ${sealSecret(fresh.privateKey, SEALED_FOR)}, ${clock.now()})
       ON CONFLICT (id) DO NOTHING`;
     row = await db().hubVapidKeys.findUniqueOrThrow({ where: { id: SINGLETON } });
   }
-  cached = { publicKey: row.publicKey, privateKey: openSecret(row.privateKeySealed) };
+  cached = { publicKey: row.publicKey, privateKey: openSecret(row.privateKeySealed, SEALED_FOR) };
   return cached;
 }
 

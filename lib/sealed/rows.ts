@@ -1,0 +1,63 @@
+/**
+ * Reading and rewriting sealed values row by row, for the two paths that touch them all: the
+ * start-up re-seal (reseal.ts) and the secret rotation (rotate.ts). Plain SQL over one client
+ * (node-postgres), so the caller's transaction and advisory lock cover every statement; table and
+ * column names come only from the catalogue, never from input.
+ */
+import type { SealContext } from "../secrets";
+import { SEALED, sealContext, type SealPurpose } from "./catalogue";
+
+/** What both paths need of a database client: node-postgres' `pg.Client` fits. */
+export interface SqlClient {
+  query(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+export interface SealedRow {
+  purpose: SealPurpose;
+  ctx: SealContext;
+  value: string;
+  /** Names the row for messages: table, column and identifying values (never the value). */
+  label: string;
+}
+
+const ident = (name: string) => `"${name}"`;
+
+/** The values of `purpose` (only old-format ones with `legacyOnly`), locked until the transaction ends. */
+export async function lockedRows(client: SqlClient, purpose: SealPurpose, legacyOnly: boolean): Promise<SealedRow[]> {
+  const { table, column, rowKey } = SEALED[purpose];
+  const keys = rowKey.map(ident).join(", ");
+  const filter = legacyOnly ? `${ident(column)} LIKE 'v1.%'` : `${ident(column)} IS NOT NULL`;
+  const { rows } = await client.query(
+    `SELECT ${keys}, ${ident(column)} AS value FROM ${ident(table)} WHERE ${filter} ORDER BY ${keys} FOR UPDATE`,
+  );
+  return rows.map((r) => {
+    const row = Object.fromEntries(rowKey.map((c) => [c, String(r[c])]));
+    const ctx = sealContext(purpose, row as never);
+    const ids = ctx.row.map(([c, v]) => `${c}=${v}`).join(", ");
+    return { purpose, ctx, value: String(r.value), label: `${table}.${column} (${ids})` };
+  });
+}
+
+/** Replaces one row's value; the old value in the WHERE makes a concurrent change visible (0 rows). */
+export async function replaceValue(client: SqlClient, row: SealedRow, sealed: string): Promise<void> {
+  const { table, column } = SEALED[row.purpose];
+  const where = row.ctx.row.map(([c], i) => `${ident(c)} = $${i + 3}`).join(" AND ");
+  const { rows } = await client.query(
+    `UPDATE ${ident(table)} SET ${ident(column)} = $1 WHERE ${ident(column)} = $2 AND ${where} RETURNING 1 AS ok`,
+    [sealed, row.value, ...row.ctx.row.map(([, v]) => v)],
+  );
+  if (rows.length !== 1) throw new Error(`sealed value ${row.label} changed while being re-sealed`);
+}
+
+/** Runs `fn` in one transaction on `client`: all of it commits, or none of it. */
+export async function inTransaction<T>(client: SqlClient, fn: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const out = await fn();
+    await client.query("COMMIT");
+    return out;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  }
+}
