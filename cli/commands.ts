@@ -18,6 +18,7 @@ import {
 } from "../lib/principals/bindings";
 import { usageError, type Command, type Flags } from "./command";
 import { DELIVERY_COMMANDS } from "./delivery-commands";
+import { AUDIT_COMMANDS } from "./audit-commands";
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -197,6 +198,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   ...DELIVERY_COMMANDS,
+  ...AUDIT_COMMANDS,
 };
 
 export const USAGE = [

@@ -25,6 +25,8 @@ const STRING_FLAGS = [
   "secret-ref",
   "secret",
   "message",
+  "file",
+  "confirm",
 ];
 
 function parse(argv: string[]) {
@@ -83,7 +85,10 @@ async function main(): Promise<number> {
   try {
     const out = await run(argv);
     if (out === "help") process.stdout.write(`${json ? JSON.stringify({ usage: USAGE }) : USAGE}\n`);
-    else process.stdout.write(`${json ? JSON.stringify(out.json) : out.text}\n`);
+    else {
+      process.stdout.write(`${json ? JSON.stringify(out.json) : out.text}\n`);
+      exit = out.exitCode ?? 0;
+    }
   } catch (err) {
     const e = errorOf(err);
     exit = e.exit;
