@@ -35,7 +35,9 @@ export async function purgeAccount(slug: string, confirm: string | undefined): P
         const stream: AuditStream = { accountId, userId: null };
         while ((await sealStream(tx, stream)) > 0) {}
         const head = await chainHead(tx, stream);
-        const [count] = await tx.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM audit_events WHERE ${inStream(stream)}`;
+        const [count] = await tx.$queryRaw<
+          { n: bigint }[]
+        >`SELECT count(*) AS n FROM audit_events WHERE ${inStream(stream)}`;
         await tx.$executeRawUnsafe(`ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only`);
         await tx.$executeRaw`DELETE FROM accounts WHERE id = ${accountId}`;
         await tx.$executeRawUnsafe(`ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only`);
