@@ -5,7 +5,8 @@
  * purge leaves a tombstone and other chains intact; concurrent sealers never fork a chain.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -328,5 +329,86 @@ describe("account purge", () => {
     expect(acme.code).toBe(0);
     expect(acme.json.first_broken).toBeNull();
     expect(acme.json.verified).toBeGreaterThan(0);
+  });
+});
+
+describe("the Hub under a role that does not own the audit trail (docs/DEPLOYMENT.md)", () => {
+  const role = `ma2h_app_${randomBytes(4).toString("hex")}`;
+  let roleUrl = "";
+  let roleWorker: HubProcess | undefined;
+
+  beforeAll(async () => {
+    await sql(`CREATE ROLE ${role} LOGIN`);
+    const script = (await readFile(join(repoRoot, "scripts/hub-role.sql"), "utf8")).replaceAll(':"hub_role"', role);
+    await sql(script);
+    const url = new URL(database.url);
+    url.username = role;
+    roleUrl = url.toString();
+  });
+
+  afterAll(async () => {
+    await roleWorker?.stop();
+    await sql(`DROP OWNED BY ${role}`).catch(() => {});
+    await sql(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
+  });
+
+  async function asRole(text: string, params: unknown[] = []): Promise<any[]> {
+    const client = new pg.Client({ connectionString: roleUrl });
+    await client.connect();
+    try {
+      return (await client.query(text, params)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it("appends and seals (with Redis queues), but cannot rewrite, delete, truncate, disable the trigger or purge", async () => {
+    // Only the role's worker seals from here on.
+    await worker?.stop();
+    worker = undefined;
+    roleWorker = await startHub({
+      databaseUrl: roleUrl,
+      mode: "worker",
+      env: { REDIS_URL: "redis://127.0.0.1:6379", MA2H_QUEUE_PREFIX: `ma2h-test-${role}` },
+    });
+    const acme = await accountId("acme");
+    const [row] = await asRole(
+      "INSERT INTO audit_events (account_id, actor, event, at) VALUES ($1, 'human:test', 'key.rotated', now()) RETURNING id",
+      [acme],
+    );
+    await waitSealed([BigInt(row.id)], 15_000);
+    expect(roleWorker.output()).not.toMatch(/"level":"(warn|error)"/);
+
+    await expect(asRole("UPDATE audit_events SET actor = 'x' WHERE id = $1", [row.id])).rejects.toThrow(
+      /permission denied/,
+    );
+    await expect(asRole("DELETE FROM audit_events WHERE id = $1", [row.id])).rejects.toThrow(/permission denied/);
+    await expect(asRole("TRUNCATE audit_events")).rejects.toThrow(/permission denied/);
+    await expect(asRole("ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only")).rejects.toThrow(
+      /must be owner/,
+    );
+    await expect(
+      asRole(
+        "INSERT INTO audit_tombstones (account_id, slug, last_seq, last_hash, erased_rows, actor, at) VALUES ('a', 'a', 0, 'x', 0, 'x', now())",
+      ),
+    ).rejects.toThrow(/permission denied/);
+
+    const purge = await new Promise<Run>((resolve) => {
+      execFile(
+        process.execPath,
+        ["bin/ma2h-hub.js", "account", "purge", "acme", "--confirm", "acme", "--json"],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, DATABASE_URL: roleUrl, AUTH_SECRET: TEST_AUTH_SECRET },
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr, json: JSON.parse(stdout) }),
+      );
+    });
+    expect(purge.code).toBe(1);
+    expect(purge.json.error.code).toBe("not_authorized");
+    expect(await db().account.count({ where: { slug: "acme" } })).toBe(1);
+    expect((await cli("audit", "verify", "--account", "acme")).json.first_broken).toBeNull();
   });
 });
