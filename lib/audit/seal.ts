@@ -80,13 +80,21 @@ export async function sealStream(tx: Tx, s: AuditStream): Promise<number> {
   return rows.length;
 }
 
-/** One pass of the worker's sweep: every stream with unsealed rows, a batch each. */
+/** Batches per stream in one pass: a backlog (rows from before the upgrade) drains in a few passes. */
+const MAX_BATCHES = 20;
+
+/** One pass of the worker's sweep: every stream with unsealed rows, one short transaction per batch. */
 export async function sealPending(): Promise<number> {
   const streams = await db().$queryRaw<{ account_id: string | null; user_id: string | null }[]>`
     SELECT DISTINCT account_id, user_id FROM audit_events WHERE seq IS NULL LIMIT 1000`;
   let sealed = 0;
   for (const s of streams) {
-    sealed += await db().$transaction((tx) => sealStream(tx, { accountId: s.account_id, userId: s.user_id }));
+    const stream = { accountId: s.account_id, userId: s.user_id };
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const n = await db().$transaction((tx) => sealStream(tx, stream));
+      sealed += n;
+      if (n < BATCH) break;
+    }
   }
   return sealed;
 }

@@ -5,9 +5,8 @@
  */
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
-import { ChainWalker, type ChainBreak, type SealedRecord, recordOf, type StoredAuditRow } from "./chain";
+import { AUDIT_GENESIS, ChainWalker, type ChainBreak, type SealedRecord, recordOf, type StoredAuditRow } from "./chain";
 import { type AuditStream, inStream } from "./seal";
-import { AUDIT_GENESIS } from "./chain";
 
 export interface VerifyReport {
   verified: number;
