@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUDIT_GENESIS, chainHash } from "../lib/audit/chain";
@@ -348,6 +349,11 @@ describe("the Hub under a role that does not own the audit trail (docs/DEPLOYMEN
 
   afterAll(async () => {
     await roleWorker?.stop();
+    // The role worker's queues: leave no keys behind in the shared Redis.
+    const redis = new Redis("redis://127.0.0.1:6379");
+    const keys = await redis.keys(`ma2h-test-${role}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
     await sql(`DROP OWNED BY ${role}`).catch(() => {});
     await sql(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
   });
