@@ -203,6 +203,10 @@ describe("append-only, with no bypass", () => {
     await expect(sql("TRUNCATE audit_events")).rejects.toThrow(/append-only/);
     await expect(sql("TRUNCATE audit_events CASCADE")).rejects.toThrow(/append-only/);
     await expect(sql("TRUNCATE audit_tombstones")).rejects.toThrow(/append-only/);
+    // Nor through the accounts and users the rows cascade from.
+    await expect(sql("TRUNCATE accounts CASCADE")).rejects.toThrow(/append-only/);
+    await expect(sql("DELETE FROM accounts WHERE slug = 'acme'")).rejects.toThrow(/append-only/);
+    await expect(sql("DELETE FROM users WHERE email = 'alice@acme.test'")).rejects.toThrow(/append-only/);
     await expect(sql("UPDATE audit_events SET actor = 'human:mallory' WHERE id = $1", [id])).rejects.toThrow(
       /append-only/,
     );
