@@ -19,6 +19,7 @@ import {
 import { usageError, type Command, type Flags } from "./command";
 import { DELIVERY_COMMANDS } from "./delivery-commands";
 import { SECRETS_COMMANDS } from "./secrets-commands";
+import { AUDIT_COMMANDS } from "./audit-commands";
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -199,6 +200,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   ...DELIVERY_COMMANDS,
   ...SECRETS_COMMANDS,
+  ...AUDIT_COMMANDS,
 };
 
 export const USAGE = [

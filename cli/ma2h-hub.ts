@@ -26,6 +26,8 @@ const STRING_FLAGS = [
   "secret",
   "message",
   "from-env",
+  "file",
+  "confirm",
 ];
 
 function parse(argv: string[]) {
@@ -84,7 +86,10 @@ async function main(): Promise<number> {
   try {
     const out = await run(argv);
     if (out === "help") process.stdout.write(`${json ? JSON.stringify({ usage: USAGE }) : USAGE}\n`);
-    else process.stdout.write(`${json ? JSON.stringify(out.json) : out.text}\n`);
+    else {
+      process.stdout.write(`${json ? JSON.stringify(out.json) : out.text}\n`);
+      exit = out.exitCode ?? 0;
+    }
   } catch (err) {
     const e = errorOf(err);
     exit = e.exit;

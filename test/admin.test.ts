@@ -350,7 +350,19 @@ describe("audit trail", () => {
       ["key.revoked", "human:adam"],
     ]);
     for (const l of lines) {
-      expect(Object.keys(l).sort()).toEqual(["actor", "at", "detail", "event", "id", "message_id"]);
+      // #19: each line also carries its stream and seal (null until the worker seals it).
+      expect(Object.keys(l).sort()).toEqual([
+        "actor",
+        "at",
+        "detail",
+        "event",
+        "hash",
+        "id",
+        "message_id",
+        "prev_hash",
+        "seq",
+        "stream",
+      ]);
       expect(l.detail.agent_id).toBe("lister");
     }
     let everything = 0;

@@ -4,10 +4,13 @@
  * one account at a time, filtered by actor, kind (`event`) and a time range, newest first for the
  * page and oldest first for the JSON Lines export; or one person's own stream (`listPersonAudit`,
  * no account: their tokens, identities, preferences), which no account query ever matches. `detail` holds ids and names only, never a
- * secret, a credential or a message's content (§9.6), so it is exported as stored.
+ * secret, a credential or a message's content (§9.6), so it is exported as stored. The export also
+ * carries each row's stream and seal (`seq`, `prev_hash`, `hash`; null until sealed, #19) — every
+ * field the chain hash covers (./chain.ts), so `ma2h-hub audit verify --file` checks it offline.
  */
 import type { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
+import { streamOf } from "./chain";
 
 export interface AuditFilters {
   /** Exact attested actor, e.g. `human:alice`, `agent:deploybot/dev-team`, `system:expiry`. */
@@ -169,6 +172,34 @@ export async function auditFacets(accountId: string): Promise<{ kinds: string[];
   return { kinds: kinds.map((k) => k.event), actors: actors.map((a) => a.actor) };
 }
 
+const EXPORT_SELECT = { ...SELECT, accountId: true, userId: true, seq: true, prevHash: true, hash: true } as const;
+
+/** One export line: the entry, its stream and its seal — the fields of chain.ts's record, and the hashes. */
+export interface AuditExportLine extends AuditEntry {
+  stream: string;
+  seq: number | null;
+  prev_hash: string | null;
+  hash: string | null;
+}
+
+function exportLineOf(
+  r: Parameters<typeof entryOf>[0] & {
+    accountId: string | null;
+    userId: string | null;
+    seq: bigint | null;
+    prevHash: string | null;
+    hash: string | null;
+  },
+): AuditExportLine {
+  return {
+    ...entryOf(r),
+    stream: streamOf(r),
+    seq: r.seq === null ? null : Number(r.seq),
+    prev_hash: r.prevHash,
+    hash: r.hash,
+  };
+}
+
 /**
  * The matching entries as JSON Lines, oldest first, read in batches of 1000 by id so an export of
  * any size holds one batch in memory.
@@ -180,11 +211,11 @@ export async function* auditJsonLines(accountId: string, filters: AuditFilters):
     const batchWhere: Prisma.AuditEventWhereInput = after === null ? where : { AND: [where, { id: { gt: after } }] };
     const rows = await db().auditEvent.findMany({
       where: batchWhere,
-      select: SELECT,
+      select: EXPORT_SELECT,
       orderBy: { id: "asc" },
       take: 1000,
     });
-    for (const r of rows) yield `${JSON.stringify(entryOf(r))}\n`;
+    for (const r of rows) yield `${JSON.stringify(exportLineOf(r))}\n`;
     if (rows.length < 1000) return;
     after = rows[rows.length - 1]!.id as bigint;
   }

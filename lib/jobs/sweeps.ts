@@ -3,6 +3,7 @@
  * They make PostgreSQL, not the queue, the source of truth (§3.1 — Redis here keeps nothing on
  * disk): whatever a lost job would have done, a sweep does.
  */
+import { sealPending } from "../audit/seal";
 import { clock } from "../clock";
 import { db } from "../db";
 import type { Env } from "../env";
@@ -13,6 +14,9 @@ import { purgeExpiredRetention } from "../messages/retention";
 import { sweepNotifications } from "../notifications/fanout";
 import { enqueuePush } from "../queue/enqueue";
 import { pruneRateCounters } from "../rate-limit";
+
+/** The audit sealer's period: a row is sealed within about a second of its commit (#19: within 5 s). */
+const AUDIT_SEAL_MS = 1000;
 
 export interface Sweep {
   name: string;
@@ -54,7 +58,13 @@ async function housekeeping(): Promise<void> {
   await pruneRateCounters(now);
 }
 
-/** Expiry every MA2H_EXPIRY_SWEEP_MS (≤ 5 s), pushes and notifications every MA2H_DELIVERY_SWEEP_MS (≤ 10 s), housekeeping every minute. */
+/** Seals committed audit rows into their streams' hash chains (#19). */
+async function sealAudit(): Promise<void> {
+  const sealed = await sealPending();
+  if (sealed > 0) log.debug("audit rows sealed", { count: sealed });
+}
+
+/** Audit sealing every second (rows sealed within 5 s, #19); expiry every MA2H_EXPIRY_SWEEP_MS (≤ 5 s), pushes and notifications every MA2H_DELIVERY_SWEEP_MS (≤ 10 s), housekeeping every minute. */
 export function sweeps(e: Pick<Env, "MA2H_EXPIRY_SWEEP_MS" | "MA2H_DELIVERY_SWEEP_MS">): Sweep[] {
   return [
     { name: "expiry", periodMs: e.MA2H_EXPIRY_SWEEP_MS, run: sweepOverdue },
@@ -62,5 +72,6 @@ export function sweeps(e: Pick<Env, "MA2H_EXPIRY_SWEEP_MS" | "MA2H_DELIVERY_SWEE
     // Notifications (#16): unprocessed outbox rows, due and interrupted sends, on the delivery period.
     { name: "notifications", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: sweepNotifications },
     { name: "housekeeping", periodMs: 60_000, run: housekeeping },
+    { name: "audit-seal", periodMs: AUDIT_SEAL_MS, run: sealAudit },
   ];
 }
