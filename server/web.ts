@@ -18,6 +18,7 @@ import { terminalWaiters } from "../lib/messages/waiters";
 import { ensureSigningKey } from "../lib/keys/signing-keys";
 import { screenForwarded } from "./forwarded";
 import { applyPageHeaders } from "./page-headers";
+import { admitRequestHead, answerUnparseable, clientErrorMessage } from "./request-guard";
 import { admitRequest, DEV_MODE_WARNING, transportMode } from "./transport";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     screenForwarded(req, proxies);
     applyPageHeaders(req, res, httpsOnly);
-    if (admitRequest(mode, req, res)) void handle(req, res);
+    if (admitRequest(mode, req, res) && admitRequestHead(req, res)) void handle(req, res);
   };
   const tls = () => ({ cert: readFileSync(e.TLS_CERT_FILE as string), key: readFileSync(e.TLS_KEY_FILE as string) });
   const server = mode === "tls" ? https.createServer(tls(), onRequest) : http.createServer(onRequest);
@@ -59,6 +60,9 @@ async function main(): Promise<void> {
       }
     });
   }
+  // Heads that never reach onRequest still get the §8.5 envelope (server/request-guard.ts).
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => answerUnparseable(socket, clientErrorMessage(err)));
+  server.on("connect", (_req, socket) => answerUnparseable(socket, "CONNECT is not served"));
   // Long-polls hold up to 60 s; leave room above that for the response itself.
   server.requestTimeout = 120_000;
   server.headersTimeout = 30_000;

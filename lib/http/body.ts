@@ -4,6 +4,7 @@
  */
 import { readCappedBody } from "../protocol/capped-body";
 import { HubError } from "../protocol/errors";
+import { assertStorableJson } from "./json-limits";
 
 export interface BodyOptions {
   maxBytes: number;
@@ -44,5 +45,6 @@ export async function readJsonObject(req: Request, options: BodyOptions): Promis
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new HubError("validation_error", "request body must be a JSON object");
   }
+  assertStorableJson(parsed);
   return parsed as Record<string, unknown>;
 }

@@ -93,3 +93,12 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
     return res;
   };
 }
+
+/**
+ * A path or verb the protocol does not serve: the §8.5 envelope `404 not_found`, never the
+ * framework's bare 405 or HTML 404 page (found by the fuzzer, #19). Each route file exports it under
+ * the verbs it does not implement; the /v1 and /.well-known catch-alls under all of them.
+ */
+export const noSuchEndpoint = route(async () => {
+  throw new HubError("not_found", "no such endpoint");
+});

@@ -1,5 +1,5 @@
 import { humanCaller } from "@/lib/http/callers";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { authorDirective } from "@/lib/mailbox/author";
 
 export const dynamic = "force-dynamic";
@@ -12,3 +12,6 @@ export const POST = route(async ({ req, log, body }) => {
   log.info("directive queued", { directive_id: directive.id });
   return json(directive, 201);
 });
+
+/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
+export { noSuchEndpoint as GET, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };

@@ -1,5 +1,5 @@
 import { agentCaller } from "@/lib/http/callers";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { parseDrainQuery } from "@/lib/http/drain-query";
 import { drainMailbox } from "@/lib/mailbox/drain";
 
@@ -11,3 +11,6 @@ export const GET = route(async ({ req, url }) => {
   const query = parseDrainQuery(url.searchParams);
   return json(await drainMailbox(principal, { ...query, signal: req.signal }));
 });
+
+/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
+export { noSuchEndpoint as POST, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };

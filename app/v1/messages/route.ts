@@ -1,5 +1,5 @@
 import { agentCaller } from "@/lib/http/callers";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { submitMessage } from "@/lib/messages/submit";
 import { consumeSubmitBudget } from "@/lib/rate-limit";
 
@@ -14,3 +14,6 @@ export const POST = route(async ({ req, log, body }) => {
   log.info("message accepted", { message_id: result.ack.id, replayed: result.replayed, status: result.ack.status });
   return json(result.ack, 202);
 });
+
+/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
+export { noSuchEndpoint as GET, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };

@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { openApiDocument } from "@/lib/openapi/document";
 
 export const dynamic = "force-dynamic";
@@ -12,3 +12,6 @@ export const GET = route(async () => {
   if (cached?.url !== url) cached = { url, body: openApiDocument({ serverUrl: url }) };
   return json(cached.body, 200, { "cache-control": "public, max-age=300" });
 });
+
+/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
+export { noSuchEndpoint as POST, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };

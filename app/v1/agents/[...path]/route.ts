@@ -1,5 +1,5 @@
 import { humanReader } from "@/lib/http/callers";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { presenceAccountParam, presenceForHuman, presencePathAgentId } from "@/lib/presence/read";
 import { HubError } from "@/lib/protocol/errors";
 
@@ -18,7 +18,4 @@ export const GET = route(async ({ req, url }) => {
 });
 
 /** Any other verb under /v1/agents: the §8.5 envelope rather than an HTML page. */
-const unknown = route(async () => {
-  throw new HubError("not_found", "no such endpoint");
-});
-export { unknown as POST, unknown as PUT, unknown as PATCH, unknown as DELETE };
+export { noSuchEndpoint as POST, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };

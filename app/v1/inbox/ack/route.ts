@@ -1,6 +1,6 @@
 import { agentCaller } from "@/lib/http/callers";
 import { refuseSessionParam } from "@/lib/http/drain-query";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { ackMailbox } from "@/lib/mailbox/ack";
 
 export const dynamic = "force-dynamic";
@@ -12,3 +12,6 @@ export const POST = route(async ({ req, url, body }) => {
   const payload = await body();
   return json(await ackMailbox(principal, payload));
 });
+
+/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
+export { noSuchEndpoint as GET, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };

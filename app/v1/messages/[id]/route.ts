@@ -1,5 +1,5 @@
 import { agentCaller } from "@/lib/http/callers";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { parsePollQuery } from "@/lib/http/poll-query";
 import { readMessage } from "@/lib/messages/read";
 
@@ -13,3 +13,6 @@ export const GET = route(async ({ req, url, params }) => {
   if (result.notModified) return new Response(null, { status: 304, headers: { "cache-control": "no-store" } });
   return json(result.body);
 });
+
+/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
+export { noSuchEndpoint as POST, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };

@@ -1,5 +1,5 @@
 import { agentCaller } from "@/lib/http/callers";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { cancelMessage } from "@/lib/messages/cancel";
 
 export const dynamic = "force-dynamic";
@@ -10,3 +10,6 @@ export const POST = route(async ({ req, params, optionalBody }) => {
   await optionalBody();
   return json(await cancelMessage(principal, params.id ?? ""));
 });
+
+/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
+export { noSuchEndpoint as GET, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };

@@ -1,5 +1,5 @@
 import { resolverCaller } from "@/lib/http/callers";
-import { json, route } from "@/lib/http/handler";
+import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { resolveMessage } from "@/lib/messages/resolve";
 import { HubError } from "@/lib/protocol/errors";
 
@@ -13,3 +13,6 @@ export const POST = route(async ({ req, url, params, body }) => {
   const payload = await body();
   return json(await resolveMessage(resolver, params.id ?? "", payload, { channel: "api" }));
 });
+
+/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
+export { noSuchEndpoint as GET, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };
