@@ -34,7 +34,7 @@ if (!Number.isInteger(seed) || !Number.isInteger(runs) || runs < 1 || !Number.is
 async function main(): Promise<number> {
   const database = await createTestDatabase();
   await useDatabase(database.url);
-  const logFile = join(logDir(), "fuzz-web.log");
+  const logFile = join(logDir(), `fuzz-web-${seed}-${Date.now()}.log`);
   const web = await startWeb(database.url, FUZZ_HUB_ENV, logFile);
   try {
     const context = await fuzzContext(web.url, await provisionFuzzAccounts());

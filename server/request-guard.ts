@@ -3,15 +3,16 @@
  * Next sees them (all found by the fuzzer, #19):
  * - a request head Node's parser refuses (a bad request line, a header with control characters, a
  *   head over the size limit, a bad chunk) — Node's default answer is a bare `400` without a body;
- * - a request-target that is not an origin-form path (`*`, an absolute URL), that has a `%` not
- *   followed by two hex digits, or that decodes to a NUL or other control character — Next would
- *   answer those with an HTML error page or a 500;
+ * - a request-target that is not an origin-form path (`*`, an absolute URL, `//host`), that has a
+ *   `%` not followed by two hex digits, that decodes to a NUL or other control character, or whose
+ *   path has a `.` or `..` segment (raw or `%2e`-encoded) — Next would answer those with an HTML
+ *   error page, a 500, or the page of another path;
  * - a method no route serves (TRACE, CONNECT, WebDAV verbs, …).
  * Each is `400 validation_error`, except an unserved method, which is `404 not_found` like every
  * other verb a route does not implement (lib/http/handler.ts `noSuchEndpoint`). §8.5 has no 405
  * or 431, so neither is used.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { HubError } from "../lib/protocol/errors";
 
@@ -42,6 +43,9 @@ export function targetProblem(target: string): string | null {
     return "the request-target's path is not UTF-8 once decoded";
   }
   if (/[\u0000-\u001f\u007f]/.test(decoded)) return "the request-target's path decodes to a control character";
+  // A browser removes dot segments before it sends; a path that still has one (raw or encoded)
+  // would name another route than the one it appears to be under.
+  if (path.split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg))) return "the request-target's path has a dot segment";
   return null;
 }
 
@@ -76,4 +80,66 @@ export function answerUnparseable(socket: Duplex, message = "malformed HTTP requ
 export function clientErrorMessage(err: NodeJS.ErrnoException): string {
   if (err.code === "HPE_HEADER_OVERFLOW") return "the request head is too large";
   return "malformed HTTP request";
+}
+
+/** Next's default Server Action body limit (next.config.ts sets none): a bigger form fails there anyway. */
+const FORM_ACTION_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A multipart POST to a page is a Server Action form (the admin forms post one before hydration,
+ * without JavaScript); Next decodes the body inside its action handler and answers a malformed one
+ * with a 500 (found by the fuzzer, #19). Such a body is read here first, at most 1 MiB, checked to
+ * be multipart form data, and handed to Next as a replay of the same request; a malformed or
+ * oversized one is `400 validation_error`. The protocol and API routes read their own bodies.
+ */
+export function isPageFormPost(req: IncomingMessage): boolean {
+  const type = String(req.headers["content-type"] ?? "").toLowerCase();
+  const path = (req.url ?? "").split("?")[0] as string;
+  return (
+    req.method === "POST" && type.startsWith("multipart/form-data") && !/^\/(v1|api|\.well-known)(\/|$)/.test(path)
+  );
+}
+
+/** The request to hand Next (a replay carrying the checked body), or null when answered here. */
+export async function screenPageFormPost(req: IncomingMessage, res: ServerResponse): Promise<IncomingMessage | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let problem: string | null = null;
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > FORM_ACTION_MAX_BYTES) {
+        problem = "the form body is over 1 MiB";
+        break;
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch {
+    problem = "the request body ended before it was complete";
+  }
+  const body = Buffer.concat(chunks);
+  if (!problem) {
+    try {
+      await new Response(body, { headers: { "content-type": String(req.headers["content-type"]) } }).formData();
+    } catch {
+      problem = "the form body is not multipart form data";
+    }
+  }
+  if (problem) {
+    const { head, body: envelope } = envelopeBytes(new HubError("validation_error", problem));
+    res.writeHead(400, { ...head, connection: "close" }).end(envelope);
+    return null;
+  }
+  const replay = new IncomingMessage(req.socket);
+  replay.method = req.method;
+  replay.url = req.url;
+  replay.headers = req.headers;
+  replay.rawHeaders = req.rawHeaders;
+  replay.httpVersion = req.httpVersion;
+  replay.httpVersionMajor = req.httpVersionMajor;
+  replay.httpVersionMinor = req.httpVersionMinor;
+  replay.complete = true;
+  replay.push(body);
+  replay.push(null);
+  return replay;
 }

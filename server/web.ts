@@ -18,7 +18,13 @@ import { terminalWaiters } from "../lib/messages/waiters";
 import { ensureSigningKey } from "../lib/keys/signing-keys";
 import { screenForwarded } from "./forwarded";
 import { applyPageHeaders } from "./page-headers";
-import { admitRequestHead, answerUnparseable, clientErrorMessage } from "./request-guard";
+import {
+  admitRequestHead,
+  answerUnparseable,
+  clientErrorMessage,
+  isPageFormPost,
+  screenPageFormPost,
+} from "./request-guard";
 import { admitRequest, DEV_MODE_WARNING, transportMode } from "./transport";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
@@ -45,7 +51,14 @@ async function main(): Promise<void> {
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     screenForwarded(req, proxies);
     applyPageHeaders(req, res, httpsOnly);
-    if (admitRequest(mode, req, res) && admitRequestHead(req, res)) void handle(req, res);
+    if (!admitRequest(mode, req, res) || !admitRequestHead(req, res)) return;
+    if (!isPageFormPost(req)) {
+      void handle(req, res);
+      return;
+    }
+    void screenPageFormPost(req, res).then((checked) => {
+      if (checked) void handle(checked, res);
+    });
   };
   const tls = () => ({ cert: readFileSync(e.TLS_CERT_FILE as string), key: readFileSync(e.TLS_KEY_FILE as string) });
   const server = mode === "tls" ? https.createServer(tls(), onRequest) : http.createServer(onRequest);

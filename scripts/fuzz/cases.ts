@@ -114,6 +114,17 @@ function encodeLoosely(s: string): string {
   });
 }
 
+/** encodeURIComponent, with a lone surrogate sent as its (invalid) UTF-8 bytes instead of throwing. */
+function encodeStrictly(s: string): string {
+  return Array.from(s, (c) => {
+    try {
+      return encodeURIComponent(c);
+    } catch {
+      return "%ED%A0%80";
+    }
+  }).join("");
+}
+
 const jsonLeaf: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null),
   fc.boolean(),
@@ -258,10 +269,23 @@ const VERSIONS = ["0.2", "0.3", "0.4", "0.5", "0.6"];
 
 function envelopeBase(ctx: FuzzContext): fc.Arbitrary<unknown> {
   const requests = [
-    { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }] },
+    {
+      mode: "select",
+      options: [
+        { value: "ship", label: "Ship" },
+        { value: "hold", label: "Hold" },
+      ],
+    },
     { mode: "confirm" },
     { mode: "input", input: { kind: "text" } },
-    { mode: "select", multiple: true, options: [{ value: "a", label: "A" }, { value: "b", label: "B" }] },
+    {
+      mode: "select",
+      multiple: true,
+      options: [
+        { value: "a", label: "A" },
+        { value: "b", label: "B" },
+      ],
+    },
   ];
   return fc
     .record({
@@ -332,7 +356,7 @@ const queryArb: fc.Arbitrary<string> = fc
     if (pairs.length === 0) return "";
     const parts = pairs.map(([k, v, enc]) => {
       const value = k === "wait" && isLongWait(v) ? `${v}x` : v;
-      return enc ? `${encodeURIComponent(k)}=${encodeLoosely(value)}` : `${encodeLoosely(k)}=${encodeLoosely(value)}`;
+      return enc ? `${encodeStrictly(k)}=${encodeStrictly(value)}` : `${encodeLoosely(k)}=${encodeLoosely(value)}`;
     });
     return `?${parts.join("&")}`;
   });
@@ -368,11 +392,13 @@ function authArb(ctx: FuzzContext): fc.Arbitrary<Array<[string, string]>> {
           fc.constantFrom("__Secure-next-auth.session-token", "next-auth.session-token", "next-auth.csrf-token"),
           fc.oneof(fc.constant(ctx.sessionToken), anyString.map(encodeCookieLoosely)),
         )
-        .map(([name, value]): Array<[string, string]> => [
-          ["cookie", `${name}=${value}`],
-          ["origin", ctx.publicUrl],
-          ["sec-fetch-site", "same-origin"],
-        ]),
+        .map(
+          ([name, value]): Array<[string, string]> => [
+            ["cookie", `${name}=${value}`],
+            ["origin", ctx.publicUrl],
+            ["sec-fetch-site", "same-origin"],
+          ],
+        ),
     },
   );
 }
@@ -447,8 +473,22 @@ function families(ctx: FuzzContext): Array<{ weight: number; arbitrary: fc.Arbit
   const get = (family: string, target: fc.Arbitrary<string>) =>
     fc.record({ family: fc.constant(family), method: fc.constant("GET"), target });
   return [
-    { weight: 14, arbitrary: json("submit", "POST", queryArb.map((q) => `/v1/messages${q}`), bodyArb(envelopeBase(ctx))) },
-    { weight: 8, arbitrary: get("pull", fc.tuple(msg, queryArb).map(([id, q]) => `/v1/messages/${id}${q}`)) },
+    {
+      weight: 14,
+      arbitrary: json(
+        "submit",
+        "POST",
+        queryArb.map((q) => `/v1/messages${q}`),
+        bodyArb(envelopeBase(ctx)),
+      ),
+    },
+    {
+      weight: 8,
+      arbitrary: get(
+        "pull",
+        fc.tuple(msg, queryArb).map(([id, q]) => `/v1/messages/${id}${q}`),
+      ),
+    },
     {
       weight: 8,
       arbitrary: json(
@@ -476,20 +516,30 @@ function families(ctx: FuzzContext): Array<{ weight: number; arbitrary: fc.Arbit
         bodyArb(fc.constantFrom({}, { note: "seen" }, { state: "seen" })),
       ),
     },
-    { weight: 6, arbitrary: get("drain", queryArb.map((q) => `/v1/inbox${q}`)) },
+    {
+      weight: 6,
+      arbitrary: get(
+        "drain",
+        queryArb.map((q) => `/v1/inbox${q}`),
+      ),
+    },
     {
       weight: 5,
       arbitrary: json(
         "inbox-ack",
         "POST",
         fc.constant("/v1/inbox/ack"),
-        bodyArb(
-          fc.constantFrom(...ctx.directiveIds).map((id) => ({ ids: [id], note: "on it" })),
-        ),
+        bodyArb(fc.constantFrom(...ctx.directiveIds).map((id) => ({ ids: [id], note: "on it" }))),
       ),
     },
     { weight: 6, arbitrary: json("directive", "POST", fc.constant("/v1/directives"), bodyArb(directiveBase(ctx))) },
-    { weight: 4, arbitrary: get("directive-read", fc.tuple(dir, queryArb).map(([id, q]) => `/v1/directives/${id}${q}`)) },
+    {
+      weight: 4,
+      arbitrary: get(
+        "directive-read",
+        fc.tuple(dir, queryArb).map(([id, q]) => `/v1/directives/${id}${q}`),
+      ),
+    },
     {
       weight: 4,
       arbitrary: get(
@@ -508,7 +558,12 @@ function families(ctx: FuzzContext): Array<{ weight: number; arbitrary: fc.Arbit
         "discovery",
         fc
           .tuple(
-            fc.constantFrom("/.well-known/ma2h", "/.well-known/ma2h-keys", "/.well-known/ma2h-capability", "/v1/openapi.json"),
+            fc.constantFrom(
+              "/.well-known/ma2h",
+              "/.well-known/ma2h-keys",
+              "/.well-known/ma2h-capability",
+              "/v1/openapi.json",
+            ),
             queryArb,
           )
           .map(([p, q]) => p + q),
@@ -658,7 +713,12 @@ function hangUpArb(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
   const key = ctx.agentKeys[ctx.agentIds[0] as string] as string;
   return fc
     .record({
-      target: fc.constantFrom("/v1/messages", `/v1/messages/${ctx.messageIds[0]}/resolve`, "/v1/inbox/ack", "/v1/directives"),
+      target: fc.constantFrom(
+        "/v1/messages",
+        `/v1/messages/${ctx.messageIds[0]}/resolve`,
+        "/v1/inbox/ack",
+        "/v1/directives",
+      ),
       body: bodyArb(envelopeBase(ctx)),
     })
     .map(({ target, body }) => ({
@@ -688,13 +748,18 @@ export function fuzzCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
       if (built.body !== undefined) headers.push(["content-type", contentType ?? "application/json"]);
       return { ...built, headers };
     });
-  return fc.oneof({ weight: 18, arbitrary: withHeaders }, { weight: 1, arbitrary: rawHeadArb(ctx) }, { weight: 1, arbitrary: hangUpArb(ctx) });
+  return fc.oneof(
+    { weight: 18, arbitrary: withHeaders },
+    { weight: 1, arbitrary: rawHeadArb(ctx) },
+    { weight: 1, arbitrary: hangUpArb(ctx) },
+  );
 }
 
 /** The bytes of a case on the wire. */
 export function requestBytes(c: FuzzCase, host: string): { bytes: Buffer; halfClose: boolean } {
   const body = Buffer.from(c.body ?? "", "utf8");
-  if (c.rawHead !== undefined) return { bytes: Buffer.concat([Buffer.from(c.rawHead, "latin1"), body]), halfClose: false };
+  if (c.rawHead !== undefined)
+    return { bytes: Buffer.concat([Buffer.from(c.rawHead, "latin1"), body]), halfClose: false };
   const lines = [`${c.method} ${c.target} HTTP/1.1`, `Host: ${host}`];
   for (const [name, value] of c.headers) lines.push(`${name}: ${value}`);
   if (c.body !== undefined) lines.push(`Content-Length: ${body.length}`);
@@ -708,9 +773,11 @@ export function requestBytes(c: FuzzCase, host: string): { bytes: Buffer; halfCl
 export function describeCase(c: FuzzCase): string {
   // Credentials are shortened to their prefix: a report is pasted into issues and logs.
   const short = (s: string, n: number) =>
-    (s.length > n ? `${s.slice(0, n)}…(${s.length})` : s).replace(/(ma2h_(?:key|pat)_[A-Za-z0-9]{4})[A-Za-z0-9_-]+/g, "$1…")
+    (s.length > n ? `${s.slice(0, n)}…(${s.length})` : s)
+      .replace(/(ma2h_(?:key|pat)_[A-Za-z0-9]{4})[A-Za-z0-9_-]+/g, "$1…")
       .replace(/(session-token=[^;\s]{4})[^;\s]{8,}/g, "$1…");
-  const head = c.rawHead !== undefined ? `raw ${JSON.stringify(short(c.rawHead, 300))}` : `${c.method} ${short(c.target, 200)}`;
+  const head =
+    c.rawHead !== undefined ? `raw ${JSON.stringify(short(c.rawHead, 300))}` : `${c.method} ${short(c.target, 200)}`;
   const headers = c.headers.map(([k, v]) => `${k}: ${short(v, 60)}`).join("; ");
   return `[${c.family}] ${head}${headers ? ` {${headers}}` : ""}${c.body !== undefined ? ` body ${JSON.stringify(short(c.body, 300))}` : ""}${c.hangUp ? " (hang-up)" : ""}`;
 }

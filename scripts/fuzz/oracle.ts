@@ -50,7 +50,8 @@ export function judge(
   if (response.status >= 500) return `status ${response.status}`;
   if (response.status >= 400 && isProtocolTarget(target) && how.method !== "HEAD") {
     const problem = envelopeProblem(response);
-    if (problem) return `${response.status} under ${target.split("?")[0]?.slice(0, 60)} is not a §8.5 envelope: ${problem}`;
+    if (problem)
+      return `${response.status} under ${target.split("?")[0]?.slice(0, 60)} is not a §8.5 envelope: ${problem}`;
   }
   return null;
 }

@@ -11,8 +11,18 @@ import { provisionAccount } from "../../test/support/provision";
 import { createWebSession, userByEmail } from "../../lib/principals/web-sessions";
 import type { FuzzContext } from "./cases";
 
-/** The Hub's own limits would turn most of a long run into 429s: raised out of the way. */
-export const FUZZ_HUB_ENV = { MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "1000000000" };
+/**
+ * The fuzzed web process's environment. The Hub's own limits would turn most of a long run into
+ * 429s: raised out of the way. Its V8 heap is capped at 256 MiB: uncapped, V8 on a machine with
+ * free memory grows the heap by hundreds of MiB before it collects the garbage of big bodies, which
+ * measures V8's laziness, not the Hub. Capped, a leak still shows — as RSS growth, or as an
+ * out-of-memory exit that fails the run (docs/decisions.md).
+ */
+export const FUZZ_HUB_ENV = {
+  MA2H_RATE_LIMIT_PER_MINUTE: "1000000000",
+  MA2H_INBOX_DEPTH: "1000000000",
+  NODE_OPTIONS: "--max-old-space-size=256",
+};
 
 export const FUZZ_ACCOUNTS = {
   fuzz: { agents: ["fuzz/alpha", "fuzz/beta"], humans: [{ handle: "olive", role: "owner" as const }] },

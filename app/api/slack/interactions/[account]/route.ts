@@ -4,15 +4,15 @@
  * lib/slack/interactions.ts, which verifies before it parses; Slack gets `200` with an empty body.
  */
 import { limits } from "@/lib/env";
+import { readBodyBytes } from "@/lib/http/body";
 import { route } from "@/lib/http/handler";
-import { readCappedBody } from "@/lib/protocol/capped-body";
 import { HubError } from "@/lib/protocol/errors";
 import { handleInteraction } from "@/lib/notifications/slack/interactions";
 
 export const dynamic = "force-dynamic";
 
 export const POST = route(async ({ req, params }) => {
-  const bytes = await readCappedBody(req, limits().maxBodyBytes);
+  const bytes = await readBodyBytes(req, limits().maxBodyBytes);
   if (bytes === null) throw new HubError("invalid_field", "request body exceeds max_body_bytes");
   await handleInteraction(params.account ?? "", {
     timestamp: req.headers.get("x-slack-request-timestamp"),
