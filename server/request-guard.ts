@@ -7,7 +7,8 @@
  *   `%` not followed by two hex digits, that decodes to a NUL or other control character, or whose
  *   path has a `.` or `..` segment (raw or `%2e`-encoded) — Next would answer those with an HTML
  *   error page, a 500, or the page of another path;
- * - a method no route serves (TRACE, CONNECT, WebDAV verbs, …).
+ * - a method no route serves (TRACE, CONNECT, WebDAV verbs, …);
+ * - a Server Action request Next would answer with a 500 (see `serverActionProblem`).
  * Each is `400 validation_error`, except an unserved method, which is `404 not_found` like every
  * other verb a route does not implement (lib/http/handler.ts `noSuchEndpoint`). §8.5 has no 405
  * or 431, so neither is used.
@@ -42,10 +43,49 @@ export function targetProblem(target: string): string | null {
   } catch {
     return "the request-target's path is not UTF-8 once decoded";
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   if (/[\u0000-\u001f\u007f]/.test(decoded)) return "the request-target's path decodes to a control character";
   // A browser removes dot segments before it sends; a path that still has one (raw or encoded)
   // would name another route than the one it appears to be under.
   if (path.split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg))) return "the request-target's path has a dot segment";
+  return null;
+}
+
+const NOT_A_PAGE = /^\/(v1|api|\.well-known)(\/|$)/;
+
+/** Next's Server Action ids: 42 hex digits (next/dist/shared/lib/server-reference-info). */
+const SERVER_ACTION_ID = /^[0-9a-f]{42}$/i;
+
+/**
+ * A POST Next would take for a Server Action — a `Next-Action` header, or a multipart body — to a
+ * page. Next throws (a 500) on an action id of the wrong shape and on an `Origin` that is not a URL,
+ * and answers a cross-site action with a deliberate 500. The same checks here, first: a malformed
+ * id or origin is `400`; an origin whose host is not the request's (`X-Forwarded-Host` from a
+ * trusted proxy, else `Host`, as Next compares) is `403 not_authorized` (found by the fuzzer, #19).
+ */
+export function serverActionProblem(req: IncomingMessage): HubError | null {
+  const path = (req.url ?? "").split("?")[0] as string;
+  if (req.method !== "POST" || NOT_A_PAGE.test(path)) return null;
+  const actionId = req.headers["next-action"];
+  const multipart = String(req.headers["content-type"] ?? "").startsWith("multipart/form-data");
+  if (actionId === undefined && !multipart) return null;
+  if (actionId !== undefined && !SERVER_ACTION_ID.test(String(actionId)))
+    return new HubError("validation_error", "malformed Server Action id");
+  const origin = req.headers.origin;
+  if (origin === undefined) return null; // Next lets a request without Origin through, as a browser never sends one cross-site
+  // A sandboxed or privacy-stripped context sends `null`: cross-site by definition.
+  if (origin === "null") return new HubError("not_authorized", "cross-site request refused");
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    return new HubError("validation_error", "the Origin header is not a URL");
+  }
+  const forwarded = String(req.headers["x-forwarded-host"] ?? "")
+    .split(",")[0]
+    ?.trim();
+  const host = forwarded || req.headers.host;
+  if (originHost === "" || originHost !== host) return new HubError("not_authorized", "cross-site request refused");
   return null;
 }
 
@@ -56,6 +96,7 @@ export function admitRequestHead(req: IncomingMessage, res: ServerResponse): boo
   else {
     const problem = targetProblem(req.url ?? "");
     if (problem) err = new HubError("validation_error", problem);
+    else err = serverActionProblem(req);
   }
   if (!err) return true;
   const { head, body } = envelopeBytes(err);
@@ -95,9 +136,7 @@ const FORM_ACTION_MAX_BYTES = 1024 * 1024;
 export function isPageFormPost(req: IncomingMessage): boolean {
   const type = String(req.headers["content-type"] ?? "").toLowerCase();
   const path = (req.url ?? "").split("?")[0] as string;
-  return (
-    req.method === "POST" && type.startsWith("multipart/form-data") && !/^\/(v1|api|\.well-known)(\/|$)/.test(path)
-  );
+  return req.method === "POST" && type.startsWith("multipart/form-data") && !NOT_A_PAGE.test(path);
 }
 
 /** The request to hand Next (a replay carrying the checked body), or null when answered here. */

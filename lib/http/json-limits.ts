@@ -32,7 +32,7 @@ export function assertStorableJson(value: unknown): void {
     } else if (typeof v === "number") {
       if (!Number.isFinite(v)) throw new HubError("validation_error", `the number at ${at} is out of range`);
     } else if (Array.isArray(v)) {
-      v.forEach((item, i) => stack.push({ v: item, depth: depth + 1, at: `${at}[${i}]` }));
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], depth: depth + 1, at: `${at}[${i}]` });
     } else if (v !== null && typeof v === "object") {
       for (const [k, item] of Object.entries(v)) {
         const problem = stringProblem(k);
