@@ -4,14 +4,14 @@
  * - a request head Node's parser refuses (a bad request line, a header with control characters, a
  *   head over the size limit, a bad chunk) — Node's default answer is a bare `400` without a body;
  * - a request-target that is not an origin-form path (`*`, an absolute URL, `//host`), that has a
- *   `%` not followed by two hex digits, that decodes to a NUL or other control character, or whose
- *   path has a `.` or `..` segment (raw or `%2e`-encoded) — Next would answer those with an HTML
- *   error page, a 500, or the page of another path;
+ *   `%` not followed by two hex digits, whose path decodes to a control character or has a `.` or
+ *   `..` segment (raw or `%2e`), or whose query has a `%00` — Next would answer those with an HTML
+ *   error page, a 500 (PostgreSQL refuses a NUL), or the page of another path;
  * - a method no route serves (TRACE, CONNECT, WebDAV verbs, …);
  * - a Server Action request Next would answer with a 500 (see `serverActionProblem`).
  * Each is `400 validation_error`, except an unserved method, which is `404 not_found` like every
- * other verb a route does not implement (lib/http/handler.ts `noSuchEndpoint`). §8.5 has no 405
- * or 431, so neither is used.
+ * other verb a route does not implement (lib/http/handler.ts `noSuchEndpoint`), and a cross-site
+ * Server Action, `403 not_authorized`. §8.5 has no 405 or 431, so neither is used.
  */
 import { IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
@@ -45,13 +45,20 @@ export function targetProblem(target: string): string | null {
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   if (/[\u0000-\u001f\u007f]/.test(decoded)) return "the request-target's path decodes to a control character";
+  // PostgreSQL cannot hold a NUL, and no query parameter of the Hub means one.
+  if (/%00/.test(target.slice(path.length))) return "the query string has a NUL character";
   // A browser removes dot segments before it sends; a path that still has one (raw or encoded)
   // would name another route than the one it appears to be under.
   if (path.split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg))) return "the request-target's path has a dot segment";
   return null;
 }
 
-const NOT_A_PAGE = /^\/(v1|api|\.well-known)(\/|$)/;
+/**
+ * The trees served by route handlers alone (their catch-alls answer any other path). Under `/api`
+ * a path with no route handler is Next's not-found *page*, which takes Server Actions like any
+ * page, so `/api` is screened too (found by the fuzzer).
+ */
+const NOT_A_PAGE = /^\/(v1|\.well-known)(\/|$)/;
 
 /** Next's Server Action ids: 42 hex digits (next/dist/shared/lib/server-reference-info). */
 const SERVER_ACTION_ID = /^[0-9a-f]{42}$/i;
@@ -131,7 +138,7 @@ const FORM_ACTION_MAX_BYTES = 1024 * 1024;
  * without JavaScript); Next decodes the body inside its action handler and answers a malformed one
  * with a 500 (found by the fuzzer, #19). Such a body is read here first, at most 1 MiB, checked to
  * be multipart form data, and handed to Next as a replay of the same request; a malformed or
- * oversized one is `400 validation_error`. The protocol and API routes read their own bodies.
+ * oversized one is `400 validation_error`. The protocol routes read their own bodies.
  */
 export function isPageFormPost(req: IncomingMessage): boolean {
   const type = String(req.headers["content-type"] ?? "").toLowerCase();

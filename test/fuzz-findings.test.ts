@@ -81,6 +81,7 @@ describe("fuzz findings (#19)", () => {
       "/v1/messages/%",
       "/v1/messages/%00",
       "/v1/messages/%ED%A0%80",
+      "/v1/agents/acme%2Ffuzzed/presence?account=%00",
       "/v1/inbox/../messages",
       "/v1/%2e%2e/inbox",
       "/v1/messages/msg_x/./ack",
@@ -136,6 +137,14 @@ describe("fuzz findings (#19)", () => {
       "{}",
     );
     expectEnvelope(form, 400, "validation_error");
+    // Under /api, a path with no route handler is the not-found page, which takes actions too.
+    const apiForm = await request(
+      "POST",
+      "/api/slack/interactions",
+      ["Content-Type: multipart/form-data; boundary=x", "Content-Length: 2"],
+      "{}",
+    );
+    expectEnvelope(apiForm, 400, "validation_error");
     // A well-formed multipart post still reaches Next (replayed), which answers it as it would.
     const ok = '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n';
     const replayed = await request(

@@ -777,7 +777,7 @@ export function describeCase(c: FuzzCase): string {
   // Credentials are shortened to their prefix: a report is pasted into issues and logs.
   const short = (s: string, n: number) =>
     (s.length > n ? `${s.slice(0, n)}…(${s.length})` : s)
-      .replace(/(ma2h_(?:key|pat)_[A-Za-z0-9]{4})[A-Za-z0-9_-]+/g, "$1…")
+      .replace(/(ma2h_(?:key|pat)_[A-Za-z0-9_-]{4})[A-Za-z0-9_-]+/g, "$1…")
       .replace(/(session-token=[^;\s]{4})[^;\s]{8,}/g, "$1…");
   const head =
     c.rawHead !== undefined ? `raw ${JSON.stringify(short(c.rawHead, 300))}` : `${c.method} ${short(c.target, 200)}`;
