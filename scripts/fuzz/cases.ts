@@ -363,10 +363,19 @@ const queryArb: fc.Arbitrary<string> = fc
     return `?${parts.join("&")}`;
   });
 
-function authArb(ctx: FuzzContext): fc.Arbitrary<Array<[string, string]>> {
+/** The families whose routes are for people (an operator's token), not agents. */
+const HUMAN_FAMILIES = new Set(["directive", "directive-read", "presence"]);
+
+/**
+ * The credential of a case: mostly the right one for its route (an agent key, or for the human
+ * routes the operator's token), so most cases get past authentication into the domain code; the
+ * rest the wrong kind, another account's, none, malformed ones, or a session cookie.
+ */
+function authArb(ctx: FuzzContext): fc.Arbitrary<Array<[string, string]> | "own"> {
   const key = ctx.agentKeys[ctx.agentIds[0] as string] as string;
   return fc.oneof(
-    { weight: 5, arbitrary: fc.constant<Array<[string, string]>>([["authorization", `Bearer ${key}`]]) },
+    { weight: 12, arbitrary: fc.constant("own" as const) },
+    { weight: 2, arbitrary: fc.constant<Array<[string, string]>>([["authorization", `Bearer ${key}`]]) },
     { weight: 3, arbitrary: fc.constant<Array<[string, string]>>([["authorization", `Bearer ${ctx.humanToken}`]]) },
     { weight: 1, arbitrary: fc.constant<Array<[string, string]>>([["authorization", `Bearer ${ctx.foreignKey}`]]) },
     { weight: 1, arbitrary: fc.constant<Array<[string, string]>>([]) },
@@ -737,17 +746,34 @@ function hangUpArb(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
     }));
 }
 
+/** The `agent.id` of a body that still parses as an envelope (its agent's own key is the right credential). */
+function envelopeAgent(body: string | undefined): string {
+  try {
+    return String((JSON.parse(body ?? "") as { agent?: { id?: unknown } })?.agent?.id ?? "");
+  } catch {
+    return "";
+  }
+}
+
 /** Every fuzz case: the route families with generated headers, raw heads and hang-ups. */
 export function fuzzCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
   const withHeaders = fc
     .tuple(
       fc.oneof(...families(ctx)),
       authArb(ctx),
-      fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined, freq: 5 }),
+      // Mostly the JSON the routes want; sometimes another type.
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+      ),
       extraHeaders,
     )
     .map(([built, auth, contentType, extra]): FuzzCase => {
-      const headers: Array<[string, string]> = [...auth, ...extra];
+      const own = HUMAN_FAMILIES.has(built.family)
+        ? ctx.humanToken
+        : (ctx.agentKeys[envelopeAgent(built.body)] ?? ctx.agentKeys[ctx.agentIds[0] as string]);
+      const credential: Array<[string, string]> = auth === "own" ? [["authorization", `Bearer ${own}`]] : auth;
+      const headers: Array<[string, string]> = [...credential, ...extra];
       if (built.body !== undefined) headers.push(["content-type", contentType ?? "application/json"]);
       return { ...built, headers };
     });
