@@ -16,6 +16,7 @@
 import { IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { HubError } from "../lib/protocol/errors";
+import { actionReplyProblem } from "./action-reply";
 
 /** The verbs some route of the Hub (the protocol, the pages, next-auth) serves. */
 const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -138,12 +139,15 @@ const FORM_ACTION_MAX_BYTES = 1024 * 1024;
  * without JavaScript); Next decodes the body inside its action handler and answers a malformed one
  * with a 500 (found by the fuzzer, #19). Such a body is read here first, at most 1 MiB, checked to
  * be multipart form data, and handed to Next as a replay of the same request; a malformed or
- * oversized one is `400 validation_error`. The protocol routes read their own bodies.
+ * oversized one is `400 validation_error`. So is the body of a Server Action called from script
+ * (a `Next-Action` header) that React's decoder would choke on (./action-reply.ts). The protocol
+ * routes read their own bodies.
  */
 export function isPageFormPost(req: IncomingMessage): boolean {
   const type = String(req.headers["content-type"] ?? "").toLowerCase();
   const path = (req.url ?? "").split("?")[0] as string;
-  return req.method === "POST" && type.startsWith("multipart/form-data") && !NOT_A_PAGE.test(path);
+  const action = type.startsWith("multipart/form-data") || req.headers["next-action"] !== undefined;
+  return req.method === "POST" && action && !NOT_A_PAGE.test(path);
 }
 
 /** The request to hand Next (a replay carrying the checked body), or null when answered here. */
@@ -164,12 +168,22 @@ export async function screenPageFormPost(req: IncomingMessage, res: ServerRespon
     problem = "the request body ended before it was complete";
   }
   const body = Buffer.concat(chunks);
-  if (!problem) {
+  const type = String(req.headers["content-type"] ?? "");
+  const calledFromScript = req.headers["next-action"] !== undefined;
+  if (!problem && type.toLowerCase().startsWith("multipart/form-data")) {
     try {
-      await new Response(body, { headers: { "content-type": String(req.headers["content-type"]) } }).formData();
+      const form = await new Response(body, { headers: { "content-type": type } }).formData();
+      if (calledFromScript) {
+        const fields = new Map([...form.entries()]);
+        const root = fields.get("0");
+        problem =
+          typeof root === "string" ? actionReplyProblem(root, fields) : "the Server Action body has no root part";
+      }
     } catch {
       problem = "the form body is not multipart form data";
     }
+  } else if (!problem) {
+    problem = actionReplyProblem(body.toString("utf8"), null);
   }
   if (problem) {
     const { head, body: envelope } = envelopeBytes(new HubError("validation_error", problem));

@@ -4,11 +4,14 @@
  * Hub could not store, a client gone mid-body, and form posts Next answered with a 500. Every answer
  * is a §8.5 envelope and nothing is stored.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { envelopeProblem } from "../scripts/fuzz/oracle";
 import { type RawResponse, sendRaw } from "../scripts/fuzz/send";
 import { envelope } from "./support/envelope";
+import { repoRoot } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 
 const A = "acme/fuzzed";
@@ -28,7 +31,7 @@ async function raw(head: string, body = "", halfClose = false): Promise<RawRespo
 }
 const request = (method: string, target: string, headers: string[] = [], body = "") =>
   raw(
-    `${method} ${target} HTTP/1.1\r\n${["Host: 127.0.0.1", ...headers, "Connection: close"].join("\r\n")}\r\n\r\n`,
+    `${method} ${target} HTTP/1.1\r\n${[`Host: ${new URL(hub.url).host}`, ...headers, "Connection: close"].join("\r\n")}\r\n\r\n`,
     body,
   );
 
@@ -171,5 +174,40 @@ describe("fuzz findings (#19)", () => {
     const unknown = await post([`Next-Action: ${id}`, `Origin: ${hub.url}`]);
     expect(unknown.status).toBeGreaterThanOrEqual(400);
     expect(unknown.status).toBeLessThan(500);
+  });
+
+  it("a Server Action body React's decoder would choke on is 400 before Next: not JSON, a dangling part, a bad BigInt", async () => {
+    // A real action of this build and a page that serves it (Next's server-reference manifest).
+    const manifest = JSON.parse(readFileSync(join(repoRoot, ".next/server/server-reference-manifest.json"), "utf8"));
+    const [id] = Object.entries<{ workers: Record<string, unknown> }>(manifest.node).find(([, e]) =>
+      Object.keys(e.workers).includes("app/settings/tokens/page"),
+    ) as [string, unknown];
+    const call = (body: string, type = "text/plain;charset=UTF-8") =>
+      request(
+        "POST",
+        "/settings/tokens",
+        [
+          `Next-Action: ${id}`,
+          `Origin: ${hub.url}`,
+          `Content-Type: ${type}`,
+          `Content-Length: ${Buffer.byteLength(body)}`,
+        ],
+        body,
+      );
+    for (const body of ["garbage", '["$Q1"]', '["$@1"]', '[{"a":"$2"}]', '["$nabc"]', '["$zz"]'])
+      expectEnvelope(await call(body), 400, "validation_error");
+    const part = (name: string, value: string) =>
+      `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const multipart = "multipart/form-data; boundary=b";
+    expectEnvelope(await call(`${part("0", '["$@1"]')}--b--\r\n`, multipart), 400, "validation_error");
+    expectEnvelope(await call(`${part("1", "[]")}--b--\r\n`, multipart), 400, "validation_error");
+    // Well-formed bodies (no references, or references to parts that are there) reach the action.
+    for (const [body, type] of [
+      ['[null,"$D2026-12-05T00:00:00Z","$undefined","$$x"]', undefined],
+      [`${part("0", '[null,"$Q1"]')}${part("1", "[]")}--b--\r\n`, multipart],
+    ] as Array<[string, string | undefined]>) {
+      const res = await call(body, type);
+      expect(envelopeProblem(res), body).not.toBeNull(); // not answered by the guard
+    }
   });
 });
