@@ -7,50 +7,61 @@
  * or field `0`) must be JSON, and every reference in it, followed through the fields it names,
  * must name a field that exists. A string reference's second character says what it is (the
  * decoder in react-server-dom-webpack): the kinds below carry no field; the rest name one by hex
- * id. Null when the body can be handed to Next, else why not.
+ * id, and must come before the part that names it. The root must be a list (the arguments). Null
+ * when the body can be handed to Next, else why not.
  */
 
 /** `$$` escape, `$H`, `$T` temporary reference, `$I`nfinity, `$-0`, `$N`aN, `$u`ndefined, `$D`ate, `$K` form prefix. */
 const NO_FIELD = new Set(["$", "H", "T", "I", "-", "N", "u", "D", "K"]);
 /** Typed arrays and blobs: their field is bytes, not JSON. */
 const BINARY = new Set(["A", "O", "o", "U", "S", "s", "L", "l", "G", "g", "M", "m", "V", "B"]);
-const MAX_BIGINT_DIGITS = 300;
+/** React refuses a BigInt of more than 300 digits (and `BigInt()` anything but digits). */
+const BIGINT = /^\$n-?\d{1,300}$/;
 
 type Fields = Map<string, FormDataEntryValue> | null;
 
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 export function actionReplyProblem(root: string, fields: Fields): string | null {
+  const parsed = parseJson(root);
+  if (!parsed.ok) return "the Server Action body is not JSON";
+  // The root is the argument list: Next spreads it into the call (`apply`).
+  if (!Array.isArray(parsed.value)) return "the Server Action arguments are not a list";
+  // React's client writes a part before any part that refers to it; its decoder reads the body as it
+  // streams, and a reference to a part that comes later is "Invalid forward reference".
+  const order = new Map([...(fields?.keys() ?? [])].map((name, i) => [name, i]));
   const seen = new Set<string>();
-  const pending: string[] = [root];
-  while (pending.length) {
-    let value: unknown;
-    try {
-      value = JSON.parse(pending.pop() as string);
-    } catch {
-      return "the Server Action body is not JSON";
-    }
-    const stack: unknown[] = [value];
-    while (stack.length) {
-      const v = stack.pop();
-      if (Array.isArray(v)) stack.push(...v);
-      else if (v !== null && typeof v === "object") stack.push(...Object.values(v));
-      else if (typeof v === "string" && v.startsWith("$")) {
-        const kind = v[1] ?? "";
-        if (kind === "n") {
-          if (!new RegExp(`^\\$n-?\\d{1,${MAX_BIGINT_DIGITS}}$`).test(v))
-            return "a malformed BigInt in the Server Action body";
-          continue;
-        }
-        if (NO_FIELD.has(kind)) continue;
-        const id = /^[0-9a-f]$/i.test(kind) ? v.slice(1) : v.slice(2);
-        if (!/^[0-9a-f]{1,8}$/i.test(id)) return "a malformed reference in the Server Action body";
-        const name = String(Number.parseInt(id, 16));
-        const field = fields?.get(name);
-        if (field === undefined) return "the Server Action body refers to a part it does not have";
-        if (BINARY.has(kind) || seen.has(name)) continue;
-        if (typeof field !== "string") return "a Server Action part that should be JSON is a file";
-        seen.add(name);
-        pending.push(field);
+  const stack: Array<{ v: unknown; at: number }> = [{ v: parsed.value, at: order.get("0") ?? 0 }];
+  while (stack.length) {
+    const { v, at } = stack.pop() as { v: unknown; at: number };
+    if (Array.isArray(v)) for (const item of v) stack.push({ v: item, at });
+    else if (v !== null && typeof v === "object") for (const item of Object.values(v)) stack.push({ v: item, at });
+    else if (typeof v === "string" && v.startsWith("$")) {
+      const kind = v[1] ?? "";
+      if (kind === "n") {
+        if (!BIGINT.test(v)) return "a malformed BigInt in the Server Action body";
+        continue;
       }
+      if (NO_FIELD.has(kind)) continue;
+      const id = /^[0-9a-f]$/i.test(kind) ? v.slice(1) : v.slice(2);
+      if (!/^[0-9a-f]{1,8}$/i.test(id)) return "a malformed reference in the Server Action body";
+      const name = String(Number.parseInt(id, 16));
+      const field = fields?.get(name);
+      const where = order.get(name);
+      if (field === undefined || where === undefined) return "the Server Action body refers to a part it does not have";
+      if (where >= at) return "the Server Action body refers to a part that comes after it";
+      if (BINARY.has(kind) || seen.has(name)) continue;
+      if (typeof field !== "string") return "a Server Action part that should be JSON is a file";
+      seen.add(name);
+      const part = parseJson(field);
+      if (!part.ok) return "a Server Action part is not JSON";
+      stack.push({ v: part.value, at: where });
     }
   }
   return null;

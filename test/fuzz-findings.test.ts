@@ -201,10 +201,14 @@ describe("fuzz findings (#19)", () => {
     const multipart = "multipart/form-data; boundary=b";
     expectEnvelope(await call(`${part("0", '["$@1"]')}--b--\r\n`, multipart), 400, "validation_error");
     expectEnvelope(await call(`${part("1", "[]")}--b--\r\n`, multipart), 400, "validation_error");
+    // A part named before it is written: React's decoder calls it an invalid forward reference.
+    expectEnvelope(await call(`${part("0", '["$1"]')}${part("1", "[]")}--b--\r\n`, multipart), 400, "validation_error");
+    // Not an argument list (Next spreads the root into the call).
+    expectEnvelope(await call("0"), 400, "validation_error");
     // Well-formed bodies (no references, or references to parts that are there) reach the action.
     for (const [body, type] of [
       ['[null,"$D2026-12-05T00:00:00Z","$undefined","$$x"]', undefined],
-      [`${part("0", '[null,"$Q1"]')}${part("1", "[]")}--b--\r\n`, multipart],
+      [`${part("1", "[]")}${part("0", '[null,"$Q1"]')}--b--\r\n`, multipart],
     ] as Array<[string, string | undefined]>) {
       const res = await call(body, type);
       expect(envelopeProblem(res), body).not.toBeNull(); // not answered by the guard

@@ -67,6 +67,7 @@ describe("the fuzz cases (#19)", () => {
     messageIds: ["msg_a", "msg_b"],
     directiveIds: ["dir_a"],
     publicUrl: "http://127.0.0.1:1",
+    actions: [{ id: "7f".padEnd(42, "0"), path: "/inbox" }],
   };
 
   it("are reproducible from the seed, and differ between seeds", () => {
@@ -93,6 +94,7 @@ describe("the fuzz cases (#19)", () => {
         "pull",
         "raw-head",
         "resolve",
+        "server-action",
         "submit",
         "unknown-path",
         "wrong-method",

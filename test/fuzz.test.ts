@@ -46,6 +46,7 @@ describe("fuzzing the running Hub (#19)", () => {
       "raw-head",
       "hang-up",
       "page",
+      "server-action",
     ])
       expect(report.byFamily[family] ?? 0, family).toBeGreaterThan(20);
     for (const status of ["200", "202", "400", "401", "403", "404", "409", "422"])

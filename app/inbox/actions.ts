@@ -4,7 +4,7 @@
  * anything the browser claims about who they are) → the lib/ verb that the API uses too. The item's
  * account and the person's seat in it are checked by that verb (§9.1), per item.
  */
-import { answerAsHuman, bulkResolve, type BulkReport, type HumanAction } from "@/lib/inbox/answer";
+import { answerAsHuman, bulkResolve, type BulkReport, type HumanAction, humanActionFrom } from "@/lib/inbox/answer";
 import { personAction, Refused } from "@/lib/next/action";
 import type { ActionResult } from "@/lib/next/action-state";
 import type { ResolutionView } from "@/lib/inbox/view";
@@ -19,7 +19,7 @@ export async function resolveItem(id: string, action: HumanAction): Promise<Reso
   return personAction<Resolved, LostRace>(
     { signInReturnTo: `/inbox/${encodeURIComponent(id)}` },
     async ({ userId }) => {
-      const r = await answerAsHuman(userId, String(id), action);
+      const r = await answerAsHuman(userId, String(id), humanActionFrom(action));
       return r.ok ? r : { ok: false, error: r.message, code: r.code, conflict: r.conflict };
     },
   );

@@ -18,6 +18,29 @@ export type HumanAction =
   | { kind: "decline"; comment?: string }
   | { kind: "complete" | "dismiss"; comment?: string; checklist?: boolean[] };
 
+const ACTION_KINDS = new Set(["answer", "decline", "complete", "dismiss"]);
+
+/**
+ * A `HumanAction` from whatever a Server Action call carried: the inbox's own pages send one, but
+ * a crafted request can send anything, and a wrong shape is a refusal (`400`), never a 500 (#19).
+ */
+export function humanActionFrom(raw: unknown): HumanAction {
+  const bad = () => new HubError("validation_error", "not an inbox action");
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw bad();
+  const a = raw as Record<string, unknown>;
+  if (typeof a.kind !== "string" || !ACTION_KINDS.has(a.kind)) throw bad();
+  const optionalString = (v: unknown) => v === undefined || typeof v === "string";
+  if (!optionalString(a.value) || !optionalString(a.comment)) throw bad();
+  if (a.input !== undefined) {
+    if (a.input === null || typeof a.input !== "object" || Array.isArray(a.input)) throw bad();
+    for (const v of Object.values(a.input))
+      if (v !== undefined && typeof v !== "string" && typeof v !== "boolean") throw bad();
+  }
+  if (a.checklist !== undefined && !(Array.isArray(a.checklist) && a.checklist.every((t) => typeof t === "boolean")))
+    throw bad();
+  return a as HumanAction;
+}
+
 export type ActionResult =
   | { ok: true; status: string }
   | { ok: false; code: string; message: string; conflict?: ResolutionView & { status: string } };

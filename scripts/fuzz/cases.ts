@@ -23,6 +23,8 @@ export interface FuzzContext {
   messageIds: string[];
   directiveIds: string[];
   publicUrl: string;
+  /** The build's Server Actions and a page that serves each (from Next's server-reference manifest). */
+  actions: Array<{ id: string; path: string }>;
 }
 
 export interface FuzzCase {
@@ -613,6 +615,7 @@ function families(ctx: FuzzContext): Array<{ weight: number; arbitrary: fc.Arbit
         ),
       }),
     },
+    ...(ctx.actions.length ? [{ weight: 4, arbitrary: serverActionArb(ctx) }] : []),
     {
       weight: 5,
       arbitrary: fc.record({
@@ -653,6 +656,51 @@ function families(ctx: FuzzContext): Array<{ weight: number; arbitrary: fc.Arbit
       }),
     },
   ];
+}
+
+/** React reply encodings of Server Action arguments, valid and not (server/action-reply.ts). */
+const ACTION_REPLIES: unknown[] = [
+  [],
+  [null],
+  [null, "$K1"],
+  ["msg_x", { kind: "answer", value: "ship" }],
+  ["msg_x", { kind: "complete", checklist: [true] }],
+  [["msg_x"], "decline"],
+  ["$Q1"],
+  ["$@1"],
+  ["$1"],
+  ["$nabc"],
+  [`$n${"9".repeat(400)}`],
+  ["$D2026-12-05T00:00:00Z", "$undefined", "$-0", "$NaN", "$Infinity", "$$x"],
+  [{ a: "$W2" }],
+  ["$A1"],
+  ["$zz"],
+];
+
+/** A Server Action of the build called as a script would, with generated and mutated arguments. */
+function serverActionArb(ctx: FuzzContext): fc.Arbitrary<Built> {
+  return fc
+    .record({
+      action: fc.constantFrom(...ctx.actions),
+      root: bodyArb(fc.constantFrom(...ACTION_REPLIES)),
+      part: fc.option(bodyArb(fc.constantFrom(...ACTION_REPLIES)), { nil: undefined }),
+      multipart: fc.boolean(),
+      partLast: fc.boolean(),
+    })
+    .map(({ action, root, part, multipart, partLast }): Built => {
+      const headers: Array<[string, string]> = [
+        ["next-action", action.id],
+        ["origin", ctx.publicUrl],
+      ];
+      if (!multipart) return { family: "server-action", method: "POST", target: action.path, body: root, headers };
+      const field = (name: string, value: string) =>
+        `--fz\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+      // A referenced part first, as React's client writes them; `partLast` sends it after the root.
+      const extra = part === undefined ? "" : field("1", part);
+      const body = `${partLast ? "" : extra}${field("0", root)}${partLast ? extra : ""}--fz--\r\n`;
+      headers.push(["content-type", "multipart/form-data; boundary=fz"]);
+      return { family: "server-action", method: "POST", target: action.path, body, headers };
+    });
 }
 
 /** Request heads built by hand: what an HTTP library would refuse to send. */
@@ -773,8 +821,10 @@ export function fuzzCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
         ? ctx.humanToken
         : (ctx.agentKeys[envelopeAgent(built.body)] ?? ctx.agentKeys[ctx.agentIds[0] as string]);
       const credential: Array<[string, string]> = auth === "own" ? [["authorization", `Bearer ${own}`]] : auth;
-      const headers: Array<[string, string]> = [...credential, ...extra];
-      if (built.body !== undefined) headers.push(["content-type", contentType ?? "application/json"]);
+      const headers: Array<[string, string]> = [...credential, ...extra, ...(built.headers ?? [])];
+      const typed = headers.some(([name]) => name === "content-type");
+      const defaultType = built.family === "server-action" ? "text/plain;charset=UTF-8" : "application/json";
+      if (built.body !== undefined && !typed) headers.push(["content-type", contentType ?? defaultType]);
       return { ...built, headers };
     });
   return fc.oneof(

@@ -6,6 +6,9 @@
  * HTTP like any client's.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "../../test/support/hub";
 import { buildEnvelope, type Verb } from "../../test/support/envelope";
 import { provisionAccount } from "../../test/support/provision";
 import { createWebSession, userByEmail } from "../../lib/principals/web-sessions";
@@ -60,6 +63,23 @@ export async function provisionFuzzAccounts(): Promise<{
   };
 }
 
+/**
+ * The build's Server Actions, each with a page that serves it (one without a dynamic segment), from
+ * Next's server-reference manifest: a fuzz case can then name a real action, as a page's script does.
+ */
+export function buildActions(): Array<{ id: string; path: string }> {
+  const file = join(repoRoot, ".next/server/server-reference-manifest.json");
+  const manifest = JSON.parse(readFileSync(file, "utf8")) as {
+    node?: Record<string, { workers: Record<string, unknown> }>;
+  };
+  const out: Array<{ id: string; path: string }> = [];
+  for (const [id, entry] of Object.entries(manifest.node ?? {})) {
+    const page = Object.keys(entry.workers).find((w) => w.endsWith("/page") && !w.includes("["));
+    if (page) out.push({ id, path: page.replace(/^app/, "").replace(/\/page$/, "") || "/" });
+  }
+  return out;
+}
+
 /** Submits messages of every verb and authors directives, and returns the context of the run. */
 export async function fuzzContext(
   baseUrl: string,
@@ -89,5 +109,6 @@ export async function fuzzContext(
     messageIds,
     directiveIds,
     publicUrl: baseUrl,
+    actions: buildActions(),
   };
 }

@@ -9,6 +9,7 @@ import { revalidatePath } from "next/cache";
 import { authorDirective } from "@/lib/mailbox/author";
 import { seatAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
+import { field } from "@/lib/next/form";
 
 type Sent = { id: string; at: number };
 export type SendState = ActionState<Sent>;
@@ -16,28 +17,28 @@ export type SendState = ActionState<Sent>;
 const HOURS = /^\d{1,4}$/;
 
 export async function sendDirective(_prev: SendState, form: FormData): Promise<SendState> {
-  const account = String(form.get("account") ?? "");
-  const agent = String(form.get("agent") ?? "");
+  const account = field(form, "account");
+  const agent = field(form, "agent");
   return seatAction<Sent>(
     { account, refusal: "no such agent", signInReturnTo: "/inbox/directives" },
     async ({ human, seat }) => {
-      const input: Record<string, unknown> = { to: `agent:${agent}`, title: String(form.get("title") ?? "").trim() };
-      const body = String(form.get("body") ?? "").trim();
+      const input: Record<string, unknown> = { to: `agent:${agent}`, title: field(form, "title").trim() };
+      const body = field(form, "body").trim();
       if (body) input.body = body;
-      const priority = String(form.get("priority") ?? "normal");
+      const priority = field(form, "priority") || "normal";
       if (priority !== "normal") input.priority = priority;
-      const tags = String(form.get("tags") ?? "")
+      const tags = field(form, "tags")
         .split(",")
         .map((t) => t.trim())
         .filter(Boolean);
       if (tags.length > 0) input.tags = tags;
-      const hours = String(form.get("expires_hours") ?? "").trim();
+      const hours = field(form, "expires_hours").trim();
       if (hours) {
         if (!HOURS.test(hours) || Number(hours) < 1)
           return { ok: false, error: "expiry must be a whole number of hours, at least 1" };
         input.expires_at = new Date(Date.now() + Number(hours) * 3_600_000).toISOString();
       }
-      if (form.get("sensitive") === "on") input.sensitive = true;
+      if (field(form, "sensitive") === "on") input.sensitive = true;
 
       const directive = await authorDirective({ userId: human.userId, accountId: seat.accountId }, input);
       revalidatePath("/inbox/directives");

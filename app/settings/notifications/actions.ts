@@ -7,7 +7,7 @@
 import { revalidatePath } from "next/cache";
 import { seatAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
-import { field } from "@/lib/next/form";
+import { field, present } from "@/lib/next/form";
 import { preferencesFromForm } from "@/lib/notifications/preferences-form";
 import { resetPreferences, savePreferences } from "@/lib/notifications/preferences-store";
 
@@ -16,7 +16,7 @@ const gate = (form: FormData) => ({ account: field(form, "account"), refusal: "N
 
 export async function savePreferencesAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return seatAction(gate(form), async ({ human, seat }) => {
-    const input = preferencesFromForm((name) => (form.has(name) ? field(form, name) : null));
+    const input = preferencesFromForm((name) => (present(form, name) ? field(form, name) : null));
     await savePreferences(human.userId, seat, input);
     revalidatePath(PATH);
     return { ok: true, message: `Saved your notification preferences in ${seat.slug}.` };

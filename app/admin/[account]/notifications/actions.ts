@@ -9,7 +9,7 @@
 import { revalidatePath } from "next/cache";
 import { adminAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
-import { field } from "@/lib/next/form";
+import { field, present } from "@/lib/next/form";
 import { preferencesFromForm } from "@/lib/notifications/preferences-form";
 import { saveAccountDefaults, setEmailAnswerWithoutSignIn } from "@/lib/notifications/settings-store";
 
@@ -17,7 +17,7 @@ export async function saveDefaultsAction(_prev: ActionState, form: FormData): Pr
   return adminAction(field(form, "account"), async ({ seat }) => {
     await saveAccountDefaults(
       seat,
-      preferencesFromForm((name) => (form.has(name) ? field(form, name) : null)),
+      preferencesFromForm((name) => (present(form, name) ? field(form, name) : null)),
     );
     revalidatePath(`/admin/${seat.slug}/notifications`);
     return { ok: true, message: `Saved ${seat.slug}'s notification defaults.` };

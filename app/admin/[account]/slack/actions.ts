@@ -8,7 +8,7 @@
 import { revalidatePath } from "next/cache";
 import { adminAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
-import { field } from "@/lib/next/form";
+import { field, present } from "@/lib/next/form";
 import { connectSlack, disconnectSlack, setSlackDestinations } from "@/lib/notifications/slack/connection";
 
 export async function connectSlackAction(_prev: ActionState, form: FormData): Promise<ActionState> {
@@ -17,7 +17,7 @@ export async function connectSlackAction(_prev: ActionState, form: FormData): Pr
       botToken: field(form, "bot_token"),
       signingSecret: field(form, "signing_secret"),
       channelId: field(form, "channel_id"),
-      directMessages: form.has("direct_messages"),
+      directMessages: present(form, "direct_messages"),
     });
     revalidatePath(`/admin/${seat.slug}/slack`);
     return { ok: true, message: `Connected to Slack workspace ${conn.teamName}.` };
@@ -28,7 +28,7 @@ export async function setSlackDestinationsAction(_prev: ActionState, form: FormD
   return adminAction(field(form, "account"), async ({ seat }) => {
     const r = await setSlackDestinations(seat, {
       channelId: field(form, "channel_id"),
-      directMessages: form.has("direct_messages"),
+      directMessages: present(form, "direct_messages"),
     });
     revalidatePath(`/admin/${seat.slug}/slack`);
     return { ok: true, message: r.changed.length ? "Saved where items go in Slack." : "Unchanged." };
