@@ -7,14 +7,19 @@
  * or field `0`) must be JSON, and every reference in it, followed through the fields it names,
  * must name a field that exists. A string reference's second character says what it is (the
  * decoder in react-server-dom-webpack): the kinds below carry no field; the rest name one by hex
- * id, and must come before the part that names it. The root must be a list (the arguments). Null
- * when the body can be handed to Next, else why not.
+ * id, must come before the part that names it, and must have the shape its kind wants (a Map's
+ * pairs, a typed array's bytes); server references and streams are refused, as no action of the
+ * Hub takes one. The root must be a list (the arguments). Null when the body can be handed to
+ * Next, else why not.
  */
+import { MAX_JSON_DEPTH } from "../lib/http/json-limits";
 
 /** `$$` escape, `$H`, `$T` temporary reference, `$I`nfinity, `$-0`, `$N`aN, `$u`ndefined, `$D`ate, `$K` form prefix. */
 const NO_FIELD = new Set(["$", "H", "T", "I", "-", "N", "u", "D", "K"]);
-/** Typed arrays and blobs: their field is bytes, not JSON. */
+/** Typed arrays and blobs: their field is a file (bytes), not JSON. */
 const BINARY = new Set(["A", "O", "o", "U", "S", "s", "L", "l", "G", "g", "M", "m", "V", "B"]);
+/** Outlined models whose part is JSON: a plain value (hex id), a promise, a Map, a Set, an iterator. */
+const JSON_PART = new Set(["@", "Q", "W", "i"]);
 /** React refuses a BigInt of more than 300 digits (and `BigInt()` anything but digits). */
 const BIGINT = /^\$n-?\d{1,300}$/;
 
@@ -37,11 +42,16 @@ export function actionReplyProblem(root: string, fields: Fields): string | null 
   // streams, and a reference to a part that comes later is "Invalid forward reference".
   const order = new Map([...(fields?.keys() ?? [])].map((name, i) => [name, i]));
   const seen = new Set<string>();
-  const stack: Array<{ v: unknown; at: number }> = [{ v: parsed.value, at: order.get("0") ?? 0 }];
+  const stack: Array<{ v: unknown; at: number; depth: number }> = [
+    { v: parsed.value, at: order.get("0") ?? 0, depth: 0 },
+  ];
   while (stack.length) {
-    const { v, at } = stack.pop() as { v: unknown; at: number };
-    if (Array.isArray(v)) for (const item of v) stack.push({ v: item, at });
-    else if (v !== null && typeof v === "object") for (const item of Object.values(v)) stack.push({ v: item, at });
+    const { v, at, depth } = stack.pop() as { v: unknown; at: number; depth: number };
+    // React's decoder recurses: nesting deep enough overflows its stack (the same cap as /v1 bodies).
+    if (depth > MAX_JSON_DEPTH) return `the Server Action arguments nest deeper than ${MAX_JSON_DEPTH} levels`;
+    if (Array.isArray(v)) for (const item of v) stack.push({ v: item, at, depth: depth + 1 });
+    else if (v !== null && typeof v === "object")
+      for (const item of Object.values(v)) stack.push({ v: item, at, depth: depth + 1 });
     else if (typeof v === "string" && v.startsWith("$")) {
       const kind = v[1] ?? "";
       if (kind === "n") {
@@ -49,19 +59,30 @@ export function actionReplyProblem(root: string, fields: Fields): string | null 
         continue;
       }
       if (NO_FIELD.has(kind)) continue;
-      const id = /^[0-9a-f]$/i.test(kind) ? v.slice(1) : v.slice(2);
+      // Server references and streams are not arguments any action of the Hub takes.
+      const plain = /^[0-9a-f]$/i.test(kind);
+      if (!plain && !BINARY.has(kind) && !JSON_PART.has(kind)) return "a Server Action argument of a kind not accepted";
+      const id = plain ? v.slice(1) : v.slice(2);
       if (!/^[0-9a-f]{1,8}$/i.test(id)) return "a malformed reference in the Server Action body";
       const name = String(Number.parseInt(id, 16));
       const field = fields?.get(name);
       const where = order.get(name);
       if (field === undefined || where === undefined) return "the Server Action body refers to a part it does not have";
       if (where >= at) return "the Server Action body refers to a part that comes after it";
-      if (BINARY.has(kind) || seen.has(name)) continue;
+      if (BINARY.has(kind)) {
+        if (typeof field === "string") return "a Server Action part that should be a file is text";
+        continue;
+      }
       if (typeof field !== "string") return "a Server Action part that should be JSON is a file";
-      seen.add(name);
       const part = parseJson(field);
       if (!part.ok) return "a Server Action part is not JSON";
-      stack.push({ v: part.value, at: where });
+      // A Map is built from [key, value] pairs, a Set and an iterator from a list.
+      if (kind === "Q" && !(Array.isArray(part.value) && part.value.every((e) => Array.isArray(e) && e.length === 2)))
+        return "a Server Action Map part is not a list of pairs";
+      if ((kind === "W" || kind === "i") && !Array.isArray(part.value)) return "a Server Action Set part is not a list";
+      if (seen.has(name)) continue;
+      seen.add(name);
+      stack.push({ v: part.value, at: where, depth: depth + 1 });
     }
   }
   return null;

@@ -203,6 +203,14 @@ describe("fuzz findings (#19)", () => {
     expectEnvelope(await call(`${part("1", "[]")}--b--\r\n`, multipart), 400, "validation_error");
     // A part named before it is written: React's decoder calls it an invalid forward reference.
     expectEnvelope(await call(`${part("0", '["$1"]')}${part("1", "[]")}--b--\r\n`, multipart), 400, "validation_error");
+    // A part of the wrong shape for its kind, and a kind no action takes.
+    expectEnvelope(await call(`${part("1", "0")}${part("0", '["$Q1"]')}--b--\r\n`, multipart), 400, "validation_error");
+    expectEnvelope(
+      await call(`${part("1", "[]")}${part("0", '["$F1"]')}--b--\r\n`, multipart),
+      400,
+      "validation_error",
+    );
+    expectEnvelope(await call(`${"[".repeat(5000)}${"]".repeat(5000)}`), 400, "validation_error");
     // Not an argument list (Next spreads the root into the call).
     expectEnvelope(await call("0"), 400, "validation_error");
     // Well-formed bodies (no references, or references to parts that are there) reach the action.

@@ -675,6 +675,9 @@ const ACTION_REPLIES: unknown[] = [
   [{ a: "$W2" }],
   ["$A1"],
   ["$zz"],
+  ["$W1", "$i1", "$F1", "$R1", "$B1"],
+  [["k", "v"]],
+  0,
 ];
 
 /** A Server Action of the build called as a script would, with generated and mutated arguments. */
