@@ -60,6 +60,8 @@ const schema = z.object({
   AUTH_GOOGLE_SECRET: optionalText,
   MA2H_SECRETS_KEY: secretMaterial,
   MA2H_DEV_MODE: flag,
+  /** #20: the benchmark's framework floor route (app/bench/floor); served only in dev mode. */
+  MA2H_BENCH_FLOOR: flag,
   TLS_CERT_FILE: z
     .string()
     .optional()

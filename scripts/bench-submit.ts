@@ -1,11 +1,15 @@
 /**
- * `npm run bench:submit`: submit throughput of the built Hub against its floor. In one run, on one
- * fresh PostgreSQL database: the web process (rate limit and inbox depth raised out of the way,
- * access log at info to a file), with Redis and without it (PostgreSQL rate counters), and a bare
- * node:http server doing one parameterized INSERT per request (scripts/bench/baseline-server.ts).
- * Each is driven by the same closed loop — 64 connections, half notifies and half asks, 64 agents
- * (one per connection) — for BENCH_SECONDS (default 15) after a 3 s warm-up. Only 202s count.
- * Prints requests/s, p50, p99 and the Hub/baseline ratio. Needs `npm run build` first.
+ * `npm run bench:submit`: submit cost of the built Hub against two floors measured in the same run
+ * (#20, docs/PERFORMANCE.md), on one fresh PostgreSQL database:
+ * - **bare**: a node:http server doing one parameterized INSERT per request
+ *   (scripts/bench/baseline-server.ts) — no framework at all;
+ * - **floor**: the same INSERT from a route handler of this same Next.js build, through the Hub's
+ *   own pool (app/bench/floor, served because the web runs with MA2H_DEV_MODE=1 and
+ *   MA2H_BENCH_FLOOR=1) — the framework's own cost;
+ * - **Hub**: `POST /v1/messages` at 64 connections (Redis set, and PostgreSQL only) and at 8.
+ * Each closed loop: half notifies and half asks (asks keyed), one agent per connection, for
+ * BENCH_SECONDS (default 10) after a 3 s warm-up; only 202s count. The whole set runs BENCH_RUNS
+ * times (default 3) and the table prints each figure's median. Needs `npm run build` first.
  */
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -24,44 +28,48 @@ import {
   type Target,
 } from "./bench/lib";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const CONCURRENCY = 64;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/10";
-const RAISED = { MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "1000000000" };
+const RAISED = { MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "1000000000", MA2H_BENCH_FLOOR: "1" };
 
 let pgDatabase = "";
 
-async function run(
-  label: string,
-  targets: Target[],
-  keys: string[],
-  agents: string[],
-  cpuPids: number[],
-): Promise<Summary> {
-  const tag = `${label.replace(/\W+/g, "")}${Date.now()}`;
+interface Phase {
+  label: string;
+  targets: Target[];
+  path: string;
+  concurrency: number;
+  cpuPids: number[];
+}
+
+async function run(p: Phase, keys: string[], agents: string[]): Promise<Summary> {
+  const tag = `${p.label.replace(/\W+/g, "")}${Date.now()}`;
   const r = await drive({
-    targets,
-    concurrency: CONCURRENCY,
+    targets: p.targets,
+    concurrency: p.concurrency,
     seconds: SECONDS,
     okStatus: 202,
-    cpuPids,
+    cpuPids: p.cpuPids,
     pgDatabase,
     request: (w, seq) => ({
       method: "POST",
-      path: "/v1/messages",
+      path: p.path,
       headers: { authorization: `Bearer ${keys[w % keys.length]}`, "content-type": "application/json" },
       body: benchEnvelope(seq % 2 ? "ask" : "notify", agents[w % agents.length]!, seq, tag),
     }),
   });
   const s = summarize(r);
-  console.log(`${label.padEnd(28)} ${fmt(s)}`);
+  console.log(`${p.label.padEnd(30)} ${fmt(s)}`);
   return s;
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   console.log(`bench:submit — ${machine()}`);
   console.log(
-    `concurrency ${CONCURRENCY}, ${SECONDS} s per phase after a 3 s warm-up, notify:ask 1:1, 64 agents; logs in ${logDir()}`,
+    `${RUNS} runs; ${SECONDS} s per phase after a 3 s warm-up, notify:ask 1:1, one agent per connection; logs in ${logDir()}`,
   );
   const database = await createTestDatabase();
   pgDatabase = new URL(database.url).pathname.slice(1);
@@ -71,43 +79,72 @@ async function main(): Promise<void> {
   const keyList = agents.map((a) => keys[a]!);
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
-  const results: Record<string, Summary> = {};
+  const rows: Record<string, Summary[]> = {};
+  const keep = (k: string, s: Summary) => (rows[k] ??= []).push(s);
   try {
-    // The floor: one INSERT per request, same database, same client concurrency.
-    const baseline = await startBaseline(database.url);
-    results.baseline = await run("baseline (1 INSERT)", [baseline.target], keyList, agents, [baseline.pid]);
-    baseline.stop();
+    for (let i = 1; i <= RUNS; i++) {
+      console.log(`\nrun ${i}/${RUNS} (load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)})`);
+      const baseline = await startBaseline(database.url);
+      const bare = { targets: [baseline.target], cpuPids: [baseline.pid], path: "/v1/messages" };
+      keep("bare", await run({ label: "bare node:http + INSERT", concurrency: 64, ...bare }, keyList, agents));
+      baseline.stop();
 
-    const withRedis = await startWeb(database.url, { ...RAISED, REDIS_URL }, join(logDir(), "web-redis.log"));
-    results.redis = await run(
-      "Hub web (REDIS_URL set)",
-      [{ host: "127.0.0.1", port: withRedis.port }],
-      keyList,
-      agents,
-      [withRedis.pid],
-    );
-    await withRedis.stop();
+      const web = await startWeb(database.url, { ...RAISED, REDIS_URL }, join(logDir(), "web-redis.log"));
+      const hub = { targets: [{ host: "127.0.0.1", port: web.port }], cpuPids: [web.pid] };
+      keep(
+        "floor",
+        await run({ label: "Next.js + INSERT floor", concurrency: 64, path: "/bench/floor", ...hub }, keyList, agents),
+      );
+      keep(
+        "redis",
+        await run({ label: "Hub, REDIS_URL set, 64", concurrency: 64, path: "/v1/messages", ...hub }, keyList, agents),
+      );
+      keep(
+        "redis8",
+        await run({ label: "Hub, REDIS_URL set, 8", concurrency: 8, path: "/v1/messages", ...hub }, keyList, agents),
+      );
+      await web.stop();
 
-    const pgOnly = await startWeb(database.url, { ...RAISED }, join(logDir(), "web-pg.log"));
-    results.pg = await run("Hub web (PostgreSQL only)", [{ host: "127.0.0.1", port: pgOnly.port }], keyList, agents, [
-      pgOnly.pid,
-    ]);
-    await pgOnly.stop();
+      const pgOnly = await startWeb(database.url, { ...RAISED }, join(logDir(), "web-pg.log"));
+      const pgHub = { targets: [{ host: "127.0.0.1", port: pgOnly.port }], cpuPids: [pgOnly.pid] };
+      keep(
+        "pg",
+        await run(
+          { label: "Hub, PostgreSQL only, 64", concurrency: 64, path: "/v1/messages", ...pgHub },
+          keyList,
+          agents,
+        ),
+      );
+      await pgOnly.stop();
+    }
   } finally {
     await redis.flushdb().catch(() => {});
     redis.disconnect();
     await releaseDatabase();
     await database.drop();
   }
-  const b = results.baseline!;
-  console.log("");
-  for (const k of ["redis", "pg"] as const) {
-    const h = results[k]!;
+  const m = (k: string, f: (s: Summary) => number | undefined) => median(rows[k]!.map((s) => f(s) ?? NaN));
+  console.log(`\nmedians of ${RUNS} runs`);
+  console.log("| phase | req/s | p50 | p99 | web CPU/req | PostgreSQL CPU/req |");
+  console.log("| --- | --- | --- | --- | --- | --- |");
+  for (const [k, label] of [
+    ["bare", "bare node:http + INSERT, 64"],
+    ["floor", "Next.js + INSERT floor, 64"],
+    ["redis", "Hub, REDIS_URL set, 64"],
+    ["pg", "Hub, PostgreSQL only, 64"],
+    ["redis8", "Hub, REDIS_URL set, 8"],
+  ] as const) {
     console.log(
-      `ratio Hub/baseline (${k === "redis" ? "Redis" : "PostgreSQL only"}): throughput ${(h.rps / b.rps).toFixed(2)}×, p50 ${(h.p50 / b.p50).toFixed(1)}×, p99 ${(h.p99 / b.p99).toFixed(1)}×` +
-        (h.cpuPerReq && b.cpuPerReq ? `, server CPU per request ${(h.cpuPerReq / b.cpuPerReq).toFixed(1)}×` : ""),
+      `| ${label} | ${m(k, (s) => s.rps).toFixed(0)} | ${m(k, (s) => s.p50).toFixed(1)} ms | ${m(k, (s) => s.p99).toFixed(1)} ms | ${m(k, (s) => s.cpuPerReq).toFixed(2)} ms | ${m(k, (s) => s.pgCpuPerReq).toFixed(2)} ms |`,
     );
   }
+  const ratio = (k: string, base: string) => median(rows[k]!.map((s, i) => s.rps / rows[base]![i]!.rps));
+  console.log(
+    `\nthroughput / Next.js floor (median of per-run ratios): Redis ${ratio("redis", "floor").toFixed(2)}×, PostgreSQL only ${ratio("pg", "floor").toFixed(2)}×`,
+  );
+  console.log(
+    `throughput / bare node: Redis ${ratio("redis", "bare").toFixed(2)}×, PostgreSQL only ${ratio("pg", "bare").toFixed(2)}×; floor / bare ${ratio("floor", "bare").toFixed(2)}×`,
+  );
   process.exit(0);
 }
 

@@ -16,11 +16,12 @@ import { validateOfficial } from "./support/spec";
 const RATE = "rate/bot";
 const DEPTH = "depth/bot";
 const ACKER = "acker/bot";
+const RACE = "race/bot";
 const PER_MINUTE = 6;
 const INBOX_DEPTH = 2;
 
 const hub = useHubFixture({
-  accounts: { acme: { agents: [RATE, DEPTH, ACKER], humans: [{ handle: "alice", role: "owner" }] } },
+  accounts: { acme: { agents: [RATE, DEPTH, ACKER, RACE], humans: [{ handle: "alice", role: "owner" }] } },
   env: {
     MA2H_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
     MA2H_INBOX_DEPTH: String(INBOX_DEPTH),
@@ -94,6 +95,30 @@ describe("§8.6 inbox depth (rate_limit.inbox_depth)", () => {
     expect((await resolve(open[0]!)).status).toBe(200);
     const freed = await submit(DEPTH, "ask");
     expect([freed.status, freed.body.status]).toEqual([202, "open"]);
+  });
+});
+
+describe("§8.6 inbox depth under concurrency (#20: one statement, a counted row lock)", () => {
+  it("accepts exactly inbox_depth of simultaneous asks, keyed or not; the kept count follows every transition", async () => {
+    const counted = async () =>
+      (await db().agentOpenCount.findFirst({ where: { agent: { agentId: RACE } }, select: { open: true } }))?.open;
+    const results = await Promise.all(
+      Array.from({ length: PER_MINUTE }, (_, i) => submit(RACE, "ask", i % 2 ? { idempotency_key: `race-${i}` } : {})),
+    );
+    const accepted = results.filter((r) => r.status === 202);
+    expect(accepted).toHaveLength(INBOX_DEPTH);
+    for (const r of results.filter((x) => x.status !== 202)) expectRateLimited(r);
+    expect(await db().message.count({ where: { agent: { agentId: RACE }, status: "open" } })).toBe(INBOX_DEPTH);
+    // A refused keyed submit leaves no idempotency record behind.
+    expect(await db().idempotencyRecord.count({ where: { idempotencyKey: { startsWith: "race-" } } })).toBe(
+      accepted.filter((r) => results.indexOf(r) % 2 === 1).length,
+    );
+    expect(await counted()).toBe(INBOX_DEPTH);
+    // Resolve (§7 CAS) and cancel each move the count kept by the triggers on `messages`.
+    expect((await resolve(accepted[0]!.body.id)).status).toBe(200);
+    expect(await counted()).toBe(INBOX_DEPTH - 1);
+    expect((await agent(RACE).post(`/v1/messages/${accepted[1]!.body.id}/cancel`)).status).toBe(200);
+    expect(await counted()).toBe(INBOX_DEPTH - 2);
   });
 });
 

@@ -6,6 +6,7 @@ import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import { seatFor } from "../principals/seats";
 import { RESOLVING_ROLES, type AgentPrincipal, type Seat } from "../principals/types";
+import type { Message as MessageRow } from "../generated/prisma/client";
 import { allowedResolversOf, envelopeOf, type MessageWithResolution } from "./record";
 
 export type Resolver = { kind: "agent"; principal: AgentPrincipal } | { kind: "human"; userId: string };
@@ -43,7 +44,7 @@ export async function loadForSubmitter(
  * Returns the attested actor (§9.1), never taken from a request body.
  * A caller that cannot even see the message gets 404; one that can see it but may not resolve, 403.
  */
-export async function authorizeResolver(row: MessageWithResolution, resolver: Resolver): Promise<string> {
+export async function authorizeResolver(row: MessageRow, resolver: Resolver): Promise<string> {
   const envelope = envelopeOf(row);
   const list = allowedResolversOf(envelope);
 

@@ -1,19 +1,18 @@
 /**
  * §7 lifecycle: the one compare-and-set. Every terminal transition of an ask/task — resolve, cancel,
  * expiry — goes through `commitTerminal`, which is a single conditional UPDATE against the time the
- * caller passes in (from lib/clock, never the database's now()). In the same transaction it writes
+ * caller passes in (from lib/clock, never the database's now()). In the same statement it writes
  * the Resolution, the audit event, the push-delivery obligation (§3.1) and a NOTIFY that wakes
  * long-poll waiters on commit. First terminal wins; a loser writes nothing.
  */
-import type { Message as MessageRow } from "../generated/prisma/client";
+import { Prisma, type Message as MessageRow } from "../generated/prisma/client";
 import { messageResolved } from "../audit/events";
-import { writeAudit } from "../audit/write";
 import type { Tx } from "../db";
 import { mintId } from "../protocol/ids";
 import type { Resolution } from "../protocol/lifecycle";
 import { callbackOf, type Message } from "../protocol/message";
-import { publishInboxChange } from "../pubsub/inbox";
-import { publishTerminal } from "../pubsub/terminal";
+import { PUSH_CHANNEL, TERMINAL_CHANNEL } from "../pubsub/channels";
+import { inboxNotifySql } from "../pubsub/inbox";
 
 export type TerminalKind = "resolve" | "cancel" | "expire";
 
@@ -34,84 +33,91 @@ export interface CommitResult {
   deliveryId?: string;
   /** The message that went terminal (when won), for what follows the commit (after-terminal.ts). */
   messageId?: string;
+  /** Whether the item was posted to Slack (#17), whose posts then need an update (after-terminal.ts). */
+  slackPosted?: boolean;
 }
 
+/** What runs the statement: a transaction (cancel, expiry, an email answer) or the client itself. */
+export type StatementRunner = Pick<Tx, "$queryRaw">;
+
 /**
- * The §7 guard, as SQL conditions on the row:
+ * The §7 guard, as an SQL condition on the row:
  * - resolve/cancel win only while open AND (no expires_at OR now <= expires_at): an answer at
  *   exactly expires_at beats the default, a cancel strictly after it loses to expiry;
  * - expiry wins only while open AND expires_at < now.
  */
-function guard(kind: TerminalKind, now: Date) {
-  if (kind === "expire") return { status: "open", expiresAt: { lt: now } };
-  return { status: "open", OR: [{ expiresAt: null }, { expiresAt: { gte: now } }] };
+function guard(kind: TerminalKind, now: Date): Prisma.Sql {
+  if (kind === "expire") return Prisma.sql`status = 'open' AND expires_at < ${now}::timestamptz`;
+  return Prisma.sql`status = 'open' AND (expires_at IS NULL OR expires_at >= ${now}::timestamptz)`;
 }
 
+/**
+ * One SQL statement (#20): the conditional UPDATE, then — only when it matched — the Resolution, the
+ * audit event, the push obligation, the cancellation of the item's pending notifications and both
+ * NOTIFYs. Atomic on its own, so a resolve runs it without a transaction in one round trip; callers
+ * that must write more with the transition (an email answer's token) run it inside theirs.
+ */
 export async function commitTerminal(
-  tx: Tx,
-  row: Pick<MessageRow, "id" | "accountId" | "callbackUrl">,
+  runner: StatementRunner,
+  row: Pick<MessageRow, "id">,
   envelope: Message,
   kind: TerminalKind,
   outcome: TerminalOutcome,
   now: Date,
 ): Promise<CommitResult> {
-  const cas = await tx.message.updateMany({
-    where: { id: row.id, ...guard(kind, now) },
-    data: { status: outcome.resolution, statusChangedAt: now, terminalAt: now },
-  });
-  if (cas.count !== 1) return { won: false };
-
   const resolutionId = mintId("resolution");
-  await tx.resolution.create({
-    data: {
-      id: resolutionId,
-      messageId: row.id,
-      resolution: outcome.resolution,
-      actor: outcome.actor,
-      defaulted: outcome.defaulted,
-      response: outcome.response === null ? null : JSON.stringify(outcome.response),
-      resolvedAt: now,
-    },
-  });
-  await writeAudit(tx, {
-    accountId: row.accountId,
-    messageId: row.id,
-    actor: outcome.actor,
-    event: messageResolved(outcome.resolution),
-    detail: {
-      resolution_id: resolutionId,
-      via: kind,
-      defaulted: outcome.defaulted,
-      ...(outcome.channel ? { channel: outcome.channel } : {}),
-    },
-    at: now,
-  });
   // §8.3 / §3.1: the push obligation commits with the transition it reports.
-  const callback = callbackOf(envelope);
-  let deliveryId: string | undefined;
-  if (callback?.mode === "push" && row.callbackUrl) {
-    deliveryId = mintId("delivery");
-    await tx.pushDelivery.create({
-      data: {
-        id: deliveryId,
-        messageId: row.id,
-        resolutionId,
-        callbackUrl: row.callbackUrl,
-        nextAttemptAt: now,
-        cycleStartedAt: now,
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
-  }
-  // #16: the item's notifications not yet sent (a reminder, an escalation, a mail held by quiet
-  // hours) are cancelled with the transition — a settled item asks no one to act. Statuses are
-  // lib/notifications/send.ts's; `not_open` is its error class for the same case at send time.
-  await tx.notification.updateMany({
-    where: { messageId: row.id, status: "pending" },
-    data: { status: "cancelled", lastErrorClass: "not_open", updatedAt: now },
-  });
-  await publishTerminal(tx, row.id);
-  await publishInboxChange(tx, row.accountId, row.id);
-  return { won: true, resolutionId, deliveryId, messageId: row.id };
+  const pushes = callbackOf(envelope)?.mode === "push";
+  const deliveryId = mintId("delivery");
+  const detail = {
+    resolution_id: resolutionId,
+    via: kind,
+    defaulted: outcome.defaulted,
+    ...(outcome.channel ? { channel: outcome.channel } : {}),
+  };
+  const rows = await runner.$queryRaw<{ delivery_id: string | null; slack_posted: boolean }[]>`
+    WITH cas AS (
+      UPDATE messages SET status = ${outcome.resolution}, status_changed_at = ${now}::timestamptz,
+                          terminal_at = ${now}::timestamptz
+       WHERE id = ${row.id} AND ${guard(kind, now)}
+      RETURNING id, account_id, callback_url
+    ), resolution AS (
+      INSERT INTO resolutions (id, message_id, resolution, actor, defaulted, response, resolved_at)
+      SELECT ${resolutionId}, id, ${outcome.resolution}, ${outcome.actor}, ${outcome.defaulted},
+             ${outcome.response === null ? null : JSON.stringify(outcome.response)}::text, ${now}::timestamptz
+        FROM cas
+    ), audit AS (
+      INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
+      SELECT account_id, id, ${outcome.actor}, ${messageResolved(outcome.resolution)},
+             ${JSON.stringify(detail)}::jsonb, ${now}::timestamptz
+        FROM cas
+    ), delivery AS (
+      INSERT INTO push_deliveries (id, message_id, resolution_id, callback_url, next_attempt_at, cycle_started_at,
+                                   created_at, updated_at)
+      SELECT ${deliveryId}, id, ${resolutionId}, callback_url, ${now}::timestamptz, ${now}::timestamptz,
+             ${now}::timestamptz, ${now}::timestamptz
+        FROM cas WHERE ${pushes} AND callback_url IS NOT NULL
+      RETURNING id
+    ), settled AS (
+      -- #16: the item's notifications not yet sent (a reminder, an escalation, a mail held by quiet
+      -- hours) are cancelled with the transition — a settled item asks no one to act. Statuses are
+      -- lib/notifications/send.ts's; not_open is its error class for the same case at send time.
+      UPDATE notifications SET status = 'cancelled', last_error_class = 'not_open', updated_at = ${now}::timestamptz
+       WHERE message_id IN (SELECT id FROM cas) AND status = 'pending'
+    )
+    SELECT (SELECT id FROM delivery) AS delivery_id,
+           EXISTS (SELECT 1 FROM slack_posts WHERE slack_posts.message_id = cas.id) AS slack_posted,
+           pg_notify(${TERMINAL_CHANNEL}, cas.id)::text AS woke,
+           (SELECT pg_notify(${PUSH_CHANNEL}, id) FROM delivery)::text AS pushed,
+           ${inboxNotifySql("cas.account_id", "cas.id")}::text AS notified
+      FROM cas`;
+  const won = rows[0];
+  if (!won) return { won: false };
+  return {
+    won: true,
+    resolutionId,
+    deliveryId: won.delivery_id ?? undefined,
+    messageId: row.id,
+    slackPosted: won.slack_posted,
+  };
 }

@@ -19,16 +19,23 @@ export function assertContextLimits(
   });
 }
 
+/** The §8.6 refusal of an ask/task over the agent's inbox depth. */
+export function inboxFull(open: number, depth: number): HubError {
+  return new HubError("rate_limited", `this agent already has ${open} open asks/tasks (inbox_depth ${depth})`, {
+    retryAfterSeconds: 60,
+  });
+}
+
 /**
- * §8.6 inbox depth: at most `inbox_depth` open asks/tasks per agent. The advisory lock serialises
- * concurrent submits of one agent so the count cannot be overshot.
+ * §8.6 inbox depth: at most `inbox_depth` open asks/tasks per agent. Locks the agent's row of
+ * agent_open_counts (kept by triggers on `messages`) until `tx` ends — the same lock the one-statement
+ * submit takes (submit-statement.ts) — so concurrent submits of one agent cannot overshoot the count.
  */
 export async function assertOpenCapacity(tx: Tx, agentRowId: string, depth: number): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${agentRowId}))`;
-  const open = await tx.message.count({ where: { agentRowId, status: "open" } });
-  if (open >= depth) {
-    throw new HubError("rate_limited", `this agent already has ${open} open asks/tasks (inbox_depth ${depth})`, {
-      retryAfterSeconds: 60,
-    });
-  }
+  const rows = await tx.$queryRaw<{ open: number }[]>`
+    INSERT INTO agent_open_counts (agent_row_id, open) VALUES (${agentRowId}, 0)
+    ON CONFLICT (agent_row_id) DO UPDATE SET open = agent_open_counts.open
+    RETURNING open`;
+  const open = rows[0]?.open ?? 0;
+  if (open >= depth) throw inboxFull(open, depth);
 }

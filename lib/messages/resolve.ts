@@ -36,7 +36,7 @@ export async function resolveMessage(
   body: Record<string, unknown>,
   via?: ResolveChannel,
 ): Promise<ResolveResult> {
-  const row = await db().message.findUnique({ where: { id }, include: { resolution: true } });
+  const row = await db().message.findUnique({ where: { id } });
   if (!row) {
     const tomb = await db().messageTombstone.findUnique({ where: { id } });
     if (tomb && resolver.kind === "agent" && tomb.agentRowId === resolver.principal.agentRowId) {
@@ -50,13 +50,20 @@ export async function resolveMessage(
   const request = parseResolveRequest(body);
   checkResolution(envelope, request);
 
-  const { resolved, expired } = await db().$transaction(async (tx) => {
-    const now = clock.now();
-    const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel };
-    const result = await commitTerminal(tx, row, envelope, "resolve", outcome, now);
-    if (result.won && via?.withResolution) await via.withResolution(tx, now);
-    return { resolved: result, expired: result.won ? null : await expireInTx(tx, id, now) };
-  });
+  const now = clock.now();
+  const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel };
+  const withResolution = via?.withResolution;
+  // The §7 statement is atomic on its own: one round trip (#20). Only a channel that writes more
+  // with the resolution (an email answer spends its token) needs a transaction around it.
+  const resolved = withResolution
+    ? await db().$transaction(async (tx) => {
+        const result = await commitTerminal(tx, row, envelope, "resolve", outcome, now);
+        if (result.won) await withResolution(tx, now);
+        return result;
+      })
+    : await commitTerminal(db(), row, envelope, "resolve", outcome, now);
+  // Lost: an overdue open message is expired by this call (§7), and the 409 reports that.
+  const expired = resolved.won ? null : await db().$transaction((tx) => expireInTx(tx, id, now));
   await afterTerminal(resolved);
   if (expired) await afterTerminal(expired);
   if (resolved.resolutionId) return { id, status: request.resolution, resolution_id: resolved.resolutionId };

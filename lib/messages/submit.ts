@@ -1,8 +1,11 @@
 /**
  * §8.1 submit. The checks run in the order the issue pins (docs/ARCHITECTURE.md): credential and
  * `agent.id` match → major version → canonical minor and schema → push parity → idempotency lookup
- * → time-dependent and semantic checks → create; lookup and create share one transaction, so a
- * rejected submit changes nothing and concurrent same-key submits create exactly one message.
+ * → time-dependent and semantic checks → create. The common case — valid, and a new key or none —
+ * commits in one SQL statement (submit-statement.ts, #20); everything else (a replay, a conflict, a
+ * key to reclaim, a check that fails) goes through the transaction below, where lookup and create
+ * share one transaction, so a rejected submit changes nothing and concurrent same-key submits
+ * create exactly one message.
  */
 import { Prisma } from "../generated/prisma/client";
 import { AUDIT_EVENT } from "../audit/events";
@@ -27,9 +30,10 @@ import { enqueueNotify, scheduleExpiry } from "../queue/enqueue";
 import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
-import { assertContextLimits, assertOpenCapacity } from "./limits";
+import { assertContextLimits, assertOpenCapacity, inboxFull } from "./limits";
 import { listingColumns } from "./listing";
 import { submitAck } from "./serialize";
+import { type NewMessageRow, runSubmitStatement } from "./submit-statement";
 
 export interface SubmitResult {
   ack: SubmitAck;
@@ -73,6 +77,9 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
   assertPushParity(message);
   const hash = payloadHash(body);
 
+  const created = await submitInOneStatement(principal, message, body, hash);
+  if (created) return created;
+
   try {
     const outcome = await db().$transaction(async (tx) => {
       const now = clock.now();
@@ -86,14 +93,7 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
       if (message.type !== "notify") await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
       return createMessage(tx, principal, message, body, hash, now);
     });
-    if ("result" in outcome) {
-      // §7: the expiry job is scheduled only once the message exists for every reader.
-      if (outcome.result.expiresAt) await scheduleExpiry(outcome.result.ack.id, outcome.result.expiresAt);
-      // Notifications (#16): the outbox row committed with the message; this wake-up is not awaited,
-      // so nothing of the fan-out is in the request's latency (the sweep re-finds a lost one).
-      void enqueueNotify(outcome.result.ack.id, "new");
-      return outcome.result;
-    }
+    if ("result" in outcome) return afterCreate(outcome.result);
     await afterTerminal(outcome.expiry);
     return { ack: outcome.ack, replayed: true, expiresAt: null };
   } catch (err) {
@@ -109,6 +109,90 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
     }
     throw err;
   }
+}
+
+/** What follows the commit of a new message. */
+async function afterCreate(result: SubmitResult): Promise<SubmitResult> {
+  // §7: the expiry job is scheduled only once the message exists for every reader.
+  if (result.expiresAt) await scheduleExpiry(result.ack.id, result.expiresAt);
+  // Notifications (#16): the outbox row committed with the message; this wake-up is not awaited,
+  // so nothing of the fan-out is in the request's latency (the sweep re-finds a lost one).
+  void enqueueNotify(result.ack.id, "new");
+  return result;
+}
+
+/**
+ * The common case — a valid submit whose idempotency key (if any) is new — in one round trip
+ * (submit-statement.ts). Returns null when the transaction above must decide instead: a check failed
+ * (it throws the same error after the idempotency lookup that §8.1 puts first), or the statement wrote
+ * nothing while a key was present (a replay, a conflict, a key to reclaim — or a full inbox, which a
+ * replay still beats). Without a key, a full inbox is refused here.
+ */
+async function submitInOneStatement(
+  principal: AgentPrincipal,
+  message: Message,
+  body: Record<string, unknown>,
+  hash: string,
+): Promise<SubmitResult | null> {
+  const now = clock.now();
+  try {
+    checkSubmitSemantics(message, now);
+    assertContextLimits(message, limits());
+  } catch {
+    return null;
+  }
+  // Read before the statement: a binding revoked in between is caught again before every delivery
+  // attempt (push-attempt.ts), as it is for one revoked after the submit.
+  await assertCallbackAllowed(principal.agentRowId, callbackOf(message));
+  const row = newMessageRow(principal, message, body, now);
+  const depth = message.type === "notify" ? null : limits().inboxDepth;
+  const outcome = await runSubmitStatement({
+    row,
+    payloadHash: hash,
+    actor: `agent:${principal.agentId}`,
+    inboxDepth: depth,
+  });
+  if (outcome.created) {
+    return afterCreate({
+      ack: submitAck({ id: row.id, status: row.status }),
+      replayed: false,
+      expiresAt: row.expiresAt,
+    });
+  }
+  if (row.idempotencyKey !== null) return null;
+  throw inboxFull(outcome.open ?? 0, depth ?? 0);
+}
+
+/** The `messages` row a new submit creates. */
+function newMessageRow(
+  principal: AgentPrincipal,
+  message: Message,
+  body: Record<string, unknown>,
+  now: Date,
+): NewMessageRow {
+  const status = message.type === "notify" ? "delivered" : "open"; // §5.1: delivered on acceptance
+  // Parsed as RFC 3339 (offsets and all), floored to the millisecond the database keeps.
+  const expiresMs = message.type !== "notify" && message.expires_at ? dateTimeToMillis(message.expires_at) : null;
+  const callback = callbackOf(message);
+  return {
+    id: mintId("message"),
+    accountId: principal.accountId,
+    agentRowId: principal.agentRowId,
+    type: message.type,
+    status,
+    ma2hVersion: message.ma2h_version,
+    envelope: storedEnvelope(body),
+    state: body.state === undefined ? null : JSON.stringify(body.state),
+    title: message.title,
+    priority: message.priority ?? "normal",
+    ...listingColumns(message),
+    sensitive: message.sensitive === true,
+    idempotencyKey: message.idempotency_key ?? null,
+    expiresAt: expiresMs === null ? null : new Date(Math.floor(expiresMs)),
+    callbackUrl: callback?.mode === "push" ? (callback.url ?? null) : null,
+    createdAt: now,
+    terminalAt: status === "delivered" ? now : null,
+  };
 }
 
 interface Replay {
@@ -157,33 +241,9 @@ async function createMessage(
   hash: string,
   now: Date,
 ): Promise<{ result: SubmitResult }> {
-  const id = mintId("message");
-  const status = message.type === "notify" ? "delivered" : "open"; // §5.1: delivered on acceptance
-  // Parsed as RFC 3339 (offsets and all), floored to the millisecond the database keeps.
-  const expiresMs = message.type !== "notify" && message.expires_at ? dateTimeToMillis(message.expires_at) : null;
-  const expiresAt = expiresMs === null ? null : new Date(Math.floor(expiresMs));
-  const callback = callbackOf(message);
+  const { id, status, expiresAt, ...rest } = newMessageRow(principal, message, body, now);
   const row = await tx.message.create({
-    data: {
-      id,
-      accountId: principal.accountId,
-      agentRowId: principal.agentRowId,
-      type: message.type,
-      status,
-      ma2hVersion: message.ma2h_version,
-      envelope: storedEnvelope(body),
-      state: body.state === undefined ? null : JSON.stringify(body.state),
-      title: message.title,
-      priority: message.priority ?? "normal",
-      ...listingColumns(message),
-      sensitive: message.sensitive === true,
-      idempotencyKey: message.idempotency_key ?? null,
-      expiresAt,
-      callbackUrl: callback?.mode === "push" ? (callback.url ?? null) : null,
-      createdAt: now,
-      statusChangedAt: now,
-      terminalAt: status === "delivered" ? now : null,
-    },
+    data: { id, status, expiresAt, ...rest, statusChangedAt: now },
     select: { id: true, status: true },
   });
   if (message.idempotency_key !== undefined) {

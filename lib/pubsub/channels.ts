@@ -15,5 +15,12 @@ export const INBOX_CHANNEL = "ma2h_inbox";
  */
 export const SEATS_CHANNEL = "ma2h_seats";
 
-export const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL, SEATS_CHANNEL] as const;
+/**
+ * Carries the id of a push obligation just committed with its terminal transition (lifecycle.ts):
+ * the worker makes the first attempt at once (lib/jobs/push-wake.ts) instead of waiting on a queue
+ * poll (#20). Retries stay with the queue; the delivery sweep re-finds a notification nobody heard.
+ */
+export const PUSH_CHANNEL = "ma2h_push_due";
+
+export const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL, SEATS_CHANNEL, PUSH_CHANNEL] as const;
 export type Channel = (typeof CHANNELS)[number];

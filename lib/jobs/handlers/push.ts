@@ -1,8 +1,9 @@
 /**
  * The `delivery.push` job: one attempt at one push obligation, by row id (lib/delivery/push-attempt.ts).
- * Enqueued on commit of the terminal transition (first attempt within 2 s) and of a redrive,
- * re-enqueued here for each retry, and re-derived from PostgreSQL by the delivery sweep at worker
- * start and every ≤ 10 s — so a SIGKILL or a Redis that forgets its jobs loses nothing (§3.1).
+ * The first attempt is made when the worker hears the obligation's NOTIFY (lib/jobs/push-wake.ts,
+ * which calls this same handler); a redrive enqueues it, each retry is re-enqueued here, and the
+ * delivery sweep re-derives every due obligation from PostgreSQL at worker start and every ≤ 10 s —
+ * so a SIGKILL, a missed NOTIFY or a Redis that forgets its jobs loses nothing (§3.1).
  */
 import { db } from "../../db";
 import { attemptPush } from "../../delivery/push-attempt";

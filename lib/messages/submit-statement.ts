@@ -1,0 +1,108 @@
+/**
+ * §8.1 submit in one SQL statement (#20, docs/PERFORMANCE.md): the message, its idempotency record,
+ * the notification obligation (#16), the audit event and the live-inbox NOTIFY commit together in a
+ * single round trip — the guarantees of the interactive transaction in submit.ts, at a fraction of
+ * its cost. It only ever creates: when the idempotency key is already taken (a replay, a conflict, a
+ * key to reclaim) or the inbox is full while a key is present, it writes nothing and says so, and
+ * submit.ts decides in its transaction (the §8.1 check order puts the idempotency lookup first).
+ *
+ * How the statement keeps each guarantee:
+ * - §8.6 inbox depth: `slot` locks the agent's row of agent_open_counts with INSERT … ON CONFLICT DO
+ *   UPDATE, which returns the newest committed count (not the statement's snapshot); concurrent
+ *   submits of one agent queue on that lock. The triggers on `messages` count the new row.
+ * - §8.1 idempotency: `keyed` inserts the record ON CONFLICT DO NOTHING; a concurrent first submit
+ *   with the same key makes this one wait for it and then insert nothing, so exactly one message is
+ *   created. The message is inserted only when the record was (or no key was given).
+ * - The NOTIFY is sent on commit, and only when the message row was written.
+ */
+import { AUDIT_EVENT } from "../audit/events";
+import { db } from "../db";
+import { INBOX_CHANNEL } from "../pubsub/channels";
+import { inboxPayload } from "../pubsub/inbox";
+
+/** The row to create, in the column names of `messages`. */
+export interface NewMessageRow {
+  id: string;
+  accountId: string;
+  agentRowId: string;
+  type: string;
+  status: string;
+  ma2hVersion: string;
+  envelope: string;
+  state: string | null;
+  title: string;
+  priority: string;
+  priorityRank: number;
+  project: string | null;
+  tags: string[];
+  sensitive: boolean;
+  idempotencyKey: string | null;
+  expiresAt: Date | null;
+  callbackUrl: string | null;
+  createdAt: Date;
+  terminalAt: Date | null;
+}
+
+export interface SubmitStatementInput {
+  row: NewMessageRow;
+  payloadHash: string;
+  /** `agent:<id>`: the audit actor. */
+  actor: string;
+  /** Set for an ask/task (§8.6): the inbox depth to hold it to. A notify takes no slot. */
+  inboxDepth: number | null;
+}
+
+export type SubmitStatementOutcome =
+  | { created: true }
+  /**
+   * Nothing written: the key is taken, or the inbox is full — `open` is the agent's open count
+   * (under its lock) when a slot was taken.
+   */
+  | { created: false; open: number | null };
+
+export async function runSubmitStatement(input: SubmitStatementInput): Promise<SubmitStatementOutcome> {
+  const { row } = input;
+  const needsSlot = input.inboxDepth !== null;
+  const depth = input.inboxDepth ?? 0;
+  const key = row.idempotencyKey;
+  const result = await db().$queryRaw<{ created: boolean; open: number | null }[]>`
+    WITH slot AS (
+      INSERT INTO agent_open_counts (agent_row_id, open)
+      SELECT ${row.agentRowId}, 0 WHERE ${needsSlot}
+      ON CONFLICT (agent_row_id) DO UPDATE SET open = agent_open_counts.open
+      RETURNING open
+    ), room AS (
+      SELECT NOT ${needsSlot} OR COALESCE((SELECT open FROM slot), 0) < ${depth} AS ok
+    ), keyed AS (
+      INSERT INTO idempotency_records (agent_row_id, idempotency_key, payload_hash, message_id, created_at)
+      SELECT ${row.agentRowId}, ${key}::text, ${input.payloadHash}, ${row.id}, ${row.createdAt}::timestamptz
+        FROM room WHERE room.ok AND ${key}::text IS NOT NULL
+      ON CONFLICT DO NOTHING
+      RETURNING 1
+    ), msg AS (
+      INSERT INTO messages (id, account_id, agent_row_id, type, status, ma2h_version, envelope, state, title,
+                            priority, priority_rank, project, tags, sensitive, idempotency_key, expires_at,
+                            callback_url, created_at, status_changed_at, terminal_at)
+      SELECT ${row.id}, ${row.accountId}, ${row.agentRowId}, ${row.type}, ${row.status}, ${row.ma2hVersion},
+             ${row.envelope}, ${row.state}::text, ${row.title}, ${row.priority}, ${row.priorityRank}::smallint,
+             ${row.project}::text, ${row.tags}::text[], ${row.sensitive}, ${key}::text,
+             ${row.expiresAt}::timestamptz, ${row.callbackUrl}::text, ${row.createdAt}::timestamptz,
+             ${row.createdAt}::timestamptz, ${row.terminalAt}::timestamptz
+        FROM room
+       WHERE room.ok AND (${key}::text IS NULL OR EXISTS (SELECT 1 FROM keyed))
+      RETURNING id
+    ), outbox AS (
+      INSERT INTO notification_outbox (message_id, created_at) SELECT id, ${row.createdAt}::timestamptz FROM msg
+    ), audit AS (
+      INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
+      SELECT ${row.accountId}, id, ${input.actor}, ${AUDIT_EVENT.messageSubmitted},
+             ${JSON.stringify({ type: row.type })}::jsonb, ${row.createdAt}::timestamptz
+        FROM msg
+    )
+    SELECT EXISTS (SELECT 1 FROM msg) AS created,
+           (SELECT open FROM slot) AS open,
+           (SELECT pg_notify(${INBOX_CHANNEL}, ${inboxPayload(row.accountId, row.id)}) FROM msg)::text AS notified`;
+  const r = result[0];
+  if (r?.created) return { created: true };
+  return { created: false, open: r?.open ?? null };
+}
