@@ -80,7 +80,9 @@ async function main(): Promise<void> {
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
   const rows: Record<string, Summary[]> = {};
-  const keep = (k: string, s: Summary) => (rows[k] ??= []).push(s);
+  const keep = (k: string, s: Summary) => {
+    rows[k] = [...(rows[k] ?? []), s];
+  };
   try {
     for (let i = 1; i <= RUNS; i++) {
       console.log(`\nrun ${i}/${RUNS} (load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)})`);
