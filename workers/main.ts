@@ -13,7 +13,7 @@ import { JOBS } from "../lib/jobs/registry";
 import { sweeps } from "../lib/jobs/sweeps";
 import { startSweepTimer } from "../lib/jobs/sweep-timer";
 import { ensureSigningKey } from "../lib/keys/signing-keys";
-import { startPushWake } from "../lib/jobs/push-wake";
+import { startJobWakes } from "../lib/jobs/wake";
 import { notificationListener } from "../lib/pubsub/listener";
 
 async function main(): Promise<void> {
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     return w;
   });
 
-  const pushWake = await startPushWake();
+  const wakes = await startJobWakes();
   const timer = startSweepTimer(sweeps(e));
   log.info("worker running", { sweep_ms: e.MA2H_EXPIRY_SWEEP_MS, queue_backend: e.REDIS_URL ? "redis" : "postgres" });
 
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info("worker stopping", { signal });
     setTimeout(() => process.exit(0), 8000).unref();
-    await Promise.allSettled([...workers.map((w) => w.close()), timer.stop(), pushWake.stop()]);
+    await Promise.allSettled([...workers.map((w) => w.close()), timer.stop(), wakes.stop()]);
     await Promise.allSettled([closeProducers(), closeRedis(), notificationListener().close(), closeDb()]);
     process.exit(0);
   };

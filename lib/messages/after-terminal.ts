@@ -1,7 +1,7 @@
 /**
  * What follows a committed terminal transition outside the transaction: the item's Slack posts are
  * woken for an update. The first push attempt needs nothing here — the transition's own NOTIFY wakes
- * the worker (lib/jobs/push-wake.ts, #20). Best effort by design (enqueue.ts logs a failure): the
+ * the worker (lib/jobs/wake.ts, #20). Best effort by design (enqueue.ts logs a failure): the
  * sweeps re-derive every pending obligation from PostgreSQL, so a failure delays work, never loses it.
  */
 import { enqueueNotify } from "../queue/enqueue";

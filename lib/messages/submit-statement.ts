@@ -13,11 +13,12 @@
  * - §8.1 idempotency: `keyed` inserts the record ON CONFLICT DO NOTHING; a concurrent first submit
  *   with the same key makes this one wait for it and then insert nothing, so exactly one message is
  *   created. The message is inserted only when the record was (or no key was given).
- * - The NOTIFY is sent on commit, and only when the message row was written.
+ * - The NOTIFYs — the live inbox, and the worker's notification fan-out (lib/jobs/wake.ts) — are
+ *   sent on commit, and only when the message row was written.
  */
 import { AUDIT_EVENT } from "../audit/events";
 import { db } from "../db";
-import { INBOX_CHANNEL } from "../pubsub/channels";
+import { FANOUT_CHANNEL, INBOX_CHANNEL } from "../pubsub/channels";
 import { inboxPayload } from "../pubsub/inbox";
 
 /** The row to create, in the column names of `messages`. */
@@ -101,7 +102,8 @@ export async function runSubmitStatement(input: SubmitStatementInput): Promise<S
     )
     SELECT EXISTS (SELECT 1 FROM msg) AS created,
            (SELECT open FROM slot) AS open,
-           (SELECT pg_notify(${INBOX_CHANNEL}, ${inboxPayload(row.accountId, row.id)}) FROM msg)::text AS notified`;
+           (SELECT pg_notify(${INBOX_CHANNEL}, ${inboxPayload(row.accountId, row.id)}) FROM msg)::text AS notified,
+           (SELECT pg_notify(${FANOUT_CHANNEL}, id) FROM msg)::text AS fanout`;
   const r = result[0];
   if (r?.created) return { created: true };
   return { created: false, open: r?.open ?? null };

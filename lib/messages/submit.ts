@@ -24,9 +24,10 @@ import type { SubmitAck } from "../protocol/submit-ack";
 import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
 import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
+import { FANOUT_CHANNEL } from "../pubsub/channels";
 import { publishInboxChange } from "../pubsub/inbox";
 import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
-import { enqueueNotify, scheduleExpiry } from "../queue/enqueue";
+import { scheduleExpiry } from "../queue/enqueue";
 import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
@@ -111,13 +112,13 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
   }
 }
 
-/** What follows the commit of a new message. */
+/**
+ * What follows the commit of a new message. Notifications (#16) need nothing here: the outbox row
+ * committed with the message, and the worker is woken by the commit's NOTIFY (lib/jobs/wake.ts).
+ */
 async function afterCreate(result: SubmitResult): Promise<SubmitResult> {
   // §7: the expiry job is scheduled only once the message exists for every reader.
   if (result.expiresAt) await scheduleExpiry(result.ack.id, result.expiresAt);
-  // Notifications (#16): the outbox row committed with the message; this wake-up is not awaited,
-  // so nothing of the fan-out is in the request's latency (the sweep re-finds a lost one).
-  void enqueueNotify(result.ack.id, "new");
   return result;
 }
 
@@ -270,5 +271,6 @@ async function createMessage(
     at: now,
   });
   await publishInboxChange(tx, principal.accountId, id); // the inbox updates live
+  await tx.$executeRaw`SELECT pg_notify(${FANOUT_CHANNEL}, ${id})`; // the worker fans out (lib/jobs/wake.ts)
   return { result: { ack: submitAck(row), replayed: false, expiresAt } };
 }

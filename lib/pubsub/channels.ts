@@ -16,11 +16,12 @@ export const INBOX_CHANNEL = "ma2h_inbox";
 export const SEATS_CHANNEL = "ma2h_seats";
 
 /**
- * Carries the id of a push obligation just committed with its terminal transition (lifecycle.ts):
- * the worker makes the first attempt at once (lib/jobs/push-wake.ts) instead of waiting on a queue
- * poll (#20). Retries stay with the queue; the delivery sweep re-finds a notification nobody heard.
+ * Carry the id of work a statement just made due, for the worker to start at once (lib/jobs/wake.ts,
+ * #20): a push obligation committed with its terminal transition, and a new message whose
+ * notifications (#16) are to be fanned out. The sweeps re-find whatever nobody heard.
  */
 export const PUSH_CHANNEL = "ma2h_push_due";
+export const FANOUT_CHANNEL = "ma2h_fanout_due";
 
-export const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL, SEATS_CHANNEL, PUSH_CHANNEL] as const;
+export const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL, SEATS_CHANNEL, PUSH_CHANNEL, FANOUT_CHANNEL] as const;
 export type Channel = (typeof CHANNELS)[number];

@@ -1,6 +1,6 @@
 /**
  * The `delivery.push` job: one attempt at one push obligation, by row id (lib/delivery/push-attempt.ts).
- * The first attempt is made when the worker hears the obligation's NOTIFY (lib/jobs/push-wake.ts,
+ * The first attempt is made when the worker hears the obligation's NOTIFY (lib/jobs/wake.ts,
  * which calls this same handler); a redrive enqueues it, each retry is re-enqueued here, and the
  * delivery sweep re-derives every due obligation from PostgreSQL at worker start and every ≤ 10 s —
  * so a SIGKILL, a missed NOTIFY or a Redis that forgets its jobs loses nothing (§3.1).
