@@ -1,35 +1,64 @@
 /**
- * The Prisma client (driver adapter on node-postgres). One per process: it is kept on globalThis
- * because Next bundles and the tsx-loaded server may each evaluate this module.
+ * The Prisma client (driver adapter on node-postgres) and the pool beneath it. One per process: it is
+ * kept on globalThis because Next bundles and the tsx-loaded server may each evaluate this module.
  */
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "./generated/prisma/client";
+import pg from "pg";
+import { Prisma, PrismaClient } from "./generated/prisma/client";
 import { env } from "./env";
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
 const KEY = Symbol.for("ma2h.db");
-type Holder = { [KEY]?: PrismaClient };
+type Holder = { [KEY]?: { client: PrismaClient; pool: pg.Pool } };
 
-export function db(): PrismaClient {
+function state(): { client: PrismaClient; pool: pg.Pool } {
   const g = globalThis as Holder;
   if (!g[KEY]) {
+    // One pool for both: the client's queries and the hot paths' single statements (statementRows)
+    // share its connections and its bound.
+    const pool = new pg.Pool({ connectionString: env().DATABASE_URL, max: 10 });
     // No query logging in any mode: queries carry `state` and envelopes (§9.6).
     // Prisma's interactive-transaction defaults (2 s to get a connection, 5 s to finish) turn a burst
-    // of submits from one agent — serialised on its inbox-depth advisory lock while holding pooled
+    // of submits from one agent — serialised on its inbox-depth lock while holding pooled
     // connections — into 500s (P2028) on a busy box; queue instead, within bounds.
-    g[KEY] = new PrismaClient({
-      adapter: new PrismaPg({ connectionString: env().DATABASE_URL, max: 10 }),
+    const client = new PrismaClient({
+      adapter: new PrismaPg(pool),
       transactionOptions: { maxWait: 15_000, timeout: 20_000 },
     });
+    g[KEY] = { client, pool };
   }
   return g[KEY];
 }
 
+export function db(): PrismaClient {
+  return state().client;
+}
+
+/** The connection pool beneath the client (its size and use are what an operator watches). */
+export function dbPool(): pg.Pool {
+  return state().pool;
+}
+
+/**
+ * Runs one parameterized statement — built with Prisma.sql, so every value travels as a parameter —
+ * straight on the pool, or on `tx` inside the caller's transaction. The hot paths (submit, the §7
+ * CAS) are a single statement each; on the pool they skip the client's per-query work, which costs
+ * several times the statement's own CPU and about a millisecond of latency (docs/PERFORMANCE.md,
+ * #20). Rows come back as node-postgres types: int8 and numeric as strings, so such statements
+ * cast what they return.
+ */
+export async function statementRows<T>(query: Prisma.Sql, tx?: Tx): Promise<T[]> {
+  if (tx) return tx.$queryRaw<T[]>(query);
+  return (await state().pool.query(query.text, query.values as unknown[])).rows as T[];
+}
+
 export async function closeDb(): Promise<void> {
   const g = globalThis as Holder;
-  const client = g[KEY];
+  const held = g[KEY];
   delete g[KEY];
-  await client?.$disconnect();
+  if (!held) return;
+  await held.client.$disconnect();
+  await held.pool.end().catch(() => {});
 }

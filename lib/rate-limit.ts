@@ -5,7 +5,8 @@
  */
 import { clock } from "./clock";
 import { limits } from "./env";
-import { db } from "./db";
+import { Prisma } from "./generated/prisma/client";
+import { db, statementRows } from "./db";
 import { HubError } from "./protocol/errors";
 import { redis } from "./redis";
 
@@ -22,10 +23,10 @@ async function increment(key: string, windowStart: Date): Promise<number> {
       .exec()) as [[unknown, number]];
     return count;
   }
-  const rows = await db().$queryRaw<{ count: number }[]>`
-    INSERT INTO rate_counters (key, window_start, count) VALUES (${key}, ${windowStart}, 1)
+  const rows = await statementRows<{ count: number }>(Prisma.sql`
+    INSERT INTO rate_counters (key, window_start, count) VALUES (${key}, ${windowStart}::timestamptz, 1)
     ON CONFLICT (key, window_start) DO UPDATE SET count = rate_counters.count + 1
-    RETURNING count`;
+    RETURNING count`);
   return rows[0]?.count ?? 1;
 }
 

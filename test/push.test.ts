@@ -39,7 +39,7 @@ const hub = useHubFixture({
     await addBindingSecret(binding.id, "key", API_KEY);
   },
   server: "pair",
-  // The default sweep period (10 s) stays: a push inside 2 s can only come from the enqueue on commit.
+  // The default sweep period (10 s) stays: a push inside 2 s can only come from the wake on commit.
   env: (h) => ({ MA2H_DEV_CALLBACK_ALLOWLIST: h.receiver.origin, MA2H_PUSH_BASE_DELAY_MS: "500" }),
 });
 const acme = hub.account("acme");

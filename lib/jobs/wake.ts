@@ -1,72 +1,55 @@
 /**
- * First attempts without a queue hop (#20): a committing statement NOTIFYs the id of the work it
- * just made due — a push obligation with its §7 transition (lib/messages/lifecycle.ts), a new
- * message's notification fan-out with its submit (lib/messages/submit-statement.ts) — and the worker
- * hears it and runs that job's own handler at once, instead of the web paying for a queue insert per
- * request and the worker waiting on a queue poll. Bounded: past `maxInFlight` handlers under way an id
- * goes to the queue instead. Nothing depends on this path: each handler claims its rows (a lease, a
- * unique key), so a queued job for the same work finds it taken, and a NOTIFY nobody heard (the worker
- * down, its LISTEN connection lost) is re-found from PostgreSQL by the delivery and notification
- * sweeps (§3.1). Retries and timers stay with the queue.
+ * Work woken by the statement that made it due (#20): the §7 transition NOTIFYs its new push
+ * obligation's id (lib/messages/lifecycle.ts) and a submit its message's id for the notification
+ * fan-out (lib/messages/submit-statement.ts), so the web pays no queue insert per request.
+ * - A push's first attempt is run here at once by the push job's own handler — no queue hop, no
+ *   poll — at most PUSH_IN_FLIGHT at a time; past that, the id goes to the queue.
+ * - A fan-out is handed to the queue from here: it is not latency-bound, and the queue's concurrency
+ *   is what keeps its transactions from holding every pooled connection at once.
+ * Nothing depends on this path: each handler claims its rows (a lease, a unique key), so a queued job
+ * for the same work finds it taken, and a NOTIFY nobody heard (the worker down, its LISTEN connection
+ * lost) is re-found from PostgreSQL by the delivery and notification sweeps (§3.1). Retries and
+ * timers stay with the queue.
  */
 import { clock } from "../clock";
 import { log } from "../log";
-import { FANOUT_CHANNEL, PUSH_CHANNEL, type Channel } from "../pubsub/channels";
+import { FANOUT_CHANNEL, PUSH_CHANNEL } from "../pubsub/channels";
 import { notificationListener } from "../pubsub/listener";
 import { enqueueNotify, enqueuePush } from "../queue/enqueue";
-import type { JobDefinition } from "./define";
-import { notifyJob } from "./handlers/notifications";
 import { pushJob } from "./handlers/push";
 
-interface Wake {
-  channel: Channel;
-  job: JobDefinition;
-  payload(id: string): unknown;
-  /** Where an id goes when too many handlers are under way. */
-  queue(id: string): Promise<void>;
-}
-
-const WAKES: readonly Wake[] = [
-  {
-    channel: PUSH_CHANNEL,
-    job: pushJob,
-    payload: (deliveryId) => ({ deliveryId }),
-    queue: (deliveryId) => enqueuePush(deliveryId, clock.now(), 1),
-  },
-  {
-    channel: FANOUT_CHANNEL,
-    job: notifyJob,
-    payload: (messageId) => ({ messageId }),
-    queue: (messageId) => enqueueNotify(messageId, "new"),
-  },
-];
+/** First push attempts run here at once; the queue's own push concurrency comes on top. */
+const PUSH_IN_FLIGHT = 4;
 
 export interface JobWakes {
   stop(): Promise<void>;
 }
 
-export async function startJobWakes(maxInFlight = 16): Promise<JobWakes> {
+export async function startJobWakes(): Promise<JobWakes> {
   const running = new Set<Promise<void>>();
-  const unsubscribes = WAKES.map((wake) =>
-    notificationListener().subscribe(wake.channel, {
-      payload(id) {
-        if (running.size >= maxInFlight) {
-          void wake.queue(id);
+  const lost = () => {
+    // Missed ids are re-found by the sweeps; the listener reconnects by itself.
+  };
+  const unsubscribes = [
+    notificationListener().subscribe(PUSH_CHANNEL, {
+      payload(deliveryId) {
+        if (running.size >= PUSH_IN_FLIGHT) {
+          void enqueuePush(deliveryId, clock.now(), 1);
           return;
         }
-        const run = wake.job
-          .handle(wake.payload(id))
-          .catch((err: Error) =>
-            log.warn("woken job failed; the sweep retries it", { channel: wake.channel, error_name: err.name }),
-          )
+        const run = pushJob
+          .handle({ deliveryId })
+          .catch((err: Error) => log.warn("push attempt failed; the sweep retries it", { error_name: err.name }))
           .finally(() => running.delete(run));
         running.add(run);
       },
-      lost() {
-        // Missed ids are re-found by the sweeps; the listener reconnects by itself.
-      },
+      lost,
     }),
-  );
+    notificationListener().subscribe(FANOUT_CHANNEL, {
+      payload: (messageId) => void enqueueNotify(messageId, "new"),
+      lost,
+    }),
+  ];
   await notificationListener().ready();
   return {
     async stop() {

@@ -7,7 +7,7 @@
  */
 import { Prisma, type Message as MessageRow } from "../generated/prisma/client";
 import { messageResolved } from "../audit/events";
-import type { Tx } from "../db";
+import { statementRows, type Tx } from "../db";
 import { mintId } from "../protocol/ids";
 import type { Resolution } from "../protocol/lifecycle";
 import { callbackOf, type Message } from "../protocol/message";
@@ -37,9 +37,6 @@ export interface CommitResult {
   slackPosted?: boolean;
 }
 
-/** What runs the statement: a transaction (cancel, expiry, an email answer) or the client itself. */
-export type StatementRunner = Pick<Tx, "$queryRaw">;
-
 /**
  * The §7 guard, as an SQL condition on the row:
  * - resolve/cancel win only while open AND (no expires_at OR now <= expires_at): an answer at
@@ -53,12 +50,13 @@ function guard(kind: TerminalKind, now: Date): Prisma.Sql {
 
 /**
  * One SQL statement (#20): the conditional UPDATE, then — only when it matched — the Resolution, the
- * audit event, the push obligation, the cancellation of the item's pending notifications and both
- * NOTIFYs. Atomic on its own, so a resolve runs it without a transaction in one round trip; callers
- * that must write more with the transition (an email answer's token) run it inside theirs.
+ * audit event, the push obligation, the cancellation of the item's pending notifications and the
+ * NOTIFYs. Atomic on its own, so a resolve runs it without a transaction (`tx` null) in one round
+ * trip; callers that must write more with the transition (cancel's, expiry's, an email answer's
+ * token) pass their transaction.
  */
 export async function commitTerminal(
-  runner: StatementRunner,
+  tx: Tx | null,
   row: Pick<MessageRow, "id">,
   envelope: Message,
   kind: TerminalKind,
@@ -75,7 +73,8 @@ export async function commitTerminal(
     defaulted: outcome.defaulted,
     ...(outcome.channel ? { channel: outcome.channel } : {}),
   };
-  const rows = await runner.$queryRaw<{ delivery_id: string | null; slack_posted: boolean }[]>`
+  const rows = await statementRows<{ delivery_id: string | null; slack_posted: boolean }>(
+    Prisma.sql`
     WITH cas AS (
       UPDATE messages SET status = ${outcome.resolution}, status_changed_at = ${now}::timestamptz,
                           terminal_at = ${now}::timestamptz
@@ -110,7 +109,9 @@ export async function commitTerminal(
            pg_notify(${TERMINAL_CHANNEL}, cas.id)::text AS woke,
            (SELECT pg_notify(${PUSH_CHANNEL}, id) FROM delivery)::text AS pushed,
            ${inboxNotifySql("cas.account_id", "cas.id")}::text AS notified
-      FROM cas`;
+      FROM cas`,
+    tx ?? undefined,
+  );
   const won = rows[0];
   if (!won) return { won: false };
   return {

@@ -61,7 +61,7 @@ export async function resolveMessage(
         if (result.won) await withResolution(tx, now);
         return result;
       })
-    : await commitTerminal(db(), row, envelope, "resolve", outcome, now);
+    : await commitTerminal(null, row, envelope, "resolve", outcome, now);
   // Lost: an overdue open message is expired by this call (§7), and the 409 reports that.
   const expired = resolved.won ? null : await db().$transaction((tx) => expireInTx(tx, id, now));
   await afterTerminal(resolved);

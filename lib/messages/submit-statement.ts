@@ -17,7 +17,8 @@
  *   sent on commit, and only when the message row was written.
  */
 import { AUDIT_EVENT } from "../audit/events";
-import { db } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import { statementRows } from "../db";
 import { FANOUT_CHANNEL, INBOX_CHANNEL } from "../pubsub/channels";
 import { inboxPayload } from "../pubsub/inbox";
 
@@ -66,7 +67,7 @@ export async function runSubmitStatement(input: SubmitStatementInput): Promise<S
   const needsSlot = input.inboxDepth !== null;
   const depth = input.inboxDepth ?? 0;
   const key = row.idempotencyKey;
-  const result = await db().$queryRaw<{ created: boolean; open: number | null }[]>`
+  const result = await statementRows<{ created: boolean; open: number | null }>(Prisma.sql`
     WITH slot AS (
       INSERT INTO agent_open_counts (agent_row_id, open)
       SELECT ${row.agentRowId}, 0 WHERE ${needsSlot}
@@ -103,7 +104,7 @@ export async function runSubmitStatement(input: SubmitStatementInput): Promise<S
     SELECT EXISTS (SELECT 1 FROM msg) AS created,
            (SELECT open FROM slot) AS open,
            (SELECT pg_notify(${INBOX_CHANNEL}, ${inboxPayload(row.accountId, row.id)}) FROM msg)::text AS notified,
-           (SELECT pg_notify(${FANOUT_CHANNEL}, id) FROM msg)::text AS fanout`;
+           (SELECT pg_notify(${FANOUT_CHANNEL}, id) FROM msg)::text AS fanout`);
   const r = result[0];
   if (r?.created) return { created: true };
   return { created: false, open: r?.open ?? null };

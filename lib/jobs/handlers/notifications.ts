@@ -1,7 +1,7 @@
 /**
  * The `notifications.fanout` job (#16): fan one new ask/task out to its recipients and send each
- * due notification (lib/notifications/fanout.ts). Run at once when the worker hears the submit's
- * NOTIFY (lib/jobs/wake.ts), enqueued again for each retry, and re-derived from PostgreSQL by the
+ * due notification (lib/notifications/fanout.ts). Enqueued by the worker when it hears the submit's
+ * NOTIFY (lib/jobs/wake.ts), again for each retry, and re-derived from PostgreSQL by the
  * notification sweep — a lost job loses nothing.
  */
 import { processNotifications } from "../../notifications/fanout";
