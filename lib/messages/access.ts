@@ -8,6 +8,7 @@ import { seatFor } from "../principals/seats";
 import { RESOLVING_ROLES, type AgentPrincipal, type Seat } from "../principals/types";
 import type { Message as MessageRow } from "../generated/prisma/client";
 import { allowedResolversOf, envelopeOf, type MessageWithResolution } from "./record";
+import { readMessageRow } from "./row-read";
 
 export type Resolver = { kind: "agent"; principal: AgentPrincipal } | { kind: "human"; userId: string };
 
@@ -15,8 +16,9 @@ export function notFound(): HubError {
   return new HubError("not_found", "no such message");
 }
 
+/** The row with its resolution: one statement on the pool (row-read.ts). */
 export function loadMessage(id: string): Promise<MessageWithResolution | null> {
-  return db().message.findUnique({ where: { id }, include: { resolution: true } });
+  return readMessageRow(id);
 }
 
 /** §8.2/§8.4/§9.1: poll and cancel are bound to the submitting principal. */

@@ -9,7 +9,7 @@ import { db, type Tx } from "../db";
 import type { ResolveResult } from "../protocol/api-bodies";
 import { HubError } from "../protocol/errors";
 import { checkResolution, parseResolveRequest } from "../protocol/rules";
-import { authorizeResolver, notFound, type Resolver } from "./access";
+import { authorizeResolver, loadMessage, notFound, type Resolver } from "./access";
 import { terminalConflict } from "./conflict";
 import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
@@ -36,7 +36,7 @@ export async function resolveMessage(
   body: Record<string, unknown>,
   via?: ResolveChannel,
 ): Promise<ResolveResult> {
-  const row = await db().message.findUnique({ where: { id } });
+  const row = await loadMessage(id);
   if (!row) {
     const tomb = await db().messageTombstone.findUnique({ where: { id } });
     if (tomb && resolver.kind === "agent" && tomb.agentRowId === resolver.principal.agentRowId) {
