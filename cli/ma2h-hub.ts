@@ -4,9 +4,8 @@
  * usage errors); everything else goes to stderr. Concurrency is settled by the database's unique
  * constraints, so it is safe beside a running Hub and other CLI runs.
  */
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { root } from "../bin/launcher.mjs";
 import { applyEmbeddedEnvFromDisk } from "../server/embedded-env";
 import { closeDb } from "../lib/db";
 import { closeProducers } from "../lib/queue/producer";
@@ -79,7 +78,7 @@ function errorOf(err: unknown): { code: string; message: string; exit: number } 
 
 async function main(): Promise<number> {
   // Beside a zero-setup Hub (no DATABASE_URL), talk to its embedded database under ./.data/.
-  applyEmbeddedEnvFromDisk(resolve(dirname(fileURLToPath(import.meta.url)), ".."));
+  applyEmbeddedEnvFromDisk(root);
   const argv = process.argv.slice(2);
   const json = argv.includes("--json");
   let exit = 0;

@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import { dirname, resolve } from "node:path";
 import next from "next";
+import { root } from "../bin/launcher.mjs";
 import { env, servesHttpsOnly, trustedProxies } from "../lib/env";
 import { log } from "../lib/log";
 import { closeDb } from "../lib/db";
@@ -27,7 +27,6 @@ import {
 } from "./request-guard";
 import { admitRequest, DEV_MODE_WARNING, transportMode } from "./transport";
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const SHUTDOWN_BUDGET_MS = 8000;
 
 async function main(): Promise<void> {
