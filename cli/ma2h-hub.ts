@@ -7,8 +7,7 @@
 import { parseArgs } from "node:util";
 import { root } from "../bin/launcher.mjs";
 import { applyEmbeddedEnvFromDisk } from "../server/embedded-env";
-import { closeDb } from "../lib/db";
-import { closeProducers } from "../lib/queue/producer";
+import { hasProcessWide } from "../lib/process-wide";
 import { isHubError } from "../lib/protocol/errors";
 import { usageError, type Flags, type Output } from "./command";
 import { COMMANDS, USAGE } from "./commands";
@@ -97,7 +96,11 @@ async function main(): Promise<number> {
     if (e.exit === 2 && !json) process.stderr.write(`${USAGE}\n`);
   } finally {
     // A redrive enqueues its first attempt (lib/delivery/admin.ts); close that queue connection too.
-    await Promise.allSettled([closeProducers(), closeDb()]);
+    // Only what a command opened, loaded only then: `--help` loads neither Prisma nor BullMQ (#20).
+    await Promise.allSettled([
+      hasProcessWide("ma2h.queues") ? import("../lib/queue/producer").then((m) => m.closeProducers()) : undefined,
+      hasProcessWide("ma2h.db") ? import("../lib/db").then((m) => m.closeDb()) : undefined,
+    ]);
   }
   return exit;
 }
