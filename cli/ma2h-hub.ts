@@ -5,6 +5,7 @@
  * constraints, so it is safe beside a running Hub and other CLI runs.
  */
 import { parseArgs } from "node:util";
+import v8 from "node:v8";
 import { root } from "../bin/launcher.mjs";
 import { applyEmbeddedEnvFromDisk } from "../server/embedded-env";
 import { hasProcessWide } from "../lib/process-wide";
@@ -76,6 +77,10 @@ function errorOf(err: unknown): { code: string; message: string; exit: number } 
 }
 
 async function main(): Promise<number> {
+  // Prisma's query compiler is WebAssembly: V8's optimising tier would recompile it in the background
+  // and hold the exit until that is done (a second on a busy box). A short-lived CLI runs it on the
+  // baseline compiler only; set before the first query compiles the module (#20, docs/decisions.md).
+  v8.setFlagsFromString("--liftoff-only");
   // Beside a zero-setup Hub (no DATABASE_URL), talk to its embedded database under ./.data/.
   applyEmbeddedEnvFromDisk(root);
   const argv = process.argv.slice(2);
@@ -107,6 +112,8 @@ async function main(): Promise<number> {
 
 main().then((code) => {
   process.exitCode = code;
-  // Exit promptly even if a stray handle lingers; the timer itself keeps nothing alive.
-  setTimeout(() => process.exit(code), 1000).unref();
+  // Everything is closed and written: exit once stdout has taken the output rather than wait on a
+  // stray handle — a closed database socket lingers until the server's backend ends, a second on a
+  // busy box (#20).
+  process.stdout.write("", () => process.exit(code));
 });
