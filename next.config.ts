@@ -10,6 +10,9 @@ const config: NextConfig = {
   // scripts alike), so the build does not check a second time.
   typescript: { ignoreBuildErrors: true },
   serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg"],
+  // Next would load every route's code from its constructor on, competing with the web's start for
+  // the one thread; server/web.ts starts that preload once it listens instead (#20).
+  experimental: { preloadEntriesOnStart: false },
   // The page headers — the Content-Security-Policy with a per-request script nonce, frame-ancestors
   // 'none', Referrer-Policy, nosniff and HSTS — are set on every HTML page by the Node server layer
   // (server/page-headers.ts, #19), not here: a nonce is per request, and a header listed here would

@@ -1,7 +1,6 @@
 /** `ma2h-hub audit verify` and `ma2h-hub account purge` (the tamper-evident audit trail, #19). */
 import { readFile } from "node:fs/promises";
-import { purgeAccount } from "../lib/audit/purge";
-import { verifyJsonLines, verifyLive, type VerifyReport } from "../lib/audit/verify";
+import type { VerifyReport } from "../lib/audit/verify";
 import { usageError, type Command, type Output } from "./command";
 
 function reportOutput(r: VerifyReport): Output {
@@ -27,8 +26,10 @@ export const AUDIT_COMMANDS: Record<string, Command> = {
         } catch (err) {
           throw usageError(`cannot read ${f.file}: ${(err as NodeJS.ErrnoException).code ?? "error"}`);
         }
+        const { verifyJsonLines } = await import("../lib/audit/verify");
         return reportOutput(verifyJsonLines(text));
       }
+      const { verifyLive } = await import("../lib/audit/verify");
       return reportOutput(await verifyLive(f.account));
     },
   },
@@ -36,6 +37,7 @@ export const AUDIT_COMMANDS: Record<string, Command> = {
     usage: "account purge <slug> --confirm <slug>",
     args: 1,
     async run([slug], f) {
+      const { purgeAccount } = await import("../lib/audit/purge");
       const r = await purgeAccount(slug!, f.confirm);
       return {
         json: {

@@ -1,21 +1,11 @@
 /**
  * The `ma2h-hub` admin commands: each turns parsed arguments into one domain call
- * (lib/principals) and shapes its result as the documented JSON object plus a readable line.
+ * (lib/principals) and shapes its result as the documented JSON object plus a readable line. Each
+ * command imports its domain module when it runs, so `--help` and a usage error load no database
+ * client (#20).
  */
-import { createAccount } from "../lib/principals/accounts";
-import { addUser } from "../lib/principals/users";
-import { changeRole, memberByHandle, removeMember } from "../lib/principals/members";
-import { createToken, revokeToken } from "../lib/principals/tokens";
-import { createAgent, type AgentRef } from "../lib/principals/agents";
-import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
-import {
-  addBinding,
-  addBindingSecret,
-  listBindings,
-  removeBindingSecret,
-  revokeBinding,
-  type BindingInfo,
-} from "../lib/principals/bindings";
+import type { AgentRef } from "../lib/principals/agents";
+import type { BindingInfo } from "../lib/principals/bindings";
 import { usageError, type Command, type Flags } from "./command";
 import { DELIVERY_COMMANDS } from "./delivery-commands";
 import { SECRETS_COMMANDS } from "./secrets-commands";
@@ -46,6 +36,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "account create <slug>",
     args: 1,
     async run([slug]) {
+      const { createAccount } = await import("../lib/principals/accounts");
       const a = await createAccount(slug!);
       return { json: { account: { slug: a.slug } }, text: `account ${a.slug} created` };
     },
@@ -54,6 +45,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "user add <email> --account <slug> --handle <handle> --role <owner|admin|member|viewer>",
     args: 1,
     async run([email], f) {
+      const { addUser } = await import("../lib/principals/users");
       const u = await addUser(email!, need(f, "account"), need(f, "handle"), need(f, "role"));
       return {
         json: { user: { email: u.email, handle: u.handle, role: u.role } },
@@ -66,6 +58,7 @@ export const COMMANDS: Record<string, Command> = {
     args: 1,
     async run([handle], f) {
       const slug = need(f, "account");
+      const { changeRole, memberByHandle } = await import("../lib/principals/members");
       const m = await memberByHandle(slug, handle!);
       const r = await changeRole(m.accountId, m.membershipId, need(f, "role"));
       return {
@@ -79,6 +72,7 @@ export const COMMANDS: Record<string, Command> = {
     args: 1,
     async run([handle], f) {
       const slug = need(f, "account");
+      const { memberByHandle, removeMember } = await import("../lib/principals/members");
       const m = await memberByHandle(slug, handle!);
       const r = await removeMember(m.accountId, m.membershipId);
       return {
@@ -91,6 +85,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "token create --user <email>",
     args: 0,
     async run(_, f) {
+      const { createToken } = await import("../lib/principals/tokens");
       const t = await createToken(need(f, "user"));
       return { json: { token: t.token, id: t.id }, text: `token ${t.id} (shown once): ${t.token}` };
     },
@@ -99,6 +94,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "token revoke <token-id>",
     args: 1,
     async run([id]) {
+      const { revokeToken } = await import("../lib/principals/tokens");
       const t = await revokeToken(id!);
       return { json: { token: t }, text: `token ${t.id} revoked` };
     },
@@ -107,6 +103,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "agent create <agent.id> --account <slug>",
     args: 1,
     async run([agentId], f) {
+      const { createAgent } = await import("../lib/principals/agents");
       const r = await createAgent(agentId!, need(f, "account"));
       return {
         json: { agent: { id: r.agent.agentId }, key: r.key, api_key: r.api_key },
@@ -118,6 +115,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "key list <agent.id> [--account <slug>]",
     args: 1,
     async run([agentId], f) {
+      const { listKeys } = await import("../lib/principals/api-keys");
       const keys = (await listKeys(agentRef(agentId!, f))).map((k) => ({
         id: k.id,
         created_at: k.createdAt.toISOString(),
@@ -133,6 +131,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "key rotate <agent.id> [--account <slug>]",
     args: 1,
     async run([agentId], f) {
+      const { rotateKey } = await import("../lib/principals/api-keys");
       const r = await rotateKey(agentRef(agentId!, f));
       return { json: r, text: `key ${r.key.id} added (shown once): ${r.api_key}; older keys stay valid until revoked` };
     },
@@ -141,6 +140,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "key revoke <key-id>",
     args: 1,
     async run([id]) {
+      const { revokeKey } = await import("../lib/principals/api-keys");
       const k = await revokeKey(id!);
       return { json: { key: k }, text: `key ${k.id} revoked` };
     },
@@ -150,6 +150,7 @@ export const COMMANDS: Record<string, Command> = {
       "binding add --agent <agent.id> [--account <slug>] --origin <scheme://host[:port]> [--path-prefix /p] --secret-ref <ref> --secret <value|->",
     args: 0,
     async run(_, f) {
+      const { addBinding } = await import("../lib/principals/bindings");
       const b = await addBinding({
         agentRef: agentRef(need(f, "agent"), f),
         origin: need(f, "origin"),
@@ -164,6 +165,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "binding list --agent <agent.id> [--account <slug>]",
     args: 0,
     async run(_, f) {
+      const { listBindings } = await import("../lib/principals/bindings");
       const list = await listBindings(agentRef(need(f, "agent"), f));
       return { json: { bindings: list.map(bindingJson) }, text: list.map(bindingText).join("\n") || "no bindings" };
     },
@@ -172,6 +174,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "binding add-secret <binding-id> --secret-ref <ref> --secret <value|->",
     args: 1,
     async run([id], f) {
+      const { addBindingSecret } = await import("../lib/principals/bindings");
       const r = await addBindingSecret(id!, need(f, "secret-ref"), need(f, "secret"));
       return {
         json: { secret: { binding_id: r.bindingId, ref: r.ref } },
@@ -183,6 +186,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "binding remove-secret <binding-id> --secret-ref <ref>",
     args: 1,
     async run([id], f) {
+      const { removeBindingSecret } = await import("../lib/principals/bindings");
       const r = await removeBindingSecret(id!, need(f, "secret-ref"));
       return {
         json: { secret: { binding_id: r.bindingId, ref: r.ref, removed: true } },
@@ -194,6 +198,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: "binding revoke <binding-id>",
     args: 1,
     async run([id]) {
+      const { revokeBinding } = await import("../lib/principals/bindings");
       const b = await revokeBinding(id!);
       return { json: { binding: b }, text: `binding ${b.id} revoked` };
     },

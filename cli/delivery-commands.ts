@@ -1,6 +1,4 @@
-/** `ma2h-hub signing-key …` and `ma2h-hub deliveries …` (the signed return leg, §9.2, §8.3). */
-import { listDeliveries, redriveDelivery } from "../lib/delivery/admin";
-import { rotateSigningKey } from "../lib/keys/signing-keys";
+/** `ma2h-hub signing-key …` and `ma2h-hub deliveries …` (the signed return leg, §9.2, §8.3). Domain modules load when a command runs (#20). */
 import { usageError, type Command } from "./command";
 
 export const DELIVERY_COMMANDS: Record<string, Command> = {
@@ -8,6 +6,7 @@ export const DELIVERY_COMMANDS: Record<string, Command> = {
     usage: "signing-key rotate",
     args: 0,
     async run() {
+      const { rotateSigningKey } = await import("../lib/keys/signing-keys");
       const k = await rotateSigningKey();
       const key = { kid: k.kid, created_at: k.createdAt.toISOString() };
       return { json: { key }, text: `signing key ${key.kid} created; it signs from now on` };
@@ -19,6 +18,7 @@ export const DELIVERY_COMMANDS: Record<string, Command> = {
     async run(_args, flags) {
       const messageId = flags.message;
       if (!messageId) throw usageError("--message is required");
+      const { listDeliveries } = await import("../lib/delivery/admin");
       const deliveries = await listDeliveries(messageId);
       const text =
         deliveries.map((d) => `${d.id}  ${d.status}  ${d.attempts.length} attempt(s)  ${d.callback_url}`).join("\n") ||
@@ -30,6 +30,7 @@ export const DELIVERY_COMMANDS: Record<string, Command> = {
     usage: "deliveries redrive <delivery-id>",
     args: 1,
     async run([id]) {
+      const { redriveDelivery } = await import("../lib/delivery/admin");
       const d = await redriveDelivery(id!);
       return { json: { delivery: d }, text: `delivery ${d.id} is pending again` };
     },

@@ -4,12 +4,11 @@
  * usage errors); everything else goes to stderr. Concurrency is settled by the database's unique
  * constraints, so it is safe beside a running Hub and other CLI runs.
  */
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import v8 from "node:v8";
+import { root } from "../bin/launcher.mjs";
 import { applyEmbeddedEnvFromDisk } from "../server/embedded-env";
-import { closeDb } from "../lib/db";
-import { closeProducers } from "../lib/queue/producer";
+import { hasProcessWide } from "../lib/process-wide";
 import { isHubError } from "../lib/protocol/errors";
 import { usageError, type Flags, type Output } from "./command";
 import { COMMANDS, USAGE } from "./commands";
@@ -78,8 +77,12 @@ function errorOf(err: unknown): { code: string; message: string; exit: number } 
 }
 
 async function main(): Promise<number> {
+  // Prisma's query compiler is WebAssembly: V8's optimising tier would recompile it in the background
+  // and hold the exit until that is done (a second on a busy box). A short-lived CLI runs it on the
+  // baseline compiler only; set before the first query compiles the module (#20, docs/decisions.md).
+  v8.setFlagsFromString("--liftoff-only");
   // Beside a zero-setup Hub (no DATABASE_URL), talk to its embedded database under ./.data/.
-  applyEmbeddedEnvFromDisk(resolve(dirname(fileURLToPath(import.meta.url)), ".."));
+  applyEmbeddedEnvFromDisk(root);
   const argv = process.argv.slice(2);
   const json = argv.includes("--json");
   let exit = 0;
@@ -98,13 +101,19 @@ async function main(): Promise<number> {
     if (e.exit === 2 && !json) process.stderr.write(`${USAGE}\n`);
   } finally {
     // A redrive enqueues its first attempt (lib/delivery/admin.ts); close that queue connection too.
-    await Promise.allSettled([closeProducers(), closeDb()]);
+    // Only what a command opened, loaded only then: `--help` loads neither Prisma nor BullMQ (#20).
+    await Promise.allSettled([
+      hasProcessWide("ma2h.queues") ? import("../lib/queue/producer").then((m) => m.closeProducers()) : undefined,
+      hasProcessWide("ma2h.db") ? import("../lib/db").then((m) => m.closeDb()) : undefined,
+    ]);
   }
   return exit;
 }
 
 main().then((code) => {
   process.exitCode = code;
-  // Exit promptly even if a stray handle lingers; the timer itself keeps nothing alive.
-  setTimeout(() => process.exit(code), 1000).unref();
+  // Everything is closed and written: exit once stdout has taken the output rather than wait on a
+  // stray handle — a closed database socket lingers until the server's backend ends, a second on a
+  // busy box (#20).
+  process.stdout.write("", () => process.exit(code));
 });

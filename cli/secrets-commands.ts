@@ -1,5 +1,4 @@
 /** `ma2h-hub secrets rotate` (#19): move every sealed value to the current AUTH_SECRET/MA2H_SECRETS_KEY. */
-import { rotateSecretsFromEnv } from "../lib/sealed/rotate";
 import { usageError, type Command } from "./command";
 
 export const SECRETS_COMMANDS: Record<string, Command> = {
@@ -9,6 +8,7 @@ export const SECRETS_COMMANDS: Record<string, Command> = {
     async run(_args, flags) {
       const from = flags["from-env"];
       if (!from) throw usageError("--from-env <VAR> is required: the name of the variable holding the previous secret");
+      const { rotateSecretsFromEnv } = await import("../lib/sealed/rotate");
       const r = await rotateSecretsFromEnv(from);
       const parts = Object.entries(r.byPurpose)
         .filter(([, n]) => n > 0)

@@ -19,3 +19,8 @@ export function forgetProcessWide(name: string, value: unknown): void {
   const key = Symbol.for(name);
   if (slots[key] === value) delete slots[key];
 }
+
+/** Whether the process holds a value under `name` (what needs closing), without making one. */
+export function hasProcessWide(name: string): boolean {
+  return Symbol.for(name) in (globalThis as unknown as Slots);
+}

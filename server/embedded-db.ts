@@ -13,6 +13,7 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { log } from "../lib/log";
+import { nodeArgs } from "../bin/launcher.mjs";
 import { persistedSecret } from "./embedded-env";
 
 export const DEFAULT_EMBEDDED_PORT = 54329;
@@ -174,11 +175,9 @@ export async function startEmbeddedDatabase(root: string): Promise<EmbeddedDatab
   const password = persistedSecret(join(dataRoot, "pg-password"), () => randomBytes(18).toString("base64url"));
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
     log.info("initialising the embedded database", { dir: dataDir });
-    await run(process.execPath, ["--import", "tsx", join(root, "server/embedded-init.ts"), dataDir, password]).catch(
-      (err: Error) => {
-        throw withRootHint(err, dataDir);
-      },
-    );
+    await run(process.execPath, [...nodeArgs("embedded-init"), dataDir, password]).catch((err: Error) => {
+      throw withRootHint(err, dataDir);
+    });
   }
   await clearLeftovers(dataDir);
   const port = await choosePort(join(dataRoot, "pg-port"));

@@ -7,9 +7,9 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { nodeArgs, root } from "../bin/launcher.mjs";
 import { env, productionTransportConfigured, resetEnvCache } from "../lib/env";
 import { log } from "../lib/log";
 import { deployMigrations } from "./migrate";
@@ -17,9 +17,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-db";
 import { persistedSecret } from "./embedded-env";
 import { transportMode } from "./transport";
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const CHILDREN = { web: "server/web.ts", worker: "workers/main.ts" } as const;
-type Name = keyof typeof CHILDREN;
+type Name = "web" | "worker";
 
 const running = new Map<Name, ChildProcess>();
 const restarts: Record<Name, number> = { web: 0, worker: 0 };
@@ -27,7 +25,8 @@ let stopping = false;
 let embedded: EmbeddedDatabase | null = null;
 
 function start(name: Name): void {
-  const child = spawn(process.execPath, ["--import", "tsx", resolve(root, CHILDREN[name])], {
+  // The child's ahead-of-time bundle while it is fresh, else its source through tsx (bin/launcher.mjs).
+  const child = spawn(process.execPath, nodeArgs(name), {
     cwd: root,
     stdio: "inherit",
     env: process.env,

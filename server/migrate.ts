@@ -6,17 +6,18 @@
  * migrations applied. The files stay standard Prisma migrations, so `prisma migrate deploy` works too.
  * After the SQL migrations, still under the lock, sealed values in the format before #19 are
  * re-sealed bound to their purpose and row (lib/sealed/reseal.ts): a SQL migration has no key.
+ * The command line (`npm run db:migrate`, `npm run db:migration <name>`) is server/migrate-cli.ts.
  */
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import { MIGRATION_LOCK } from "../lib/sealed/catalogue";
 import { type ResealReport, resealLegacyValues } from "../lib/sealed/reseal";
+import { root } from "../bin/launcher.mjs";
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const migrationsDir = join(root, "prisma/migrations");
 const schemaPath = join(root, "prisma/schema.prisma");
 const filters = { externalTables: [], externalEnums: [] };
@@ -26,7 +27,7 @@ type Engine = Awaited<ReturnType<typeof import("@prisma/schema-engine-wasm/schem
 
 async function engineFor(factory: unknown): Promise<Engine> {
   const rt = await import("@prisma/schema-engine-wasm/schema_engine_bg");
-  const require = createRequire(import.meta.url);
+  const require = createRequire(join(root, "package.json"));
   const wasmPath = join(
     dirname(require.resolve("@prisma/schema-engine-wasm/schema_engine_bg")),
     "schema_engine_bg.wasm",
@@ -110,7 +111,7 @@ export async function deployMigrations(
   }
 }
 
-async function createMigration(name: string): Promise<void> {
+export async function createMigration(name: string): Promise<void> {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error("migration name must match [a-z0-9_]+");
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
@@ -136,30 +137,4 @@ async function createMigration(name: string): Promise<void> {
   const lockPath = join(migrationsDir, "migration_lock.toml");
   await writeFile(lockPath, 'provider = "postgresql"\n', { flag: "wx" }).catch(() => {});
   console.error(`Wrote ${dir}/migration.sql`);
-}
-
-async function main(): Promise<void> {
-  const [cmd, arg] = process.argv.slice(2);
-  if (cmd === "deploy") {
-    const url = process.env.DATABASE_URL;
-    if (!url) throw new Error("DATABASE_URL is required");
-    const applied = await deployMigrations(url, (r) => {
-      if (r.resealed) console.error(`Re-sealed ${r.resealed} value(s) bound to their purpose and row.`);
-      for (const where of r.unopenable)
-        console.error(`Not re-sealed (does not open under the current secret; re-enter it): ${where}`);
-    });
-    console.error(applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
-  } else if (cmd === "dev" && arg) {
-    await createMigration(arg);
-  } else {
-    console.error("usage: server/migrate.ts deploy | dev <name>");
-    process.exitCode = 2;
-  }
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  main().catch((err) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
 }

@@ -7,15 +7,11 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import { dirname, resolve } from "node:path";
 import next from "next";
+import { root } from "../bin/launcher.mjs";
 import { env, servesHttpsOnly, trustedProxies } from "../lib/env";
 import { log } from "../lib/log";
-import { closeDb } from "../lib/db";
-import { closeRedis } from "../lib/redis";
-import { closeProducers } from "../lib/queue/producer";
 import { terminalWaiters } from "../lib/messages/waiters";
-import { ensureSigningKey } from "../lib/keys/signing-keys";
 import { screenForwarded } from "./forwarded";
 import { applyPageHeaders } from "./page-headers";
 import {
@@ -27,8 +23,21 @@ import {
 } from "./request-guard";
 import { admitRequest, DEV_MODE_WARNING, transportMode } from "./transport";
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const SHUTDOWN_BUDGET_MS = 8000;
+
+/**
+ * Loads every route's code now that the server answers (#20): what Next does from its constructor
+ * unless `experimental.preloadEntriesOnStart` is off (next.config.ts), moved after listen so that
+ * it does not delay the start. Next has no public call for it; if its internals change, routes load
+ * on their first request instead, as in development.
+ */
+function preloadRoutes(app: ReturnType<typeof next>): void {
+  type Inner = { unstable_preloadEntries?: () => Promise<void> };
+  const wrapper = (app as unknown as { server?: { getServer?: () => Promise<Inner> } }).server;
+  void Promise.resolve(wrapper?.getServer?.())
+    .then((inner) => inner?.unstable_preloadEntries?.())
+    .catch((err: Error) => log.warn("route preload failed; routes load on first use", { error_name: err.name }));
+}
 
 async function main(): Promise<void> {
   const e = env();
@@ -81,11 +90,9 @@ async function main(): Promise<void> {
   server.headersTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
   // A database that is down at start must not keep the web from answering: /healthz stays 200
-  // and /readyz 503 until it returns. Long-polls reconnect the LISTEN on first use, and the
-  // signing key is ensured on first use (and by the worker).
+  // and /readyz 503 until it returns. Long-polls reconnect the LISTEN on first use.
   try {
     await terminalWaiters().ready();
-    await ensureSigningKey();
   } catch (err) {
     log.warn("database unavailable at start; /readyz answers 503 until it returns", {
       error_name: (err as Error).name,
@@ -100,6 +107,12 @@ async function main(): Promise<void> {
     mode,
     public_url: e.publicUrl,
   });
+  preloadRoutes(app);
+  // Not needed to answer, so after listen (#20): loading the Prisma client and its query compiler
+  // is the slowest part of a start. The signing key is also ensured on first use (and by the worker).
+  void import("../lib/keys/signing-keys")
+    .then(({ ensureSigningKey }) => ensureSigningKey())
+    .catch((err: Error) => log.warn("signing key not ensured at start; it is on first use", { error_name: err.name }));
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -112,6 +125,13 @@ async function main(): Promise<void> {
     await terminalWaiters().close(); // held long-polls answer with the current status now
     await new Promise((r) => setTimeout(r, 300));
     server.closeAllConnections();
+    // Loaded only now: the queue producers (BullMQ), Redis and the Prisma client are process-wide
+    // (lib/process-wide.ts), opened by the routes if at all, and loading them would delay the start.
+    const [{ closeProducers }, { closeRedis }, { closeDb }] = await Promise.all([
+      import("../lib/queue/producer"),
+      import("../lib/redis"),
+      import("../lib/db"),
+    ]);
     await Promise.allSettled([closeProducers(), closeRedis(), closeDb()]);
     clearTimeout(hardExit);
     process.exit(0);

@@ -8,7 +8,7 @@
  *
  * What is not fresh: `git clone` copies only committed files, so the clone gets the repo's
  * `node_modules` as a symlink, and copies of the `.next` build and the generated Prisma client
- * (`lib/generated`, written by `prisma generate` in postinstall and build). A truly fresh
+ * (`lib/generated`, written by `prisma generate` in postinstall and build) and the `dist/` bundles. A truly fresh
  * `npm ci` (~60 s) and `npm run build` (~40 s) are what `.ci/run` itself does on every run;
  * repeating them here would only make this test slower.
  */
@@ -182,6 +182,8 @@ beforeAll(async () => {
   symlinkSync(join(repoRoot, "node_modules"), join(clone, "node_modules"), "dir");
   cpSync(join(repoRoot, ".next"), join(clone, ".next"), { recursive: true });
   cpSync(join(repoRoot, "lib/generated"), join(clone, "lib/generated"), { recursive: true });
+  // The ahead-of-time bundles last, so they are newer than every source: the launchers run them.
+  cpSync(join(repoRoot, "dist"), join(clone, "dist"), { recursive: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -215,6 +217,8 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
       expect(readFileSync(join(data, f), "utf8").trim().length).toBeGreaterThanOrEqual(24);
       expect(statSync(join(data, f)).mode & 0o077).toBe(0);
     }
+    // The web now answers before the worker has started (#20): wait for the worker's line.
+    for (let i = 0; i < 600 && !hub.output().includes('"msg":"worker running"'); i++) await sleep(100);
     const out = hub.output();
     expect(out).toContain('"msg":"embedded database running"');
     expect(out).toContain('"mode":"dev"');
@@ -276,8 +280,9 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
     const hub = current!;
     const before = cloneProcesses();
     expect(before.some((p) => p.cmd.includes("postgres -D"))).toBe(true);
-    expect(before.some((p) => p.cmd.includes("server/web.ts"))).toBe(true);
-    expect(before.some((p) => p.cmd.includes("workers/main.ts"))).toBe(true);
+    // The hub's children run the build's bundles (bin/launcher.mjs), not the sources through tsx.
+    expect(before.some((p) => p.cmd.includes("dist/web.mjs"))).toBe(true);
+    expect(before.some((p) => p.cmd.includes("dist/worker.mjs"))).toBe(true);
     const ms = await stopGroup(hub, "SIGTERM");
     expect(cloneProcesses(), hub.output().slice(-2000)).toEqual([]);
     expect(groupMembers(hub.pgid)).toEqual([]);

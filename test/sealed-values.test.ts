@@ -1,7 +1,7 @@
 /**
  * #19 "Sealed values bound to their purpose and row", against real PostgreSQL: a sealed value copied
  * into another row does not open (and the Hub refuses to use it); values in the format before #19
- * are re-sealed by the migration runner's start-up step (a real `server/migrate.ts deploy` child
+ * are re-sealed by the migration runner's start-up step (a real `node bin/run.mjs migrate deploy` child, as `npm run db:migrate` runs it
  * process — deployMigrations cannot run twice in one process) and then open; a short AUTH_SECRET
  * stops a real process at start; `ma2h-hub secrets rotate --from-env` round-trips every sealed value
  * in one transaction and rolls back, naming the row, when one opens under neither secret.
@@ -206,7 +206,7 @@ describe("sealed values are bound to their purpose and row", () => {
     // A normal read never opens the old format (it is bound to no row).
     await expect(resolveCallbackSecret(bindingA, "hooks")).rejects.toThrow(/old format/);
 
-    const deploy = await run(["--import", "tsx", "server/migrate.ts", "deploy"], { AUTH_SECRET: OLD });
+    const deploy = await run(["bin/run.mjs", "migrate", "deploy"], { AUTH_SECRET: OLD });
     expect(deploy.code, deploy.stderr).toBe(0);
     expect(deploy.stderr).toContain("Re-sealed 2 value(s)");
     expect(deploy.stderr).not.toContain("secret-of-a");

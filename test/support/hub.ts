@@ -1,12 +1,14 @@
 /**
  * Runs the real Hub (the built Next app behind server/web.ts, the worker, or the whole `hub`
  * supervisor) as child processes on a free port, in its own process group, capturing stdout and
- * stderr for the log tests. Requires `npm run build` first.
+ * stderr for the log tests. Requires `npm run build` first; each entry runs from its dist/ bundle
+ * while fresh and from its TypeScript source through tsx otherwise (bin/launcher.mjs).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeArgs } from "../../bin/launcher.mjs";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -25,7 +27,6 @@ export async function freePort(): Promise<number> {
 }
 
 export type HubMode = "hub" | "web" | "worker";
-const ENTRY: Record<HubMode, string> = { hub: "server/hub.ts", web: "server/web.ts", worker: "workers/main.ts" };
 
 export interface HubProcess {
   mode: HubMode;
@@ -72,7 +73,8 @@ export async function startHub(options: HubOptions): Promise<HubProcess> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let buffer = "";
-  const child = spawn(process.execPath, ["--import", "tsx", resolve(repoRoot, ENTRY[mode])], {
+  // As `npm run <mode>` starts it: the ahead-of-time bundle while fresh, else the source via tsx.
+  const child = spawn(process.execPath, nodeArgs(mode), {
     cwd: repoRoot,
     env: hubEnv(options.databaseUrl, port, options.env),
     detached: true, // its own process group, so a test can signal all of it

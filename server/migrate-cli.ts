@@ -1,0 +1,30 @@
+/**
+ * `npm run db:migrate` (`deploy`) and `npm run db:migration <name>` (`dev <name>`): the command line
+ * of server/migrate.ts, an entry point of its own so that the hub and the CLI, which bundle
+ * server/migrate.ts, never run it.
+ */
+import { createMigration, deployMigrations } from "./migrate";
+
+async function main(): Promise<void> {
+  const [cmd, arg] = process.argv.slice(2);
+  if (cmd === "deploy") {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error("DATABASE_URL is required");
+    const applied = await deployMigrations(url, (r) => {
+      if (r.resealed) console.error(`Re-sealed ${r.resealed} value(s) bound to their purpose and row.`);
+      for (const where of r.unopenable)
+        console.error(`Not re-sealed (does not open under the current secret; re-enter it): ${where}`);
+    });
+    console.error(applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
+  } else if (cmd === "dev" && arg) {
+    await createMigration(arg);
+  } else {
+    console.error("usage: node bin/run.mjs migrate deploy | dev <name>");
+    process.exitCode = 2;
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
