@@ -9,7 +9,7 @@ const config: NextConfig = {
   // Type checking is its own step (`npm run typecheck`, run by .ci/run over app, lib, tests and
   // scripts alike), so the build does not check a second time.
   typescript: { ignoreBuildErrors: true },
-  serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg"],
+  serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg", "prom-client"],
   // The page headers — the Content-Security-Policy with a per-request script nonce, frame-ancestors
   // 'none', Referrer-Policy, nosniff and HSTS — are set on every HTML page by the Node server layer
   // (server/page-headers.ts, #19), not here: a nonce is per request, and a header listed here would
