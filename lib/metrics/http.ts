@@ -1,8 +1,8 @@
 /**
  * The per-request HTTP metric, recorded by the Node server (server/web.ts) for every request that
- * reaches it, Next's or not. On the hot path, so it allocates nothing per request once warm: one
- * timestamp on the response, one shared `close` listener, and label children cached by
- * route → method → status (prom-client's `labels()` would build and hash a key every call).
+ * reaches it, Next's or not. On the hot path, so it allocates next to nothing: a timestamp, the
+ * route template and method on the response, one shared `close` listener, and the counts kept as
+ * plain numbers (lib/metrics/tally.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { metrics } from "./registry";
@@ -63,30 +63,6 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
  */
 const CLIENT_GONE = 499;
 
-type Child = { counter: { inc(): void }; histogram: { observe(seconds: number): void } };
-const children = new Map<string, Map<string, Map<number, Child>>>();
-
-function child(route: string, method: string, status: number): Child {
-  let byMethod = children.get(route);
-  if (!byMethod) {
-    byMethod = new Map();
-    children.set(route, byMethod);
-  }
-  let byStatus = byMethod.get(method);
-  if (!byStatus) {
-    byStatus = new Map();
-    byMethod.set(method, byStatus);
-  }
-  let c = byStatus.get(status);
-  if (!c) {
-    const m = metrics();
-    const labels = { route, method, status: String(status) };
-    c = { counter: m.httpRequests.labels(labels), histogram: m.httpDuration.labels(labels) };
-    byStatus.set(status, c);
-  }
-  return c;
-}
-
 const STARTED = Symbol("ma2h.metrics.started");
 const ROUTE = Symbol("ma2h.metrics.route");
 const METHOD = Symbol("ma2h.metrics.method");
@@ -96,9 +72,7 @@ function onClose(this: Timed): void {
   const started = this[STARTED];
   if (started === undefined) return;
   const status = this.writableFinished ? this.statusCode : CLIENT_GONE;
-  const c = child(this[ROUTE] as string, this[METHOD] as string, status);
-  c.counter.inc();
-  c.histogram.observe((performance.now() - started) / 1000);
+  metrics().http.observe(this[ROUTE] as string, this[METHOD] as string, status, (performance.now() - started) / 1000);
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { processWide } from "../process-wide";
+import { HttpTally } from "./tally";
 
 /** Seconds; a long-poll or drain holds up to 60 s (§8.2), so the top buckets reach past it. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 65];
@@ -20,21 +21,21 @@ function define() {
   const web = new Registry();
   const worker = new Registry();
   const both = [web, worker];
+  const http = new HttpTally(
+    { counter: "ma2h_http_requests_total", histogram: "ma2h_http_request_duration_seconds" },
+    {
+      counter: "HTTP requests answered, by route template, method and status code (499: the client left first).",
+      histogram:
+        "Time from the request head to the last byte of the answer, by route template, method and status code (long-polls and streams included).",
+    },
+    HTTP_BUCKETS,
+  );
+  // The registry takes any object with name, help, type and get() (prom-client's Metric shape).
+  web.registerMetric(http.counter() as unknown as Counter);
+  web.registerMetric(http.histogram() as unknown as Histogram);
   return {
     registries: { web, worker },
-    httpRequests: new Counter({
-      name: "ma2h_http_requests_total",
-      help: "HTTP requests answered, by route template, method and status code.",
-      labelNames: ["route", "method", "status"] as const,
-      registers: [web],
-    }),
-    httpDuration: new Histogram({
-      name: "ma2h_http_request_duration_seconds",
-      help: "Time from the request head to the last byte of the answer, by route template, method and status code (long-polls and streams included).",
-      labelNames: ["route", "method", "status"] as const,
-      buckets: HTTP_BUCKETS,
-      registers: [web],
-    }),
+    http,
     submits: new Counter({
       name: "ma2h_submits_total",
       help: "Messages accepted by POST /v1/messages (idempotent replays not counted), by verb.",
