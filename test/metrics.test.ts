@@ -49,7 +49,7 @@ async function scrape(base: string, token = TOKEN): Promise<string> {
 /** The value of the sample `name` whose labels are exactly `labels` (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
   for (const line of text.split("\n")) {
-    const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    const m = /^([a-zA-Z0-9_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
     const got = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
     if (JSON.stringify(Object.entries(got).sort()) === JSON.stringify(Object.entries(labels).sort()))

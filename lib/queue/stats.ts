@@ -14,11 +14,18 @@ export interface QueueStats {
   lagSeconds: number;
 }
 
-/** Seconds past due of the first job `getJobs` returns for `state` (oldest first), or 0. */
+/**
+ * Seconds past due of the oldest job in `state` (0 when none waits), from two-job reads at both ends.
+ * With Redis the ascending read starts at the oldest. BullMQ 6.7's PostgreSQL backend reads a range
+ * one place off (measured: ascending `0..1` of j1, j2, j4 is j2, j4; descending is j4, j2), so there
+ * the oldest of three or more is missed and the second oldest stands in — within a job of the truth
+ * for a backlog, and exact for one or two jobs. Reading the whole list would cost a backlog's worth.
+ */
 async function oldestDue(queue: ReturnType<typeof producer>, state: "wait" | "prioritized" | "delayed", now: number) {
-  const [job] = await queue.getJobs(state, 0, 0, true);
-  if (!job) return 0;
-  return Math.max(0, (now - (job.timestamp + (job.delay ?? 0))) / 1000);
+  const ends = await Promise.all([queue.getJobs(state, 0, 1, true), queue.getJobs(state, 0, 1, false)]);
+  let lag = 0;
+  for (const job of ends.flat()) if (job) lag = Math.max(lag, (now - (job.timestamp + (job.delay ?? 0))) / 1000);
+  return lag;
 }
 
 export async function queueStats(now: Date): Promise<QueueStats[]> {
