@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { addBinding } from "../lib/principals/bindings";
 import { db } from "../lib/db";
+import { env, resetEnvCache } from "../lib/env";
 import { client, freePort, startHub } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
@@ -98,20 +99,25 @@ describe("counters move with the traffic", () => {
       secret_ref: "cb",
     });
 
-    // A parked long-poll on the task shows while it waits.
+    // A parked long-poll on the task and a parked drain of the (empty) mailbox show while they wait.
     const controller = new AbortController();
-    const parked = fetch(`${hub.url}/v1/messages/${task.body.id}?wait=30`, {
-      headers: { authorization: `Bearer ${acme.keys[A]}` },
-      signal: controller.signal,
-    }).catch(() => null);
+    const held = (path: string) =>
+      fetch(`${hub.url}${path}`, {
+        headers: { authorization: `Bearer ${acme.keys[A]}` },
+        signal: controller.signal,
+      }).catch(() => null);
+    const parked = held(`/v1/messages/${task.body.id}?wait=30`);
+    void held("/v1/inbox?wait=30");
     let during = "";
-    for (let i = 0; i < 50; i++) {
-      during = await scrape(hub.url);
-      if (sample(during, "ma2h_parked_requests", { kind: "long_poll" }) >= 1) break;
+    const both = () =>
+      sample(during, "ma2h_parked_requests", { kind: "long_poll" }) >= 1 &&
+      sample(during, "ma2h_parked_requests", { kind: "drain" }) >= 1;
+    for (let i = 0; i < 50 && !both(); i++) {
       await new Promise((r) => setTimeout(r, 100));
+      during = await scrape(hub.url);
     }
     expect(sample(during, "ma2h_parked_requests", { kind: "long_poll" })).toBe(1);
-    expect(sample(during, "ma2h_parked_requests", { kind: "drain" })).toBe(0);
+    expect(sample(during, "ma2h_parked_requests", { kind: "drain" })).toBe(1);
     const open = await db().message.count({ where: { status: "open" } });
     expect(sample(during, "ma2h_open_items")).toBe(open);
     expect(open).toBeGreaterThanOrEqual(2);
@@ -138,6 +144,13 @@ describe("counters move with the traffic", () => {
     expect(web1).not.toContain(task.body.id);
     expect(sample(web1, "ma2h_open_items")).toBe(open - 2);
     expect(sample(web1, "ma2h_parked_requests", { kind: "long_poll" })).toBe(0);
+    // The aborted drain was answered to nobody: counted as 499 once the web saw the client go.
+    for (let i = 0; i < 50 && sample(await scrape(hub.url), "ma2h_parked_requests", { kind: "drain" }) > 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const gone = { route: "/v1/inbox", method: "GET", status: "499" };
+    expect(
+      sample(await scrape(hub.url), "ma2h_http_requests_total", gone) - sample(web0, "ma2h_http_requests_total", gone),
+    ).toBe(1);
     expect(sample(web1, "ma2h_metrics_source_up", { source: "database" })).toBe(1);
     expect(sample(web1, "ma2h_metrics_source_up", { source: "queues" })).toBe(1);
     expect(web1).toMatch(/^ma2h_queue_jobs\{queue="delivery-push",state="wait"\} \d+$/m);
@@ -161,6 +174,22 @@ describe("counters move with the traffic", () => {
 });
 
 describe("without MA2H_METRICS_TOKEN", () => {
+  it("a worker metrics port without the token refuses the start (fail closed)", async () => {
+    const saved = { ...process.env };
+    try {
+      process.env.MA2H_WORKER_METRICS_PORT = "9464";
+      delete process.env.MA2H_METRICS_TOKEN;
+      resetEnvCache();
+      expect(() => env()).toThrow(/MA2H_WORKER_METRICS_PORT is set but MA2H_METRICS_TOKEN is not/);
+      process.env.MA2H_METRICS_TOKEN = "short";
+      resetEnvCache();
+      expect(() => env()).toThrow(/MA2H_METRICS_TOKEN: must be at least 32 bytes/);
+    } finally {
+      process.env = saved;
+      resetEnvCache();
+    }
+  });
+
   it("/metrics is not served: it answers what any unknown path answers", async () => {
     const web = await startHub({ databaseUrl: hub.databaseUrl, mode: "web" });
     try {
