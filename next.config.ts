@@ -9,7 +9,7 @@ const config: NextConfig = {
   // Type checking is its own step (`npm run typecheck`, run by .ci/run over app, lib, tests and
   // scripts alike), so the build does not check a second time.
   typescript: { ignoreBuildErrors: true },
-  serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg"],
+  serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg", "prom-client"],
   // Next would load every route's code from its constructor on, competing with the web's start for
   // the one thread; server/web.ts starts that preload once it listens instead (#20).
   experimental: { preloadEntriesOnStart: false },

@@ -17,7 +17,7 @@ function state(): { client: PrismaClient; pool: pg.Pool } {
   const g = globalThis as Holder;
   if (!g[KEY]) {
     // One pool for both: the client's queries and the hot paths' single statements (statementRows)
-    // share its connections and its bound.
+    // share its connections and its bound; it is ours, so metrics read its counts (poolStats).
     const pool = new pg.Pool({ connectionString: env().DATABASE_URL, max: 10 });
     // No query logging in any mode: queries carry `state` and envelopes (§9.6).
     // Prisma's interactive-transaction defaults (2 s to get a connection, 5 s to finish) turn a burst
@@ -36,9 +36,10 @@ export function db(): PrismaClient {
   return state().client;
 }
 
-/** The connection pool beneath the client (its size and use are what an operator watches). */
-export function dbPool(): pg.Pool {
-  return state().pool;
+/** This process's pool: connections open, idle, and queries waiting for one; null before first use. */
+export function poolStats(): { total: number; idle: number; waiting: number } | null {
+  const pool = (globalThis as Holder)[KEY]?.pool;
+  return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null;
 }
 
 /**

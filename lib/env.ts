@@ -35,6 +35,21 @@ const secretMaterial = z
       "generate one with `openssl rand -hex 32` — changing it needs `ma2h-hub secrets rotate` (docs/DEPLOYMENT.md)",
   });
 
+/** A bearer token an operator picks (MA2H_METRICS_TOKEN): as long as a secret, never guessable. */
+const bearerToken = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .refine((v) => v === undefined || Buffer.byteLength(v, "utf8") >= MIN_SECRET_BYTES, {
+    message: `must be at least ${MIN_SECRET_BYTES} bytes; generate one with \`openssl rand -hex 32\``,
+  });
+
+/** An optional TCP port where an empty value means unset. */
+const optionalPort = z.preprocess(
+  (v) => (v === "" ? undefined : v),
+  z.coerce.number().int().min(1).max(65_535).optional(),
+);
+
 const schema = z.object({
   DATABASE_URL: z.string().min(1, "DATABASE_URL is required"),
   REDIS_URL: z
@@ -140,6 +155,10 @@ const schema = z.object({
   // Browser push (docs/notifications.md "Browser push"): the VAPID `sub` (RFC 8292 §2.1), a
   // mailto: or https: URL; unset → derived (webPushSettings below).
   MA2H_VAPID_SUBJECT: optionalText,
+  // Metrics (docs/DEPLOYMENT.md "Metrics"): GET /metrics exists only with a token; a worker serves
+  // its own on MA2H_WORKER_METRICS_PORT.
+  MA2H_METRICS_TOKEN: bearerToken,
+  MA2H_WORKER_METRICS_PORT: optionalPort,
 });
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
@@ -155,6 +174,9 @@ export function env(): Env {
   }
   const e = parsed.data;
   refuseDevRelaxationsInProduction(e);
+  // Fail closed: a metrics port without a token would be a listener that refuses everyone.
+  if (e.MA2H_WORKER_METRICS_PORT !== undefined && e.MA2H_METRICS_TOKEN === undefined)
+    throw new Error("Invalid configuration: MA2H_WORKER_METRICS_PORT is set but MA2H_METRICS_TOKEN is not");
   // The long-poll cap is 60 s by §8.2; a larger configured value is clamped, never honoured.
   e.MA2H_MAX_WAIT_SECONDS = Math.min(e.MA2H_MAX_WAIT_SECONDS, 60);
   e.MA2H_EXPIRY_SWEEP_MS = Math.min(e.MA2H_EXPIRY_SWEEP_MS, 5000);
@@ -226,6 +248,12 @@ export function trustedProxies(): Cidr[] {
 /** Tests and the CLI re-read the environment after changing it. */
 export function resetEnvCache(): void {
   cached = null;
+}
+
+/** The metrics settings; null when MA2H_METRICS_TOKEN is unset (metrics are off). */
+export function metricsSettings(): { token: string; workerPort: number | undefined } | null {
+  const e = env();
+  return e.MA2H_METRICS_TOKEN ? { token: e.MA2H_METRICS_TOKEN, workerPort: e.MA2H_WORKER_METRICS_PORT } : null;
 }
 
 /** The §8.6 limits as the rest of the Hub sees them. */

@@ -13,6 +13,11 @@ export function processWide<T>(name: string, make: () => T): T {
   return slots[key] as T;
 }
 
+/** The process's value under `name` if one was made, without making it (a metrics read must not start a LISTEN). */
+export function processWideIfMade<T>(name: string): T | undefined {
+  return (globalThis as unknown as Slots)[Symbol.for(name)] as T | undefined;
+}
+
 /** Forgets `value` under `name` (on close), so the next `processWide` makes a new one. */
 export function forgetProcessWide(name: string, value: unknown): void {
   const slots = globalThis as unknown as Slots;

@@ -9,9 +9,12 @@ import http from "node:http";
 import https from "node:https";
 import next from "next";
 import { root } from "../bin/launcher.mjs";
-import { env, servesHttpsOnly, trustedProxies } from "../lib/env";
+import { env, metricsSettings, servesHttpsOnly, trustedProxies } from "../lib/env";
 import { log } from "../lib/log";
 import { terminalWaiters } from "../lib/messages/waiters";
+import { refreshWebGauges } from "../lib/gauges/refresh";
+import { answerScrape, isMetricsRequest } from "../lib/metrics/endpoint";
+import { observeRequest } from "../lib/metrics/http";
 import { screenForwarded } from "./forwarded";
 import { applyPageHeaders } from "./page-headers";
 import {
@@ -57,10 +60,19 @@ async function main(): Promise<void> {
   // (CSP nonce, HSTS) are set here so every response gets them (server/page-headers.ts) — #19.
   const proxies = mode === "proxy" ? trustedProxies() : null;
   const httpsOnly = servesHttpsOnly();
+  // Metrics (lib/metrics/): with no token, nothing is measured and /metrics is an unknown path like
+  // any other (Next's not-found page); with one, every request is timed from here and a scrape is
+  // answered before Next — after the transport gate, so the token never travels in plaintext.
+  const metricsToken = metricsSettings()?.token;
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (metricsToken !== undefined) observeRequest(req, res);
     screenForwarded(req, proxies);
     applyPageHeaders(req, res, httpsOnly);
     if (!admitRequest(mode, req, res) || !admitRequestHead(req, res)) return;
+    if (metricsToken !== undefined && isMetricsRequest(req)) {
+      void answerScrape(req, res, metricsToken, "web", refreshWebGauges);
+      return;
+    }
     if (!isPageFormPost(req)) {
       void handle(req, res);
       return;

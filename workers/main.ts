@@ -3,7 +3,10 @@
  * PostgreSQL, not the queue, the source of truth (§3.1). No logic of its own — every handler and
  * sweep calls a lib/ verb.
  */
-import { env } from "../lib/env";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import { env, metricsSettings } from "../lib/env";
 import { log } from "../lib/log";
 import { closeDb } from "../lib/db";
 import { closeRedis } from "../lib/redis";
@@ -15,6 +18,45 @@ import { startSweepTimer } from "../lib/jobs/sweep-timer";
 import { ensureSigningKey } from "../lib/keys/signing-keys";
 import { startJobWakes } from "../lib/jobs/wake";
 import { notificationListener } from "../lib/pubsub/listener";
+import { refreshWorkerGauges } from "../lib/gauges/refresh";
+import { answerScrape, isMetricsRequest } from "../lib/metrics/endpoint";
+import { HubError } from "../lib/protocol/errors";
+import { isLoopback, transportMode } from "../server/transport";
+
+/**
+ * The worker's own `GET /metrics` on MA2H_WORKER_METRICS_PORT (its push attempts and expiries are
+ * counted in this process; docs/decisions.md "Metrics"). Same token and transport rule as the web:
+ * HTTPS with the web's certificate in TLS mode, loopback peers only in dev mode; in trusted-proxy
+ * mode plaintext on HOST, like the web's own port behind its proxy. Anything else is the 404 envelope.
+ */
+async function serveMetrics(): Promise<http.Server | null> {
+  const settings = metricsSettings();
+  if (!settings?.workerPort) return null;
+  const e = env();
+  const mode = transportMode(e);
+  const { token } = settings;
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const devRefused = mode === "dev" && !isLoopback(req.socket.remoteAddress);
+    if (!devRefused && isMetricsRequest(req)) return void answerScrape(req, res, token, "worker", refreshWorkerGauges);
+    const err = devRefused
+      ? new HubError("not_authorized", "dev mode serves loopback peers only")
+      : new HubError("not_found", "no such endpoint");
+    res.writeHead(err.status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(err.toBody()));
+  };
+  const server =
+    mode === "tls"
+      ? https.createServer(
+          { cert: readFileSync(e.TLS_CERT_FILE as string), key: readFileSync(e.TLS_KEY_FILE as string) },
+          onRequest,
+        )
+      : http.createServer(onRequest);
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail);
+    server.listen({ port: settings.workerPort, host: e.HOST }, ok);
+  });
+  log.info("worker metrics listening", { port: settings.workerPort, host: e.HOST });
+  return server;
+}
 
 async function main(): Promise<void> {
   const e = env();
@@ -29,6 +71,7 @@ async function main(): Promise<void> {
 
   const wakes = await startJobWakes();
   const timer = startSweepTimer(sweeps(e));
+  const metricsServer = await serveMetrics();
   log.info("worker running", { sweep_ms: e.MA2H_EXPIRY_SWEEP_MS, queue_backend: e.REDIS_URL ? "redis" : "postgres" });
 
   let stopping = false;
@@ -37,6 +80,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info("worker stopping", { signal });
     setTimeout(() => process.exit(0), 8000).unref();
+    metricsServer?.close();
     await Promise.allSettled([...workers.map((w) => w.close()), timer.stop(), wakes.stop()]);
     await Promise.allSettled([closeProducers(), closeRedis(), notificationListener().close(), closeDb()]);
     process.exit(0);

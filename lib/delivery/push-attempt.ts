@@ -9,6 +9,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { env } from "../env";
 import { log } from "../log";
+import { metrics } from "../metrics/registry";
 import { callbackOf, type Callback } from "../protocol/message";
 import { signResponsePush, type SigningKey } from "../protocol/signing";
 import { findCallbackBinding, resolveCallbackSecret } from "../principals/bindings";
@@ -122,6 +123,13 @@ function outcomeOf(result: EgressResult): "delivered" | "retry" | "failed" | "re
   return "retry"; // timeouts, DNS and network errors, TLS failures, oversized answers
 }
 
+/** Counted once the attempt's rows commit; the latency only of an attempt that was sent. */
+function countAttempt(outcome: AttemptOutcome, result: EgressResult | null): void {
+  const m = metrics();
+  m.pushAttempts.inc({ outcome });
+  if (result && result.latencyMs > 0) m.pushDuration.observe({ outcome }, result.latencyMs / 1000);
+}
+
 /** One attempt at one obligation. Returns what happened and, for a retry, when it is due. */
 export async function attemptPush(deliveryId: string): Promise<{ outcome: AttemptOutcome; nextAt?: Date }> {
   const startedAt = clock.now();
@@ -171,6 +179,7 @@ export async function attemptPush(deliveryId: string): Promise<{ outcome: Attemp
     // §14.2: a 2xx push delivers the answer — the response track's first stamp wins (pull or push).
     ...(outcome === "delivered" ? [stampDeliveredQuery(row.resolutionId, now)] : []),
   ]);
+  countAttempt(outcome, result);
   log.info("push attempt", {
     delivery_id: deliveryId,
     attempt: row.attempts + 1,

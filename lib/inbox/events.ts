@@ -10,7 +10,7 @@
  * (`ma2h_seats`, lib/pubsub/seats.ts): the stream re-reads them, so a removed seat stops routing at
  * once (#18).
  */
-import { forgetProcessWide, processWide } from "../process-wide";
+import { forgetProcessWide, processWide, processWideIfMade } from "../process-wide";
 import { log } from "../log";
 import { INBOX_CHANNEL, SEATS_CHANNEL } from "../pubsub/channels";
 import { parseInboxPayload } from "../pubsub/inbox";
@@ -90,6 +90,11 @@ class InboxEvents {
     forgetProcessWide(SLOT, this);
     await this.listener.close();
   }
+}
+
+/** Open inbox event streams in this process (its SSE subscribers); 0 before the first one. */
+export function inboxStreamCount(): number {
+  return processWideIfMade<InboxEvents>(SLOT)?.size ?? 0;
 }
 
 /** The process-wide fan-out (lib/process-wide.ts). */

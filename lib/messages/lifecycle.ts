@@ -35,6 +35,8 @@ export interface CommitResult {
   messageId?: string;
   /** Whether the item was posted to Slack (#17), whose posts then need an update (after-terminal.ts). */
   slackPosted?: boolean;
+  /** The resolution it committed (when won), counted after the commit (after-terminal.ts). */
+  resolution?: Resolution;
 }
 
 /**
@@ -120,5 +122,6 @@ export async function commitTerminal(
     deliveryId: won.delivery_id ?? undefined,
     messageId: row.id,
     slackPosted: won.slack_posted,
+    resolution: outcome.resolution,
   };
 }

@@ -12,6 +12,7 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
+import { metrics } from "../metrics/registry";
 import { limits } from "../env";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
@@ -94,7 +95,7 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
       if (message.type !== "notify") await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
       return createMessage(tx, principal, message, body, hash, now);
     });
-    if ("result" in outcome) return afterCreate(outcome.result);
+    if ("result" in outcome) return afterCreate(outcome.result, message.type);
     await afterTerminal(outcome.expiry);
     return { ack: outcome.ack, replayed: true, expiresAt: null };
   } catch (err) {
@@ -116,9 +117,10 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
  * What follows the commit of a new message. Notifications (#16) need nothing here: the outbox row
  * committed with the message, and the worker is woken by the commit's NOTIFY (lib/jobs/wake.ts).
  */
-async function afterCreate(result: SubmitResult): Promise<SubmitResult> {
+async function afterCreate(result: SubmitResult, verb: Message["type"]): Promise<SubmitResult> {
   // §7: the expiry job is scheduled only once the message exists for every reader.
   if (result.expiresAt) await scheduleExpiry(result.ack.id, result.expiresAt);
+  metrics().submits.inc({ verb });
   return result;
 }
 
@@ -154,11 +156,10 @@ async function submitInOneStatement(
     inboxDepth: depth,
   });
   if (outcome.created) {
-    return afterCreate({
-      ack: submitAck({ id: row.id, status: row.status }),
-      replayed: false,
-      expiresAt: row.expiresAt,
-    });
+    return afterCreate(
+      { ack: submitAck({ id: row.id, status: row.status }), replayed: false, expiresAt: row.expiresAt },
+      message.type,
+    );
   }
   if (row.idempotencyKey !== null) return null;
   throw inboxFull(outcome.open ?? 0, depth ?? 0);

@@ -8,6 +8,7 @@
  */
 import { processWide } from "../process-wide";
 import { TERMINAL_CHANNEL } from "../pubsub/channels";
+import { isMailboxWakeKey } from "../pubsub/terminal";
 import { notificationListener } from "../pubsub/listener";
 
 type Wake = () => void;
@@ -89,6 +90,17 @@ class TerminalWaiters {
     let n = 0;
     for (const set of this.waiters.values()) n += set.size;
     return n;
+  }
+
+  /** Parked requests by kind (metrics): §8.2 long-polls wait on a message id, §8.7 drains on a mailbox key. */
+  counts(): { longPolls: number; drains: number } {
+    let longPolls = 0;
+    let drains = 0;
+    for (const [key, set] of this.waiters) {
+      if (isMailboxWakeKey(key)) drains += set.size;
+      else longPolls += set.size;
+    }
+    return { longPolls, drains };
   }
 
   async close(): Promise<void> {

@@ -7,8 +7,14 @@
 import type { Tx } from "../db";
 import { TERMINAL_CHANNEL } from "./channels";
 
+const MAILBOX_KEY_PREFIX = "mailbox:";
+
 export function mailboxWakeKey(agentRowId: string): string {
-  return `mailbox:${agentRowId}`;
+  return `${MAILBOX_KEY_PREFIX}${agentRowId}`;
+}
+
+export function isMailboxWakeKey(key: string): boolean {
+  return key.startsWith(MAILBOX_KEY_PREFIX);
 }
 
 /** Wakes whoever waits on `key`, when `tx` commits. */
