@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:
 import http from "node:http";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
+import { nodeArgs as launcherArgs } from "../../bin/launcher.mjs";
 import { freePort, hubEnv, repoRoot } from "../../test/support/hub";
 import { buildEnvelope } from "../../test/support/envelope";
 
@@ -32,7 +33,9 @@ export async function startWeb(
 ): Promise<WebProcess> {
   const port = await freePort();
   const fd = openSync(logFile, "a");
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", resolve(repoRoot, entry)], {
+  // The web as `npm run web` starts it: its ahead-of-time bundle when fresh (bin/launcher.mjs).
+  const args = entry === "server/web.ts" ? launcherArgs("web") : ["--import", "tsx", resolve(repoRoot, entry)];
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
     cwd: repoRoot,
     env: hubEnv(databaseUrl, port, env),
     detached: true,
