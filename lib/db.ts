@@ -4,7 +4,7 @@
  */
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { Prisma, PrismaClient } from "./generated/prisma/client";
+import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { env } from "./env";
 
 export type Db = PrismaClient;

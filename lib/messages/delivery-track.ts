@@ -6,9 +6,9 @@
  * Stamps are first-wins conditional UPDATEs, each with its audit event in the same statement, so a
  * stamp and its audit row commit together or not at all.
  */
-import type { Resolution } from "../generated/prisma/client";
+import { Prisma, type Resolution } from "../generated/prisma/client";
 import { AUDIT_EVENT } from "../audit/events";
-import { db } from "../db";
+import { db, statementRows } from "../db";
 import type { Ack } from "../protocol/ack";
 import { HUB_VERSION } from "../protocol/versions";
 import { inboxNotifySql } from "../pubsub/inbox";
@@ -42,10 +42,12 @@ export function stampDeliveredToAgent(
 const inFlight = new Map<string, Promise<Date | null>>();
 
 async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
-  if ((await stampDeliveredQuery(resolutionId, at, via, actor)).length === 1) return at;
+  // On the pool (lib/db.ts statementRows, #20): this runs for every long-poll woken by an answer.
+  if ((await statementRows(stampDeliveredSql(resolutionId, at, via, actor))).length === 1) return at;
   // Lost to an earlier stamp, or the row is gone. A fresh statement sees what the UPDATE waited for.
-  const [row] = await db().$queryRaw<Array<{ delivered_to_agent_at: Date | null }>>`
-    SELECT delivered_to_agent_at FROM resolutions WHERE id = ${resolutionId}`;
+  const [row] = await statementRows<{ delivered_to_agent_at: Date | null }>(
+    Prisma.sql`SELECT delivered_to_agent_at FROM resolutions WHERE id = ${resolutionId}`,
+  );
   return row?.delivered_to_agent_at ?? null;
 }
 
@@ -55,15 +57,20 @@ async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor
  * the inbox channel, so the item page of the person who answered refreshes live.
  */
 export function stampDeliveredQuery(resolutionId: string, at: Date, via: DeliveryVia = "push", actor = "system:push") {
+  return db().$queryRaw<Array<{ message_id: string }>>(stampDeliveredSql(resolutionId, at, via, actor));
+}
+
+function stampDeliveredSql(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Prisma.Sql {
   const detail = JSON.stringify({ resolution_id: resolutionId, via });
-  return db().$queryRaw<Array<{ message_id: string }>>`
+  return Prisma.sql`
     WITH stamped AS (
-      UPDATE resolutions SET delivered_to_agent_at = ${at}
+      UPDATE resolutions SET delivered_to_agent_at = ${at}::timestamptz
       WHERE id = ${resolutionId} AND delivered_to_agent_at IS NULL
       RETURNING message_id
     ), audited AS (
       INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
-      SELECT m.account_id, s.message_id, ${actor}, ${AUDIT_EVENT.responseDeliveredToAgent}, ${detail}::jsonb, ${at}
+      SELECT m.account_id, s.message_id, ${actor}, ${AUDIT_EVENT.responseDeliveredToAgent}, ${detail}::jsonb,
+             ${at}::timestamptz
       FROM stamped s JOIN messages m ON m.id = s.message_id
       RETURNING account_id, message_id
     )

@@ -44,7 +44,10 @@ function report(file: string, skipMs: number): void {
     fns.set(key, (fns.get(key) ?? 0) + us);
   }
   const top = (m: Map<string, number>, n: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);
   console.log(`\nby package (self time, ${(total / 1e6).toFixed(1)} s sampled):\n${top(pkgs, 25).join("\n")}`);
   console.log(`\nby function:\n${top(fns, 40).join("\n")}`);
 }
