@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../test/support/test-database";
 import { CREDENTIALS_CHANNEL } from "../pubsub/channels";
 import { notificationListener } from "../pubsub/listener";
-import { type CachedCredential, CredentialCache } from "./credential-cache";
+import { db } from "../db";
+import {
+  announceCredentialChange,
+  type CachedCredential,
+  CredentialCache,
+  credentialCache,
+  credentialTransaction,
+} from "./credential-cache";
 import type { Principal } from "./types";
 
 const database = useTestDatabase();
@@ -195,5 +202,31 @@ describe("the credential cache", () => {
     const after = reads("L");
     await lookup("L", agent(1));
     expect(reads("L")).toBe(after);
+  });
+
+  it("the revoking process drops the entry right after its commit, even one re-read while it was open", async () => {
+    const cache = credentialCache();
+    let reads = 0;
+    const look = () =>
+      cache.resolve("in-tx", async () => {
+        reads++;
+        return { principal: agent(7), lastUsedAt: null };
+      });
+    await look(); // subscribes the process-wide cache
+    await notificationListener().ready();
+    await look();
+    await credentialTransaction(async (tx) => {
+      await announceCredentialChange(tx, { kind: "key", id: "key_7" });
+      await look(); // before the commit the key still looks live: read and kept again
+    });
+    const before = reads;
+    await look(); // at once, not when this process's own NOTIFY comes back
+    expect(reads).toBe(before + 1);
+  });
+
+  it("refuses an announcement outside credentialTransaction (this process would keep the entry)", async () => {
+    await expect(db().$transaction((tx) => announceCredentialChange(tx, { kind: "key", id: "key_8" }))).rejects.toThrow(
+      /credentialTransaction/,
+    );
   });
 });
