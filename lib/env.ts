@@ -116,6 +116,9 @@ const schema = z.object({
   MA2H_MAX_PARKED_PER_AGENT: int(1000, 1),
   MA2H_MAX_STREAMS_PER_PERSON: int(10, 1),
   MA2H_MAX_PARKED_PER_PROCESS: int(20_000, 1),
+  // The per-process credential cache (#20, lib/principals/credential-cache.ts): 0 turns it off.
+  MA2H_AUTH_CACHE_TTL_MS: int(5000, 0),
+  MA2H_AUTH_CACHE_MAX_ENTRIES: int(10_000, 1),
   // §8.3 push delivery (advertised as callback_max_attempts / callback_max_duration_seconds).
   MA2H_PUSH_BASE_DELAY_MS: int(2000, 1),
   MA2H_PUSH_BACKOFF_FACTOR: z.coerce.number().min(2).default(2),
@@ -184,6 +187,9 @@ export function env(): Env {
   e.MA2H_PUSH_MAX_DURATION_SECONDS = Math.min(e.MA2H_PUSH_MAX_DURATION_SECONDS, 86_400);
   e.MA2H_PUSH_MAX_GAP_MS = Math.min(e.MA2H_PUSH_MAX_GAP_MS, 3_600_000);
   e.MA2H_DELIVERY_SWEEP_MS = Math.min(e.MA2H_DELIVERY_SWEEP_MS, 10_000);
+  // Revocation reaches other processes by NOTIFY; the TTL bounds a revoked credential's life in a
+  // process whose LISTEN connection died silently, so it may be lowered, never raised past 5 s.
+  e.MA2H_AUTH_CACHE_TTL_MS = Math.min(e.MA2H_AUTH_CACHE_TTL_MS, 5000);
   // The default base of poll_url/review_url uses the scheme the Hub itself serves: a TLS Hub must
   // not hand out http:// links it will never answer.
   const scheme = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? "https" : "http";

@@ -10,6 +10,7 @@
 import { clock } from "../clock";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
+import { publishCredentialChange } from "../pubsub/credentials";
 import { chainHead, inStream, sealStream, type AuditStream } from "./seal";
 
 export interface PurgeResult {
@@ -40,6 +41,9 @@ export async function purgeAccount(slug: string, confirm: string | undefined): P
         >`SELECT count(*) AS n FROM audit_events WHERE ${inStream(stream)}`;
         await tx.$executeRawUnsafe(`ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only`);
         await tx.$executeRaw`DELETE FROM accounts WHERE id = ${accountId}`;
+        // Its agents' keys go with it: every web's credential cache drops them on commit
+        // (lib/principals/credential-cache.ts). This runs in the CLI, which caches nothing itself.
+        await publishCredentialChange(tx, { kind: "account", id: accountId });
         await tx.$executeRawUnsafe(`ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only`);
         const erasedRows = Number(count?.n ?? 0);
         await tx.auditTombstone.create({

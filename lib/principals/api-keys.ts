@@ -9,6 +9,7 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { actorOf, inScope, type AdminOptions } from "./admin-scope";
 import { issueKey, resolveAgent, type AgentRef } from "./agents";
+import { announceCredentialChange, credentialTransaction } from "./credential-cache";
 
 export interface KeyInfo {
   id: string;
@@ -44,11 +45,11 @@ export async function rotateKey(ref: AgentRef, opts?: AdminOptions): Promise<{ k
 }
 
 /**
- * Revokes a key at once. Revoking it again is a no-op; an unknown id — or, with `opts.accountId`,
+ * Revokes a key at once — in every process's credential cache too (credential-cache.ts). Revoking it again is a no-op; an unknown id — or, with `opts.accountId`,
  * another account's key — is `404`.
  */
 export async function revokeKey(keyId: string, opts?: AdminOptions): Promise<{ id: string; revoked: true }> {
-  await db().$transaction(async (tx) => {
+  await credentialTransaction(async (tx) => {
     const where = { id: keyId, agent: inScope(opts) };
     const { count } = await tx.apiKey.updateMany({
       where: { ...where, revokedAt: null },
@@ -60,6 +61,7 @@ export async function revokeKey(keyId: string, opts?: AdminOptions): Promise<{ i
     });
     if (!row) throw new HubError("not_found", `key ${keyId} not found`);
     if (count > 0) {
+      await announceCredentialChange(tx, { kind: "key", id: keyId });
       await writeAudit(tx, {
         accountId: row.agent.accountId,
         actor: actorOf(opts),

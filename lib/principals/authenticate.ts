@@ -2,13 +2,15 @@
  * Who is calling (§9.1). Agents and operators present a bearer credential the same
  * way — `Authorization: Bearer <token>` or `X-API-Key: <token>`; its prefix says which table to look
  * in. Each is looked up by its SHA-256 (unique index) and compared in constant time; revoked or
- * unknown credentials are `401 unauthenticated`, indistinguishably.
+ * unknown credentials are `401 unauthenticated`, indistinguishably. A credential that authenticated
+ * is remembered by this process for a few seconds (credential-cache.ts) unless revoked meanwhile.
  */
 import { db } from "../db";
 import { clock } from "../clock";
 import { log } from "../log";
 import { HubError } from "../protocol/errors";
 import { credentialsEqual, hashCredential } from "../secrets";
+import { type CachedCredential, credentialCache } from "./credential-cache";
 import { credentialKind } from "./credentials";
 import type { AgentPrincipal, OperatorPrincipal, Principal } from "./types";
 
@@ -29,10 +31,15 @@ function rejected(message = "invalid or revoked credential"): HubError {
   return new HubError("unauthenticated", message);
 }
 
-/** Records use at most once a minute, without waiting for or failing on the write. */
-function touch(table: "apiKey" | "personalAccessToken", id: string, lastUsedAt: Date | null): void {
+/**
+ * Records use at most once a minute, without waiting for or failing on the write. The cached
+ * credential remembers the stamp, so a cache hit within the minute writes nothing.
+ */
+function touch(table: "apiKey" | "personalAccessToken", id: string, found: CachedCredential): void {
   const now = clock.now();
+  const lastUsedAt = found.lastUsedAt;
   if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < TOUCH_INTERVAL_MS) return;
+  found.lastUsedAt = now;
   const stale = new Date(now.getTime() - TOUCH_INTERVAL_MS);
   const args = {
     where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: stale } }] },
@@ -52,34 +59,52 @@ interface AgentKeyRow {
   account_id: string;
 }
 
+/**
+ * The key's agent, through the process's credential cache (credential-cache.ts: a few seconds, and
+ * a revocation, here or in any process, drops it at once). Only what the key *is* comes from the
+ * cache; anything an operator can switch off per agent or per session must be read per request.
+ */
 async function agentFor(token: string): Promise<AgentPrincipal> {
   const hash = hashCredential(token);
-  // Every agent request starts here: one round trip with the agent joined in. (A model query with
-  // the nested `agent` select costs two statements; measured in docs/PERFORMANCE.md.)
-  const [row] = await db().$queryRaw<AgentKeyRow[]>`
-    SELECT k.id, k.key_hash, k.revoked_at, k.last_used_at, a.id AS agent_row_id, a.agent_id, a.account_id
-    FROM api_keys k JOIN agents a ON a.id = k.agent_row_id
-    WHERE k.key_hash = ${hash}`;
-  if (!row || !credentialsEqual(row.key_hash, hash) || row.revoked_at) throw rejected();
-  touch("apiKey", row.id, row.last_used_at);
-  return {
-    kind: "agent",
-    agentRowId: row.agent_row_id,
-    agentId: row.agent_id,
-    accountId: row.account_id,
-    keyId: row.id,
-  };
+  const found = await credentialCache().resolve(hash, async () => {
+    // On a miss: one round trip with the agent joined in. (A model query with the nested `agent`
+    // select costs two statements; measured in docs/PERFORMANCE.md.)
+    const [row] = await db().$queryRaw<AgentKeyRow[]>`
+      SELECT k.id, k.key_hash, k.revoked_at, k.last_used_at, a.id AS agent_row_id, a.agent_id, a.account_id
+      FROM api_keys k JOIN agents a ON a.id = k.agent_row_id
+      WHERE k.key_hash = ${hash}`;
+    if (!row || !credentialsEqual(row.key_hash, hash) || row.revoked_at) throw rejected();
+    const principal: AgentPrincipal = {
+      kind: "agent",
+      agentRowId: row.agent_row_id,
+      agentId: row.agent_id,
+      accountId: row.account_id,
+      keyId: row.id,
+    };
+    return { principal, lastUsedAt: row.last_used_at };
+  });
+  const principal = found.principal;
+  if (principal.kind !== "agent") throw rejected(); // a key's hash is never a PAT's; kept honest anyway
+  touch("apiKey", principal.keyId, found);
+  return { ...principal };
 }
 
+/** The PAT's person, through the same cache as agent keys. */
 async function operatorFor(token: string): Promise<OperatorPrincipal> {
   const hash = hashCredential(token);
-  const row = await db().personalAccessToken.findUnique({
-    where: { tokenHash: hash },
-    select: { id: true, tokenHash: true, revokedAt: true, lastUsedAt: true, userId: true },
+  const found = await credentialCache().resolve(hash, async () => {
+    const row = await db().personalAccessToken.findUnique({
+      where: { tokenHash: hash },
+      select: { id: true, tokenHash: true, revokedAt: true, lastUsedAt: true, userId: true },
+    });
+    if (!row || !credentialsEqual(row.tokenHash, hash) || row.revokedAt) throw rejected();
+    const principal: OperatorPrincipal = { kind: "operator", userId: row.userId, tokenId: row.id };
+    return { principal, lastUsedAt: row.lastUsedAt };
   });
-  if (!row || !credentialsEqual(row.tokenHash, hash) || row.revokedAt) throw rejected();
-  touch("personalAccessToken", row.id, row.lastUsedAt);
-  return { kind: "operator", userId: row.userId, tokenId: row.id };
+  const principal = found.principal;
+  if (principal.kind !== "operator") throw rejected();
+  touch("personalAccessToken", principal.tokenId, found);
+  return { ...principal };
 }
 
 /** Resolves the request's principal or throws `401 unauthenticated`. */

@@ -15,6 +15,7 @@ import { publishSeatChange } from "../pubsub/seats";
 import { lockAccount, lockPerson } from "./seat-locks";
 import { revokeInvitationsOf } from "./invitations";
 import { revokeTokensOf } from "./tokens";
+import { announceCredentialChange, credentialTransaction } from "./credential-cache";
 import { unbindIdentitiesOf } from "./identities";
 import { endSessionsOf } from "./web-sessions";
 import { ROLES, type Role } from "./types";
@@ -86,7 +87,11 @@ async function keepAnOwner(
     );
 }
 
-/** Changes a member's role. Setting the role it already has is a no-op (no audit row). */
+/**
+ * Changes a member's role. Setting the role it already has is a no-op (no audit row). Roles are
+ * read per request (seats.ts), and the person's cached PAT authentications are dropped everywhere
+ * too (credential-cache.ts), so no process acts on the old role past the commit.
+ */
 export async function changeRole(
   accountId: string,
   membershipId: string,
@@ -94,12 +99,13 @@ export async function changeRole(
   opts?: AdminOptions,
 ): Promise<{ membershipId: string; handle: string; role: Role; changed: boolean }> {
   const next = parseRole(role);
-  return db().$transaction(async (tx) => {
+  return credentialTransaction(async (tx) => {
     const m = await lockedMembership(tx, accountId, membershipId);
     if (m.role === next) return { membershipId, handle: m.handle, role: next, changed: false };
     if (m.role === "owner" || next === "owner") requireOwnerFor(opts, "grant or take away the owner role");
     if (next !== "owner") await keepAnOwner(tx, accountId, m, `changing ${m.handle} to ${next}`);
     await tx.membership.update({ where: { id: m.id }, data: { role: next } });
+    await announceCredentialChange(tx, { kind: "person", id: m.userId });
     await writeAudit(tx, {
       accountId,
       actor: actorOf(opts),
@@ -120,7 +126,8 @@ export interface LastSeatEnd {
 
 /**
  * Removes a member from the account, in one transaction. Access to this account ends with the seat:
- * every page, server action and `/v1` call reads seats per request (seats.ts), and the person's live
+ * every page, server action and `/v1` call reads seats per request (seats.ts), every process's
+ * credential cache drops the person's PATs (credential-cache.ts), and the person's live
  * inbox streams are told at once (`publishSeatChange`, so they close within a second). Nothing else
  * of the person changes while they keep a seat elsewhere — one account's admin cannot sign a member
  * of another account out (#18). When it was their last seat the person is gone from the Hub: their
@@ -133,7 +140,7 @@ export async function removeMember(
   membershipId: string,
   opts?: AdminOptions,
 ): Promise<{ membershipId: string; handle: string; lastSeat: boolean } & LastSeatEnd> {
-  return db().$transaction(async (tx) => {
+  return credentialTransaction(async (tx) => {
     const m = await lockedMembership(tx, accountId, membershipId);
     if (m.role === "owner") requireOwnerFor(opts, "remove an owner");
     await keepAnOwner(tx, accountId, m, `removing ${m.handle}`);
@@ -151,6 +158,7 @@ export async function removeMember(
     const lastSeat = (await tx.membership.count({ where: { userId: m.userId } })) === 0;
     const ended = lastSeat ? await endPerson(tx, m.userId) : NOTHING_ENDED;
     await publishSeatChange(tx, m.userId);
+    await announceCredentialChange(tx, { kind: "person", id: m.userId });
     return { membershipId, handle: m.handle, lastSeat, ...ended };
   });
 }

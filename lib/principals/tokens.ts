@@ -11,6 +11,7 @@ import { hashCredential } from "../secrets";
 import { AUDIT_EVENT, type AuditEventKind } from "../audit/events";
 import { personActor, writePersonAudit } from "../audit/write";
 import { actorOf, type AdminOptions } from "./admin-scope";
+import { announceCredentialChange, credentialTransaction } from "./credential-cache";
 import { mintPat } from "./credentials";
 import { findUserByEmail } from "./users";
 
@@ -70,14 +71,14 @@ export async function listTokens(userId: string): Promise<TokenInfo[]> {
 }
 
 /**
- * Revokes a PAT at once. Revoking an already revoked token is a no-op; an unknown id — or, with
+ * Revokes a PAT at once — in every process's credential cache too (credential-cache.ts). Revoking an already revoked token is a no-op; an unknown id — or, with
  * `owner`, someone else's token — is `404`.
  */
 export async function revokeToken(
   id: string,
   opts?: TokenOptions & { owner?: string },
 ): Promise<{ id: string; revoked: true }> {
-  await db().$transaction(async (tx) => {
+  await credentialTransaction(async (tx) => {
     const where = opts?.owner ? { id, userId: opts.owner } : { id };
     const { count } = await tx.personalAccessToken.updateMany({
       where: { ...where, revokedAt: null },
@@ -85,14 +86,17 @@ export async function revokeToken(
     });
     const row = await tx.personalAccessToken.findFirst({ where, select: { userId: true } });
     if (!row) throw new HubError("not_found", `token ${id} not found`);
-    if (count > 0) await auditForUser(tx, row.userId, opts, AUDIT_EVENT.tokenRevoked, id);
+    if (count > 0) {
+      await announceCredentialChange(tx, { kind: "token", id });
+      await auditForUser(tx, row.userId, opts, AUDIT_EVENT.tokenRevoked, id);
+    }
   });
   return { id, revoked: true };
 }
 
 /**
  * Revokes every live PAT of a person in the caller's transaction (their last seat is gone,
- * members.ts), each recorded as `token.revoked` in the person's own stream — never in an
+ * members.ts; a `credentialTransaction`, so every credential cache drops them), each recorded as `token.revoked` in the person's own stream — never in an
  * account's trail (#18).
  */
 export async function revokeTokensOf(tx: Tx, userId: string): Promise<number> {
@@ -100,6 +104,7 @@ export async function revokeTokensOf(tx: Tx, userId: string): Promise<number> {
   if (live.length === 0) return 0;
   const now = clock.now();
   await tx.personalAccessToken.updateMany({ where: { id: { in: live.map((t) => t.id) } }, data: { revokedAt: now } });
+  await announceCredentialChange(tx, { kind: "person", id: userId });
   await writePersonAudit(
     tx,
     live.map((t) => ({

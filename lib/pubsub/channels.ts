@@ -23,5 +23,19 @@ export const SEATS_CHANNEL = "ma2h_seats";
 export const PUSH_CHANNEL = "ma2h_push_due";
 export const FANOUT_CHANNEL = "ma2h_fanout_due";
 
-export const CHANNELS = [TERMINAL_CHANNEL, INBOX_CHANNEL, SEATS_CHANNEL, PUSH_CHANNEL, FANOUT_CHANNEL] as const;
+/**
+ * Carries a credential change that must end cached authentications at once: a revoked API key or
+ * PAT, a person whose seats or role changed (credentials.ts for the payload; the cache that hears it
+ * is lib/principals/credential-cache.ts).
+ */
+export const CREDENTIALS_CHANNEL = "ma2h_credentials";
+
+export const CHANNELS = [
+  TERMINAL_CHANNEL,
+  INBOX_CHANNEL,
+  SEATS_CHANNEL,
+  PUSH_CHANNEL,
+  FANOUT_CHANNEL,
+  CREDENTIALS_CHANNEL,
+] as const;
 export type Channel = (typeof CHANNELS)[number];

@@ -1,7 +1,8 @@
 /**
  * One LISTEN connection per process for every NOTIFY channel the Hub uses: `ma2h_message_terminal`
- * (§8.2 long-polls and §8.7 parked drains, lib/messages/waiters.ts) and `ma2h_inbox` (the inbox's
- * live updates, lib/inbox/events.ts; payload format in inbox.ts). Payloads reach subscribers on
+ * (§8.2 long-polls and §8.7 parked drains, lib/messages/waiters.ts), `ma2h_inbox` (the inbox's
+ * live updates, lib/inbox/events.ts; payload format in inbox.ts), `ma2h_seats` and
+ * `ma2h_credentials` (the credential cache, lib/principals/credential-cache.ts). Payloads reach subscribers on
  * commit, from any process. If the connection drops, every subscriber is told (`lost`), because a NOTIFY sent meanwhile is gone for
  * good and nobody may wait on it; the connection comes back by itself while anyone is subscribed.
  */
@@ -36,6 +37,14 @@ class NotificationListener {
     return () => {
       set.delete(sub);
     };
+  }
+
+  /**
+   * Whether the connection is up and LISTENing on every channel now. A subscriber that keeps state
+   * only a NOTIFY can invalidate (the credential cache) trusts that state only while this holds.
+   */
+  isListening(): boolean {
+    return this.client !== null;
   }
 
   /** Resolves once this process is listening on every channel; rejects if the database is down. */
