@@ -2,6 +2,7 @@
  * The Prisma client (driver adapter on node-postgres) and the pool beneath it. One per process: it is
  * kept on globalThis because Next bundles and the tsx-loaded server may each evaluate this module.
  */
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
@@ -52,7 +53,25 @@ export function poolStats(): { total: number; idle: number; waiting: number } | 
  */
 export async function statementRows<T>(query: Prisma.Sql, tx?: Tx): Promise<T[]> {
   if (tx) return tx.$queryRaw<T[]>(query);
-  return (await state().pool.query(query.text, query.values as unknown[])).rows as T[];
+  const result = await state().pool.query({ name: statementName(query.text), text: query.text, values: query.values });
+  return result.rows as T[];
+}
+
+/**
+ * A name per statement text, so each pooled connection prepares it once and PostgreSQL stops
+ * parsing and planning it on every call (#20: the submit statement's planning cost about as much as
+ * its writes). The texts are the few fixed statements of lib/ — values are always parameters — so
+ * the map stays small. Named by a hash of the text: this module may be evaluated twice in one process
+ * (see above) over one pool, and a name must never stand for two texts on a connection.
+ */
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `ma2h_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+    names.set(text, name);
+  }
+  return name;
 }
 
 export async function closeDb(): Promise<void> {
