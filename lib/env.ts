@@ -77,6 +77,11 @@ const schema = z.object({
   MA2H_DEV_MODE: flag,
   /** #20: the benchmark's framework floor route (app/bench/floor); served only in dev mode. */
   MA2H_BENCH_FLOOR: flag,
+  /** #20: submit, poll and resolve dispatched past Next's router (server/protocol-lane.ts); "0" turns it off. */
+  MA2H_PROTOCOL_LANE: z
+    .string()
+    .optional()
+    .transform((v) => v !== "0" && v !== "false"),
   TLS_CERT_FILE: z
     .string()
     .optional()

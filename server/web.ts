@@ -16,6 +16,7 @@ import { refreshWebGauges } from "../lib/gauges/refresh";
 import { answerScrape, isMetricsRequest } from "../lib/metrics/endpoint";
 import { observeRequest } from "../lib/metrics/http";
 import { screenForwarded } from "./forwarded";
+import { serveProtocolLane } from "./protocol-lane";
 import { applyPageHeaders } from "./page-headers";
 import {
   admitRequestHead,
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
   // any other (Next's not-found page); with one, every request is timed from here and a scrape is
   // answered before Next — after the transport gate, so the token never travels in plaintext.
   const metricsToken = metricsSettings()?.token;
+  // The hottest /v1 routes skip Next's router for their own handlers (server/protocol-lane.ts, #20).
+  const lane = e.MA2H_PROTOCOL_LANE;
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (metricsToken !== undefined) observeRequest(req, res);
     screenForwarded(req, proxies);
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
       void answerScrape(req, res, metricsToken, "web", refreshWebGauges);
       return;
     }
+    if (lane && serveProtocolLane(req, res, e.publicUrl)) return;
     if (!isPageFormPost(req)) {
       void handle(req, res);
       return;

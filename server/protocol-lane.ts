@@ -1,0 +1,104 @@
+/**
+ * The protocol lane (#20, docs/PERFORMANCE.md): the three hottest /v1 routes — submit
+ * (`POST /v1/messages`), poll and long-poll (`GET /v1/messages/{id}`) and resolve
+ * (`POST /v1/messages/{id}/resolve`) — are dispatched from here straight to their App Router route
+ * modules, the very handlers Next serves (one definition each), instead of through Next's router and
+ * render pipeline. Measured on the 2-core box, that pipeline costs ~1.8 ms of CPU and ~3 ms of latency
+ * per POST before a handler runs — more than the Hub's own work per submit — and holds ~70 KiB per
+ * parked long-poll.
+ *
+ * The lane takes only requests whose meaning cannot differ from Next's: exactly those paths, with an
+ * id segment of plain id characters (anything to decode, a trailing slash, another verb or HEAD goes
+ * to Next, which answers as before). The request reaches the handler as a web Request whose body
+ * streams from the socket (the handler's own limits apply) and whose signal aborts when the client
+ * goes away (a long-poll stops waiting); its Response is written back as it is. Everything in front
+ * of Next — the transport gate, the request-head checks, X-Forwarded-* screening, metrics — has run by
+ * then (server/web.ts). MA2H_PROTOCOL_LANE=0 sends everything through Next (bench:submit compares).
+ */
+import type http from "node:http";
+import { Readable } from "node:stream";
+import { POST as submitPost } from "../app/v1/messages/route";
+import { GET as pollGet } from "../app/v1/messages/[id]/route";
+import { POST as resolvePost } from "../app/v1/messages/[id]/resolve/route";
+import { log } from "../lib/log";
+
+type Handler = (req: Request, args: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** A message id as a path segment: nothing to decode, nothing Next would read differently. */
+const ID_SEGMENT = "[A-Za-z0-9_-]{1,128}";
+const ONE = new RegExp(`^/v1/messages/(${ID_SEGMENT})$`);
+const RESOLVE = new RegExp(`^/v1/messages/(${ID_SEGMENT})/resolve$`);
+
+function route(method: string | undefined, path: string): { handler: Handler; id?: string } | null {
+  if (path === "/v1/messages") return method === "POST" ? { handler: submitPost as Handler } : null;
+  if (method === "GET") {
+    const one = ONE.exec(path);
+    return one ? { handler: pollGet as Handler, id: one[1] } : null;
+  }
+  if (method === "POST") {
+    const resolve = RESOLVE.exec(path);
+    return resolve ? { handler: resolvePost as Handler, id: resolve[1] } : null;
+  }
+  return null;
+}
+
+function headersOf(req: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return headers;
+}
+
+/**
+ * Answers `req` when it is one of the lane's routes and returns true; false leaves it to Next.
+ * `origin` is the base the handlers see in `req.url`: the Hub's public URL (they read only the path
+ * and query from it).
+ */
+export function serveProtocolLane(req: http.IncomingMessage, res: http.ServerResponse, origin: string): boolean {
+  const target = req.url ?? "";
+  const q = target.indexOf("?");
+  const path = q === -1 ? target : target.slice(0, q);
+  const match = route(req.method, path);
+  if (!match) return false;
+  const aborted = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  let request: Request;
+  try {
+    request = new Request(origin + target, {
+      method: req.method,
+      headers: headersOf(req),
+      signal: aborted.signal,
+      ...(req.method === "POST" ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
+    } as RequestInit);
+  } catch {
+    return false; // a head the web Request refuses: Next answers it as before
+  }
+  const params = Promise.resolve<Record<string, string>>(match.id === undefined ? {} : { id: match.id });
+  void match
+    .handler(request, { params })
+    .then(async (response) => {
+      const body = response.body ? Buffer.from(await response.arrayBuffer()) : null;
+      const headers: Record<string, string | string[]> = {};
+      response.headers.forEach((value, name) => {
+        if (name !== "set-cookie") headers[name] = value;
+      });
+      const cookies = response.headers.getSetCookie();
+      if (cookies.length > 0) headers["set-cookie"] = cookies;
+      if (body !== null) headers["content-length"] = String(body.length);
+      res.writeHead(response.status, headers);
+      res.end(body ?? undefined);
+    })
+    .catch((err: Error) => {
+      // route() answers every error itself; reaching here is a bug or a socket gone mid-write.
+      log.error("protocol lane failed", { error_name: err.name });
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(
+        res.writableEnded
+          ? undefined
+          : JSON.stringify({ error: { code: "internal_error", message: "internal error" } }),
+      );
+    });
+  return true;
+}
