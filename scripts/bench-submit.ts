@@ -6,7 +6,8 @@
  * - **floor**: the same INSERT from a route handler of this same Next.js build, through the Hub's
  *   own pool (app/bench/floor, served because the web runs with MA2H_DEV_MODE=1 and
  *   MA2H_BENCH_FLOOR=1) — the framework's own cost;
- * - **Hub**: `POST /v1/messages` at 64 connections (Redis set, and PostgreSQL only) and at 8.
+ * - **Hub**: `POST /v1/messages` at 64 connections (Redis set, and PostgreSQL only) and at 8, and
+ *   once more at 64 through Next's router (MA2H_PROTOCOL_LANE=0, server/protocol-lane.ts).
  * Each closed loop: half notifies and half asks (asks keyed), one agent per connection, for
  * BENCH_SECONDS (default 10) after a 3 s warm-up; only 202s count. The whole set runs BENCH_RUNS
  * times (default 3) and the table prints each figure's median. Needs `npm run build` first.
@@ -107,6 +108,22 @@ async function main(): Promise<void> {
       );
       await web.stop();
 
+      const viaNext = await startWeb(
+        database.url,
+        { ...RAISED, REDIS_URL, MA2H_PROTOCOL_LANE: "0" },
+        join(logDir(), "web-next.log"),
+      );
+      const nextHub = { targets: [{ host: "127.0.0.1", port: viaNext.port }], cpuPids: [viaNext.pid] };
+      keep(
+        "next",
+        await run(
+          { label: "Hub via Next's router, 64", concurrency: 64, path: "/v1/messages", ...nextHub },
+          keyList,
+          agents,
+        ),
+      );
+      await viaNext.stop();
+
       const pgOnly = await startWeb(database.url, { ...RAISED }, join(logDir(), "web-pg.log"));
       const pgHub = { targets: [{ host: "127.0.0.1", port: pgOnly.port }], cpuPids: [pgOnly.pid] };
       keep(
@@ -135,6 +152,7 @@ async function main(): Promise<void> {
     ["redis", "Hub, REDIS_URL set, 64"],
     ["pg", "Hub, PostgreSQL only, 64"],
     ["redis8", "Hub, REDIS_URL set, 8"],
+    ["next", "Hub via Next's router (lane off), 64"],
   ] as const) {
     console.log(
       `| ${label} | ${m(k, (s) => s.rps).toFixed(0)} | ${m(k, (s) => s.p50).toFixed(1)} ms | ${m(k, (s) => s.p99).toFixed(1)} ms | ${m(k, (s) => s.cpuPerReq).toFixed(2)} ms | ${m(k, (s) => s.pgCpuPerReq).toFixed(2)} ms |`,
@@ -142,7 +160,7 @@ async function main(): Promise<void> {
   }
   const ratio = (k: string, base: string) => median(rows[k]!.map((s, i) => s.rps / rows[base]![i]!.rps));
   console.log(
-    `\nthroughput / Next.js floor (median of per-run ratios): Redis ${ratio("redis", "floor").toFixed(2)}×, PostgreSQL only ${ratio("pg", "floor").toFixed(2)}×`,
+    `\nthroughput / Next.js floor (median of per-run ratios): Redis ${ratio("redis", "floor").toFixed(2)}×, PostgreSQL only ${ratio("pg", "floor").toFixed(2)}×, via Next's router ${ratio("next", "floor").toFixed(2)}×`,
   );
   console.log(
     `throughput / bare node: Redis ${ratio("redis", "bare").toFixed(2)}×, PostgreSQL only ${ratio("pg", "bare").toFixed(2)}×; floor / bare ${ratio("floor", "bare").toFixed(2)}×`,
