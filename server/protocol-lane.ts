@@ -1,9 +1,9 @@
 /**
  * The protocol lane (#20, docs/PERFORMANCE.md): the three hottest /v1 routes — submit
  * (`POST /v1/messages`), poll and long-poll (`GET /v1/messages/{id}`) and resolve
- * (`POST /v1/messages/{id}/resolve`) — are dispatched from here straight to their App Router route
- * modules, the very handlers Next serves (one definition each), instead of through Next's router and
- * render pipeline. Measured on the 2-core box, that pipeline costs ~1.8 ms of CPU and ~3 ms of latency
+ * (`POST /v1/messages/{id}/resolve`) — are dispatched from here straight to their handlers
+ * (lib/http/routes/), the very ones their App Router route files export to Next (one definition
+ * each), instead of through Next's router and render pipeline. Measured on the 2-core box, that pipeline costs ~1.8 ms of CPU and ~3 ms of latency
  * per POST before a handler runs — more than the Hub's own work per submit — and holds ~70 KiB per
  * parked long-poll.
  *
@@ -17,9 +17,9 @@
  */
 import type http from "node:http";
 import { Readable } from "node:stream";
-import { POST as submitPost } from "../app/v1/messages/route";
-import { GET as pollGet } from "../app/v1/messages/[id]/route";
-import { POST as resolvePost } from "../app/v1/messages/[id]/resolve/route";
+import { pollRoute as pollGet } from "../lib/http/routes/poll";
+import { resolveRoute as resolvePost } from "../lib/http/routes/resolve";
+import { submitRoute as submitPost } from "../lib/http/routes/submit";
 import { log } from "../lib/log";
 
 type Handler = (req: Request, args: { params: Promise<Record<string, string>> }) => Promise<Response>;
