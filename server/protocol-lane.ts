@@ -42,10 +42,17 @@ function route(method: string | undefined, path: string): { handler: Handler; id
   return null;
 }
 
+/**
+ * From `req.headers`, never `rawHeaders`: server/forwarded.ts screens X-Forwarded-* in `req.headers`
+ * (a client's own chain is dropped, the peer or the trusted proxy's client is set), as Next reads them.
+ */
 function headersOf(req: http.IncomingMessage): Headers {
   const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+    else headers.set(name, value);
+  }
   return headers;
 }
 

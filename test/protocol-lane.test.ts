@@ -89,6 +89,22 @@ describe("the protocol lane answers as Next does", () => {
     expect(nextAsk.headers.get("vary")).not.toBeNull();
     expect(laneAsk.headers.get("vary")).toBeNull();
     await both("POST", () => "/v1/messages", { token: key, body: "{not json" });
+
+    // The lane hands the handler the screened X-Forwarded-For (server/forwarded.ts), as Next does:
+    // a client's own chain never reaches the access log.
+    const spoofed = await fetch(`${hub.url}/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-forwarded-for": "203.0.113.9" },
+      body: ask(),
+    });
+    expect(spoofed.status).toBe(202);
+    const requestId = spoofed.headers.get("x-request-id") as string;
+    await new Promise((r) => setTimeout(r, 200));
+    const line = hub.web
+      .output()
+      .split("\n")
+      .find((l) => l.includes(requestId) && l.includes('"msg":"request"'));
+    expect(JSON.parse(line as string)).toMatchObject({ client_ip: "127.0.0.1", request_id: requestId });
     await both("POST", () => "/v1/messages", { token: key, body: ask(), type: "text/plain" });
     await both("POST", () => "/v1/messages", { body: ask() });
     await both("POST", () => "/v1/messages", {
