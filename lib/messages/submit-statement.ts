@@ -21,6 +21,7 @@ import { Prisma } from "../generated/prisma/client";
 import { statementRows } from "../db";
 import { FANOUT_CHANNEL, INBOX_CHANNEL } from "../pubsub/channels";
 import { inboxPayload } from "../pubsub/inbox";
+import { inboxSlotSql } from "./limits";
 
 /** The row to create, in the column names of `messages`. */
 export interface NewMessageRow {
@@ -62,18 +63,16 @@ export type SubmitStatementOutcome =
    */
   | { created: false; open: number | null };
 
+/** A notify takes no slot: an empty `slot` of the same shape. */
+const NO_SLOT = Prisma.sql`SELECT NULL::int AS open WHERE false`;
+
 export async function runSubmitStatement(input: SubmitStatementInput): Promise<SubmitStatementOutcome> {
   const { row } = input;
   const needsSlot = input.inboxDepth !== null;
   const depth = input.inboxDepth ?? 0;
   const key = row.idempotencyKey;
   const result = await statementRows<{ created: boolean; open: number | null }>(Prisma.sql`
-    WITH slot AS (
-      INSERT INTO agent_open_counts (agent_row_id, open)
-      SELECT ${row.agentRowId}, 0 WHERE ${needsSlot}
-      ON CONFLICT (agent_row_id) DO UPDATE SET open = agent_open_counts.open
-      RETURNING open
-    ), room AS (
+    WITH slot AS (${needsSlot ? inboxSlotSql(row.agentRowId) : NO_SLOT}), room AS (
       SELECT NOT ${needsSlot} OR COALESCE((SELECT open FROM slot), 0) < ${depth} AS ok
     ), keyed AS (
       INSERT INTO idempotency_records (agent_row_id, idempotency_key, payload_hash, message_id, created_at)
