@@ -150,6 +150,18 @@ const schema = z.object({
   MA2H_INBOUND_RETENTION_DAYS: int(30, 1),
   MA2H_INBOUND_MAILBOX_DEPTH: int(1000, 1),
   MA2H_PRESENCE_FRESHNESS_SECONDS: int(90, 1),
+  // §16 sessions (lib/sessions/config.ts).
+  MA2H_SESSION_MIN_TTL_SECONDS: int(60, 1),
+  MA2H_SESSION_MAX_TTL_SECONDS: int(3600, 1),
+  MA2H_SESSION_DEFAULT_TTL_SECONDS: int(300, 1),
+  MA2H_SESSION_MAX_LIVE_PER_AGENT: int(32, 1),
+  MA2H_SESSION_TERMINAL_RETENTION_SECONDS: int(86_400, 0),
+  // §16.4 the deployment ceiling on same-account agents reading each other's sessions.
+  // On unless "0" or "false".
+  MA2H_SESSION_AGENT_LIST_VISIBILITY: z
+    .string()
+    .optional()
+    .transform((v) => v !== "0" && v !== "false"),
   // Notifications (docs/notifications.md): email is on only when SMTP_URL is set.
   SMTP_URL: optionalText,
   MA2H_MAIL_FROM: optionalText,
@@ -322,6 +334,22 @@ export interface OAuthClient {
 }
 
 /** The sign-in providers the environment configures; a provider missing any variable is absent. */
+/** §16 session settings (lib/sessions/config.ts reads them; the capability document advertises them). */
+export function sessionLimits() {
+  const e = env();
+  const minTtl = e.MA2H_SESSION_MIN_TTL_SECONDS;
+  const maxTtl = Math.max(e.MA2H_SESSION_MAX_TTL_SECONDS, minTtl);
+  return {
+    minTtlSeconds: minTtl,
+    maxTtlSeconds: maxTtl,
+    defaultTtlSeconds: Math.min(Math.max(e.MA2H_SESSION_DEFAULT_TTL_SECONDS, minTtl), maxTtl),
+    maxLivePerAgent: e.MA2H_SESSION_MAX_LIVE_PER_AGENT,
+    terminalRetentionSeconds: e.MA2H_SESSION_TERMINAL_RETENTION_SECONDS,
+    /** The deployment ceiling on the per-account grant (§16.4). */
+    agentListVisibility: e.MA2H_SESSION_AGENT_LIST_VISIBILITY,
+  };
+}
+
 export function signInProviderSettings(): {
   oidc?: OAuthClient & { issuer: string; name: string };
   github?: OAuthClient;

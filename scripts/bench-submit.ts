@@ -32,6 +32,9 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/10";
+/** BENCH_PHASES=redis8,pg runs only those phases (keys of the table below); all by default. */
+const PHASES = process.env.BENCH_PHASES?.split(",").filter(Boolean);
+const want = (k: string) => !PHASES || PHASES.includes(k);
 const RAISED = { MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "1000000000", MA2H_BENCH_FLOOR: "1" };
 
 let pgDatabase = "";
@@ -81,7 +84,8 @@ async function main(): Promise<void> {
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
   const rows: Record<string, Summary[]> = {};
-  const keep = (k: string, s: Summary) => {
+  const keep = (k: string, s: Summary | false) => {
+    if (!s) return;
     rows[k] = [...(rows[k] ?? []), s];
   };
   try {
@@ -89,22 +93,49 @@ async function main(): Promise<void> {
       console.log(`\nrun ${i}/${RUNS} (load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)})`);
       const baseline = await startBaseline(database.url);
       const bare = { targets: [baseline.target], cpuPids: [baseline.pid], path: "/v1/messages" };
-      keep("bare", await run({ label: "bare node:http + INSERT", concurrency: 64, ...bare }, keyList, agents));
+      if (want("bare"))
+        keep("bare", await run({ label: "bare node:http + INSERT", concurrency: 64, ...bare }, keyList, agents));
+      if (want("bare8"))
+        keep("bare8", await run({ label: "bare node:http + INSERT, 8", concurrency: 8, ...bare }, keyList, agents));
       baseline.stop();
 
       const web = await startWeb(database.url, { ...RAISED, REDIS_URL }, join(logDir(), "web-redis.log"));
       const hub = { targets: [{ host: "127.0.0.1", port: web.port }], cpuPids: [web.pid] };
       keep(
         "floor",
-        await run({ label: "Next.js + INSERT floor", concurrency: 64, path: "/bench/floor", ...hub }, keyList, agents),
+        want("floor") &&
+          (await run(
+            { label: "Next.js + INSERT floor", concurrency: 64, path: "/bench/floor", ...hub },
+            keyList,
+            agents,
+          )),
+      );
+      keep(
+        "floor8",
+        want("floor8") &&
+          (await run(
+            { label: "Next.js + INSERT floor, 8", concurrency: 8, path: "/bench/floor", ...hub },
+            keyList,
+            agents,
+          )),
       );
       keep(
         "redis",
-        await run({ label: "Hub, REDIS_URL set, 64", concurrency: 64, path: "/v1/messages", ...hub }, keyList, agents),
+        want("redis") &&
+          (await run(
+            { label: "Hub, REDIS_URL set, 64", concurrency: 64, path: "/v1/messages", ...hub },
+            keyList,
+            agents,
+          )),
       );
       keep(
         "redis8",
-        await run({ label: "Hub, REDIS_URL set, 8", concurrency: 8, path: "/v1/messages", ...hub }, keyList, agents),
+        want("redis8") &&
+          (await run(
+            { label: "Hub, REDIS_URL set, 8", concurrency: 8, path: "/v1/messages", ...hub },
+            keyList,
+            agents,
+          )),
       );
       await web.stop();
 
@@ -116,11 +147,12 @@ async function main(): Promise<void> {
       const nextHub = { targets: [{ host: "127.0.0.1", port: viaNext.port }], cpuPids: [viaNext.pid] };
       keep(
         "next",
-        await run(
-          { label: "Hub via Next's router, 64", concurrency: 64, path: "/v1/messages", ...nextHub },
-          keyList,
-          agents,
-        ),
+        want("next") &&
+          (await run(
+            { label: "Hub via Next's router, 64", concurrency: 64, path: "/v1/messages", ...nextHub },
+            keyList,
+            agents,
+          )),
       );
       await viaNext.stop();
 
@@ -128,11 +160,12 @@ async function main(): Promise<void> {
       const pgHub = { targets: [{ host: "127.0.0.1", port: pgOnly.port }], cpuPids: [pgOnly.pid] };
       keep(
         "pg",
-        await run(
-          { label: "Hub, PostgreSQL only, 64", concurrency: 64, path: "/v1/messages", ...pgHub },
-          keyList,
-          agents,
-        ),
+        want("pg") &&
+          (await run(
+            { label: "Hub, PostgreSQL only, 64", concurrency: 64, path: "/v1/messages", ...pgHub },
+            keyList,
+            agents,
+          )),
       );
       await pgOnly.stop();
     }
@@ -149,16 +182,20 @@ async function main(): Promise<void> {
   for (const [k, label] of [
     ["bare", "bare node:http + INSERT, 64"],
     ["floor", "Next.js + INSERT floor, 64"],
+    ["bare8", "bare node:http + INSERT, 8"],
+    ["floor8", "Next.js + INSERT floor, 8"],
     ["redis", "Hub, REDIS_URL set, 64"],
     ["pg", "Hub, PostgreSQL only, 64"],
     ["redis8", "Hub, REDIS_URL set, 8"],
     ["next", "Hub via Next's router (lane off), 64"],
   ] as const) {
+    if (!rows[k]) continue;
     console.log(
       `| ${label} | ${m(k, (s) => s.rps).toFixed(0)} | ${m(k, (s) => s.p50).toFixed(1)} ms | ${m(k, (s) => s.p99).toFixed(1)} ms | ${m(k, (s) => s.cpuPerReq).toFixed(2)} ms | ${m(k, (s) => s.pgCpuPerReq).toFixed(2)} ms |`,
     );
   }
-  const ratio = (k: string, base: string) => median(rows[k]!.map((s, i) => s.rps / rows[base]![i]!.rps));
+  const ratio = (k: string, base: string) =>
+    rows[k] && rows[base] ? median(rows[k].map((s, i) => s.rps / rows[base]![i]!.rps)) : NaN;
   console.log(
     `\nthroughput / Next.js floor (median of per-run ratios): Redis ${ratio("redis", "floor").toFixed(2)}×, PostgreSQL only ${ratio("pg", "floor").toFixed(2)}×, via Next's router ${ratio("next", "floor").toFixed(2)}×`,
   );

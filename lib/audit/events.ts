@@ -58,6 +58,12 @@ export const AUDIT_EVENT = {
   slackConnected: "slack.connected",
   slackSettingsChanged: "slack.settings_changed",
   slackDisconnected: "slack.disconnected",
+  // Sessions (§16) and the operator's hard stop (§16.4.1).
+  sessionRegistered: "session.registered",
+  sessionClosed: "session.closed",
+  sessionExpired: "session.expired",
+  agentStopped: "agent.stopped",
+  agentResumed: "agent.resumed",
   // A person's own browser push devices (#17; the person's stream, lib/notifications/web-push/subscriptions.ts).
   pushDeviceAdded: "push.device_added",
   pushDeviceRemoved: "push.device_removed",

@@ -84,3 +84,16 @@ export async function humanReader(req: Request): Promise<{ userId: string }> {
     throw new HubError("not_authorized", "presence is readable by the owning account's humans only (§15.3)");
   return { userId: p.userId };
 }
+
+/**
+ * §16 session routes take an agent credential (the owner's own operations), an operator's PAT, or
+ * the inbox's browser session — same-origin checked for a write (the kill-switch is a DELETE).
+ */
+export async function sessionCaller(req: Request, write: boolean): Promise<Resolver> {
+  if (!write && !presentedCredential(req.headers)) {
+    const token = sessionCookie(req);
+    const human = token ? await humanForSessionToken(token) : null;
+    if (human) return { kind: "human", userId: human.userId };
+  }
+  return resolverCaller(req);
+}

@@ -14,9 +14,11 @@ import { purgeExpiredRetention } from "../messages/retention";
 import { sweepNotifications } from "../notifications/fanout";
 import { enqueuePush } from "../queue/enqueue";
 import { pruneRateCounters } from "../rate-limit";
+import { sweepSessions } from "../sessions/sweep";
 
 /** The audit sealer's period: a row is sealed within about a second of its commit (#19: within 5 s). */
 const AUDIT_SEAL_MS = 1000;
+const SESSION_SWEEP_MS = 1000;
 
 export interface Sweep {
   name: string;
@@ -58,6 +60,12 @@ async function housekeeping(): Promise<void> {
   await pruneRateCounters(now);
 }
 
+/** §16: lapsed leases, orphaned session mail, terminal sessions past retention (lib/sessions/sweep.ts). */
+async function sessionSweep(): Promise<void> {
+  const { expired, bounced, purged } = await sweepSessions();
+  if (expired + bounced + purged > 0) log.info("session sweep", { expired, bounced, purged });
+}
+
 /** Seals committed audit rows into their streams' hash chains (#19). */
 async function sealAudit(): Promise<void> {
   const sealed = await sealPending();
@@ -73,5 +81,7 @@ export function sweeps(e: Pick<Env, "MA2H_EXPIRY_SWEEP_MS" | "MA2H_DELIVERY_SWEE
     { name: "notifications", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: sweepNotifications },
     { name: "housekeeping", periodMs: 60_000, run: housekeeping },
     { name: "audit-seal", periodMs: AUDIT_SEAL_MS, run: sealAudit },
+    // A lapsed lease is ended within about a second (its touchpoints also end it on sight).
+    { name: "sessions", periodMs: SESSION_SWEEP_MS, run: sessionSweep },
   ];
 }

@@ -9,34 +9,41 @@
  */
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
-import { seatBySlug, seatsOf } from "../principals/seats";
+import { readerAccountId } from "../principals/seats";
+import { listSessionsOfAccount } from "../sessions/read";
 import { presenceOf, type Presence } from "./state";
 
-export async function presenceForHuman(userId: string, agentId: string, accountSlug: string | null): Promise<Presence> {
-  const accountId = await accountOf(userId, accountSlug);
+/** §15 per-session presence (v0.5): each live or recently ended session of the agent. */
+export interface SessionPresence {
+  id: string;
+  state: string;
+  last_seen?: string;
+  expires_at: string;
+}
+
+export async function presenceForHuman(
+  userId: string,
+  agentId: string,
+  accountSlug: string | null,
+): Promise<Presence & { sessions: SessionPresence[] }> {
+  const accountId = await readerAccountId(userId, accountSlug);
   const agent = accountId
     ? await db().agent.findUnique({
         where: { accountId_agentId: { accountId, agentId } },
-        select: { lastSeenAt: true },
+        select: { id: true, lastSeenAt: true },
       })
     : null;
-  return presenceOf(agentId, agent?.lastSeenAt ?? null);
-}
-
-/** The account the read is about, or null for a person with no seat at all (nothing is theirs). */
-async function accountOf(userId: string, slug: string | null): Promise<string | null> {
-  if (slug !== null) {
-    const seat = await seatBySlug(userId, slug);
-    if (!seat) throw new HubError("not_found", `account ${slug} not found`);
-    return seat.accountId;
-  }
-  const seats = await seatsOf(userId);
-  if (seats.length > 1)
-    throw new HubError(
-      "validation_error",
-      "account: required — you hold seats in several accounts; name the agent's with ?account=<slug>",
-    );
-  return seats[0]?.accountId ?? null;
+  // An agent that does not exist reads exactly like one that never held a session (§15.3).
+  const sessions = agent && accountId ? (await listSessionsOfAccount(accountId, agent.id)).sessions : [];
+  return {
+    ...presenceOf(agentId, agent?.lastSeenAt ?? null),
+    sessions: sessions.map((s) => ({
+      id: s.id,
+      state: s.state,
+      ...(s.last_seen ? { last_seen: s.last_seen } : {}),
+      expires_at: s.expires_at,
+    })),
+  };
 }
 
 /** `?account=` of a presence read: absent is null; present but empty is a 400. */
@@ -54,7 +61,15 @@ export function presenceAccountParam(url: URL): string | null {
  * Null for any other path under `/v1/agents/`.
  */
 export function presencePathAgentId(pathname: string): string | null {
-  const m = /^\/v1\/agents\/(.+)\/presence\/?$/u.exec(pathname);
+  return agentPathId(pathname, "presence");
+}
+
+/**
+ * `{agent_id}` from `/v1/agents/{agent_id}/<verb>` (presence, stop, resume), read the same way as
+ * presence: encoded or literal `/` alike. Null for any other path.
+ */
+export function agentPathId(pathname: string, verb: "presence" | "stop" | "resume"): string | null {
+  const m = new RegExp(`^/v1/agents/(.+)/${verb}/?$`, "u").exec(pathname);
   if (!m?.[1]) return null;
   try {
     const id = decodeURIComponent(m[1]);

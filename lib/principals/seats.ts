@@ -5,6 +5,7 @@
  */
 import { Prisma } from "../generated/prisma/client";
 import { db, statementRows } from "../db";
+import { HubError } from "../protocol/errors";
 import { ROLES, type Role, type Seat } from "./types";
 
 /** Roles that administer an account (agents, keys, bindings, members, audit — docs/admin.md). */
@@ -90,4 +91,23 @@ export async function adminAccountsOf(userId: string): Promise<string[]> {
  */
 export async function hasAnySeat(userId: string): Promise<boolean> {
   return (await db().membership.count({ where: { userId } })) > 0;
+}
+
+/**
+ * The account a person's read is about (`?account=<slug>`, else their only account), or null for a
+ * person with no seat at all (nothing is theirs). Presence and session reads (§15.3, §16.4) share it.
+ */
+export async function readerAccountId(userId: string, slug: string | null): Promise<string | null> {
+  if (slug !== null) {
+    const seat = await seatBySlug(userId, slug);
+    if (!seat) throw new HubError("not_found", `account ${slug} not found`);
+    return seat.accountId;
+  }
+  const seats = await seatsOf(userId);
+  if (seats.length > 1)
+    throw new HubError(
+      "validation_error",
+      "account: required — you hold seats in several accounts; name the agent's with ?account=<slug>",
+    );
+  return seats[0]?.accountId ?? null;
 }

@@ -25,11 +25,26 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The one code §8.5 places in two status classes: `session_closed_by_operator` is `403` where a
+ * principal is refused (registration while stopped, §16.4.1) and `410` where an operator-closed
+ * session is presented (§16.3). A HubError may take the listed status instead of its own.
+ */
+export const ALSO_STATUS: Partial<Record<ErrorCode, readonly number[]>> = {
+  session_closed_by_operator: [410],
+};
+
+function statusAllowed(code: ErrorCode, status: number): boolean {
+  return ERROR_STATUS[code] === status || (ALSO_STATUS[code]?.includes(status) ?? false);
+}
+
 export interface HubErrorOptions {
   /** Extra top-level body fields, e.g. the existing `{id, status, resolution}` on a 409 (§8.4, §8.8). */
   extra?: Record<string, unknown>;
   /** Seconds until a retry may succeed, for a 429 (§8.6); the HTTP edge turns it into `Retry-After`. */
   retryAfterSeconds?: number;
+  /** Only a status ALSO_STATUS lists for the code; anything else is a programming error. */
+  status?: number;
 }
 
 export class HubError extends Error {
@@ -42,7 +57,9 @@ export class HubError extends Error {
     super(message);
     this.name = "HubError";
     this.code = code;
-    this.status = ERROR_STATUS[code];
+    if (options.status !== undefined && !statusAllowed(code, options.status))
+      throw new Error(`error code ${code} never has status ${options.status}`);
+    this.status = options.status ?? ERROR_STATUS[code];
     this.extra = options.extra ?? {};
     this.retryAfterSeconds = options.retryAfterSeconds ?? null;
   }
@@ -109,7 +126,7 @@ export function baseErrorCode(status: number, touchpoint: ErrorTouchpoint): Erro
 export function effectiveErrorCode(status: number, received: unknown, touchpoint: ErrorTouchpoint): ErrorCode | null {
   if (typeof received === "string" && Object.hasOwn(ERROR_STATUS, received)) {
     const code = received as ErrorCode;
-    if (ERROR_STATUS[code] === status) return code;
+    if (statusAllowed(code, status)) return code;
   }
   return baseErrorCode(status, touchpoint);
 }

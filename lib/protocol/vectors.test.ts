@@ -17,6 +17,7 @@ import { messageSchema } from "./message";
 import { presenceSchema } from "./presence";
 import { resolveRequestSchema } from "./resolve-request";
 import { responseSchema } from "./response";
+import { sessionListSchema, sessionSchema } from "./session";
 import { submitAckSchema } from "./submit-ack";
 
 const ZOD: Record<string, z.ZodType> = {
@@ -30,9 +31,10 @@ const ZOD: Record<string, z.ZodType> = {
   "inbound-message.schema.json": inboundDirectiveSchema,
   "ack.schema.json": ackSchema,
   "presence.schema.json": presenceSchema,
+  "session.schema.json": sessionSchema,
+  "session.schema.json#/$defs/sessionList": sessionListSchema,
 };
 
-const SESSIONS = "sessions (§16): session.schema.json is not mirrored — the Hub registers no sessions yet";
 const ENTRY_KINDS =
   "inter-agent leg (§8.7.1): the message/response/receipt entry kinds of inbound-message.schema.json are not mirrored (only its directive branch is) — they are delivered only to session-presenting drains, which this Hub does not offer yet (the invalid ones would pass here only because the directive branch rejects every other kind — the right verdict for the wrong reason)";
 /**
@@ -40,18 +42,6 @@ const ENTRY_KINDS =
  * vector's target may be mirrored (inbound-message) while the branch it exercises is not.
  */
 const DEFERRED: Record<string, string> = {
-  ...Object.fromEntries(
-    [
-      "sv-022-session-resource-valid",
-      "sv-044-session-hash-owner-invalid",
-      "sv-058-session-operator-closed-valid",
-      "sv-059-session-active-operator-marker-invalid",
-      "sv-060-session-closed-by-operator-false-invalid",
-      "sv-064-session-list-scope-valid",
-      "sv-065-session-list-bad-scope-invalid",
-      "sv-066-session-list-no-scope-valid",
-    ].map((id) => [id, SESSIONS]),
-  ),
   ...Object.fromEntries(
     [
       "sv-027-message-entry-delivered-valid",

@@ -1,0 +1,93 @@
+/**
+ * §16.3 the one terminal transition of a session: `active → closed` (a DELETE by its owner, or an
+ * operator's close) or `active → expired` (its lease lapsed on the Hub clock). Each is a single
+ * compare-and-set UPDATE on the session row — `state = 'active'` plus the clock condition that makes
+ * the two disjoint (a close needs the lease still running at `now`, an expiry needs it lapsed) — so
+ * whichever commits first wins and the loser changes nothing (first terminal wins, dp-019). The
+ * operator marker is written by the winning close only (§16.3 "the marker rides the terminal CAS").
+ *
+ * In the same transaction the §14.2 bounce rules run on the session's un-acked session-addressed
+ * directives: `queued` or `delivered` becomes `bounced` with that state stamped once as `prior`. The
+ * bounce reads with a fresh snapshot after the session row is ended, so a directive whose author
+ * checked the session under a share lock (lib/mailbox/author.ts) is always seen; the sweep's
+ * `bounceOrphans` re-applies the rule after any crash (§3.1).
+ */
+import { AUDIT_EVENT } from "../audit/events";
+import { writeAudit } from "../audit/write";
+import type { Tx } from "../db";
+import { publishInboxChange } from "../pubsub/inbox";
+
+export type SessionEnd = { kind: "expired" } | { kind: "closed"; actor: string; byOperator: boolean };
+
+interface EndedRow {
+  id: string;
+  account_id: string;
+  state: string;
+}
+
+/**
+ * Ends whichever of `ids` the transition applies to at `now`; returns the ids this call ended. An
+ * expiry's `closed_at` is the instant the lease lapsed, not the instant the Hub noticed.
+ */
+export async function endSessions(tx: Tx, ids: readonly string[], end: SessionEnd, now: Date): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const list = [...ids];
+  const ended =
+    end.kind === "expired"
+      ? await tx.$queryRaw<EndedRow[]>`
+          UPDATE agent_sessions SET state = 'expired', ended_at = expires_at
+           WHERE id = ANY(${list}) AND state = 'active' AND expires_at <= ${now}
+          RETURNING id, account_id, state`
+      : await tx.$queryRaw<EndedRow[]>`
+          UPDATE agent_sessions
+             SET state = 'closed', ended_at = ${now}, closed_by = ${end.actor},
+                 closed_by_operator = ${end.byOperator}
+           WHERE id = ANY(${list}) AND state = 'active' AND expires_at > ${now}
+          RETURNING id, account_id, state`;
+  if (ended.length === 0) return [];
+  await writeAudit(
+    tx,
+    ended.map((r) => ({
+      accountId: r.account_id,
+      actor: end.kind === "closed" ? end.actor : "system:sessions",
+      event: end.kind === "closed" ? AUDIT_EVENT.sessionClosed : AUDIT_EVENT.sessionExpired,
+      detail: {
+        session_id: r.id,
+        ...(end.kind === "closed" && end.byOperator ? { closed_by_operator: true } : {}),
+      },
+      at: now,
+    })),
+  );
+  await bounceSessionMail(
+    tx,
+    ended.map((r) => r.id),
+    now,
+  );
+  return ended.map((r) => r.id);
+}
+
+/**
+ * §14.2 / §16.3: un-acked directives addressed to any of these (terminal) sessions become `bounced`,
+ * `prior` stamped once with the state they had. Returns how many.
+ */
+export async function bounceSessionMail(tx: Tx, sessionIds: readonly string[], now: Date): Promise<number> {
+  if (sessionIds.length === 0) return 0;
+  const bounced = await tx.$queryRaw<{ id: string; account_id: string; to_session: string }[]>`
+    UPDATE mailbox_entries
+       SET prior = state, state = 'bounced', ended_at = ${now}
+     WHERE to_session = ANY(${[...sessionIds]}) AND state IN ('queued', 'delivered')
+    RETURNING id, account_id, to_session`;
+  if (bounced.length === 0) return 0;
+  await writeAudit(
+    tx,
+    bounced.map((r) => ({
+      accountId: r.account_id,
+      actor: "system:sessions",
+      event: AUDIT_EVENT.directiveBounced,
+      detail: { directive_id: r.id, session_id: r.to_session },
+      at: now,
+    })),
+  );
+  for (const r of bounced) await publishInboxChange(tx, r.account_id, r.id);
+  return bounced.length;
+}

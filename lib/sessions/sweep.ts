@@ -1,0 +1,59 @@
+/**
+ * The worker's session sweep (lib/jobs/sweeps.ts): ends lapsed leases while a web process serves
+ * (./liveness.ts, choice A22), re-applies the §14.2 bounce rules to un-acked directives addressed to
+ * any session that is no longer live (a crash between a session's end and its bounce, or an author
+ * racing the end — §3.1), and purges terminal sessions past `terminal_retention_seconds`. Stop
+ * records (`agent_stops`) are never touched here (§16.4.1).
+ */
+import { clock } from "../clock";
+import { db } from "../db";
+import { sessionLimits } from "../env";
+import { bounceSessionMail, endSessions } from "./end";
+import { webServing } from "./liveness";
+
+const BATCH = 500;
+
+export async function sweepSessions(
+  now: Date = clock.now(),
+): Promise<{ expired: number; bounced: number; purged: number }> {
+  let expired = 0;
+  if (await webServing(now)) {
+    const lapsed = await db().agentSession.findMany({
+      where: { state: "active", expiresAt: { lte: now } },
+      select: { id: true },
+      orderBy: { expiresAt: "asc" },
+      take: BATCH,
+    });
+    if (lapsed.length > 0)
+      expired = (
+        await db().$transaction((tx) =>
+          endSessions(
+            tx,
+            lapsed.map((s) => s.id),
+            { kind: "expired" },
+            now,
+          ),
+        )
+      ).length;
+  }
+  const orphans = await db().$queryRaw<{ to_session: string }[]>`
+    SELECT DISTINCT m.to_session FROM mailbox_entries m
+     WHERE m.to_session IS NOT NULL AND m.state IN ('queued', 'delivered')
+       AND NOT EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = m.to_session AND s.state = 'active')
+     LIMIT ${BATCH}`;
+  const bounced =
+    orphans.length > 0
+      ? await db().$transaction((tx) =>
+          bounceSessionMail(
+            tx,
+            orphans.map((o) => o.to_session),
+            now,
+          ),
+        )
+      : 0;
+  const cutoff = new Date(now.getTime() - sessionLimits().terminalRetentionSeconds * 1000);
+  const { count: purged } = await db().agentSession.deleteMany({
+    where: { state: { not: "active" }, endedAt: { lt: cutoff } },
+  });
+  return { expired, bounced, purged };
+}
