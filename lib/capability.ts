@@ -1,16 +1,18 @@
 /**
  * §8.0 capability document, built from the same configuration that enforces each limit. The v0.4
- * modules (inbound, ack, presence) are advertised complete; the v0.5 modules this Hub does not offer
- * yet (sessions, inter_agent) are omitted, which is how §8.0 says "not here".
+ * modules (inbound, ack, presence) and v0.5 sessions (§16, with the §16.4.1 hard stop) are
+ * advertised complete; the inter-agent leg this Hub does not offer yet is omitted, which is how §8.0
+ * says "not here".
  */
 import { deliveryPolicy } from "./delivery/policy";
-import { env, heldLimits, inboundLimits, limits } from "./env";
+import { env, heldLimits, inboundLimits, limits, sessionLimits } from "./env";
 import { HUB_VERSION } from "./protocol/versions";
 
 export function capabilityDocument(): Record<string, unknown> {
   const l = limits();
   const p = deliveryPolicy();
   const inbound = inboundLimits();
+  const sessions = sessionLimits();
   const base = env().publicUrl;
   return {
     ma2h_version: HUB_VERSION,
@@ -49,6 +51,20 @@ export function capabilityDocument(): Record<string, unknown> {
       retention_days: inbound.retentionDays,
       signature_algs: ["ed25519"],
       webhook_supported: false,
+      // §8.7.1: the drain and the ack accept the caller's own live `?session=`.
+      session_param: true,
+    },
+    // §16 (lib/sessions): the bounds registration clamps to, the live cap, the deployment ceiling on
+    // agents reading sibling sessions (each account narrows it, off by default), how long ended
+    // sessions stay readable, and the §16.4.1 durable stop (all six points, docs/decisions.md).
+    sessions: {
+      enabled: true,
+      min_ttl_seconds: sessions.minTtlSeconds,
+      max_ttl_seconds: sessions.maxTtlSeconds,
+      max_live_per_agent: sessions.maxLivePerAgent,
+      agent_list_visibility: sessions.agentListVisibility,
+      terminal_retention_seconds: sessions.terminalRetentionSeconds,
+      operator_hard_stop: true,
     },
     // §14: acks are pulled only (transport-trusted), so no push signature_algs are advertised.
     ack: { enabled: true },

@@ -7,7 +7,7 @@
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
-import { db } from "../db";
+import { db, type Tx } from "../db";
 import { inboundLimits, limits } from "../env";
 import { assertContextLimits } from "../messages/limits";
 import { seatsIn } from "../principals/seats";
@@ -57,6 +57,20 @@ async function destinationFor(author: DirectiveAuthor, agentId: string) {
   throw new HubError("unknown_destination", "no such agent");
 }
 
+/**
+ * §13.2 a session-addressed directive: the session must be one of this agent's and live — unknown
+ * (or another agent's, another account's) → `422 unknown_destination`; ended → `410
+ * destination_gone`, whoever ended it (§16.3). The row is share-locked until commit, so a close or
+ * expiry of the session waits for this directive and then bounces it (lib/sessions/end.ts).
+ */
+async function assertSessionLive(tx: Tx, agentRowId: string, sessionId: string, now: Date): Promise<void> {
+  const [s] = await tx.$queryRaw<{ state: string; expires_at: Date }[]>`
+    SELECT state, expires_at FROM agent_sessions WHERE id = ${sessionId} AND agent_row_id = ${agentRowId} FOR SHARE`;
+  if (!s) throw new HubError("unknown_destination", "no such session");
+  if (s.state !== "active" || s.expires_at <= now)
+    throw new HubError("destination_gone", `session ${sessionId} has ended`);
+}
+
 export async function authorDirective(author: DirectiveAuthor, input: unknown) {
   const request = parseWire(directiveRequestSchema, input, "validation_error");
   const now = clock.now();
@@ -67,8 +81,6 @@ export async function authorDirective(author: DirectiveAuthor, input: unknown) {
   assertContextLimits(request, limits());
   const [agentId, session] = request.to.slice("agent:".length).split("#", 2) as [string, string?];
   const { agent, seat } = await destinationFor(author, agentId);
-  // §13.2: no session is ever registered here (sessions are not offered), so any is unknown.
-  if (session !== undefined) throw new HubError("unknown_destination", "no such session");
 
   const l = inboundLimits();
   // §13.3: kept deliverable until its `expires_at`, or — only when absent — the retention horizon.
@@ -80,6 +92,7 @@ export async function authorDirective(author: DirectiveAuthor, input: unknown) {
   const row = await db().$transaction(async (tx) => {
     // One author at a time per mailbox, so the depth bound cannot be overshot by a race.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${mailboxWakeKey(agent.id)}))`;
+    if (session !== undefined) await assertSessionLive(tx, agent.id, session, now);
     const pending = await tx.mailboxEntry.count({ where: { agentRowId: agent.id, state: { in: [...LIVE_STATES] } } });
     if (pending >= l.mailboxDepth) {
       throw new HubError("rate_limited", `this agent's mailbox already holds ${pending} un-acked directives`, {
@@ -101,6 +114,7 @@ export async function authorDirective(author: DirectiveAuthor, input: unknown) {
         sensitive: request.sensitive ?? false,
         expiresAt: expiresMs === null ? null : new Date(expiresMs),
         dropAt,
+        toSession: session ?? null,
         visibleAt: now,
         createdAt: now,
       },

@@ -20,6 +20,11 @@ import { mailboxWakeKey } from "../pubsub/terminal";
 import { DIRECTIVE_KIND, deliveredDirective, type MailboxRow } from "./record";
 
 export interface DrainOptions {
+  /**
+   * §8.7.1 the caller's own live session, already presented (lib/sessions/lease.ts): the drain then
+   * also returns the directives addressed to that session. Null or absent: the v0.4 drain.
+   */
+  sessionId?: string | null;
   /** Requested batch size; clamped to `max_batch`. */
   max?: number;
   /** Requested long-poll seconds; clamped to the server maximum (≤ 60). */
@@ -34,10 +39,11 @@ export interface DrainedEntry {
 
 /**
  * Claims up to `max` deliverable directives: first deliveries become `delivered` with
- * `delivered_at` stamped once (§14.2); every claim hides the row until now + the window. Session-
- * addressed rows and the v0.5 entry kinds are never handed to this session-less drain.
+ * `delivered_at` stamped once (§14.2); every claim hides the row until now + the window. Directives
+ * addressed to a session go only to a drain presenting that session; a session-less drain gets the
+ * principal's own only (§8.7.1). The v0.5 entry kinds are not handed out by this drain.
  */
-async function claim(agentRowId: string, max: number, now: Date): Promise<MailboxRow[]> {
+async function claim(agentRowId: string, sessionId: string | null, max: number, now: Date): Promise<MailboxRow[]> {
   const visibleAt = new Date(now.getTime() + inboundLimits().visibilityTimeoutSeconds * 1000);
   // One statement claims, and NOTIFYs the author's inbox of each first delivery (the track moves
   // to `delivered` live) — a fixed cost per drain, not one round trip per entry.
@@ -52,7 +58,7 @@ async function claim(agentRowId: string, max: number, now: Date): Promise<Mailbo
          SELECT id FROM mailbox_entries
           WHERE agent_row_id = ${agentRowId}
             AND kind = ${DIRECTIVE_KIND}
-            AND to_session IS NULL
+            AND (to_session IS NULL OR to_session = ${sessionId}::text)
             AND state IN ('queued', 'delivered')
             AND visible_at <= ${now}
             AND drop_at > ${now}
@@ -71,9 +77,15 @@ async function claim(agentRowId: string, max: number, now: Date): Promise<Mailbo
 }
 
 /** When the earliest in-flight directive of this mailbox becomes drainable again, if any. */
-async function nextRedelivery(agentRowId: string, now: Date): Promise<Date | null> {
+async function nextRedelivery(agentRowId: string, sessionId: string | null, now: Date): Promise<Date | null> {
   const next = await db().mailboxEntry.findFirst({
-    where: { agentRowId, kind: DIRECTIVE_KIND, toSession: null, state: "delivered", visibleAt: { gt: now } },
+    where: {
+      agentRowId,
+      kind: DIRECTIVE_KIND,
+      OR: [{ toSession: null }, ...(sessionId ? [{ toSession: sessionId }] : [])],
+      state: "delivered",
+      visibleAt: { gt: now },
+    },
     orderBy: { visibleAt: "asc" },
     select: { visibleAt: true },
   });
@@ -83,6 +95,7 @@ async function nextRedelivery(agentRowId: string, now: Date): Promise<Date | nul
 /** Parks until a directive is claimable (NOTIFY, or the next redelivery) or `waitMs` runs out. */
 async function parkUntilClaimed(
   agentRowId: string,
+  sessionId: string | null,
   max: number,
   waitMs: number,
   signal: AbortSignal | undefined,
@@ -98,9 +111,9 @@ async function parkUntilClaimed(
     // Registered before the read, so an author committing in between still wakes us.
     const waiting = waiters.wait(key, left, signal);
     try {
-      const redelivery = await nextRedelivery(agentRowId, clock.now());
+      const redelivery = await nextRedelivery(agentRowId, sessionId, clock.now());
       const untilRedelivery = redelivery ? redelivery.getTime() + 1 - clock.now().getTime() : Infinity;
-      rows = await claim(agentRowId, max, clock.now());
+      rows = await claim(agentRowId, sessionId, max, clock.now());
       if (rows.length > 0) break;
       if (untilRedelivery < left) {
         const sooner = waiters.wait(key, Math.max(untilRedelivery, 0), signal);
@@ -114,7 +127,7 @@ async function parkUntilClaimed(
     }
     // A caller that hung up is not a receipt: claim nothing on its behalf (§15.1 truthfulness).
     if (signal?.aborted) break;
-    rows = await claim(agentRowId, max, clock.now());
+    rows = await claim(agentRowId, sessionId, max, clock.now());
   }
   return rows;
 }
@@ -127,13 +140,14 @@ export async function drainMailbox(
   const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
   await recordAgentSeenThrottled(principal.agentRowId); // §15.1: a drain is reachability traffic
 
-  let rows = await claim(principal.agentRowId, max, clock.now());
+  const sessionId = options.sessionId ?? null;
+  let rows = await claim(principal.agentRowId, sessionId, max, clock.now());
   if (rows.length === 0 && waitMs > 0) {
     // #18: a parked drain holds a slot of the agent's parked-request cap (shared with long-polls),
     // released in the `finally` on every way out — a claim, timeout, abort, error or shutdown.
     const release = await acquireHeld("agent", principal.agentRowId);
     try {
-      rows = await parkUntilClaimed(principal.agentRowId, max, waitMs, options.signal);
+      rows = await parkUntilClaimed(principal.agentRowId, sessionId, max, waitMs, options.signal);
     } finally {
       release();
     }

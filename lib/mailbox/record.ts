@@ -25,7 +25,8 @@ export function deliveredDirective(row: MailboxRow): Directive {
     type: "directive",
     id: row.id,
     from: row.fromActor,
-    to: `agent:${row.agent.agentId}`,
+    // §13.2: a session-addressed directive names its session in `to` (signed with it, §9.7).
+    to: row.toSession ? `agent:${row.agent.agentId}#${row.toSession}` : `agent:${row.agent.agentId}`,
     created_at: row.createdAt.toISOString(),
     ...contentOf(row),
   };

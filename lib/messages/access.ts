@@ -10,7 +10,13 @@ import type { Message as MessageRow } from "../generated/prisma/client";
 import { allowedResolversOf, envelopeOf, type MessageWithResolution } from "./record";
 import { readMessageRow } from "./row-read";
 
-export type Resolver = { kind: "agent"; principal: AgentPrincipal } | { kind: "human"; userId: string };
+/**
+ * Who resolves. An agent may present its own live session (§8.8 `?session=`, already checked by
+ * lib/sessions/lease.ts): its attested actor is then session-qualified.
+ */
+export type Resolver =
+  | { kind: "agent"; principal: AgentPrincipal; sessionId?: string }
+  | { kind: "human"; userId: string };
 
 export function notFound(): HubError {
   return new HubError("not_found", "no such message");
@@ -54,8 +60,11 @@ export async function authorizeResolver(row: MessageRow, resolver: Resolver): Pr
     const p = resolver.principal;
     if (p.accountId !== row.accountId) throw notFound();
     const isSubmitter = p.agentRowId === row.agentRowId;
-    const listed = list?.includes(`agent:${p.agentId}`) ?? false;
-    if (list === undefined ? isSubmitter : listed) return `agent:${p.agentId}`;
+    // §9.1 (v0.5): `agent:<id>` matches the principal under any session; `agent:<id>#<sess>` only
+    // that exact presented session.
+    const qualified = resolver.sessionId ? `agent:${p.agentId}#${resolver.sessionId}` : null;
+    const listed = (list?.includes(`agent:${p.agentId}`) || (qualified !== null && list?.includes(qualified))) ?? false;
+    if (list === undefined ? isSubmitter : listed) return qualified ?? `agent:${p.agentId}`;
     if (isSubmitter) throw new HubError("not_authorized", "this agent is not in the message's allowed_resolvers");
     throw notFound();
   }

@@ -1,7 +1,8 @@
 /**
- * The inter-agent leg (§4 `to`, §4.1 `agent.session`, §16) is not offered by this Hub yet, and the
- * capability document does not advertise it. An addressed or session-bearing submit is refused with
- * 422 — never ignored, which would misroute it to the human inbox (§8.1) — and nothing is created.
+ * The inter-agent leg (§4 `to`) is not offered by this Hub yet, and the capability document does not
+ * advertise it. An addressed submit is refused with 422 — never ignored, which would misroute it to
+ * the human inbox (§8.1) — and nothing is created. `agent.session` (§4.1) is accepted: submit.ts
+ * checks it against the caller's own sessions (lib/sessions/lease.ts).
  */
 import { HubError } from "../protocol/errors";
 import type { Message } from "../protocol/message";
@@ -24,8 +25,5 @@ export function assertSenderIdAddressable(body: Record<string, unknown>): void {
 export function assertInterAgentFieldsAbsent(message: Message): void {
   if (message.to !== undefined) {
     throw new HubError("invalid_field", "to: inter-agent leg not enabled for this account");
-  }
-  if (message.agent.session !== undefined) {
-    throw new HubError("invalid_field", "agent.session: sessions are not offered by this Hub");
   }
 }

@@ -27,6 +27,7 @@ import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
 import { FANOUT_CHANNEL } from "../pubsub/channels";
 import { publishInboxChange } from "../pubsub/inbox";
+import { presentSession } from "../sessions/lease";
 import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
 import { scheduleExpiry } from "../queue/enqueue";
 import { afterTerminal } from "./after-terminal";
@@ -89,6 +90,11 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
         const replay = await claimIdempotencyKey(tx, principal, message.idempotency_key, hash, now);
         if (replay) return replay;
       }
+      // §4.1: the session the submit names must be the caller's own live one (422 / 410); naming
+      // it renews its lease (§16.2). After the idempotency lookup: a replay from a new run still
+      // gets its original ack (§8.1).
+      if (message.agent.session !== undefined)
+        await presentSession(principal, message.agent.session, { touchpoint: "submit", renew: true });
       checkSubmitSemantics(message, now);
       assertContextLimits(message, limits());
       await assertCallbackAllowed(principal.agentRowId, callbackOf(message), tx);
@@ -137,6 +143,8 @@ async function submitInOneStatement(
   body: Record<string, unknown>,
   hash: string,
 ): Promise<SubmitResult | null> {
+  // A session-bearing submit checks its session after the idempotency lookup: the transaction's path.
+  if (message.agent.session !== undefined) return null;
   const now = clock.now();
   try {
     checkSubmitSemantics(message, now);

@@ -18,7 +18,7 @@ import {
 } from "../protocol/api-bodies";
 import { capabilitySchema } from "../protocol/capability";
 import { directiveRequestSchema, mailboxAckSchema } from "../protocol/directive";
-import { ERROR_STATUS, type ErrorCode } from "../protocol/errors";
+import { ALSO_STATUS, ERROR_STATUS, type ErrorCode } from "../protocol/errors";
 import { getMessageSchema } from "../protocol/get-message";
 import { messageSchema } from "../protocol/message";
 import { presenceSchema } from "../protocol/presence";
@@ -61,6 +61,8 @@ function codesByStatus(): Map<number, ErrorCode[]> {
   const out = new Map<number, ErrorCode[]>();
   for (const [code, status] of Object.entries(ERROR_STATUS) as [ErrorCode, number][])
     out.set(status, [...(out.get(status) ?? []), code]);
+  for (const [code, statuses] of Object.entries(ALSO_STATUS) as [ErrorCode, readonly number[]][])
+    for (const status of statuses) out.set(status, [...(out.get(status) ?? []), code]);
   return out;
 }
 

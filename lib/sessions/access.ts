@@ -6,7 +6,6 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import type { Resolver } from "../messages/access";
 import { HubError } from "../protocol/errors";
 import type { SessionResource, SessionScope } from "../protocol/session";
 import { readerAccountId, seatFor, seatsOf } from "../principals/seats";
@@ -22,9 +21,12 @@ import {
 import { sessionResource } from "./record";
 import { operatorCloseSession, resumeAgent, stopAgent } from "./stop";
 
+/** Who calls a session route (lib/http/callers.ts sessionCaller). */
+export type SessionCaller = { kind: "agent"; principal: AgentPrincipal } | { kind: "human"; userId: string };
+
 /** `GET /v1/sessions`: an agent's own (or account-wide) list; a person's account list. */
 export async function listSessions(
-  caller: Resolver,
+  caller: SessionCaller,
   url: URL,
 ): Promise<{ sessions: SessionResource[]; scope: SessionScope }> {
   if (caller.kind === "agent") return listSessionsForAgent(caller.principal);
@@ -38,7 +40,7 @@ export async function listSessions(
 }
 
 /** `GET /v1/sessions/{id}`. */
-export async function readSession(caller: Resolver, sessionId: string): Promise<SessionResource> {
+export async function readSession(caller: SessionCaller, sessionId: string): Promise<SessionResource> {
   if (caller.kind === "agent") return readSessionForAgent(caller.principal, sessionId);
   const accounts = (await seatsOf(caller.userId)).map((s) => s.accountId);
   const row = await readSessionInAccounts(accounts, sessionId);
@@ -63,7 +65,7 @@ async function closeOwn(principal: AgentPrincipal, sessionId: string): Promise<S
 }
 
 /** `DELETE /v1/sessions/{id}`: the owner's close, or an operator's kill-switch (§16.4). Idempotent. */
-export async function deleteSession(caller: Resolver, sessionId: string): Promise<SessionResource> {
+export async function deleteSession(caller: SessionCaller, sessionId: string): Promise<SessionResource> {
   if (caller.kind === "agent") return closeOwn(caller.principal, sessionId);
   const accounts = (await seatsOf(caller.userId)).map((s) => s.accountId);
   const row = await readSessionInAccounts(accounts, sessionId);

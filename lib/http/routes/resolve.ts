@@ -5,13 +5,21 @@
 import { resolverCaller } from "../callers";
 import { json, route } from "../handler";
 import { resolveMessage } from "../../messages/resolve";
-import { HubError } from "../../protocol/errors";
+import { sessionNotFound } from "../../sessions/read";
+import { presentSession, sessionParam } from "../../sessions/lease";
 
 /** §8.8 resolve, for agents and operators through the same domain verb. */
 export const resolveRoute = route(async ({ req, url, params, body }) => {
-  const resolver = await resolverCaller(req);
-  // §8.8 `?session=`: this Hub registers no sessions, so every presented session is unknown (404).
-  if (url.searchParams.has("session")) throw new HubError("not_found", "no such session");
+  const caller = await resolverCaller(req);
+  // §8.8 `?session=`: the agent's own live session (404 foreign/unknown, 410 ended, §16.3); it does
+  // not renew the lease (choice A21). A person holds no sessions, so any is unknown to them.
+  const session = sessionParam(url);
+  let resolver = caller;
+  if (session !== null) {
+    if (caller.kind !== "agent") throw sessionNotFound(session);
+    const presented = await presentSession(caller.principal, session, { touchpoint: "presented", renew: false });
+    resolver = { ...caller, sessionId: presented.id };
+  }
   const payload = await body();
   return json(await resolveMessage(resolver, params.id ?? "", payload, { channel: "api" }));
 });
