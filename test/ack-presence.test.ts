@@ -352,7 +352,7 @@ describe("§15 presence", () => {
     await human("alice").get(presencePath(P));
     const res = await human("alice").get(presencePath(P));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ agent_id: P, state: "unknown", freshness_seconds: W });
+    expect(res.body).toEqual({ agent_id: P, state: "unknown", freshness_seconds: W, sessions: [] });
     expect(validateOfficial("presence.schema.json", res.body)).toEqual([]);
     expect(presenceSchema.safeParse(res.body).success).toBe(true);
     expect((await db().agent.findFirstOrThrow({ where: { agentId: P } })).lastSeenAt).toBeNull();
@@ -362,7 +362,13 @@ describe("§15 presence", () => {
     const id = await submit("ask", {}, P);
     expect((await agent(P).get(`/v1/messages/${id}`)).status).toBe(200);
     const online = await human("alice").get(presencePath(P));
-    expect(online.body).toEqual({ agent_id: P, state: "online", last_seen: expect.any(String), freshness_seconds: W });
+    expect(online.body).toEqual({
+      agent_id: P,
+      state: "online",
+      last_seen: expect.any(String),
+      freshness_seconds: W,
+      sessions: [],
+    });
     expect(validateOfficial("presence.schema.json", online.body)).toEqual([]);
     expect(presenceSchema.safeParse(online.body).success).toBe(true);
     expect(Math.abs(Date.parse(online.body.last_seen) - Date.now())).toBeLessThan(5000);
@@ -395,8 +401,8 @@ describe("§15 presence", () => {
     const nobody = await human("alice").get(presencePath("nobody/here"));
     const nobodyForBob = await human("bob", globex).get(presencePath("nobody/here"));
     expect(foreign.status).toBe(200);
-    expect(foreign.body).toEqual({ agent_id: P, state: "unknown", freshness_seconds: W });
-    expect(nobody.body).toEqual({ agent_id: "nobody/here", state: "unknown", freshness_seconds: W });
+    expect(foreign.body).toEqual({ agent_id: P, state: "unknown", freshness_seconds: W, sessions: [] });
+    expect(nobody.body).toEqual({ agent_id: "nobody/here", state: "unknown", freshness_seconds: W, sessions: [] });
     expect(JSON.stringify(nobodyForBob.body)).toBe(JSON.stringify(nobody.body));
     expect(Object.keys(foreign.body)).toEqual(Object.keys(nobody.body));
     for (const b of [foreign.body, nobody.body]) {

@@ -137,7 +137,7 @@ describe("authoring (§13.1, §13.2)", () => {
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.body.error.code).toBe("validation_error");
     }
-    // Session addressing parses, but no session exists on this Hub: an unknown session (§13.2).
+    // Session addressing parses; a session that was never registered is unknown (§13.2).
     const session = await author({ to: `agent:${A}#sess_01abc`, title: "x" });
     expect(session.status).toBe(422);
     expect(session.body.error.code).toBe("unknown_destination");
@@ -275,7 +275,7 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
     expect((await human("alice").get("/v1/inbox")).status).toBe(401);
-    // No sessions are registered here: a presented one is unknown (§8.7.1), on drain and on ack.
+    // A presented session that was never registered is unknown (§8.7.1), on drain and on ack.
     const session = await drain(A, "?session=sess_01abc");
     expect(session.status).toBe(404);
     expect(session.body.error.code).toBe("not_found");
@@ -408,6 +408,7 @@ describe("capability document (§8.0)", () => {
       retention_days: 30,
       signature_algs: ["ed25519"],
       webhook_supported: false,
+      session_param: true,
     });
     expect(cap.ack).toEqual({ enabled: true });
     expect(cap.presence).toEqual({ enabled: true, freshness_seconds: 90 });

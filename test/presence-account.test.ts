@@ -73,6 +73,7 @@ describe("presence names its account", () => {
       agent_id: A,
       state: "unknown",
       freshness_seconds: expect.any(Number),
+      sessions: [],
     });
     expect((await carol().get(path(A, "globex"))).body.state).toBe("online");
   });
@@ -109,6 +110,7 @@ describe("presence names its account", () => {
       agent_id: "nobody/here",
       state: "unknown",
       freshness_seconds: expect.any(Number),
+      sessions: [],
     });
   });
 

@@ -147,6 +147,7 @@ describe("POST /v1/messages", () => {
     const to = await agent().post("/v1/messages", envelope("notify", A, { to: `agent:${B}` }));
     expect([to.status, to.body.error.code]).toEqual([422, "invalid_field"]);
     expect(to.body.error.message).toMatch(/inter-agent leg not enabled/);
+    // §4.1: a session that is not one of the caller's own (never registered here) is 422.
     const session = await agent().post(
       "/v1/messages",
       envelope("ask", A, { agent: { id: A, run_id: "r", runtime: "cli", session: "sess_abc" } }),

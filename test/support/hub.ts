@@ -147,5 +147,10 @@ export function client(baseUrl: string, token?: string) {
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
     },
+    async delete(path: string, extra: Record<string, string> = {}) {
+      const res = await fetch(baseUrl + path, { method: "DELETE", headers: headers(extra) });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+    },
   };
 }
