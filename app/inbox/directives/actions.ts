@@ -22,7 +22,11 @@ export async function sendDirective(_prev: SendState, form: FormData): Promise<S
   return seatAction<Sent>(
     { account, refusal: "no such agent", signInReturnTo: "/inbox/directives" },
     async ({ human, seat }) => {
-      const input: Record<string, unknown> = { to: `agent:${agent}`, title: field(form, "title").trim() };
+      // §13.2: a directive may be addressed to one live session of the agent (the composer's
+      // session picker); the session is validated by authorDirective (422 / 410).
+      const session = field(form, "session").trim();
+      const to = session ? `agent:${agent}#${session}` : `agent:${agent}`;
+      const input: Record<string, unknown> = { to, title: field(form, "title").trim() };
       const body = field(form, "body").trim();
       if (body) input.body = body;
       const priority = field(form, "priority") || "normal";
