@@ -22,7 +22,9 @@ const C = "stopped/bot";
 const D = "directive/bot";
 const E = "resolver/bot";
 const F = "lapse/bot";
+const G = "claim/bot";
 const OTHER = "globex/bot";
+const VISIBILITY_S = 2;
 const MIN_TTL = 2;
 const SHIP_OR_HOLD = {
   mode: "select",
@@ -36,7 +38,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hub = useHubFixture({
   accounts: {
     acme: {
-      agents: [A, B, C, D, E, F],
+      agents: [A, B, C, D, E, F, G],
       humans: [
         { handle: "alice", role: "owner" },
         { handle: "bob", role: "member" },
@@ -44,7 +46,7 @@ const hub = useHubFixture({
     },
     globex: { agents: [OTHER], humans: [{ handle: "gina", role: "owner" }] },
   },
-  env: { MA2H_SESSION_MIN_TTL_SECONDS: String(MIN_TTL), MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: "30" },
+  env: { MA2H_SESSION_MIN_TTL_SECONDS: String(MIN_TTL), MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S) },
 });
 const acme = hub.account("acme");
 const globex = hub.account("globex");
@@ -261,6 +263,39 @@ describe("session-addressed directives (§13.2, §14.2)", () => {
     expect((await track(unseen.body.id)).delivery).toMatchObject({ state: "bounced", prior: "delivered" });
     expect((await track(queued.body.id)).delivery).toMatchObject({ state: "bounced", prior: "queued" });
     expect((await track(acked.body.id)).delivery.state).toBe("acknowledged");
+  });
+});
+
+describe("principal-addressed mail across sessions (dp-020 (2), (6), (7))", () => {
+  const author = (title: string) => human("alice").post("/v1/directives", { to: `agent:${G}`, title });
+  const ids = (res: { body: { messages: { directive: { id: string } }[] } }) =>
+    res.body.messages.map((m) => m.directive.id);
+
+  it("first claim wins: concurrent session drains hand each entry to exactly one session", async () => {
+    const sessions = await Promise.all([register(G), register(G), register(G)]);
+    const authored: string[] = [];
+    for (let i = 0; i < 12; i++) authored.push((await author(`job ${i}`)).body.id);
+    const drains = await Promise.all(
+      sessions.flatMap((s) => [1, 2].map(() => agent(G).get(`/v1/inbox?session=${s.id}&max=5`))),
+    );
+    const got = drains.flatMap(ids);
+    expect(new Set(got).size).toBe(got.length); // nobody got an entry twice
+    expect([...got].sort()).toEqual([...authored].sort());
+    await agent(G).post("/v1/inbox/ack", { ids: authored });
+  });
+
+  it("a claimant that dies is rescued by a sibling after the window; the ack is the credential's", async () => {
+    const [dying, sibling] = await Promise.all([register(G), register(G)]);
+    const d = (await author("rescue me")).body.id as string;
+    expect(ids(await agent(G).get(`/v1/inbox?session=${dying.id}`))).toEqual([d]);
+    expect(ids(await agent(G).get(`/v1/inbox?session=${sibling.id}`))).toEqual([]); // in flight
+    await agent(G).delete(`/v1/sessions/${dying.id}`); // principal mail does not bounce with it
+    await sleep(VISIBILITY_S * 1000 + 300);
+    expect(ids(await agent(G).get(`/v1/inbox?session=${sibling.id}`))).toEqual([d]);
+    const track = (await human("alice").get(`/v1/directives/${d}`)).body;
+    expect(track.delivery.state).toBe("delivered");
+    const acked = await agent(G).post(`/v1/inbox/ack?session=${sibling.id}`, { ids: [d] });
+    expect(acked.body).toEqual({ acked: 1 });
   });
 });
 
