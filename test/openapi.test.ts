@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ERROR_STATUS } from "../lib/protocol/errors";
+import { ALSO_STATUS, ERROR_STATUS } from "../lib/protocol/errors";
 import { envelope } from "./support/envelope";
 import { client, repoRoot } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
@@ -18,15 +18,37 @@ import { createAjv, type Json } from "./support/spec";
 
 const A = "deploybot/dev-team";
 const FULL = "full/bot"; // its mailbox fills up, for the 429
+const S = "sess/bot"; // registers sessions, is killed, stopped and resumed (§16)
 const DEPTH = 2;
+const LIVE_CAP = 2;
 const hub = useHubFixture({
-  accounts: { acme: { agents: [A, FULL], humans: [{ handle: "alice", role: "owner" }] } },
-  env: { MA2H_INBOUND_MAILBOX_DEPTH: String(DEPTH) },
+  accounts: {
+    acme: {
+      agents: [A, FULL, S],
+      humans: [
+        { handle: "alice", role: "owner" },
+        { handle: "bob", role: "member" },
+      ],
+    },
+  },
+  env: { MA2H_INBOUND_MAILBOX_DEPTH: String(DEPTH), MA2H_SESSION_MAX_LIVE_PER_AGENT: String(LIVE_CAP) },
 });
 const acme = hub.account("acme");
 const agent = () => client(hub.url, acme.keys[A]);
 const alice = () => client(hub.url, acme.tokens.alice);
 const anonymous = () => client(hub.url);
+const sessionAgent = () => client(hub.url, acme.keys[S]);
+const bob = () => client(hub.url, acme.tokens.bob);
+
+/** A DELETE with an optional credential, read like the support client's answers. */
+async function del(path: string, token?: string): Promise<Captured> {
+  const res = await fetch(hub.url + path, {
+    method: "DELETE",
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 let doc: Json;
@@ -165,11 +187,18 @@ describe("GET /v1/openapi.json", () => {
           ? [route.path]
           : documented.filter((p) => p.startsWith(route.path.slice(0, catchAll)) && p.length > catchAll);
       expect(paths.length, `${route.file} → ${route.path} is documented`).toBeGreaterThan(0);
+      // Each concrete path documents only methods the route defines; together (a catch-all's
+      // paths may split them: presence is a GET, stop and resume POSTs) they document all of them.
+      const union = new Set<string>();
       for (const p of paths) {
         expect(doc.paths[p], `${route.path} (${p})`).toBeDefined();
         const methods = METHODS.filter((m) => doc.paths[p][m] !== undefined);
-        expect(methods.sort(), `${route.file}: methods of ${p}`).toEqual([...route.methods].sort());
+        if (catchAll === -1)
+          expect(methods.sort(), `${route.file}: methods of ${p}`).toEqual([...route.methods].sort());
+        else for (const m of methods) expect(route.methods, `${route.file}: ${m} of ${p}`).toContain(m);
+        for (const m of methods) union.add(m);
       }
+      expect([...union].sort(), `${route.file}: methods documented`).toEqual([...route.methods].sort());
     }
   });
 
@@ -194,6 +223,10 @@ describe("GET /v1/openapi.json", () => {
     const byStatus = new Map<number, string[]>();
     for (const [code, status] of Object.entries(ERROR_STATUS))
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    // A code §8.5 places in a second status class is listed under that status too.
+    for (const [code, statuses] of Object.entries(ALSO_STATUS))
+      for (const status of statuses ?? []) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    expect(byStatus.get(410)).toContain("session_closed_by_operator");
     for (const [status, codes] of byStatus) {
       const schema = doc.components.schemas[`Error${status}`] as Json;
       expect(schema.properties.error.properties.code.enum, `Error${status}`).toEqual(codes);
@@ -305,6 +338,133 @@ describe("real responses match the document", () => {
     expect(full.status).toBe(429);
     expect(full.headers.get("retry-after")).toMatch(/^\d+$/);
     check("post", "/v1/directives", full);
+  });
+
+  it("sessions: register, list, read, close, the kill-switch, stop and resume, the touchpoints (§16)", async () => {
+    const enc = encodeURIComponent;
+    const register = {
+      run_id: "run_1",
+      label: "ci · #21",
+      kind: "worker",
+      labels: { repo: "acme/web" },
+      ttl_seconds: 600,
+    };
+    const first = await sessionAgent().post("/v1/sessions", register);
+    expect(first.status).toBe(201);
+    check("post", "/v1/sessions", first, register);
+    const s1 = (first.body as Json).session.id as string;
+    const second = await sessionAgent().post("/v1/sessions"); // no body at all
+    expect(second.status).toBe(201);
+    check("post", "/v1/sessions", second);
+    const s2 = (second.body as Json).session.id as string;
+    const overCap = await sessionAgent().post("/v1/sessions", {});
+    expect(overCap.status).toBe(429); // LIVE_CAP live sessions already
+    check("post", "/v1/sessions", overCap);
+    check("post", "/v1/sessions", await sessionAgent().post("/v1/sessions", { ttl_seconds: "long" })); // 400
+    check("post", "/v1/sessions", await alice().post("/v1/sessions", {})); // 401: a PAT
+
+    const own = await sessionAgent().get("/v1/sessions");
+    expect(own.body).toMatchObject({ scope: "own" });
+    expect(((own.body as Json).sessions as Json[]).map((x) => x.id).sort()).toEqual([s1, s2].sort());
+    check("get", "/v1/sessions", own);
+    const ofAccount = await alice().get(`/v1/sessions?account=acme&agent_id=${enc(S)}`);
+    expect(ofAccount.body).toMatchObject({ scope: "account" });
+    check("get", "/v1/sessions", ofAccount);
+    check("get", "/v1/sessions", await alice().get("/v1/sessions?account=nosuchaccount")); // 404
+    check("get", "/v1/sessions", await anonymous().get("/v1/sessions")); // 401
+
+    check("get", "/v1/sessions/{id}", await sessionAgent().get(`/v1/sessions/${s1}`));
+    check("get", "/v1/sessions/{id}", await alice().get(`/v1/sessions/${s1}`));
+    check("get", "/v1/sessions/{id}", await agent().get(`/v1/sessions/${s1}`)); // 404: another agent's
+
+    // The touchpoints presenting a live session, and an unknown one (404).
+    check("get", "/v1/inbox", await sessionAgent().get(`/v1/inbox?session=${s1}&max=5`));
+    const unknown = await sessionAgent().get("/v1/inbox?session=sess_nosuchsession");
+    expect(unknown.status).toBe(404);
+    check("get", "/v1/inbox", unknown);
+    check("post", "/v1/inbox/ack", await sessionAgent().post(`/v1/inbox/ack?session=${s1}`, { ids: ["dir_none"] }));
+    check(
+      "post",
+      "/v1/inbox/ack",
+      await sessionAgent().post("/v1/inbox/ack?session=sess_nosuchsession", { ids: ["dir_none"] }),
+    );
+    check(
+      "post",
+      "/v1/messages/{id}/resolve",
+      await alice().post(`/v1/messages/msg_nosuchmessage/resolve?session=${s1}`, { resolution: "dismissed" }),
+    ); // 404: a person holds no sessions
+    const submitted = envelope("notify", S, { agent: { id: S, run_id: "run_1", runtime: "cli", session: s1 } });
+    const accepted = await sessionAgent().post("/v1/messages", submitted);
+    expect(accepted.status).toBe(202);
+    check("post", "/v1/messages", accepted, submitted);
+
+    // The owner's own close: 200 `closed`, then its touchpoints answer 410 gone.
+    const closed = await del(`/v1/sessions/${s2}`, acme.keys[S]);
+    expect((closed.body as Json).session).toMatchObject({ id: s2, state: "closed" });
+    expect((closed.body as Json).session.closed_by_operator).toBeUndefined();
+    check("delete", "/v1/sessions/{id}", closed);
+    const gone = await sessionAgent().get(`/v1/inbox?session=${s2}`);
+    expect(gone.status).toBe(410);
+    expect((gone.body as Json).error.code).toBe("gone");
+    check("get", "/v1/inbox", gone);
+    const goneDirective = await alice().post("/v1/directives", { to: `agent:${S}#${s2}`, title: "too late" });
+    expect([goneDirective.status, (goneDirective.body as Json).error.code]).toEqual([410, "destination_gone"]);
+    check("post", "/v1/directives", goneDirective);
+    const goneResolve = await sessionAgent().post(`/v1/messages/msg_nosuchmessage/resolve?session=${s2}`, {
+      resolution: "dismissed",
+    });
+    expect(goneResolve.status).toBe(410);
+    check("post", "/v1/messages/{id}/resolve", goneResolve);
+    check("delete", "/v1/sessions/{id}", await del(`/v1/sessions/${s1}`, acme.keys[A])); // 404: another agent's
+    check("delete", "/v1/sessions/{id}", await del(`/v1/sessions/${s1}`, acme.tokens.bob)); // 403: a member
+    check("delete", "/v1/sessions/{id}", await del(`/v1/sessions/${s1}`)); // 401
+
+    // The kill-switch: an owner closes s1 — marked, and its holder is told to stop (410 / 403).
+    const killed = await del(`/v1/sessions/${s1}`, acme.tokens.alice);
+    expect((killed.body as Json).session).toMatchObject({ id: s1, state: "closed", closed_by_operator: true });
+    check("delete", "/v1/sessions/{id}", killed);
+    const stopDrain = await sessionAgent().get(`/v1/inbox?session=${s1}`);
+    expect([stopDrain.status, (stopDrain.body as Json).error.code]).toEqual([410, "session_closed_by_operator"]);
+    check("get", "/v1/inbox", stopDrain);
+    const stopAck = await sessionAgent().post(`/v1/inbox/ack?session=${s1}`, { ids: ["dir_none"] });
+    expect([stopAck.status, (stopAck.body as Json).error.code]).toEqual([410, "session_closed_by_operator"]);
+    check("post", "/v1/inbox/ack", stopAck);
+    const stopSubmit = await sessionAgent().post(
+      "/v1/messages",
+      envelope("notify", S, { agent: { id: S, run_id: "run_1", runtime: "cli", session: s1 } }),
+    );
+    expect([stopSubmit.status, (stopSubmit.body as Json).error.code]).toEqual([410, "session_closed_by_operator"]);
+    check("post", "/v1/messages", stopSubmit);
+    const refused = await sessionAgent().post("/v1/sessions", {});
+    expect([refused.status, (refused.body as Json).error.code]).toEqual([403, "session_closed_by_operator"]);
+    check("post", "/v1/sessions", refused);
+
+    // Resume (people only), then the explicit stop.
+    const resume = `/v1/agents/${enc(S)}/resume?account=acme`;
+    check("post", "/v1/agents/{agent_id}/resume", await sessionAgent().post(resume)); // 403: an agent
+    check("post", "/v1/agents/{agent_id}/resume", await bob().post(resume)); // 403: a member
+    const resumed = await alice().post(resume);
+    expect(resumed.body).toEqual({ agent_id: S, stopped: false });
+    check("post", "/v1/agents/{agent_id}/resume", resumed);
+    check("post", "/v1/agents/{agent_id}/resume", await alice().post("/v1/agents/nobody/resume?account=acme")); // 404
+    const again = await sessionAgent().post("/v1/sessions", {});
+    expect(again.status).toBe(201);
+
+    const stop = `/v1/agents/${S}/stop?account=acme`; // the literal `/` form
+    const stopped = await alice().post(stop);
+    expect(stopped.body).toEqual({ agent_id: S, stopped: true });
+    check("post", "/v1/agents/{agent_id}/stop", stopped);
+    check("post", "/v1/agents/{agent_id}/stop", await sessionAgent().post(stop)); // 403: an agent
+    check("post", "/v1/agents/{agent_id}/stop", await anonymous().post(stop)); // 401
+    check("post", "/v1/agents/{agent_id}/stop", await alice().post(`/v1/agents/${enc(S)}/stop?account=nosuch`)); // 404
+    check("post", "/v1/agents/{agent_id}/stop", await alice().post(`/v1/agents/${enc(S)}/stop?account=`)); // 400
+
+    // The presence read lists the agent's sessions, all ended now.
+    const presence = await alice().get(`/v1/agents/${enc(S)}/presence?account=acme`);
+    const sessions = (presence.body as Json).sessions as Json[];
+    expect(sessions.map((x) => x.id)).toEqual(expect.arrayContaining([s1, s2, (again.body as Json).session.id]));
+    expect(sessions.every((x) => x.state === "closed")).toBe(true);
+    check("get", "/v1/agents/{agent_id}/presence", presence);
   });
 
   it("presence, and the unauthenticated documents (§8.0, §9.7, §15.3)", async () => {

@@ -8,12 +8,14 @@
 import type { z } from "zod";
 import { ackRequestSchema, ackSchema } from "../protocol/ack";
 import {
+  agentStopResultSchema,
   cancelResultSchema,
   directiveRecordSchema,
   drainResultSchema,
   errorEnvelopeSchema,
   jwksSchema,
   mailboxAckResultSchema,
+  presenceReadSchema,
   resolveResultSchema,
 } from "../protocol/api-bodies";
 import { capabilitySchema } from "../protocol/capability";
@@ -21,9 +23,9 @@ import { directiveRequestSchema, mailboxAckSchema } from "../protocol/directive"
 import { ALSO_STATUS, ERROR_STATUS, type ErrorCode } from "../protocol/errors";
 import { getMessageSchema } from "../protocol/get-message";
 import { messageSchema } from "../protocol/message";
-import { presenceSchema } from "../protocol/presence";
 import { resolveRequestSchema } from "../protocol/resolve-request";
 import { responseSchema } from "../protocol/response";
+import { sessionEnvelopeSchema, sessionListSchema, sessionRegisterSchema } from "../protocol/session";
 import { submitAckSchema } from "../protocol/submit-ack";
 import { HUB_VERSION } from "../protocol/versions";
 import { type JsonSchema, jsonSchemaOf } from "./json-schema";
@@ -37,6 +39,7 @@ const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   AckRequest: ackRequestSchema,
   DirectiveRequest: directiveRequestSchema,
   MailboxAckRequest: mailboxAckSchema,
+  SessionRegisterRequest: sessionRegisterSchema,
 };
 
 /** Response bodies (and the pushed Response): what the Hub sends, read as zod's output. */
@@ -49,7 +52,10 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   DrainResult: drainResultSchema,
   MailboxAckResult: mailboxAckResultSchema,
   Directive: directiveRecordSchema,
-  Presence: presenceSchema,
+  Presence: presenceReadSchema,
+  SessionEnvelope: sessionEnvelopeSchema,
+  SessionList: sessionListSchema,
+  AgentStopResult: agentStopResultSchema,
   Capability: capabilitySchema,
   Jwks: jwksSchema,
   Response: responseSchema,
@@ -132,7 +138,7 @@ function paths(): Obj {
         operationId: "submitMessage",
         summary: "Submit a notify, ask or task (§8.1)",
         description:
-          "Ask and task need an `idempotency_key`; a repeat with the identical payload answers the same ack. Rate-limited per agent (`429` with `Retry-After`).",
+          "Ask and task need an `idempotency_key`; a repeat with the identical payload answers the same ack. Rate-limited per agent (`429` with `Retry-After`). An `agent.session` must name one of the agent's own live sessions (§4.1, §16): the submit renews its lease; a session that is not the agent's is `422 invalid_field`, its own ended one `410 destination_gone`, or `410 session_closed_by_operator` after an operator's close (§16.3).",
         security: AGENT,
         requestBody: requestBody("Message"),
         responses: {
@@ -161,9 +167,9 @@ function paths(): Obj {
       post: {
         operationId: "resolveMessage",
         summary: "Resolve an ask or task (§8.8)",
-        description: `For an allowed agent resolver or an operator of the message's account. A \`session\` query parameter is answered \`404\` (this Hub registers no sessions). ${SESSION_COOKIE_NOTE}`,
+        description: `For an allowed agent resolver or an operator of the message's account. With \`session\` (an agent's own live session, §8.8) the resolution is attested as \`agent:<id>#<sess>\` and session-qualified \`allowed_resolvers\` match it; resolving does not renew the lease. A person holds no sessions: with a person's credential any \`session\` is \`404\`. ${SESSION_COOKIE_NOTE}`,
         security: [...AGENT, ...HUMAN],
-        parameters: [id],
+        parameters: [id, ref("parameters", "Session")],
         requestBody: requestBody("ResolveRequest"),
         responses: { "200": ok("Resolved", "ResolveResult"), ...errors(400, 401, 403, 404, 409, 410, 422) },
       },
@@ -194,30 +200,35 @@ function paths(): Obj {
         operationId: "drainInbox",
         summary: "Drain the caller's mailbox (§8.7)",
         description:
-          "Oldest first; each directive is hidden for the visibility window and signed afresh (§9.7) — verify `signature` against `/.well-known/ma2h-keys` before acting on it. A drain that would park past the agent's `rate_limit.max_parked_per_agent` is `429` at once; past the web process's ceiling, `503`; both with `Retry-After`.",
+          "Oldest first; each directive is hidden for the visibility window and signed afresh (§9.7) — verify `signature` against `/.well-known/ma2h-keys` before acting on it. With `session` (§8.7.1) the drain also returns the directives addressed to that session (`agent:<id>#<sess>`) and renews its lease (§16.2); without it, exactly the session-less shape. A drain that would park past the agent's `rate_limit.max_parked_per_agent` is `429` at once; past the web process's ceiling, `503`; both with `Retry-After`.",
         security: AGENT,
         parameters: [ref("parameters", "Wait"), ref("parameters", "Max"), ref("parameters", "Session")],
-        responses: { "200": ok("Up to `max` directives", "DrainResult"), ...errors(400, 401, 404, 429, 503) },
+        responses: { "200": ok("Up to `max` directives", "DrainResult"), ...errors(400, 401, 404, 410, 429, 503) },
       },
     },
     "/v1/inbox/ack": {
       post: {
         operationId: "ackInbox",
         summary: "Acknowledge drained directives (§8.7, §14.3)",
+        description:
+          "Consuming is acknowledging. A presented `session` must be the caller's own live session and the ack renews its lease (§16.2); a session-less ack renews none. Which ids may be acked stays the credential's, session or not.",
         security: AGENT,
         parameters: [ref("parameters", "Session")],
         requestBody: requestBody("MailboxAckRequest"),
-        responses: { "200": ok("How many were acknowledged now", "MailboxAckResult"), ...errors(400, 401, 404) },
+        responses: {
+          "200": ok("How many were acknowledged now", "MailboxAckResult"),
+          ...errors(400, 401, 404, 410),
+        },
       },
     },
     "/v1/directives": {
       post: {
         operationId: "authorDirective",
         summary: "Send a directive to an agent's mailbox (§13)",
-        description: `For operators (owner or member); an agent credential is \`403\`. ${SESSION_COOKIE_NOTE}`,
+        description: `For operators (owner or member); an agent credential is \`403\`. \`to\` may name one session of the agent (\`agent:<id>#sess_…\`, §13.2): a session the agent does not hold is \`422 unknown_destination\`, an ended one \`410 destination_gone\`; un-acked, it bounces when the session ends (§14.2). ${SESSION_COOKIE_NOTE}`,
         security: HUMAN,
         requestBody: requestBody("DirectiveRequest"),
-        responses: { "201": ok("Queued", "Directive"), ...errors(400, 401, 403, 422, 429) },
+        responses: { "201": ok("Queued", "Directive"), ...errors(400, 401, 403, 410, 422, 429) },
       },
     },
     "/v1/directives/{id}": {
@@ -234,26 +245,76 @@ function paths(): Obj {
       get: {
         operationId: "getPresence",
         summary: "An agent's presence (§15.3)",
-        description: `For the humans of the agent's account, one account at a time: \`account\` names it (agent ids are unique per account only). An agent unknown in that account answers the \`unknown\` body; an account where the caller holds no seat is \`404\`. An agent credential is \`403\`. ${SESSION_COOKIE_NOTE}`,
+        description: `For the humans of the agent's account, one account at a time: \`account\` names it (agent ids are unique per account only). An agent unknown in that account answers the \`unknown\` body; an account where the caller holds no seat is \`404\`. An agent credential is \`403\`. Beyond the §15.3 body (\`schema/v0.6/presence.schema.json\`), the Hub adds \`sessions\`: the agent's live and recently ended sessions (§16), each with its state, its own \`last_seen\` and its lease's \`expires_at\` — empty for an agent that holds none or does not exist. ${SESSION_COOKIE_NOTE}`,
         security: HUMAN,
+        parameters: [ref("parameters", "AgentId"), ref("parameters", "Account")],
+        responses: { "200": ok("Presence, with the agent's sessions", "Presence"), ...errors(400, 401, 403, 404) },
+      },
+    },
+    "/v1/agents/{agent_id}/stop": {
+      post: {
+        operationId: "stopAgent",
+        summary: "Stop an agent: the durable operator stop (§16.4.1)",
+        description: `For an owner or admin of the agent's account (a member or viewer is \`403\`); an agent credential is \`403\` whatever it names. Closes every live session of the agent as the operator (each then carries \`closed_by_operator: true\`, and its holder's touchpoints answer \`410 session_closed_by_operator\`) and records a stop on the agent that outlives the sessions: until a person resumes it, registering a session is \`403 session_closed_by_operator\`. The agent's key still authenticates everything else. Idempotent; audited. No body. ${SESSION_COOKIE_NOTE}`,
+        security: HUMAN,
+        parameters: [ref("parameters", "AgentId"), ref("parameters", "Account")],
+        responses: { "200": ok("The agent is stopped", "AgentStopResult"), ...errors(400, 401, 403, 404) },
+      },
+    },
+    "/v1/agents/{agent_id}/resume": {
+      post: {
+        operationId: "resumeAgent",
+        summary: "Lift an agent's operator stop (§16.4.1)",
+        description: `For an owner or admin of the agent's account only — nothing on any agent surface lifts a stop (an agent credential is \`403\`). The agent may register sessions again; its closed sessions stay closed. Idempotent; audited. No body. ${SESSION_COOKIE_NOTE}`,
+        security: HUMAN,
+        parameters: [ref("parameters", "AgentId"), ref("parameters", "Account")],
+        responses: { "200": ok("The agent is no longer stopped", "AgentStopResult"), ...errors(400, 401, 403, 404) },
+      },
+    },
+    "/v1/sessions": {
+      post: {
+        operationId: "registerSession",
+        summary: "Register a session (§16.1)",
+        description:
+          "With the agent's own key (a personal access token is `401`). Every field is optional; `ttl_seconds` is clamped to the advertised `sessions.min_ttl_seconds`…`max_ttl_seconds` (absent: the Hub's default lease, 300 s unless its operator set another). The lease is renewed only by the agent's own activity naming the session — a `?session=` drain or inbox ack, or a submit with `agent.session` (§16.2) — and lapses otherwise. More than `sessions.max_live_per_agent` live sessions is `429` with `Retry-After`; an agent an operator stopped is `403 session_closed_by_operator` (stop; do not re-register); an agent id containing `#` is `422`.",
+        security: AGENT,
+        requestBody: requestBody("SessionRegisterRequest", false, "May be empty or absent."),
+        responses: { "201": ok("Registered", "SessionEnvelope"), ...errors(400, 401, 403, 422, 429) },
+      },
+      get: {
+        operationId: "listSessions",
+        summary: "List sessions (§16.4)",
+        description: `An agent credential lists its own sessions, live and recently ended — and its account's other agents' too where the account grants it beneath the advertised \`sessions.agent_list_visibility\` ceiling; \`scope\` says which applied (\`own\` or \`account\`). \`account\` and \`agent_id\` are ignored for an agent. A person (any seat) lists every session of one account, optionally of one agent (\`agent_id\`; an agent the account does not have lists none). Ended sessions stay listed for \`sessions.terminal_retention_seconds\`. ${SESSION_COOKIE_NOTE}`,
+        security: [...AGENT, ...HUMAN],
         parameters: [
+          ref("parameters", "Account"),
           {
             name: "agent_id",
-            in: "path",
-            required: true,
-            description: "The agent id; its `/` may be sent as `%2F` or literally.",
-            schema: { type: "string", minLength: 1 },
-          },
-          {
-            name: "account",
             in: "query",
             required: false,
-            description:
-              "The agent's account (slug). Optional only for a person with a seat in one account; with seats in several, omitting it is `400 validation_error`.",
+            description: "A person's list: only this agent's sessions.",
             schema: { type: "string", minLength: 1 },
           },
         ],
-        responses: { "200": ok("Presence", "Presence"), ...errors(400, 401, 403, 404) },
+        responses: { "200": ok("The sessions, newest first", "SessionList"), ...errors(400, 401, 404) },
+      },
+    },
+    "/v1/sessions/{id}": {
+      get: {
+        operationId: "getSession",
+        summary: "Read a session (§16.4)",
+        description: `Under the same visibility as the list: the agent's own (or, under the account's grant, a sibling's); any session of an account where a person holds a seat. Anything else — another principal's, another account's, unknown, or ended longer than \`sessions.terminal_retention_seconds\` ago — is \`404\`, indistinguishably. ${SESSION_COOKIE_NOTE}`,
+        security: [...AGENT, ...HUMAN],
+        parameters: [ref("parameters", "SessionId")],
+        responses: { "200": ok("The session", "SessionEnvelope"), ...errors(401, 404) },
+      },
+      delete: {
+        operationId: "closeSession",
+        summary: "Close a session (§16.3), or the operator kill-switch (§16.4)",
+        description: `The owning agent closes its own session (\`closed\`); a session already ended comes back unchanged. An owner or admin of the account may close any of its sessions — the kill-switch: when the close wins, the session carries \`closed_by_operator: true\`, the agent's other live sessions close with it, and the agent is stopped as by \`POST /v1/agents/{agent_id}/stop\` (registering is \`403\` until a person resumes it). A member or viewer is \`403\`; another agent's session is \`404\`. Un-acked mail addressed to a closed session bounces (§14.2). Idempotent. ${SESSION_COOKIE_NOTE}`,
+        security: [...AGENT, ...HUMAN],
+        parameters: [ref("parameters", "SessionId")],
+        responses: { "200": ok("The session, now ended", "SessionEnvelope"), ...errors(401, 403, 404) },
       },
     },
     "/v1/openapi.json": {
@@ -321,6 +382,28 @@ function components(): Obj {
     parameters: {
       MessageId: { name: "id", in: "path", required: true, schema: { type: "string", minLength: 1 } },
       DirectiveId: { name: "id", in: "path", required: true, schema: { type: "string", minLength: 1 } },
+      SessionId: {
+        name: "id",
+        in: "path",
+        required: true,
+        description: "The session id (`sess_…`).",
+        schema: { type: "string", minLength: 1 },
+      },
+      AgentId: {
+        name: "agent_id",
+        in: "path",
+        required: true,
+        description: "The agent id; its `/` may be sent as `%2F` or literally.",
+        schema: { type: "string", minLength: 1 },
+      },
+      Account: {
+        name: "account",
+        in: "query",
+        required: false,
+        description:
+          "The agent's account (slug). Optional only for a person with a seat in one account; with seats in several, omitting it is `400 validation_error`; an account where the caller holds no seat is `404`.",
+        schema: { type: "string", minLength: 1 },
+      },
       Wait: {
         name: "wait",
         in: "query",
@@ -343,8 +426,9 @@ function components(): Obj {
       Session: {
         name: "session",
         in: "query",
-        description: "§8.7.1 session drain. This Hub registers no sessions: any value is `404 not_found`.",
-        schema: { type: "string" },
+        description:
+          "§8.7.1 / §16.3: one of the caller's own live sessions (`sess_…`). Another principal's or an unknown one is `404 not_found`; the caller's own but ended (expired or self-closed) is `410 gone` — register a new one and continue; closed by an operator, `410 session_closed_by_operator` — stop, do not re-register. Empty is `400`.",
+        schema: { type: "string", minLength: 1 },
       },
     },
     headers: {

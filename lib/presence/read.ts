@@ -8,24 +8,17 @@
  * parameter, never a guess.
  */
 import { db } from "../db";
+import type { PresenceRead } from "../protocol/api-bodies";
 import { HubError } from "../protocol/errors";
 import { readerAccountId } from "../principals/seats";
 import { listSessionsOfAccount } from "../sessions/read";
-import { presenceOf, type Presence } from "./state";
-
-/** §15 per-session presence (v0.5): each live or recently ended session of the agent. */
-export interface SessionPresence {
-  id: string;
-  state: string;
-  last_seen?: string;
-  expires_at: string;
-}
+import { presenceOf } from "./state";
 
 export async function presenceForHuman(
   userId: string,
   agentId: string,
   accountSlug: string | null,
-): Promise<Presence & { sessions: SessionPresence[] }> {
+): Promise<PresenceRead> {
   const accountId = await readerAccountId(userId, accountSlug);
   const agent = accountId
     ? await db().agent.findUnique({

@@ -1,13 +1,15 @@
 /**
  * The Hub's own `/v1` answers that no spec schema describes: the §8.5 error envelope, the results of
- * resolve, cancel, the drain and the mailbox ack, a directive read back with its track, and the
- * published keys. One definition each, used by the domain's return types and by the OpenAPI
+ * resolve, cancel, the drain and the mailbox ack, a directive read back with its track, the presence
+ * read with its sessions, an agent's stop or resume, and the published keys. One definition each, used by the domain's return types and by the OpenAPI
  * document (lib/openapi), and checked against real responses (test/openapi.test.ts). Pure: no I/O.
  */
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 import { inboundDirectiveSchema } from "./inbound-message";
 import { MAILBOX_STATES } from "./lifecycle";
+import { presenceSchema } from "./presence";
+import { SESSION_STATES } from "./session";
 import { dateTimeString, integerMin } from "./wire";
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
@@ -65,6 +67,30 @@ export const directiveRecordSchema = z.intersection(
   inboundDirectiveSchema,
   z.looseObject({ status: z.enum(MAILBOX_STATES), delivery: directiveTrackSchema }),
 );
+
+/** One session of the agent in the presence read: its §15.1 `last_seen` and lease (§16.4). */
+export const sessionPresenceSchema = z.object({
+  id: z.string().min(1),
+  state: z.enum(SESSION_STATES),
+  last_seen: dateTimeString().optional(),
+  expires_at: dateTimeString(),
+});
+export type SessionPresence = z.infer<typeof sessionPresenceSchema>;
+
+/**
+ * `GET /v1/agents/{agent_id}/presence` 200: the §15.3 body (schema/v0.6/presence.schema.json,
+ * mirrored unchanged by ./presence.ts) plus the Hub's `sessions` — the agent's live and recently
+ * ended sessions, newest first (none for an unknown agent).
+ */
+export const presenceReadSchema = z.intersection(
+  presenceSchema,
+  z.looseObject({ sessions: z.array(sessionPresenceSchema) }),
+);
+export type PresenceRead = z.infer<typeof presenceReadSchema>;
+
+/** `POST /v1/agents/{agent_id}/stop` and `/resume` 200 (§16.4.1): whether the agent now stands stopped. */
+export const agentStopResultSchema = z.object({ agent_id: z.string().min(1), stopped: z.boolean() });
+export type AgentStopResult = z.infer<typeof agentStopResultSchema>;
 
 /** `/.well-known/ma2h-keys` (§9.2, §9.7): the Hub's public Ed25519 keys as a JWKS. */
 export const jwksSchema = z.object({
