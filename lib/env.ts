@@ -150,7 +150,7 @@ const schema = z.object({
   MA2H_INBOUND_RETENTION_DAYS: int(30, 1),
   MA2H_INBOUND_MAILBOX_DEPTH: int(1000, 1),
   MA2H_PRESENCE_FRESHNESS_SECONDS: int(90, 1),
-  // §16 sessions (lib/sessions/config.ts).
+  // §16 sessions (sessionLimits() below; lib/sessions reads it).
   MA2H_SESSION_MIN_TTL_SECONDS: int(60, 1),
   MA2H_SESSION_MAX_TTL_SECONDS: int(3600, 1),
   MA2H_SESSION_DEFAULT_TTL_SECONDS: int(300, 1),
@@ -334,7 +334,7 @@ export interface OAuthClient {
 }
 
 /** The sign-in providers the environment configures; a provider missing any variable is absent. */
-/** §16 session settings (lib/sessions/config.ts reads them; the capability document advertises them). */
+/** §16 session settings: lib/sessions enforces them and the capability document advertises them. */
 export function sessionLimits() {
   const e = env();
   const minTtl = e.MA2H_SESSION_MIN_TTL_SECONDS;
