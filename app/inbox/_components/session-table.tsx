@@ -59,7 +59,9 @@ export function SessionTable({ sessions }: { sessions: SessionResource[] }) {
             <td>{s.last_seen ? <LocalTime iso={s.last_seen} /> : <span className="when">—</span>}</td>
             <td>
               {s.state === "active" ? (
-                <Countdown expiresAt={s.expires_at} />
+                <span className="session-lease">
+                  <Countdown expiresAt={s.expires_at} />
+                </span>
               ) : (
                 <span className="when">
                   ended {s.closed_at ? <LocalTime iso={s.closed_at} /> : <LocalTime iso={s.expires_at} />}
