@@ -41,6 +41,33 @@ export const COMMANDS: Record<string, Command> = {
       return { json: { account: { slug: a.slug } }, text: `account ${a.slug} created` };
     },
   },
+  "account set": {
+    usage: "account set <slug> --agent-session-visibility on|off",
+    args: 1,
+    async run([slug], f) {
+      const choice = need(f, "agent-session-visibility");
+      if (choice !== "on" && choice !== "off") throw usageError("--agent-session-visibility must be on or off");
+      const { setAgentSessionVisibility } = await import("../lib/principals/accounts");
+      const { sessionLimits } = await import("../lib/env");
+      const r = await setAgentSessionVisibility(slug!, choice === "on");
+      // §16.4: the grant takes effect only beneath the deployment ceiling.
+      const ceiling = sessionLimits().agentListVisibility;
+      const said = r.enabled ? "may list each other's sessions" : "see only their own sessions";
+      return {
+        json: {
+          account: {
+            slug: r.slug,
+            agent_session_visibility: r.enabled,
+            changed: r.changed,
+            effective: r.enabled && ceiling,
+          },
+        },
+        text:
+          `${r.changed ? "" : "unchanged: "}agents of ${r.slug} ${said}` +
+          (r.enabled && !ceiling ? " (no effect: MA2H_SESSION_AGENT_LIST_VISIBILITY is off on this Hub)" : ""),
+      };
+    },
+  },
   "user add": {
     usage: "user add <email> --account <slug> --handle <handle> --role <owner|admin|member|viewer>",
     args: 1,

@@ -27,6 +27,7 @@ const STRING_FLAGS = [
   "from-env",
   "file",
   "confirm",
+  "agent-session-visibility",
 ];
 
 function parse(argv: string[]) {

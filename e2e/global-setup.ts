@@ -29,7 +29,8 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   await useDatabase(database.url);
   const acme = await provisionAccount(
     "acme",
-    ["deploybot/dev-team", "xss-bot"],
+    // session-bot: sessions.spec.ts's own, which it stops and resumes.
+    ["deploybot/dev-team", "xss-bot", "session-bot"],
     [
       { handle: "alice", role: "owner" },
       { handle: "bob", role: "member" },

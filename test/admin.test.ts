@@ -2,7 +2,9 @@
  * The admin verbs behind the web admin against real PostgreSQL: who administers an
  * account, the last-owner rule (also under concurrency), role changes, removal ending sessions,
  * account scoping of every verb that takes a bare id, self-service tokens, the append-only audit
- * trigger, and the audit reader and its JSON Lines export.
+ * trigger, and the audit reader and its JSON Lines export; the account's agent-session visibility
+ * setting (§16.4) and what an agent's page shows of its sessions and the operator's hard stop
+ * (§16.4.1).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditJsonLines, listAudit, parseAuditFilters } from "../lib/audit/log";
@@ -13,14 +15,18 @@ import { agentInAccount, createAgent, listAgents } from "../lib/principals/agent
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
 import { addBinding, listAccountBindings, revokeBinding } from "../lib/principals/bindings";
 import { changeRole, listMembers, removeMember } from "../lib/principals/members";
-import { adminAccountsOf, adminSeat, hasAnySeat } from "../lib/principals/seats";
+import { agentForStop, agentSessionsView, submittingSession } from "../lib/inbox/agent-sessions";
+import { agentSessionVisibilityOf, setAgentSessionVisibility } from "../lib/principals/accounts";
+import { adminAccountsOf, adminSeat, hasAnySeat, seatBySlug } from "../lib/principals/seats";
+import { registerSession } from "../lib/sessions/register";
+import { resumeAgent, stopAgent } from "../lib/sessions/stop";
 import { createTokenForUser, listTokens, revokeToken } from "../lib/principals/tokens";
 import { addUser } from "../lib/principals/users";
 import { createWebSession, humanForSessionToken } from "../lib/principals/web-sessions";
 import { useHubFixture } from "./support/hub-fixture";
 import { provisionAccount } from "./support/provision";
 
-useHubFixture({
+const hub = useHubFixture({
   accounts: {
     acme: {
       agents: ["deploybot/dev-team"],
@@ -265,6 +271,111 @@ describe("personal access tokens, self-service", () => {
       ["token.created", bob, null, `user:${bob}`],
       ["token.revoked", bob, null, `user:${bob}`],
     ]);
+  });
+});
+
+describe("account settings: agents listing each other's sessions (§16.4)", () => {
+  it("off by default; an owner switches it, audited with both values; the same value again is a no-op", async () => {
+    expect(await agentSessionVisibilityOf(acmeId)).toBe(false);
+    const asAlice = { actor: "human:alice", accountId: acmeId, role: "owner" };
+    expect(await setAgentSessionVisibility("acme", true, asAlice)).toEqual({
+      slug: "acme",
+      enabled: true,
+      changed: true,
+    });
+    expect(await agentSessionVisibilityOf(acmeId)).toBe(true);
+    expect((await setAgentSessionVisibility("acme", true, asAlice)).changed).toBe(false);
+    await setAgentSessionVisibility("acme", false, asAlice);
+    const rows = await db().auditEvent.findMany({
+      where: { accountId: acmeId, event: "account.session_visibility_changed" },
+      orderBy: { id: "asc" },
+    });
+    expect(rows.map((r) => [r.actor, r.detail])).toEqual([
+      ["human:alice", { from: false, to: true }],
+      ["human:alice", { from: true, to: false }],
+    ]);
+  });
+
+  it("an admin who is not an owner, another account's owner and a non-boolean are refused and change nothing", async () => {
+    const before = await db().auditEvent.count({ where: { event: "account.session_visibility_changed" } });
+    const asAdam = { actor: "human:adam", accountId: acmeId, role: "admin" };
+    expect(await codeOf(setAgentSessionVisibility("acme", true, asAdam))).toBe("not_authorized");
+    const asGina = { actor: "human:gina", accountId: globexId, role: "owner" };
+    expect(await codeOf(setAgentSessionVisibility("acme", true, asGina))).toBe("not_found");
+    const asAlice = { actor: "human:alice", accountId: acmeId, role: "owner" };
+    expect(await codeOf(setAgentSessionVisibility("acme", "on", asAlice))).toBe("validation_error");
+    expect(await agentSessionVisibilityOf(acmeId)).toBe(false);
+    expect(await db().auditEvent.count({ where: { event: "account.session_visibility_changed" } })).toBe(before);
+  });
+});
+
+describe("an agent's page: its sessions and the operator's hard stop (§16, §16.4.1)", () => {
+  const A = "deploybot/dev-team";
+  const register = (label?: string) =>
+    registerSession(
+      new Headers({ authorization: `Bearer ${hub.account("acme").keys[A]}` }),
+      label ? { label, run_id: "run_page" } : {},
+    );
+  const seat = async (email: string, slug = "acme") => (await seatBySlug(await userOf(email), slug))!;
+
+  it("every seat reads the sessions; only owners and admins get the stop; the stop shows who and since when", async () => {
+    const live = await register("nightly");
+    const alice = await seat("alice@acme.test");
+    const agent = await agentForStop(alice, A);
+    const view = await agentSessionsView(alice, agent.rowId);
+    expect(view.canStop).toBe(true);
+    expect(view.stop).toBeNull();
+    expect(view.sessions.find((s) => s.id === live.id)).toMatchObject({
+      state: "active",
+      label: "nightly",
+      run_id: "run_page",
+    });
+    for (const [email, canStop] of [
+      ["adam@acme.test", true],
+      ["bob@acme.test", false],
+      ["vic@acme.test", false],
+    ] as const) {
+      const v = await agentSessionsView(await seat(email), agent.rowId);
+      expect([email, v.canStop, v.sessions.some((s) => s.id === live.id)]).toEqual([email, canStop, true]);
+    }
+    // The verbs the page's buttons call refuse a member, whatever the page drew.
+    expect(await codeOf(stopAgent(await seat("bob@acme.test"), agent))).toBe("not_authorized");
+    // Another account's agent is not found through a seat elsewhere.
+    expect(await codeOf(agentForStop(await seat("gina@globex.test", "globex"), A))).toBe("not_found");
+
+    await stopAgent(alice, agent);
+    const stopped = await agentSessionsView(await seat("vic@acme.test"), agent.rowId);
+    expect(stopped.stop).toEqual({ by: "human:alice", at: expect.any(String) });
+    expect(stopped.sessions.find((s) => s.id === live.id)).toMatchObject({ state: "closed", closed_by_operator: true });
+    expect(await codeOf(register())).toBe("session_closed_by_operator");
+
+    await resumeAgent(alice, agent);
+    expect((await agentSessionsView(alice, agent.rowId)).stop).toBeNull();
+    expect((await register()).state).toBe("active");
+    const events = await db().auditEvent.findMany({
+      where: { accountId: acmeId, event: { in: ["agent.stopped", "agent.resumed"] } },
+      orderBy: { id: "asc" },
+    });
+    expect(events.map((e) => [e.event, e.actor])).toEqual([
+      ["agent.stopped", "human:alice"],
+      ["agent.resumed", "human:alice"],
+    ]);
+  });
+
+  it("an item's submitting session: its state while kept, for the same agent in the item's account only", async () => {
+    const s = await register("for-an-item");
+    const alice = await userOf("alice@acme.test");
+    expect(await submittingSession(alice, { account: "acme", agentId: A }, s.id)).toEqual({
+      id: s.id,
+      state: "active",
+      closedByOperator: false,
+      label: "for-an-item",
+    });
+    // Named by an envelope of another agent, or seen from another account: the id, nothing more.
+    expect((await submittingSession(alice, { account: "acme", agentId: "other-bot" }, s.id)).state).toBeNull();
+    const gina = await userOf("gina@globex.test");
+    expect((await submittingSession(gina, { account: "acme", agentId: A }, s.id)).state).toBeNull();
+    expect((await submittingSession(alice, { account: "acme", agentId: A }, "sess_unknown")).state).toBeNull();
   });
 });
 

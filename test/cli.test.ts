@@ -165,6 +165,45 @@ describe("accounts, users and tokens", () => {
   });
 });
 
+describe("account settings", () => {
+  it("account set switches agent session visibility (§16.4), audited as system:cli; bad input changes nothing", async () => {
+    const [{ id: acmeId }] = await sql("SELECT id FROM accounts WHERE slug = 'acme'");
+    const visibility = async () =>
+      (await sql(`SELECT agent_session_visibility AS v FROM accounts WHERE id = '${acmeId}'`))[0].v;
+    expect(await visibility()).toBe(false); // off by default
+    const set = (value: string) => ok("account", "set", "acme", "--agent-session-visibility", value);
+    expect(await set("on")).toEqual({
+      account: { slug: "acme", agent_session_visibility: true, changed: true, effective: true },
+    });
+    expect(await visibility()).toBe(true);
+    expect((await set("on")).account).toMatchObject({ agent_session_visibility: true, changed: false });
+    expect((await set("off")).account).toMatchObject({
+      agent_session_visibility: false,
+      changed: true,
+      effective: false,
+    });
+    const audit = await sql(
+      `SELECT actor, detail FROM audit_events WHERE account_id = '${acmeId}'
+         AND event = 'account.session_visibility_changed' ORDER BY id`,
+    );
+    expect(audit).toEqual([
+      { actor: "system:cli", detail: { from: false, to: true } },
+      { actor: "system:cli", detail: { from: true, to: false } },
+    ]);
+
+    const [maybe, missing, unknown] = await Promise.all([
+      fails("validation_error", "account", "set", "acme", "--agent-session-visibility", "maybe"),
+      fails("validation_error", "account", "set", "acme"),
+      fails("not_found", "account", "set", "no-such-account", "--agent-session-visibility", "on"),
+    ]);
+    expect([maybe.code, missing.code, unknown.code]).toEqual([2, 2, 1]);
+    expect(await visibility()).toBe(false);
+    const plain = await cli(["account", "set", "acme", "--agent-session-visibility", "off"]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toBe("unchanged: agents of acme see only their own sessions\n");
+  });
+});
+
 describe("agents and keys", () => {
   let firstKey: string;
 

@@ -64,6 +64,8 @@ export const AUDIT_EVENT = {
   sessionExpired: "session.expired",
   agentStopped: "agent.stopped",
   agentResumed: "agent.resumed",
+  // §16.4: an owner lets the account's agents list each other's sessions, or stops letting them.
+  accountSessionVisibilityChanged: "account.session_visibility_changed",
   // A person's own browser push devices (#17; the person's stream, lib/notifications/web-push/subscriptions.ts).
   pushDeviceAdded: "push.device_added",
   pushDeviceRemoved: "push.device_removed",

@@ -26,6 +26,8 @@ export async function directivesForHuman(userId: string, take = 200): Promise<Di
 export interface AgentPage {
   seat: AccountSeat;
   agentId: string;
+  /** The agent's row, for the page's other reads (its sessions, lib/inbox/agent-sessions.ts). */
+  agentRowId: string;
   presence: Presence;
   /** Owners, admins and members may send; a viewer only reads. */
   canSend: boolean;
@@ -45,6 +47,7 @@ export async function agentPageFor(userId: string, accountSlug: string, agentId:
   return {
     seat,
     agentId,
+    agentRowId: agent.id,
     presence: presenceOf(agentId, agent.lastSeenAt),
     canSend: (RESOLVING_ROLES as readonly string[]).includes(seat.role),
     directives,

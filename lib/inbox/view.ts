@@ -89,7 +89,15 @@ export interface ItemView {
   tags: string[];
   body: string | null;
   sensitive: boolean;
-  agent: { id: string; runId: string; runtime: string; project: string | null; labels: Array<[string, string]> };
+  agent: {
+    id: string;
+    runId: string;
+    runtime: string;
+    project: string | null;
+    labels: Array<[string, string]>;
+    /** The submitting session, when the envelope names one (`agent.session`, §4.1, §16). */
+    session: string | null;
+  };
   context: ContextPartView[];
   createdAt: string;
   expiresAt: string | null;
@@ -253,6 +261,7 @@ export function buildItemView(
       runtime: a.runtime,
       project: a.project ?? null,
       labels: Object.entries(a.labels ?? {}),
+      session: a.session ?? null,
     },
     context: contextView(message),
     createdAt: row.createdAt.toISOString(),

@@ -9,6 +9,7 @@ const TABS = [
   ["members", "Members"],
   ["notifications", "Notifications"],
   ["slack", "Slack"],
+  ["settings", "Settings"],
   ["audit", "Audit log"],
 ] as const;
 

@@ -5,6 +5,7 @@ import { Countdown, LocalTime } from "@/components/Clock";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { MarkdownView } from "@/components/Markdown";
 import { NotificationLog } from "@/components/NotificationLog";
+import { submittingSession } from "@/lib/inbox/agent-sessions";
 import { agentPageFor, presenceWording } from "@/lib/inbox/directives";
 import { deliveriesForItem } from "@/lib/inbox/deliveries";
 import { itemForHuman } from "@/lib/inbox/item";
@@ -50,6 +51,10 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   const track = await itemTrackFor(item.id); // §14.2 response track / §15.4 presence
   // #16: "reminded"/"escalated" for anyone who sees the item; the notification rows for owners/admins.
   const notifications = await itemNotificationLog(item.id, seat !== null);
+  // §4.1 / §16: the session that submitted it, with its state while the Hub keeps it.
+  const session = a.session
+    ? await submittingSession(human.userId, { account: item.account, agentId: a.id }, a.session)
+    : null;
   return (
     <main className="item">
       <ItemCrumbs account={item.account} />
@@ -87,6 +92,30 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
               <code>{a.runId}</code> · {a.runtime}
             </dd>
           </div>
+          {session && (
+            <div>
+              <dt>Session</dt>
+              <dd data-testid="item-session">
+                <Link
+                  prefetch={false}
+                  href={`${agentHref(item.account, `agent:${a.id}`)}#${encodeURIComponent(session.id)}`}
+                  data-testid="item-session-link"
+                >
+                  <code>{session.id}</code>
+                </Link>
+                {session.label && <> · {session.label}</>}
+                <span className="session-state" data-testid="item-session-state">
+                  {" "}
+                  —{" "}
+                  {session.state === null
+                    ? "no longer kept by the Hub"
+                    : session.closedByOperator
+                      ? "closed by an operator"
+                      : session.state}
+                </span>
+              </dd>
+            </div>
+          )}
           {a.project && (
             <div>
               <dt>Project</dt>

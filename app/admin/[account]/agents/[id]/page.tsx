@@ -34,6 +34,16 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
         <h2>
           <code data-testid="agent-title">{agent.agentId}</code>
         </h2>
+        <p>
+          <Link
+            prefetch={false}
+            href={`/inbox/agents/${encodeURIComponent(seat.slug)}/${agent.agentId.split("/").map(encodeURIComponent).join("/")}`}
+            data-testid="agent-inbox-page"
+          >
+            Sessions, Stop agent and directives
+          </Link>{" "}
+          — on the agent&apos;s page in the inbox.
+        </p>
         <h3>API keys</h3>
         <CredentialTable
           rows={keys}

@@ -3,14 +3,24 @@ import { notFound } from "next/navigation";
 import { requireHuman } from "@/lib/next/current-human";
 import { LocalTime } from "@/components/Clock";
 import { LiveRefresh } from "@/components/LiveRefresh";
+import { PeriodicRefresh } from "@/components/PeriodicRefresh";
+import { agentSessionsView } from "@/lib/inbox/agent-sessions";
 import { agentPageFor, presenceWording } from "@/lib/inbox/directives";
+import { AgentStopControl } from "../../../_components/agent-stop";
 import { DirectiveCompose } from "../../../_components/directive-compose";
 import { DirectiveTable } from "../../../_components/directive-table";
+import { SessionTable } from "../../../_components/session-table";
+
+/** Sessions change without a NOTIFY the inbox hears (§16): their list is re-read this often. */
+const SESSIONS_REFRESH_MS = 5000;
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Agent · MA2H Hub", referrer: "no-referrer" };
 
-/** One agent: whether it is listening (§15), a directive composer (§13) and what was sent to it. */
+/**
+ * One agent: whether it is listening (§15), its sessions and whether an operator stopped it (§16,
+ * §16.4.1; Stop and Resume for owners and admins), a directive composer (§13) and what was sent to it.
+ */
 export default async function AgentPage({ params }: { params: Promise<{ account: string; agent: string[] }> }) {
   const { account, agent } = await params;
   const slug = decodeURIComponent(account);
@@ -19,6 +29,7 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
   const page = await agentPageFor(human.userId, slug, agentId);
   if (!page) notFound();
   const p = page.presence;
+  const sessions = await agentSessionsView(page.seat, page.agentRowId);
   return (
     <main className="agent-page">
       <nav className="crumbs">
@@ -42,6 +53,23 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
           </>
         )}
       </p>
+      <section className="agent-sessions" data-testid="agent-sessions">
+        <h2>Sessions</h2>
+        {sessions.stop ? (
+          <p className="notice notice-warn" data-testid="agent-stopped">
+            Stopped by <code>{sessions.stop.by}</code> since <LocalTime iso={sessions.stop.at} /> — it cannot register a
+            session until a person resumes it.
+          </p>
+        ) : (
+          <p className="hint" data-testid="agent-not-stopped">
+            Not stopped: it may register sessions.
+          </p>
+        )}
+        {sessions.canStop && (
+          <AgentStopControl account={page.seat.slug} agent={page.agentId} stopped={sessions.stop !== null} />
+        )}
+        <SessionTable sessions={sessions.sessions} />
+      </section>
       {page.canSend ? (
         <DirectiveCompose
           account={page.seat.slug}
@@ -55,6 +83,7 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
       <h2>Sent to this agent</h2>
       <DirectiveTable rows={page.directives} showAgent={false} />
       <LiveRefresh />
+      <PeriodicRefresh everyMs={SESSIONS_REFRESH_MS} />
     </main>
   );
 }
