@@ -107,12 +107,6 @@ test("an item submitted from a session shows that session, linked to the agent's
     body: JSON.stringify(body),
   });
   const ack = (await res.json()) as { id?: string; error?: { message: string } };
-  // Until submit accepts `agent.session` (lib/messages/addressing.ts, being wired for #21), there
-  // is no such item to show; the test runs by itself once it does.
-  test.skip(
-    res.status === 422 && /sessions are not offered/.test(ack.error?.message ?? ""),
-    "submit does not accept agent.session yet",
-  );
   expect(res.status, JSON.stringify(ack)).toBe(202);
   const id = ack.id!;
   await page.goto(`/inbox/${id}`);
