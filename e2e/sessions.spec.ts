@@ -166,3 +166,28 @@ test("the account setting: alice lets the agents list each other's sessions, aud
     await bob.context.close();
   }
 });
+
+test("alice addresses a directive to one session from the agent's page; only that session drains it", async () => {
+  const { page } = alice;
+  const { hubUrl, keys } = e2eState();
+  const s = await register({ label: "picker run" });
+  expect(s.status).toBe(201);
+  const sessionId = s.body.session.id as string;
+  await page.goto(PAGE);
+  const picker = page.getByTestId("directive-session");
+  await expect(picker.locator(`option[value="${sessionId}"]`)).toHaveCount(1);
+  await picker.selectOption(sessionId);
+  await page.getByTestId("directive-title").fill("only for the picker run");
+  await page.getByTestId("directive-send").click();
+  await expect(page.getByTestId("directive-sent")).toBeVisible();
+  const drain = async (query: string) => {
+    const res = await fetch(`${hubUrl}/v1/inbox${query}`, {
+      headers: { authorization: `Bearer ${keys.acme![AGENT]}` },
+    });
+    return ((await res.json()) as { messages: { directive: { title: string; to: string } }[] }).messages;
+  };
+  expect((await drain("")).map((m) => m.directive.title)).not.toContain("only for the picker run");
+  const mine = await drain(`?session=${sessionId}`);
+  const got = mine.find((m) => m.directive.title === "only for the picker run");
+  expect(got?.directive.to).toBe(`agent:${AGENT}#${sessionId}`);
+});

@@ -7,14 +7,22 @@
 import { useActionState, useEffect, useRef } from "react";
 import { sendDirective, type SendState } from "../directives/actions";
 
+/** A live session the directive may be addressed to (§13.2): only that session then receives it. */
+export interface ComposeSession {
+  id: string;
+  label?: string;
+}
+
 interface Props {
   account: string;
   agent: string;
+  /** The agent's live sessions; empty hides the picker. */
+  sessions?: ComposeSession[];
   presenceState: "online" | "offline" | "unknown";
   presenceText: string;
 }
 
-export function DirectiveCompose({ account, agent, presenceState, presenceText }: Props) {
+export function DirectiveCompose({ account, agent, sessions = [], presenceState, presenceText }: Props) {
   const [state, action, pending] = useActionState<SendState, FormData>(sendDirective, null);
   const form = useRef<HTMLFormElement>(null);
   useEffect(() => {
@@ -28,6 +36,20 @@ export function DirectiveCompose({ account, agent, presenceState, presenceText }
       </p>
       <input type="hidden" name="account" value={account} />
       <input type="hidden" name="agent" value={agent} />
+      {sessions.length > 0 && (
+        <label>
+          To
+          <select name="session" defaultValue="" data-testid="directive-session">
+            <option value="">the agent — whichever run drains next</option>
+            {sessions.map((s) => (
+              <option key={s.id} value={s.id}>
+                only session {s.id}
+                {s.label ? ` (${s.label})` : ""} — bounced if it ends first
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <label>
         Title
         <input

@@ -74,6 +74,9 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
         <DirectiveCompose
           account={page.seat.slug}
           agent={page.agentId}
+          sessions={sessions.sessions
+            .filter((s) => s.state === "active")
+            .map((s) => ({ id: s.id, ...(s.label ? { label: s.label } : {}) }))}
           presenceState={p.state}
           presenceText={presenceWording(p)}
         />
