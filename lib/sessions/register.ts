@@ -51,10 +51,12 @@ export async function registerSession(headers: Headers, body: unknown): Promise<
   const limits = sessionLimits();
 
   return db().$transaction(async (tx) => {
-    const now = clock.now();
     await tx.$queryRaw`
       SELECT a.id FROM api_keys k JOIN agents a ON a.id = k.agent_row_id
        WHERE k.key_hash = ${hash} FOR NO KEY UPDATE OF a`;
+    // The Hub clock is read once the lock is held, as the stop reads it (./stop.ts): a session that
+    // won the lock before a stop is created no later than the stop's `stopped_at` (R236).
+    const now = clock.now();
     // The read that authenticates, after the lock: it sees any stop committed before it (R236).
     const [row] = await tx.$queryRaw<AuthRow[]>`
       SELECT k.key_hash, k.revoked_at, a.id AS agent_row_id, a.agent_id, a.account_id,

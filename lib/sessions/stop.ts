@@ -28,11 +28,21 @@ export function assertOperator(seat: Seat): string {
   return `human:${seat.handle}`;
 }
 
-async function lockAgent(tx: Tx, agentRowId: string): Promise<void> {
+/**
+ * Locks the agent row (the lock registration takes too) and only then reads the Hub clock, which it
+ * returns: a registration that held the lock first committed at or before this instant, so no
+ * session's `created_at` is later than the stop's `stopped_at` (R236). Read before the lock, a stop
+ * that queued behind a registration would carry an instant earlier than the session it then closes.
+ */
+async function lockAgent(tx: Tx, agentRowId: string): Promise<Date> {
   await tx.$queryRaw`SELECT id FROM agents WHERE id = ${agentRowId} FOR NO KEY UPDATE`;
+  return clock.now();
 }
 
-/** Closes every live session of the agent as the operator, and records the stop (kept if it stands). */
+/**
+ * Closes every live session of the agent as the operator, and records the stop (kept if it stands).
+ * The caller holds the agent's lock, and `now` is the instant lockAgent read under it.
+ */
 async function stopInTx(
   tx: Tx,
   agent: { rowId: string; accountId: string },
@@ -40,7 +50,6 @@ async function stopInTx(
   now: Date,
   sessionId: string | null,
 ): Promise<{ closed: string[]; newlyStopped: boolean }> {
-  await lockAgent(tx, agent.rowId);
   const live = await tx.agentSession.findMany({
     where: { agentRowId: agent.rowId, state: "active" },
     select: { id: true },
@@ -64,8 +73,8 @@ export async function stopAgent(
   agent: { rowId: string; agentId: string; accountId: string },
 ): Promise<{ agent_id: string; stopped: true }> {
   const actor = assertOperator(seat);
-  const now = clock.now();
   await db().$transaction(async (tx) => {
+    const now = await lockAgent(tx, agent.rowId);
     const { closed, newlyStopped } = await stopInTx(tx, agent, actor, now, null);
     if (newlyStopped || closed.length > 0)
       await writeAudit(tx, {
@@ -89,9 +98,8 @@ export async function operatorCloseSession(
   session: { id: string; agentRowId: string; agentId: string; accountId: string },
 ): Promise<boolean> {
   const actor = assertOperator(seat);
-  const now = clock.now();
   return db().$transaction(async (tx) => {
-    await lockAgent(tx, session.agentRowId);
+    const now = await lockAgent(tx, session.agentRowId);
     const won = await endSessions(tx, [session.id], { kind: "closed", actor, byOperator: true }, now);
     if (won.length === 0) {
       // Lapsed but not yet ended: the expiry is the terminal state, and no stop is recorded.
@@ -123,9 +131,8 @@ export async function resumeAgent(
   agent: { rowId: string; agentId: string; accountId: string },
 ): Promise<{ agent_id: string; stopped: false }> {
   const actor = assertOperator(seat);
-  const now = clock.now();
   await db().$transaction(async (tx) => {
-    await lockAgent(tx, agent.rowId);
+    const now = await lockAgent(tx, agent.rowId);
     const lifted = await tx.agentStop.deleteMany({ where: { agentRowId: agent.rowId } });
     if (lifted.count > 0)
       await writeAudit(tx, {
