@@ -14,7 +14,8 @@
  */
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
-import type { Tx } from "../db";
+import { db, type Tx } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import { publishInboxChange } from "../pubsub/inbox";
 
 export type SessionEnd = { kind: "expired" } | { kind: "closed"; actor: string; byOperator: boolean };
@@ -64,6 +65,23 @@ export async function endSessions(tx: Tx, ids: readonly string[], end: SessionEn
     now,
   );
   return ended.map((r) => r.id);
+}
+
+/**
+ * Ends (expired) up to `limit` of the lapsed leases among the rows `where` selects, oldest lapse
+ * first, each in the compare-and-set above; returns how many this call ended. Reads call it so they
+ * never show `active` past `expires_at`; the worker's sweep calls it for everything.
+ */
+export async function expireLapsed(where: Prisma.AgentSessionWhereInput, now: Date, limit: number): Promise<number> {
+  const lapsed = await db().agentSession.findMany({
+    where: { ...where, state: "active", expiresAt: { lte: now } },
+    select: { id: true },
+    orderBy: { expiresAt: "asc" },
+    take: limit,
+  });
+  if (lapsed.length === 0) return 0;
+  const ids = lapsed.map((s) => s.id);
+  return (await db().$transaction((tx) => endSessions(tx, ids, { kind: "expired" }, now))).length;
 }
 
 /**

@@ -17,7 +17,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { HubError } from "../protocol/errors";
 import type { SessionResource, SessionScope } from "../protocol/session";
 import type { AgentPrincipal } from "../principals/types";
-import { endSessions } from "./end";
+import { expireLapsed } from "./end";
 import { type SessionRow, sessionResource } from "./record";
 
 const LIST_LIMIT = 500;
@@ -38,29 +38,11 @@ function retained(now: Date): Prisma.AgentSessionWhereInput {
   return { OR: [{ endedAt: null }, { endedAt: { gt: cutoff } }] };
 }
 
-/** Ends the lapsed leases among the rows `where` selects, so the read after it is current. */
-async function settleLapsed(where: Prisma.AgentSessionWhereInput, now: Date): Promise<void> {
-  const lapsed = await db().agentSession.findMany({
-    where: { ...where, state: "active", expiresAt: { lte: now } },
-    select: { id: true },
-    take: LIST_LIMIT,
-  });
-  if (lapsed.length === 0) return;
-  await db().$transaction((tx) =>
-    endSessions(
-      tx,
-      lapsed.map((s) => s.id),
-      { kind: "expired" },
-      now,
-    ),
-  );
-}
-
 type RowWithAgent = SessionRow & { agent: { agentId: string } };
 
 async function readRows(where: Prisma.AgentSessionWhereInput): Promise<RowWithAgent[]> {
   const now = clock.now();
-  await settleLapsed(where, now);
+  await expireLapsed(where, now, LIST_LIMIT);
   return db().agentSession.findMany({
     where: { AND: [where, retained(now)] },
     include: { agent: { select: { agentId: true } } },

@@ -8,7 +8,7 @@
 import { clock } from "../clock";
 import { db } from "../db";
 import { sessionLimits } from "../env";
-import { bounceSessionMail, endSessions } from "./end";
+import { bounceSessionMail, expireLapsed } from "./end";
 import { webServing } from "./liveness";
 
 const BATCH = 500;
@@ -16,26 +16,7 @@ const BATCH = 500;
 export async function sweepSessions(
   now: Date = clock.now(),
 ): Promise<{ expired: number; bounced: number; purged: number }> {
-  let expired = 0;
-  if (await webServing(now)) {
-    const lapsed = await db().agentSession.findMany({
-      where: { state: "active", expiresAt: { lte: now } },
-      select: { id: true },
-      orderBy: { expiresAt: "asc" },
-      take: BATCH,
-    });
-    if (lapsed.length > 0)
-      expired = (
-        await db().$transaction((tx) =>
-          endSessions(
-            tx,
-            lapsed.map((s) => s.id),
-            { kind: "expired" },
-            now,
-          ),
-        )
-      ).length;
-  }
+  const expired = (await webServing(now)) ? await expireLapsed({}, now, BATCH) : 0;
   const orphans = await db().$queryRaw<{ to_session: string }[]>`
     SELECT DISTINCT m.to_session FROM mailbox_entries m
      WHERE m.to_session IS NOT NULL AND m.state IN ('queued', 'delivered')
