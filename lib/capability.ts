@@ -5,7 +5,7 @@
  * says "not here".
  */
 import { deliveryPolicy } from "./delivery/policy";
-import { env, heldLimits, inboundLimits, limits, sessionLimits } from "./env";
+import { env, heldLimits, inboundLimits, limits, sessionLimits, streamLimits } from "./env";
 import { HUB_VERSION } from "./protocol/versions";
 
 export function capabilityDocument(): Record<string, unknown> {
@@ -53,6 +53,10 @@ export function capabilityDocument(): Record<string, unknown> {
       webhook_supported: false,
       // §8.7.1: the drain and the ack accept the caller's own live `?session=`.
       session_param: true,
+      // §8.7.2 (lib/mailbox/stream.ts): held at most this long, never past the lease minus a margin,
+      // never longer than the presence window; `sessions.min_ttl_seconds` stays above it.
+      stream_url: `${base}/v1/inbox/stream`,
+      stream_max_hold_seconds: streamLimits().maxHoldSeconds,
     },
     // §16 (lib/sessions): the bounds registration clamps to, the live cap, the deployment ceiling on
     // agents reading sibling sessions (each account narrows it, off by default), how long ended

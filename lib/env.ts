@@ -157,6 +157,8 @@ const schema = z.object({
   MA2H_SESSION_MAX_LIVE_PER_AGENT: int(32, 1),
   MA2H_SESSION_TERMINAL_RETENTION_SECONDS: int(86_400, 0),
   // §16.4 the deployment ceiling on same-account agents reading each other's sessions.
+  // §8.7.2 the mailbox stream's longest hold (streamLimits() below).
+  MA2H_STREAM_MAX_HOLD_SECONDS: int(55, 1),
   // On unless "0" or "false".
   MA2H_SESSION_AGENT_LIST_VISIBILITY: z
     .string()
@@ -347,6 +349,28 @@ export function sessionLimits() {
     terminalRetentionSeconds: e.MA2H_SESSION_TERMINAL_RETENTION_SECONDS,
     /** The deployment ceiling on the per-account grant (§16.4). */
     agentListVisibility: e.MA2H_SESSION_AGENT_LIST_VISIBILITY,
+  };
+}
+
+/**
+ * §8.7.2 the nonzero margin a stream hold keeps before its session's lease expiry, so an immediate
+ * reconnect — the renewal — lands while the lease still runs: 5 s, or a fifth of a short TTL.
+ */
+export function leaseMarginMs(ttlSeconds: number): number {
+  return Math.min(5000, Math.max(200, Math.floor((ttlSeconds * 1000) / 5)));
+}
+
+/**
+ * §8.7.2 the advertised `stream_max_hold_seconds`: the configured hold, never more than the presence
+ * window (a MUST) nor more than the shortest lease minus its margin — so `sessions.min_ttl_seconds`
+ * stays above every hold (§8.0), whatever the two are set to.
+ */
+export function streamLimits() {
+  const e = env();
+  const minTtl = sessionLimits().minTtlSeconds;
+  const underLease = Math.floor((minTtl * 1000 - leaseMarginMs(minTtl)) / 1000);
+  return {
+    maxHoldSeconds: Math.max(1, Math.min(e.MA2H_STREAM_MAX_HOLD_SECONDS, e.MA2H_PRESENCE_FRESHNESS_SECONDS, underLease)),
   };
 }
 

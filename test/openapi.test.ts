@@ -101,7 +101,9 @@ function check(method: string, path: string, res: Captured, sent?: unknown): voi
     expect(validate(typed), `${where} header ${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
   }
   const media = response.content?.["application/json"] as Json | undefined;
-  if (media === undefined) expect(res.body, `${where} has no body`).toBeNull();
+  if (response.content?.["text/event-stream"] !== undefined)
+    expect(res.headers.get("content-type"), `${where} is an event stream`).toMatch(/^text\/event-stream/);
+  else if (media === undefined) expect(res.body, `${where} has no body`).toBeNull();
   else {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const validate = compile(media.schema as Json);
@@ -379,6 +381,18 @@ describe("real responses match the document", () => {
 
     // The touchpoints presenting a live session, and an unknown one (404).
     check("get", "/v1/inbox", await sessionAgent().get(`/v1/inbox?session=${s1}&max=5`));
+    // §8.7.2 the stream: a live session's event stream (read its first event, then hang up), and its refusals.
+    const streamed = await fetch(`${hub.url}/v1/inbox/stream?session=${s1}`, {
+      headers: { authorization: `Bearer ${acme.keys[S]}` },
+    });
+    expect(streamed.status).toBe(200);
+    const reader = streamed.body!.getReader();
+    const opening = await reader.read();
+    expect(new TextDecoder().decode(opening.value)).toMatch(/^retry: \d+/);
+    await reader.cancel().catch(() => {});
+    check("get", "/v1/inbox/stream", { status: streamed.status, headers: streamed.headers, body: null });
+    check("get", "/v1/inbox/stream", await sessionAgent().get("/v1/inbox/stream")); // 400: no session
+    check("get", "/v1/inbox/stream", await sessionAgent().get("/v1/inbox/stream?session=sess_nosuchsession"));
     const unknown = await sessionAgent().get("/v1/inbox?session=sess_nosuchsession");
     expect(unknown.status).toBe(404);
     check("get", "/v1/inbox", unknown);
@@ -407,6 +421,7 @@ describe("real responses match the document", () => {
     expect(gone.status).toBe(410);
     expect((gone.body as Json).error.code).toBe("gone");
     check("get", "/v1/inbox", gone);
+    check("get", "/v1/inbox/stream", await sessionAgent().get(`/v1/inbox/stream?session=${s2}`)); // 410
     const goneDirective = await alice().post("/v1/directives", { to: `agent:${S}#${s2}`, title: "too late" });
     expect([goneDirective.status, (goneDirective.body as Json).error.code]).toEqual([410, "destination_gone"]);
     check("post", "/v1/directives", goneDirective);

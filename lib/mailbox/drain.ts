@@ -38,22 +38,31 @@ export interface DrainedEntry {
 }
 
 /**
- * Claims up to `max` deliverable directives: first deliveries become `delivered` with
- * `delivered_at` stamped once (§14.2); every claim hides the row until now + the window. Directives
- * addressed to a session go only to a drain presenting that session; a session-less drain gets the
- * principal's own only (§8.7.1). The v0.5 entry kinds are not handed out by this drain.
+ * Claims up to `max` deliverable directives; every claim hides the row until now + the window.
+ * A drain's claim (client-requested, §15) is receipt evidence: first deliveries become `delivered`
+ * with `delivered_at` stamped once (§14.2). A stream push's claim is `provisional` (§8.7.2): it
+ * starts the window and changes nothing else, so an entry pushed into a dead socket stays `queued`
+ * and is drainable again after the window. Directives addressed to a session go only to a drain or
+ * stream presenting that session; a session-less drain gets the principal's own only (§8.7.1). The
+ * v0.5 entry kinds are not handed out here.
  */
-async function claim(agentRowId: string, sessionId: string | null, max: number, now: Date): Promise<MailboxRow[]> {
+export async function claimEntries(
+  agentRowId: string,
+  sessionId: string | null,
+  max: number,
+  now: Date,
+  provisional = false,
+): Promise<MailboxRow[]> {
   const visibleAt = new Date(now.getTime() + inboundLimits().visibilityTimeoutSeconds * 1000);
   // One statement claims, and NOTIFYs the author's inbox of each first delivery (the track moves
   // to `delivered` live) — a fixed cost per drain, not one round trip per entry.
   const ids = await db().$queryRaw<{ id: string }[]>`
     WITH claimed AS (
       UPDATE mailbox_entries
-         SET state = 'delivered',
-             delivered_at = COALESCE(delivered_at, ${now}),
+         SET state = CASE WHEN ${provisional} THEN state ELSE 'delivered' END,
+             delivered_at = CASE WHEN ${provisional} THEN delivered_at ELSE COALESCE(delivered_at, ${now}) END,
              visible_at = ${visibleAt},
-             deliveries = deliveries + 1
+             deliveries = deliveries + CASE WHEN ${provisional} THEN 0 ELSE 1 END
        WHERE id IN (
          SELECT id FROM mailbox_entries
           WHERE agent_row_id = ${agentRowId}
@@ -66,7 +75,7 @@ async function claim(agentRowId: string, sessionId: string | null, max: number, 
           LIMIT ${max}
           FOR UPDATE SKIP LOCKED)
       RETURNING id, account_id, deliveries)
-    SELECT id, CASE WHEN deliveries = 1 THEN ${inboxNotifySql("account_id", "id")}::text END AS notified
+    SELECT id, CASE WHEN deliveries = 1 AND NOT ${provisional} THEN ${inboxNotifySql("account_id", "id")}::text END AS notified
       FROM claimed`;
   if (ids.length === 0) return [];
   return db().mailboxEntry.findMany({
@@ -77,7 +86,7 @@ async function claim(agentRowId: string, sessionId: string | null, max: number, 
 }
 
 /** When the earliest in-flight directive of this mailbox becomes drainable again, if any. */
-async function nextRedelivery(agentRowId: string, sessionId: string | null, now: Date): Promise<Date | null> {
+export async function nextRedelivery(agentRowId: string, sessionId: string | null, now: Date): Promise<Date | null> {
   const next = await db().mailboxEntry.findFirst({
     where: {
       agentRowId,
@@ -113,7 +122,7 @@ async function parkUntilClaimed(
     try {
       const redelivery = await nextRedelivery(agentRowId, sessionId, clock.now());
       const untilRedelivery = redelivery ? redelivery.getTime() + 1 - clock.now().getTime() : Infinity;
-      rows = await claim(agentRowId, sessionId, max, clock.now());
+      rows = await claimEntries(agentRowId, sessionId, max, clock.now());
       if (rows.length > 0) break;
       if (untilRedelivery < left) {
         const sooner = waiters.wait(key, Math.max(untilRedelivery, 0), signal);
@@ -127,7 +136,7 @@ async function parkUntilClaimed(
     }
     // A caller that hung up is not a receipt: claim nothing on its behalf (§15.1 truthfulness).
     if (signal?.aborted) break;
-    rows = await claim(agentRowId, sessionId, max, clock.now());
+    rows = await claimEntries(agentRowId, sessionId, max, clock.now());
   }
   return rows;
 }
@@ -141,7 +150,7 @@ export async function drainMailbox(
   await recordAgentSeenThrottled(principal.agentRowId); // §15.1: a drain is reachability traffic
 
   const sessionId = options.sessionId ?? null;
-  let rows = await claim(principal.agentRowId, sessionId, max, clock.now());
+  let rows = await claimEntries(principal.agentRowId, sessionId, max, clock.now());
   if (rows.length === 0 && waitMs > 0) {
     // #18: a parked drain holds a slot of the agent's parked-request cap (shared with long-polls),
     // released in the `finally` on every way out — a claim, timeout, abort, error or shutdown.
@@ -152,20 +161,21 @@ export async function drainMailbox(
       release();
     }
   }
-  if (rows.length === 0) return { messages: [] };
+  return { messages: await signedEntries(rows) };
+}
 
-  // §9.7: every delivery is signed now, with a fresh t and jti, by the published ed25519 key.
+/** §9.7: every delivery — drained or streamed — signed now, with a fresh t and jti, by the published ed25519 key. */
+export async function signedEntries(rows: MailboxRow[]): Promise<DrainedEntry[]> {
+  if (rows.length === 0) return [];
   const key = await activeSigningKey();
   const now = clock.now();
-  return {
-    messages: rows.map((row) => {
-      const directive = deliveredDirective(row);
-      const { signature } = signDirectiveDelivery({
-        directive,
-        key: { alg: "ed25519", privateKey: key.privateKey },
-        now,
-      });
-      return { directive, signature };
-    }),
-  };
+  return rows.map((row) => {
+    const directive = deliveredDirective(row);
+    const { signature } = signDirectiveDelivery({
+      directive,
+      key: { alg: "ed25519", privateKey: key.privateKey },
+      now,
+    });
+    return { directive, signature };
+  });
 }

@@ -206,6 +206,24 @@ function paths(): Obj {
         responses: { "200": ok("Up to `max` directives", "DrainResult"), ...errors(400, 401, 404, 410, 429, 503) },
       },
     },
+    "/v1/inbox/stream": {
+      get: {
+        operationId: "streamInbox",
+        summary: "Stream the session's mailbox as server-sent events (§8.7.2)",
+        description:
+          "The entries a `session` drain would return, pushed as they arrive: `event: entry`, `id:` the ack key, `data:` the drain's item `{directive, signature}` signed afresh for this push (§9.7); `: keep-alive` comments at most every 15 s. Connecting (and reconnecting) renews the session's lease; staying connected does not. The server closes each hold at `inbound.stream_max_hold_seconds` or before the lease's `expires_at`, whichever is sooner: reconnect at once (`retry:` says how soon). A push only starts the entry's visibility window — it stays `queued` until acked (`POST /v1/inbox/ack`) or drained; un-acked, it is delivered again after the window. A stream of a session that ends (closed, expired, stopped) is closed within a second. Each open stream holds one of the agent's `rate_limit.max_parked_per_agent` slots (`429` over it).",
+        security: AGENT,
+        parameters: [{ ...ref("parameters", "Session") }],
+        responses: {
+          "200": {
+            description: "The event stream, until the hold's bound",
+            headers: { ...REQUEST_ID },
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          ...errors(400, 401, 404, 410, 429),
+        },
+      },
+    },
     "/v1/inbox/ack": {
       post: {
         operationId: "ackInbox",

@@ -17,6 +17,7 @@ import { writeAudit } from "../audit/write";
 import { db, type Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import { publishInboxChange } from "../pubsub/inbox";
+import { publishTerminal, sessionWakeKey } from "../pubsub/terminal";
 
 export type SessionEnd = { kind: "expired" } | { kind: "closed"; actor: string; byOperator: boolean };
 
@@ -64,6 +65,8 @@ export async function endSessions(tx: Tx, ids: readonly string[], end: SessionEn
     ended.map((r) => r.id),
     now,
   );
+  // §8.7.2: a stream of an ended session closes at once (lib/mailbox/stream.ts).
+  for (const r of ended) await publishTerminal(tx, sessionWakeKey(r.id));
   return ended.map((r) => r.id);
 }
 
