@@ -134,13 +134,13 @@ describe("§8.0 discovery alias", () => {
     expect(validateOfficial("capability.schema.json", alias.body)).toEqual([]);
   });
 
-  it("advertises the legs it offers and the extension limits as configured, and no sessions or inter-agent leg", async () => {
+  it("advertises the legs it offers and the extension limits as configured, and no inter-agent leg", async () => {
     const doc = await capability();
-    // §8.0: offered legs are advertised; the v0.5 sessions and inter-agent leg are not offered yet.
+    // §8.0: offered legs are advertised (sessions since #21); the inter-agent leg is not offered yet.
     expect(doc.inbound).toMatchObject({ enabled: true, webhook_supported: false, signature_algs: ["ed25519"] });
     expect(doc.ack).toEqual({ enabled: true });
     expect(doc.presence).toMatchObject({ enabled: true });
-    expect(doc).not.toHaveProperty("sessions");
+    expect(doc.sessions).toMatchObject({ enabled: true, operator_hard_stop: true });
     expect(doc).not.toHaveProperty("inter_agent");
     // Extension fields (docs/decisions.md "Capability extensions"), from this Hub's configuration.
     expect(doc).toMatchObject({ callback_max_attempts: 7, callback_max_duration_seconds: 3600, max_wait_seconds: 45 });

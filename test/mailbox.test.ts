@@ -409,6 +409,8 @@ describe("capability document (§8.0)", () => {
       signature_algs: ["ed25519"],
       webhook_supported: false,
       session_param: true,
+      stream_url: `${hub.url}/v1/inbox/stream`,
+      stream_max_hold_seconds: 55,
     });
     expect(cap.ack).toEqual({ enabled: true });
     expect(cap.presence).toEqual({ enabled: true, freshness_seconds: 90 });
