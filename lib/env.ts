@@ -370,7 +370,10 @@ export function streamLimits() {
   const minTtl = sessionLimits().minTtlSeconds;
   const underLease = Math.floor((minTtl * 1000 - leaseMarginMs(minTtl)) / 1000);
   return {
-    maxHoldSeconds: Math.max(1, Math.min(e.MA2H_STREAM_MAX_HOLD_SECONDS, e.MA2H_PRESENCE_FRESHNESS_SECONDS, underLease)),
+    maxHoldSeconds: Math.max(
+      1,
+      Math.min(e.MA2H_STREAM_MAX_HOLD_SECONDS, e.MA2H_PRESENCE_FRESHNESS_SECONDS, underLease),
+    ),
   };
 }
 

@@ -11,6 +11,7 @@
  */
 import { clock } from "../clock";
 import { poolStats } from "../db";
+import { mailboxStreamCount } from "../mailbox/stream";
 import { inboxStreamCount } from "../inbox/events";
 import { metrics } from "../metrics/registry";
 import { openItemStats } from "../messages/stats";
@@ -42,7 +43,10 @@ export async function refreshWebGauges(): Promise<void> {
   const now = clock.now();
   const parked = terminalWaiters().counts();
   m.parked.set({ kind: "long_poll" }, parked.longPolls);
-  m.parked.set({ kind: "drain" }, parked.drains);
+  // A held mailbox stream waits on its mailbox like a parked drain: counted once, as a stream.
+  const streams = mailboxStreamCount();
+  m.parked.set({ kind: "drain" }, Math.max(0, parked.drains - streams));
+  m.parked.set({ kind: "mailbox_stream" }, streams);
   m.sseConnections.set(inboxStreamCount());
   readPool();
   await Promise.all([

@@ -31,6 +31,13 @@ export const KEEP_ALIVE_MS = 15_000;
 /** What a client waits before reconnecting after the server closes a hold (the SSE `retry:` field). */
 const RECONNECT_MS = 500;
 
+let openStreams = 0;
+
+/** Mailbox streams held open by this web process now (the `ma2h_parked_requests` gauge). */
+export function mailboxStreamCount(): number {
+  return openStreams;
+}
+
 export interface MailboxStream {
   sessionId: string;
   /** When this hold ends (the server closes the stream then). */
@@ -84,6 +91,22 @@ async function hold(
 ): Promise<void> {
   const waiters = terminalWaiters();
   await waiters.ready();
+  openStreams += 1;
+  try {
+    await pushUntil(principal, sessionId, holdUntil, send, signal);
+  } finally {
+    openStreams -= 1;
+  }
+}
+
+async function pushUntil(
+  principal: AgentPrincipal,
+  sessionId: string,
+  holdUntil: Date,
+  send: (chunk: string) => boolean,
+  signal: AbortSignal,
+): Promise<void> {
+  const waiters = terminalWaiters();
   const max = inboundLimits().maxBatch;
   if (!send(`retry: ${RECONNECT_MS}\n: hold until ${holdUntil.toISOString()}\n\n`)) return;
   let lastWrite = Date.now();

@@ -86,7 +86,7 @@ function define() {
     }),
     parked: new Gauge({
       name: "ma2h_parked_requests",
-      help: "Requests parked in this web process: long-polls (§8.2) and mailbox drains (§8.7).",
+      help: "Requests parked in this web process: long-polls (§8.2), mailbox drains (§8.7) and mailbox streams (§8.7.2).",
       labelNames: ["kind"] as const,
       registers: [web],
     }),
