@@ -174,9 +174,7 @@ describe("entries (R242, R245)", () => {
     expect((await agent(A).get("/v1/inbox")).body.messages).toEqual([]);
     await sleep(VISIBILITY_S * 1000 + 300);
     const drained = await agent(A).get("/v1/inbox");
-    expect(drained.body.messages.map((m: { directive: { id: string } }) => m.directive.id)).toEqual([
-      authored.body.id,
-    ]);
+    expect(drained.body.messages.map((m: { directive: { id: string } }) => m.directive.id)).toEqual([authored.body.id]);
     expect((await track()).state).toBe("delivered");
     await agent(A).post("/v1/inbox/ack", { ids: [authored.body.id] });
   });
