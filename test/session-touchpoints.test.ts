@@ -166,6 +166,9 @@ describe("a submit naming agent.session (§4.1)", () => {
     expect(replayed.body.id).toBe(created.body.id);
     const read = await agent(A).get(`/v1/messages/${created.body.id}`);
     expect(read.body.agent.session).toBe(first.id);
+    // Even a retry still naming the ended session gets its original ack: the replay comes first (§8.1).
+    const stale = await agent(A).post("/v1/messages", body);
+    expect([stale.status, stale.body.id]).toEqual([202, created.body.id]);
   });
 });
 

@@ -83,6 +83,18 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
   const created = await submitInOneStatement(principal, message, body, hash);
   if (created) return created;
 
+  // §4.1: the session the submit names must be the caller's own live one (422 / 410); naming it
+  // renews its lease (§16.2). Presented before the transaction (it reads and writes on its own
+  // connection, which a transaction waiting on it must not hold), but its refusal is raised only
+  // after the idempotency lookup: a replay still gets its original ack (§8.1).
+  let sessionRefusal: unknown = null;
+  if (message.agent.session !== undefined) {
+    try {
+      await presentSession(principal, message.agent.session, { touchpoint: "submit", renew: true });
+    } catch (err) {
+      sessionRefusal = err;
+    }
+  }
   try {
     const outcome = await db().$transaction(async (tx) => {
       const now = clock.now();
@@ -90,11 +102,7 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
         const replay = await claimIdempotencyKey(tx, principal, message.idempotency_key, hash, now);
         if (replay) return replay;
       }
-      // §4.1: the session the submit names must be the caller's own live one (422 / 410); naming
-      // it renews its lease (§16.2). After the idempotency lookup: a replay from a new run still
-      // gets its original ack (§8.1).
-      if (message.agent.session !== undefined)
-        await presentSession(principal, message.agent.session, { touchpoint: "submit", renew: true });
+      if (sessionRefusal !== null) throw sessionRefusal;
       checkSubmitSemantics(message, now);
       assertContextLimits(message, limits());
       await assertCallbackAllowed(principal.agentRowId, callbackOf(message), tx);
