@@ -1,16 +1,26 @@
 /**
- * The delivered mailbox entry (§8.7, §13.1), a zod mirror of schema/v0.6/inbound-message.schema.json
- * — its `directive` branch only. The schema is a `oneOf` of four kinds; the other three (`message`,
- * `response`, `receipt`) are v0.5 inter-agent entries delivered only to session-presenting drains,
- * which this Hub does not offer yet, so they are not mirrored: this schema rejects them (their
- * vectors stay deferred in vectors.test.ts). The kinds are disjoint on `type` for every directive-
- * typed document (`message` entries are notify/ask/task, a receipt is `receipt`, a Response entry
- * needs the §6 fields a directive never has), so on those the one-branch mirror and the union agree.
- * Pure: no I/O.
+ * The delivered mailbox entry (§8.7, §13.1, §8.7.1), a zod mirror of
+ * schema/v0.6/inbound-message.schema.json: a `oneOf` of four kinds — the human→agent `directive`
+ * (v0.4) and the v0.5 inter-agent entries `message`, `response` and `receipt`, which only
+ * session-presenting drains receive. The kinds are disjoint (`message` entries are notify/ask/task,
+ * a receipt is `receipt`, a Response entry has the §6 fields and no `type`), so a union of the four
+ * is the `oneOf`. The Hub delivers directives only so far; the other three are mirrored for the
+ * inter-agent leg and its vectors. Pure: no I/O.
  */
 import { z } from "zod";
 import { directiveOptionalFields } from "./directive";
-import { ADDRESS_PATTERN, codePointString, dateTimeString, forbidden, isV05, patternString, V04_PATTERN } from "./wire";
+import { messageSchema } from "./message";
+import { responseSchema } from "./response";
+import {
+  ADDRESS_PATTERN,
+  codePointString,
+  dateTimeString,
+  forbidden,
+  isV05,
+  patternString,
+  V04_PATTERN,
+  V05_PATTERN,
+} from "./wire";
 
 /** §8.7.1: the `dir_` ack-key namespace is normative for ≥ 0.5-minted directives. */
 const DIRECTIVE_ID_V05 = /^dir_.+$/u;
@@ -45,3 +55,64 @@ export const inboundDirectiveSchema = z
   });
 
 export type InboundDirective = z.infer<typeof inboundDirectiveSchema>;
+
+/** `agent:<id>` or `agent:<id>#sess_…` (§4): the attested sender of a message entry. */
+const AGENT_ADDRESS = /^agent:[^#]+(#sess_.+)?$/u;
+const SESSION_ADDRESS = /^agent:[^#]+#sess_.+$/u;
+
+/**
+ * §8.7.1 a delivered `message` entry: the addressed §4 envelope with the Hub's `id` (`msg_`) and
+ * attested `from`; the submitter's `state`, `client_ref` and callbacks are stripped before delivery,
+ * so an entry carrying them is refused (they would be unsigned injections, §9.8). A submit that
+ * carried `agent.session` yields a session-qualified `from`.
+ */
+export const inboundMessageEntrySchema = messageSchema.superRefine((m, ctx) => {
+  const e = m as Record<string, unknown> & {
+    agent?: { session?: unknown };
+    request?: Record<string, unknown>;
+    action?: Record<string, unknown>;
+  };
+  const issue = (path: string[], message: string) => ctx.addIssue({ code: "custom", path, message });
+  if (typeof e.ma2h_version !== "string" || !V05_PATTERN.test(e.ma2h_version))
+    issue(["ma2h_version"], "must be ≥ 0.5 on a message entry (§8.7.1)");
+  if (typeof e.id !== "string" || !/^msg_.+$/u.test(e.id)) issue(["id"], "must match ^msg_ (§8.7.1)");
+  if (typeof e.from !== "string" || !AGENT_ADDRESS.test(e.from)) issue(["from"], `must match ${AGENT_ADDRESS.source}`);
+  if (e.to === undefined) issue(["to"], "is required on a message entry (§8.7.1)");
+  if (e.state !== undefined) issue(["state"], "is stripped before delivery (§8.7.1)");
+  if (e.client_ref !== undefined) issue(["client_ref"], "is stripped before delivery (§8.7.1)");
+  if (e.request?.callback !== undefined) issue(["request", "callback"], "is stripped before delivery (§8.7.1)");
+  if (e.action?.callback !== undefined) issue(["action", "callback"], "is stripped before delivery (§8.7.1)");
+  if (e.agent?.session !== undefined && (typeof e.from !== "string" || !SESSION_ADDRESS.test(e.from)))
+    issue(["from"], "must be session-qualified when agent.session is present (§8.7.1)");
+});
+
+/** §6 / §8.7.1 a Response delivered to the submitting session: the v0.4 body, minor ≥ 5. */
+export const inboundResponseEntrySchema = responseSchema.superRefine((r, ctx) => {
+  const version = (r as { ma2h_version?: unknown }).ma2h_version;
+  if (typeof version !== "string" || !V05_PATTERN.test(version))
+    ctx.addIssue({ code: "custom", path: ["ma2h_version"], message: "must be ≥ 0.5 on a response entry (§8.7.1)" });
+});
+
+/** §14.2 / §8.7.1 a bounce receipt to a live sender session. */
+export const inboundReceiptSchema = z.looseObject({
+  ma2h_version: patternString(V05_PATTERN),
+  type: z.literal("receipt"),
+  id: patternString(/^rcpt_.+$/u),
+  in_reply_to: z.string().min(1),
+  event: z.enum(["bounced"]),
+  prior: z.enum(["queued", "delivered"]),
+  at: dateTimeString(),
+  session: patternString(/^sess_.+$/u),
+  to: patternString(SESSION_ADDRESS),
+  request: forbidden("on a receipt"),
+  action: forbidden("on a receipt"),
+  state: forbidden("on a receipt"),
+});
+
+/** Any delivered entry: exactly one of the four kinds (the schema's `oneOf`; the kinds are disjoint). */
+export const inboundEntrySchema = z.union([
+  inboundDirectiveSchema,
+  inboundMessageEntrySchema,
+  inboundResponseEntrySchema,
+  inboundReceiptSchema,
+]);
