@@ -193,7 +193,7 @@ describe("liveness (dp-021, R243, R244)", () => {
     const closedAt = first.closedAt()!;
     expect(closedAt).not.toBeNull();
     // Closed at the bound: no later than the hold, and with a nonzero margin before the lease.
-    expect(closedAt - first.connectedAt).toBeLessThan(HOLD * 1000 + 700);
+    expect(closedAt - first.connectedAt).toBeLessThan(HOLD * 1000 + 1500);
     expect(closedAt).toBeLessThan(Date.parse(atConnect.expires_at) - 300);
     expect(first.events[0]?.retry).toBeDefined();
     // Reconnect at once, three holds in a row (longer than the TTL): still active, lease moving on.
