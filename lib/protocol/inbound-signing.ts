@@ -47,9 +47,26 @@ export function signDirectiveDelivery(input: { directive: Directive; key: Signin
   signature: string;
   context: InboundSignedContext;
 } {
+  return signDelivery((jti, t) => inboundSignedContext(input.directive, jti, t), input);
+}
+
+/**
+ * One delivery's signature over the context `build` makes for a fresh `t` (the caller's clock) and
+ * `jti` (unless given): the §9.7 per-delivery discipline, inherited by every §9.8 entry kind. Returns
+ * the drained entry's `signature` string (with {@link SIGNATURE_PREFIX}) and the context signed.
+ */
+export function signDelivery<C extends Readonly<Record<string, string | null>>>(
+  build: (jti: string, t: number) => C,
+  input: { key: SigningKey; now: Date; jti?: string },
+): { signature: string; context: C } {
   const t = Math.floor(input.now.getTime() / 1000);
   const jti = input.jti ?? mintId("jti");
-  const context = inboundSignedContext(input.directive, jti, t);
+  const context = build(jti, t);
   const header = formatSignatureHeader({ t, jti, v1: signContext(context, input.key) });
   return { signature: SIGNATURE_PREFIX + header, context };
+}
+
+/** The header value of a drained entry's `signature` string: {@link SIGNATURE_PREFIX} removed when present. */
+export function signatureHeaderValue(signature: string): string {
+  return signature.startsWith(SIGNATURE_PREFIX) ? signature.slice(SIGNATURE_PREFIX.length) : signature;
 }

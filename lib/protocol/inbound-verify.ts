@@ -6,7 +6,7 @@
  * it. Shape validation against inbound-message.schema.json is the caller's other duty (§13.4 step 1).
  */
 import { directiveContent, type Directive } from "./directive";
-import { inboundSignedContext, SIGNATURE_PREFIX } from "./inbound-signing";
+import { inboundSignedContext, signatureHeaderValue } from "./inbound-signing";
 import type { VerificationKey } from "./signing";
 import {
   checkDetachedSignature,
@@ -35,9 +35,7 @@ export function checkDirectiveDelivery(input: {
   windowSeconds?: number;
 }): DirectiveCheck {
   if (!input.signature) return { ok: false, reason: "missing_header" };
-  const raw = input.signature.startsWith(SIGNATURE_PREFIX)
-    ? input.signature.slice(SIGNATURE_PREFIX.length)
-    : input.signature;
+  const raw = signatureHeaderValue(input.signature);
   const directive = boundFields(input.directive);
   const check = checkDetachedSignature({
     header: raw,

@@ -186,8 +186,11 @@ function fail(reason: VerifyFailure): { ok: false; reason: VerifyFailure } {
   return { ok: false, reason };
 }
 
-/** The bound members of a received body, as received; null when one cannot have been signed. */
-function signingBody(body: unknown): ResponseSigningBody | null {
+/**
+ * The bound members of a received Response body, as received; null when one cannot have been
+ * signed. Shared by the §9.8 `response` entry verifier (./entry-signing), which binds the same body.
+ */
+export function signingBody(body: unknown): ResponseSigningBody | null {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
   const b = body as Record<string, unknown>;
   const { ma2h_version, in_reply_to, resolution, resolution_id, response, state } = b;
