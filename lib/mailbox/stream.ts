@@ -69,7 +69,7 @@ export async function openMailboxStream(principal: AgentPrincipal, sessionId: st
     sessionId: session.id,
     holdUntil,
     release,
-    run: (send, signal) => hold(principal, session.id, holdUntil, send, signal),
+    run: (send, signal) => hold({ principal, sessionId: session.id, holdUntil, send, signal }),
   };
 }
 
@@ -82,30 +82,26 @@ async function stillLive(sessionId: string, now: Date): Promise<boolean> {
   return row !== null && row.state === "active" && row.expiresAt > now;
 }
 
-async function hold(
-  principal: AgentPrincipal,
-  sessionId: string,
-  holdUntil: Date,
-  send: (chunk: string) => boolean,
-  signal: AbortSignal,
-): Promise<void> {
-  const waiters = terminalWaiters();
-  await waiters.ready();
+/** One hold: whose, which session, until when, where its chunks go, and the client's hang-up. */
+interface Hold {
+  principal: AgentPrincipal;
+  sessionId: string;
+  holdUntil: Date;
+  send: (chunk: string) => boolean;
+  signal: AbortSignal;
+}
+
+async function hold(h: Hold): Promise<void> {
+  await terminalWaiters().ready();
   openStreams += 1;
   try {
-    await pushUntil(principal, sessionId, holdUntil, send, signal);
+    await pushUntil(h);
   } finally {
     openStreams -= 1;
   }
 }
 
-async function pushUntil(
-  principal: AgentPrincipal,
-  sessionId: string,
-  holdUntil: Date,
-  send: (chunk: string) => boolean,
-  signal: AbortSignal,
-): Promise<void> {
+async function pushUntil({ principal, sessionId, holdUntil, send, signal }: Hold): Promise<void> {
   const waiters = terminalWaiters();
   const max = inboundLimits().maxBatch;
   if (!send(`retry: ${RECONNECT_MS}\n: hold until ${holdUntil.toISOString()}\n\n`)) return;
