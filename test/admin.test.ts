@@ -15,7 +15,8 @@ import { agentInAccount, createAgent, listAgents } from "../lib/principals/agent
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
 import { addBinding, listAccountBindings, revokeBinding } from "../lib/principals/bindings";
 import { changeRole, listMembers, removeMember } from "../lib/principals/members";
-import { agentForStop, agentSessionsView, submittingSession } from "../lib/inbox/agent-sessions";
+import { agentSessionsView, submittingSession } from "../lib/inbox/agent-sessions";
+import { agentForStop } from "../lib/sessions/access";
 import { agentSessionVisibilityOf, setAgentSessionVisibility } from "../lib/principals/accounts";
 import { adminAccountsOf, adminSeat, hasAnySeat, seatBySlug } from "../lib/principals/seats";
 import { registerSession } from "../lib/sessions/register";

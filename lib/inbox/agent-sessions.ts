@@ -1,18 +1,17 @@
 /**
  * What the inbox shows of an agent's §16 sessions: the list on its page (every seat reads, as for
  * `GET /v1/sessions`, §16.4), whether an operator stopped it (§16.4.1: by whom, since when), and
- * whether this person may stop and resume it (owners and admins — the rule is `assertOperator` in
- * lib/sessions/stop.ts; this only decides which buttons to draw). On an item, the session that
+ * whether this person may stop and resume it (`mayOperate` in lib/sessions/stop.ts, the rule its
+ * verbs enforce; this only decides which buttons to draw). On an item, the session that
  * submitted it (`agent.session`, §4.1). Reads only; the stop and the resume go through
  * lib/sessions/stop.ts like the API's `POST /v1/agents/{agent_id}/stop|resume`.
  */
-import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import type { SessionResource, SessionState } from "../protocol/session";
-import { ADMIN_ROLES, seatBySlug } from "../principals/seats";
+import { seatBySlug } from "../principals/seats";
 import type { Seat } from "../principals/types";
 import { listSessionsOfAccount, readSessionInAccounts } from "../sessions/read";
-import { stopOf } from "../sessions/stop";
+import { mayOperate, stopOf } from "../sessions/stop";
 
 export interface AgentStopView {
   /** The attested person who stopped it, `human:<handle>`. */
@@ -35,21 +34,8 @@ export async function agentSessionsView(seat: Seat, agentRowId: string): Promise
   return {
     sessions,
     stop: stop ? { by: stop.stoppedBy, at: stop.stoppedAt.toISOString() } : null,
-    canStop: ADMIN_ROLES.includes(seat.role),
+    canStop: mayOperate(seat),
   };
-}
-
-/** The agent `agentId` of the seat's account as stopAgent / resumeAgent take it, or `404`. */
-export async function agentForStop(
-  seat: Seat,
-  agentId: string,
-): Promise<{ rowId: string; agentId: string; accountId: string }> {
-  const agent = await db().agent.findUnique({
-    where: { accountId_agentId: { accountId: seat.accountId, agentId } },
-    select: { id: true, agentId: true },
-  });
-  if (!agent) throw new HubError("not_found", `agent ${agentId.slice(0, 200)} not found`);
-  return { rowId: agent.id, agentId: agent.agentId, accountId: seat.accountId };
 }
 
 export interface SubmittingSession {

@@ -9,7 +9,7 @@ import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import type { SessionResource, SessionScope } from "../protocol/session";
 import { readerAccountId, seatFor, seatsOf } from "../principals/seats";
-import type { AgentPrincipal } from "../principals/types";
+import type { AgentPrincipal, Seat } from "../principals/types";
 import { endSessions } from "./end";
 import {
   listSessionsForAgent,
@@ -93,9 +93,27 @@ export async function stopOrResume(
 ): Promise<{ agent_id: string; stopped: boolean }> {
   const accountId = await readerAccountId(userId, accountSlug);
   const seat = accountId ? await seatFor(userId, accountId) : null;
-  if (!accountId || !seat) throw new HubError("not_found", `agent ${agentId.slice(0, 200)} not found`);
-  const agent = await db().agent.findUnique({ where: { accountId_agentId: { accountId, agentId } } });
-  if (!agent) throw new HubError("not_found", `agent ${agentId.slice(0, 200)} not found`);
-  const target = { rowId: agent.id, agentId: agent.agentId, accountId };
+  if (!seat) throw agentNotFound(agentId);
+  const target = await agentForStop(seat, agentId);
   return action === "stop" ? stopAgent(seat, target) : resumeAgent(seat, target);
+}
+
+function agentNotFound(agentId: string): HubError {
+  return new HubError("not_found", `agent ${agentId.slice(0, 200)} not found`);
+}
+
+/**
+ * The agent `agentId` of the seat's account as stopAgent / resumeAgent take it, or `404`: the API's
+ * stop and resume and the agent page's buttons look it up the same way.
+ */
+export async function agentForStop(
+  seat: Seat,
+  agentId: string,
+): Promise<{ rowId: string; agentId: string; accountId: string }> {
+  const agent = await db().agent.findUnique({
+    where: { accountId_agentId: { accountId: seat.accountId, agentId } },
+    select: { id: true, agentId: true },
+  });
+  if (!agent) throw agentNotFound(agentId);
+  return { rowId: agent.id, agentId: agent.agentId, accountId: seat.accountId };
 }

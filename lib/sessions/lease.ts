@@ -19,6 +19,7 @@ import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { endSessions } from "./end";
+import { sessionNotFound } from "./read";
 import type { SessionRow } from "./record";
 
 export type SessionTouchpoint = "presented" | "submit";
@@ -34,7 +35,7 @@ const SESSION_ID = /^sess_[A-Za-z0-9_-]{1,64}$/u;
 function unknownSession(touchpoint: SessionTouchpoint, sessionId: string): HubError {
   return touchpoint === "submit"
     ? new HubError("invalid_field", "agent.session: not one of this agent's sessions (§4.1)")
-    : new HubError("not_found", `session ${sessionId.slice(0, 80)} not found`);
+    : sessionNotFound(sessionId);
 }
 
 function terminalSession(touchpoint: SessionTouchpoint, row: SessionRow): HubError {

@@ -16,6 +16,7 @@ import { sessionLimits } from "../env";
 import type { Prisma } from "../generated/prisma/client";
 import { HubError } from "../protocol/errors";
 import type { SessionResource, SessionScope } from "../protocol/session";
+import { agentSessionVisibilityOf } from "../principals/accounts";
 import type { AgentPrincipal } from "../principals/types";
 import { expireLapsed } from "./end";
 import { type SessionRow, sessionResource } from "./record";
@@ -24,12 +25,7 @@ const LIST_LIMIT = 500;
 
 /** Whether this agent's account lets its agents read each other's sessions (ceiling ∧ grant). */
 export async function accountWideFor(principal: AgentPrincipal): Promise<boolean> {
-  if (!sessionLimits().agentListVisibility) return false;
-  const account = await db().account.findUnique({
-    where: { id: principal.accountId },
-    select: { agentSessionVisibility: true },
-  });
-  return account?.agentSessionVisibility === true;
+  return sessionLimits().agentListVisibility && (await agentSessionVisibilityOf(principal.accountId));
 }
 
 /** Rows still readable at `now`: live, or ended within the retention window. */

@@ -21,9 +21,14 @@ import { ADMIN_ROLES } from "../principals/seats";
 import type { Seat } from "../principals/types";
 import { endSessions } from "./end";
 
-/** The seat may stop, close and resume: owner or admin. A member or viewer is `403 not_authorized`. */
+/** Whether the seat may stop, close and resume: owner or admin (what the agent page draws buttons for). */
+export function mayOperate(seat: Seat): boolean {
+  return ADMIN_ROLES.includes(seat.role);
+}
+
+/** The operator's attested actor; a member or viewer is `403 not_authorized`. */
 export function assertOperator(seat: Seat): string {
-  if (!ADMIN_ROLES.includes(seat.role))
+  if (!mayOperate(seat))
     throw new HubError("not_authorized", "only an owner or admin may stop an agent or close its sessions");
   return `human:${seat.handle}`;
 }

@@ -8,10 +8,10 @@
  * an unknown one, so the form is no oracle for other accounts.
  */
 import { revalidatePath } from "next/cache";
-import { agentForStop } from "@/lib/inbox/agent-sessions";
 import { seatAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
 import { field } from "@/lib/next/form";
+import { agentForStop } from "@/lib/sessions/access";
 import { resumeAgent, stopAgent } from "@/lib/sessions/stop";
 
 async function stopOrResume(form: FormData, which: "stop" | "resume"): Promise<ActionState> {
