@@ -29,6 +29,10 @@ const MESSAGE_COLUMNS = {
   createdAt: "created_at",
   statusChangedAt: "status_changed_at",
   terminalAt: "terminal_at",
+  toAddress: "to_address",
+  toAgentRowId: "to_agent_row_id",
+  submitSession: "submit_session",
+  destination: "destination",
 } as const satisfies Record<keyof MessageRow, string>;
 
 const RESOLUTION_COLUMNS = {
