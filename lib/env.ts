@@ -164,6 +164,13 @@ const schema = z.object({
     .string()
     .optional()
     .transform((v) => v !== "0" && v !== "false"),
+  // #23 the inter-agent leg (interAgentSettings() below): the deployment ceiling on the per-account
+  // opt-in (on unless "0" or "false"; choice A14) and the separate budget of addressed submits (§8.6).
+  MA2H_INTER_AGENT: z
+    .string()
+    .optional()
+    .transform((v) => v !== "0" && v !== "false"),
+  MA2H_INTER_AGENT_RATE_LIMIT_PER_MINUTE: int(120, 1),
   // Notifications (docs/notifications.md): email is on only when SMTP_URL is set.
   SMTP_URL: optionalText,
   MA2H_MAIL_FROM: optionalText,
@@ -350,6 +357,15 @@ export function sessionLimits() {
     /** The deployment ceiling on the per-account grant (§16.4). */
     agentListVisibility: e.MA2H_SESSION_AGENT_LIST_VISIBILITY,
   };
+}
+
+/**
+ * #23 the inter-agent leg: `enabled` is the deployment ceiling (an account must also opt in, §8.0 /
+ * choice A14); addressed submits count against `requestsPerMinute` only (§8.6).
+ */
+export function interAgentSettings() {
+  const e = env();
+  return { enabled: e.MA2H_INTER_AGENT, requestsPerMinute: e.MA2H_INTER_AGENT_RATE_LIMIT_PER_MINUTE };
 }
 
 /**

@@ -5,13 +5,20 @@
 import { agentCaller } from "../callers";
 import { json, route } from "../handler";
 import { submitMessage } from "../../messages/submit";
+import { interAgentSettings } from "../../env";
 import { consumeSubmitBudget } from "../../rate-limit";
 
 /** §8.1 submit: notify / ask / task. */
 export const submitRoute = route(async ({ req, log, body }) => {
   const principal = await agentCaller(req);
-  await consumeSubmitBudget(principal.agentRowId);
   const payload = await body();
+  // §8.6: addressed submits (`to`) count against the separate inter-agent budget only, so agent
+  // chatter cannot spend the budget of the agent's human-facing asks.
+  if (typeof payload === "object" && payload !== null && "to" in payload) {
+    await consumeSubmitBudget(`inter-agent:${principal.agentRowId}`, interAgentSettings().requestsPerMinute);
+  } else {
+    await consumeSubmitBudget(principal.agentRowId);
+  }
   const result = await submitMessage(principal, payload);
   log.info("message accepted", { message_id: result.ack.id, replayed: result.replayed, status: result.ack.status });
   return json(result.ack, 202);
