@@ -17,16 +17,21 @@ const A = "coordinator/fleet";
 const B = "worker/fleet";
 const C = "blocked/fleet";
 const OFF = "quiet/bot";
+const CHATTY = "chatty/fleet";
+const INTER_AGENT_PER_MINUTE = 8;
 const VISIBILITY_S = 2;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const hub = useHubFixture({
   server: "pair",
   accounts: {
-    acme: { agents: [A, B, C], humans: [{ handle: "alice", role: "owner" }] },
+    acme: { agents: [A, B, C, CHATTY], humans: [{ handle: "alice", role: "owner" }] },
     quiet: { agents: [OFF], humans: [{ handle: "quinn", role: "owner" }] },
   },
-  env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S) },
+  env: {
+    MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S),
+    MA2H_INTER_AGENT_RATE_LIMIT_PER_MINUTE: String(INTER_AGENT_PER_MINUTE),
+  },
 });
 const acme = hub.account("acme");
 const quiet = hub.account("quiet");
@@ -48,7 +53,8 @@ type Item = Record<string, any>;
 async function drain(id: string, session: string): Promise<Item[]> {
   const res = await agent(id).get(`/v1/inbox?session=${session}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  for (const item of res.body.messages) expect(validateOfficial("inbound-message.schema.json", Object.values(item)[0])).toEqual([]);
+  for (const item of res.body.messages)
+    expect(validateOfficial("inbound-message.schema.json", Object.values(item)[0])).toEqual([]);
   return res.body.messages as Item[];
 }
 
@@ -192,5 +198,26 @@ describe("refusals (§4, §8.0, §8.5)", () => {
         data: { sendersRestricted: false, allowedSenders: [] },
       });
     }
+  });
+});
+
+describe("the separate inter-agent budget (§8.6)", () => {
+  it("addressed submits spend only rate_limit.inter_agent_requests_per_minute; human-inbox submits go on", async () => {
+    await optIn("acme");
+    const cap = (await client(hub.url).get("/.well-known/ma2h")).body;
+    expect(cap.rate_limit.inter_agent_requests_per_minute).toBe(INTER_AGENT_PER_MINUTE);
+    // Nine submits in one window (a window can roll over mid-burst: then the burst is tried again).
+    let statuses: number[] = [];
+    for (let attempt = 0; attempt < 2 && statuses.at(-1) !== 429; attempt++) {
+      statuses = [];
+      for (let i = 0; i <= INTER_AGENT_PER_MINUTE; i++) {
+        const res = await agent(CHATTY).post("/v1/messages", envelope("notify", CHATTY, { to: `agent:${B}` }));
+        statuses.push(res.status);
+      }
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+    const human = await agent(CHATTY).post("/v1/messages", envelope("notify", CHATTY));
+    expect(human.status).toBe(202); // the human leg's own budget is untouched
   });
 });
