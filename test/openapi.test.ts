@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "../lib/db";
 import { ALSO_STATUS, ERROR_STATUS } from "../lib/protocol/errors";
 import { envelope } from "./support/envelope";
 import { client, repoRoot } from "./support/hub";
@@ -19,12 +20,13 @@ import { createAjv, type Json } from "./support/spec";
 const A = "deploybot/dev-team";
 const FULL = "full/bot"; // its mailbox fills up, for the 429
 const S = "sess/bot"; // registers sessions, is killed, stopped and resumed (§16)
+const P = "peer/bot"; // the addressee of the inter-agent capture (§4)
 const DEPTH = 2;
 const LIVE_CAP = 2;
 const hub = useHubFixture({
   accounts: {
     acme: {
-      agents: [A, FULL, S],
+      agents: [A, FULL, S, P],
       humans: [
         { handle: "alice", role: "owner" },
         { handle: "bob", role: "member" },
@@ -38,6 +40,7 @@ const agent = () => client(hub.url, acme.keys[A]);
 const alice = () => client(hub.url, acme.tokens.alice);
 const anonymous = () => client(hub.url);
 const sessionAgent = () => client(hub.url, acme.keys[S]);
+const peer = () => client(hub.url, acme.keys[P]);
 const bob = () => client(hub.url, acme.tokens.bob);
 
 /** A DELETE with an optional credential, read like the support client's answers. */
@@ -329,6 +332,33 @@ describe("real responses match the document", () => {
     const read = await alice().get(`/v1/directives/${dirId}`);
     expect((read.body as Json).delivery.state).toBe("acknowledged");
     check("get", "/v1/directives/{id}", read);
+  });
+
+  it("the inter-agent leg: an addressed ask, its message and response entries, the mailbox track (§4, §8.7.1)", async () => {
+    await db().account.update({ where: { slug: "acme" }, data: { interAgentEnabled: true } });
+    const register = async (c: ReturnType<typeof agent>) =>
+      ((await c.post("/v1/sessions", {})).body as Json).session.id;
+    const mine = await register(agent());
+    const theirs = await register(peer());
+    const ask = envelope("ask", A, { to: `agent:${P}`, agent: { id: A, run_id: "r", runtime: "cli", session: mine } });
+    const sent = await agent().post("/v1/messages", ask);
+    expect(sent.status).toBe(202);
+    check("post", "/v1/messages", sent, ask);
+    check("post", "/v1/messages", await agent().post("/v1/messages", { ...ask, to: "agent:nobody/here" })); // 422
+    const id = (sent.body as Json).id as string;
+    const drained = await peer().get(`/v1/inbox?session=${theirs}`);
+    expect(((drained.body as Json).messages as Json[]).map((m) => m.message?.id)).toContain(id);
+    check("get", "/v1/inbox", drained);
+    const answer = { resolution: "answered", value: "ship" };
+    expect((await peer().post(`/v1/messages/${id}/resolve?session=${theirs}`, answer)).status).toBe(200);
+    const acked = await peer().post(`/v1/inbox/ack?session=${theirs}`, { ids: [id] });
+    check("post", "/v1/inbox/ack", acked, { ids: [id] });
+    const responses = await agent().get(`/v1/inbox?session=${mine}`);
+    expect(((responses.body as Json).messages as Json[])[0]?.response?.in_reply_to).toBe(id);
+    check("get", "/v1/inbox", responses);
+    const read = await agent().get(`/v1/messages/${id}`);
+    expect((read.body as Json).mailbox.state).toBe("acknowledged");
+    check("get", "/v1/messages/{id}", read);
   });
 
   it("429 with Retry-After once a mailbox is full (§8.6)", async () => {

@@ -138,7 +138,7 @@ function paths(): Obj {
         operationId: "submitMessage",
         summary: "Submit a notify, ask or task (§8.1)",
         description:
-          "Ask and task need an `idempotency_key`; a repeat with the identical payload answers the same ack. Rate-limited per agent (`429` with `Retry-After`). An `agent.session` must name one of the agent's own live sessions (§4.1, §16): the submit renews its lease; a session that is not the agent's is `422 invalid_field`, its own ended one `410 destination_gone`, or `410 session_closed_by_operator` after an operator's close (§16.3).",
+          "Ask and task need an `idempotency_key`; a repeat with the identical payload answers the same ack. Rate-limited per agent (`429` with `Retry-After`). An `agent.session` must name one of the agent's own live sessions (§4.1, §16): the submit renews its lease; a session that is not the agent's is `422 invalid_field`, its own ended one `410 destination_gone`, or `410 session_closed_by_operator` after an operator's close (§16.3). With `to` (`agent:<id>` or `agent:<id>#sess_…`, §4) the message goes to another agent of the account, once the account has opted in to the inter-agent leg (`422 invalid_field` before): a notify is acked `queued`, an ask or task `open`, and every such ack carries the `destination` snapshot. An unknown, other-account or allowlist-blocked destination is `422 unknown_destination`; an ended destination session `410 destination_gone` (`422 unknown_destination` to a sender without session visibility). Addressed submits count against `rate_limit.inter_agent_requests_per_minute` only.",
         security: AGENT,
         requestBody: requestBody("Message"),
         responses: {
@@ -200,10 +200,10 @@ function paths(): Obj {
         operationId: "drainInbox",
         summary: "Drain the caller's mailbox (§8.7)",
         description:
-          "Oldest first; each directive is hidden for the visibility window and signed afresh (§9.7) — verify `signature` against `/.well-known/ma2h-keys` before acting on it. With `session` (§8.7.1) the drain also returns the directives addressed to that session (`agent:<id>#<sess>`) and renews its lease (§16.2); without it, exactly the session-less shape. A drain that would park past the agent's `rate_limit.max_parked_per_agent` is `429` at once; past the web process's ceiling, `503`; both with `Retry-After`.",
+          "Oldest first; each entry is hidden for the visibility window and signed afresh (§9.7, §9.8) — verify `signature` against `/.well-known/ma2h-keys` before acting on it. With `session` (§8.7.1) the drain also returns the entries addressed to that session (`agent:<id>#<sess>`), the principal's addressed `message` entries (first claim wins), and the `response` and `receipt` entries of that session, and renews its lease (§16.2); without it, exactly the session-less shape (directives only). A drain that would park past the agent's `rate_limit.max_parked_per_agent` is `429` at once; past the web process's ceiling, `503`; both with `Retry-After`.",
         security: AGENT,
         parameters: [ref("parameters", "Wait"), ref("parameters", "Max"), ref("parameters", "Session")],
-        responses: { "200": ok("Up to `max` directives", "DrainResult"), ...errors(400, 401, 404, 410, 429, 503) },
+        responses: { "200": ok("Up to `max` entries", "DrainResult"), ...errors(400, 401, 404, 410, 429, 503) },
       },
     },
     "/v1/inbox/stream": {
@@ -211,7 +211,7 @@ function paths(): Obj {
         operationId: "streamInbox",
         summary: "Stream the session's mailbox as server-sent events (§8.7.2)",
         description:
-          "The entries a `session` drain would return, pushed as they arrive: `event: entry`, `id:` the ack key, `data:` the drain's item `{directive, signature}` signed afresh for this push (§9.7); `: keep-alive` comments at most every 15 s. Connecting (and reconnecting) renews the session's lease; staying connected does not. The server closes each hold at `inbound.stream_max_hold_seconds` or before the lease's `expires_at`, whichever is sooner: reconnect at once (`retry:` says how soon). A push only starts the entry's visibility window — it stays `queued` until acked (`POST /v1/inbox/ack`) or drained; un-acked, it is delivered again after the window. A stream of a session that ends (closed, expired, stopped) is closed within a second. Each open stream holds one of the agent's `rate_limit.max_parked_per_agent` slots (`429` over it).",
+          "The entries a `session` drain would return, pushed as they arrive: `event: entry`, `id:` the ack key, `data:` the drain's item (`{directive|message|response|receipt, signature}`) signed afresh for this push (§9.7, §9.8); `: keep-alive` comments at most every 15 s. Connecting (and reconnecting) renews the session's lease; staying connected does not. The server closes each hold at `inbound.stream_max_hold_seconds` or before the lease's `expires_at`, whichever is sooner: reconnect at once (`retry:` says how soon). A push only starts the entry's visibility window — it stays `queued` until acked (`POST /v1/inbox/ack`) or drained; un-acked, it is delivered again after the window. A stream of a session that ends (closed, expired, stopped) is closed within a second. Each open stream holds one of the agent's `rate_limit.max_parked_per_agent` slots (`429` over it).",
         security: AGENT,
         parameters: [{ ...ref("parameters", "Session") }],
         responses: {
@@ -227,9 +227,9 @@ function paths(): Obj {
     "/v1/inbox/ack": {
       post: {
         operationId: "ackInbox",
-        summary: "Acknowledge drained directives (§8.7, §14.3)",
+        summary: "Acknowledge drained entries of any kind (§8.7, §8.7.1, §14.3)",
         description:
-          "Consuming is acknowledging. A presented `session` must be the caller's own live session and the ack renews its lease (§16.2); a session-less ack renews none. Which ids may be acked stays the credential's, session or not.",
+          "Consuming is acknowledging. `ids` are ack keys of any kind (§8.7.1): a directive's or `message` entry's `id` (the sender's `mailbox` track reads `acknowledged`), a `response` entry's `resolution_id` (also the message's response-leg ack, first ack wins), a `receipt`'s `id` (consumed only). A presented `session` must be the caller's own live session and the ack renews its lease (§16.2); a session-less ack renews none. Which ids may be acked stays the credential's, session or not.",
         security: AGENT,
         parameters: [ref("parameters", "Session")],
         requestBody: requestBody("MailboxAckRequest"),

@@ -6,7 +6,12 @@
  */
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
-import { inboundDirectiveSchema } from "./inbound-message";
+import {
+  inboundDirectiveSchema,
+  inboundMessageEntrySchema,
+  inboundReceiptSchema,
+  inboundResponseEntrySchema,
+} from "./inbound-message";
 import { MAILBOX_STATES } from "./lifecycle";
 import { presenceSchema } from "./presence";
 import { SESSION_STATES } from "./session";
@@ -40,13 +45,23 @@ export type ResolveResult = z.infer<typeof resolveResultSchema>;
 export const cancelResultSchema = z.object({ id: z.string().min(1), status: z.literal("cancelled") });
 export type CancelResult = z.infer<typeof cancelResultSchema>;
 
-/** `GET /v1/inbox` 200 (§8.7): each directive with its detached `MA2H-Signature` value (§9.7). */
+const entrySignature = z
+  .string()
+  .min(1)
+  .meta({ description: "the MA2H-Signature value over this delivery, in its kind's context (§9.7, §9.8)" });
+
+/**
+ * `GET /v1/inbox` 200 (§8.7, §8.7.1): each entry with its detached `MA2H-Signature` value. A
+ * session-less drain returns directives only; a `?session=` drain also the v0.5 kinds.
+ */
 export const drainResultSchema = z.object({
   messages: z.array(
-    z.object({
-      directive: inboundDirectiveSchema,
-      signature: z.string().min(1).meta({ description: "the MA2H-Signature value over this delivery (§9.7)" }),
-    }),
+    z.union([
+      z.object({ directive: inboundDirectiveSchema, signature: entrySignature }),
+      z.object({ message: inboundMessageEntrySchema, signature: entrySignature }),
+      z.object({ response: inboundResponseEntrySchema, signature: entrySignature }),
+      z.object({ receipt: inboundReceiptSchema, signature: entrySignature }),
+    ]),
   ),
 });
 
