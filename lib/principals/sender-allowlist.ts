@@ -44,6 +44,12 @@ export function senderAllowed(policy: SenderPolicy, senderAgentId: string): bool
   return "any" in policy || policy.allow.includes(senderAgentId);
 }
 
+/** The policy in words: "any agent of the account", "no agent", "only a, b". */
+export function describeSenders(policy: SenderPolicy): string {
+  if ("any" in policy) return "any agent of the account";
+  return policy.allow.length === 0 ? "no agent" : `only ${policy.allow.join(", ")}`;
+}
+
 /**
  * A policy as given (a CLI flag, a form, a test) checked: exactly `{ any: true }` or `{ allow }` with
  * at most MAX_ALLOWED_SENDERS ids, each a valid agent id (validateAgentId) that could ever send an
