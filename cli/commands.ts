@@ -173,18 +173,15 @@ export const COMMANDS: Record<string, Command> = {
       const policy =
         f.any !== undefined ? { any: true as const } : f.allow !== undefined ? { allow: senderList(f.allow) } : null;
       const { resolveAgent } = await import("../lib/principals/agents");
-      const { senderAllowlistOf, setSenderAllowlist } = await import("../lib/principals/sender-allowlist");
+      const { describeSenders, senderAllowlistOf, setSenderAllowlist } = await import(
+        "../lib/principals/sender-allowlist"
+      );
       const agent = await resolveAgent(agentRef(agentId!, f));
       const r = policy
         ? await setSenderAllowlist(undefined, agent.accountId, agent.agentId, policy)
         : await senderAllowlistOf(agent.accountId, agent.agentId);
       const changed = "changed" in r ? r.changed : undefined;
-      const who =
-        "any" in r.senders
-          ? "any agent of the account"
-          : r.senders.allow.length === 0
-            ? "no agent"
-            : `only ${r.senders.allow.join(", ")}`;
+      const who = describeSenders(r.senders);
       return {
         json: {
           agent: {
