@@ -21,6 +21,14 @@ function agentRef(agentId: string, flags: Flags): AgentRef {
   return flags.account ? { agentId, accountSlug: flags.account } : { agentId };
 }
 
+/** `--allow a,b`: the ids, trimmed; `--allow ''` is the empty list (restricted to no agent). */
+function senderList(flag: string): string[] {
+  if (flag.trim() === "") return [];
+  const ids = flag.split(",").map((id) => id.trim());
+  if (ids.includes("")) throw usageError("--allow: an empty agent id (a stray comma?)");
+  return ids;
+}
+
 const bindingJson = (b: BindingInfo) => ({
   id: b.id,
   agent: b.agentId,
@@ -42,14 +50,32 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "account set": {
-    usage: "account set <slug> --agent-session-visibility on|off",
+    usage: "account set <slug> --agent-session-visibility on|off | --inter-agent on|off",
     args: 1,
     async run([slug], f) {
-      const choice = need(f, "agent-session-visibility");
-      if (choice !== "on" && choice !== "off") throw usageError("--agent-session-visibility must be on or off");
-      const { setAgentSessionVisibility } = await import("../lib/principals/accounts");
-      const { sessionLimits } = await import("../lib/env");
-      const r = await setAgentSessionVisibility(slug!, choice === "on");
+      // One setting per call: each has its own `changed` and `effective`.
+      const given = ["agent-session-visibility", "inter-agent"].filter((n) => f[n] !== undefined);
+      if (given.length !== 1) throw usageError("give one of --agent-session-visibility on|off or --inter-agent on|off");
+      const name = given[0]!;
+      const choice = f[name];
+      if (choice !== "on" && choice !== "off") throw usageError(`--${name} must be on or off`);
+      const accounts = await import("../lib/principals/accounts");
+      const { interAgentSettings, sessionLimits } = await import("../lib/env");
+      if (name === "inter-agent") {
+        const r = await accounts.setInterAgentEnabled(slug!, choice === "on");
+        // §8.0: the account's opt-in takes effect only beneath the deployment ceiling (MA2H_INTER_AGENT).
+        const ceiling = interAgentSettings().enabled;
+        const said = r.enabled ? "may message each other" : "may not message each other";
+        return {
+          json: {
+            account: { slug: r.slug, inter_agent: r.enabled, changed: r.changed, effective: r.enabled && ceiling },
+          },
+          text:
+            `${r.changed ? "" : "unchanged: "}agents of ${r.slug} ${said}` +
+            (r.enabled && !ceiling ? " (no effect: MA2H_INTER_AGENT is off on this Hub)" : ""),
+        };
+      }
+      const r = await accounts.setAgentSessionVisibility(slug!, choice === "on");
       // §16.4: the grant takes effect only beneath the deployment ceiling.
       const ceiling = sessionLimits().agentListVisibility;
       const said = r.enabled ? "may list each other's sessions" : "see only their own sessions";
@@ -135,6 +161,40 @@ export const COMMANDS: Record<string, Command> = {
       return {
         json: { agent: { id: r.agent.agentId }, key: r.key, api_key: r.api_key },
         text: `agent ${r.agent.agentId} created in ${r.agent.accountSlug}; key ${r.key.id} (shown once): ${r.api_key}`,
+      };
+    },
+  },
+  "agent senders": {
+    usage: "agent senders <agent.id> [--account <slug>] [--allow <agent.id>[,<agent.id>…] | --any]",
+    args: 1,
+    async run([agentId], f) {
+      // §13.5: who may address this agent. Neither flag prints the policy; `--allow ''` admits no agent.
+      if (f.allow !== undefined && f.any !== undefined) throw usageError("give --allow or --any, not both");
+      const policy =
+        f.any !== undefined ? { any: true as const } : f.allow !== undefined ? { allow: senderList(f.allow) } : null;
+      const { resolveAgent } = await import("../lib/principals/agents");
+      const { describeSenders, senderAllowlistOf, setSenderAllowlist } = await import(
+        "../lib/principals/sender-allowlist"
+      );
+      const agent = await resolveAgent(agentRef(agentId!, f));
+      const r = policy
+        ? await setSenderAllowlist(undefined, agent.accountId, agent.agentId, policy)
+        : await senderAllowlistOf(agent.accountId, agent.agentId);
+      const changed = "changed" in r ? r.changed : undefined;
+      const who = describeSenders(r.senders);
+      return {
+        json: {
+          agent: {
+            id: agent.agentId,
+            account: agent.accountSlug,
+            senders: r.senders,
+            ...(changed === undefined ? {} : { changed }),
+            unknown: r.unknown,
+          },
+        },
+        text:
+          `${changed === false ? "unchanged: " : ""}${agent.agentId} (${agent.accountSlug}) may be messaged by ${who}` +
+          (r.unknown.length > 0 ? ` (not agents of ${agent.accountSlug}: ${r.unknown.join(", ")})` : ""),
       };
     },
   },

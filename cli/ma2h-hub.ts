@@ -28,7 +28,11 @@ const STRING_FLAGS = [
   "file",
   "confirm",
   "agent-session-visibility",
+  "inter-agent",
+  "allow",
 ];
+/** Flags without a value; a given one reads as "true" in `Flags`. */
+const BOOLEAN_FLAGS = ["any"];
 
 function parse(argv: string[]) {
   return parseArgs({
@@ -39,6 +43,7 @@ function parse(argv: string[]) {
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       ...Object.fromEntries(STRING_FLAGS.map((n) => [n, { type: "string" as const }])),
+      ...Object.fromEntries(BOOLEAN_FLAGS.map((n) => [n, { type: "boolean" as const }])),
     },
   });
 }
@@ -67,6 +72,7 @@ async function run(argv: string[]): Promise<Output | "help"> {
   const flags: Flags = {};
   const given = values as Record<string, unknown>;
   for (const name of STRING_FLAGS) if (typeof given[name] === "string") flags[name] = given[name] as string;
+  for (const name of BOOLEAN_FLAGS) if (given[name] === true) flags[name] = "true";
   if (flags.secret === "-") flags.secret = await readStdin();
   return command.run(args, flags);
 }

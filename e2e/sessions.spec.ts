@@ -4,7 +4,9 @@
  * dialog — the session shows closed by an operator and the agent's next registration is `403
  * session_closed_by_operator` — then resumes it, and it registers again (`201`); the audit log names
  * her for both. An item submitted from a session shows it. A member and a viewer see the state but
- * no buttons. The account setting "agents may list each other's sessions" is an owner's switch.
+ * no buttons. The account settings "agents may list each other's sessions" and "inter-agent messages"
+ * (§8.0) are an owner's switches; who may message the agent (§13.5) is set on its page by an owner or
+ * admin and read by a viewer.
  * The agent is `session-bot`, this spec's own (e2e/global-setup.ts).
  */
 import { api, envelope, expect, signedInContext, test, type SignedIn } from "./support/fixtures";
@@ -165,6 +167,52 @@ test("the account setting: alice lets the agents list each other's sessions, aud
   } finally {
     await bob.context.close();
   }
+});
+
+// An admin's missing switch is test/admin.test.ts's (this run's acme has no admin seat).
+test("inter-agent messages: alice opts the account in and out in Settings, audited", async () => {
+  const { page } = alice;
+  await page.goto("/admin/acme/settings");
+  await expect(page.getByTestId("inter-agent-state")).toContainText("off");
+  await page.getByTestId("toggle-inter-agent-submit").click();
+  await expect(page.getByTestId("toggle-inter-agent-ok")).toContainText("may message each other");
+  await expect(page.getByTestId("inter-agent-state")).toContainText("on");
+  await page.getByTestId("toggle-inter-agent-submit").click();
+  await expect(page.getByTestId("inter-agent-state")).toContainText("off");
+  await page.goto(`/admin/acme/audit?kind=${encodeURIComponent("account.inter_agent_changed")}`);
+  await expect(page.locator('[data-testid="audit-row"][data-actor="human:alice"]')).toHaveCount(2);
+});
+
+test("who may message the agent: alice restricts it to one agent and an id not created yet, then opens it; a viewer only reads", async ({
+  browser,
+}) => {
+  const { page } = alice;
+  await page.goto(PAGE);
+  const section = page.getByTestId("sender-allowlist");
+  await expect(section.getByTestId("sender-allowlist-state")).toHaveText("Any agent in this account.");
+  await section.getByTestId("senders-only").check();
+  await section.locator('[data-testid="senders-allow"][value="xss-bot"]').check();
+  await section.getByTestId("senders-allow-more").fill("later-bot");
+  await section.getByTestId("sender-allowlist-form-submit").click();
+  await expect(section.getByTestId("sender-allowlist-form-ok")).toContainText("only xss-bot, later-bot");
+  await expect(section.getByTestId("sender-allowlist-state")).toContainText("Only these agents: xss-bot, later-bot");
+  await expect(section.getByTestId("sender-allowlist-unknown")).toContainText("later-bot");
+
+  const vic = await signedInContext(browser, LOGINS.vic);
+  try {
+    await vic.page.goto(PAGE);
+    await expect(vic.page.getByTestId("sender-allowlist-state")).toContainText("Only these agents: xss-bot, later-bot");
+    await expect(vic.page.getByTestId("sender-allowlist-readonly")).toBeVisible();
+    await expect(vic.page.getByTestId("sender-allowlist-form")).toHaveCount(0);
+  } finally {
+    await vic.context.close();
+  }
+
+  await section.getByTestId("senders-any").check();
+  await section.getByTestId("sender-allowlist-form-submit").click();
+  await expect(section.getByTestId("sender-allowlist-state")).toHaveText("Any agent in this account.");
+  await page.goto(`/admin/acme/audit?kind=${encodeURIComponent("agent.senders_changed")}`);
+  await expect(page.locator('[data-testid="audit-row"][data-actor="human:alice"]')).toHaveCount(2);
 });
 
 test("alice addresses a directive to one session from the agent's page; only that session drains it", async () => {

@@ -3,7 +3,7 @@
  * account, the last-owner rule (also under concurrency), role changes, removal ending sessions,
  * account scoping of every verb that takes a bare id, self-service tokens, the append-only audit
  * trigger, and the audit reader and its JSON Lines export; the account's agent-session visibility
- * setting (§16.4) and what an agent's page shows of its sessions and the operator's hard stop
+ * setting (§16.4), its inter-agent opt-in (§8.0), who may message an agent (§13.5) and what an agent's page shows of its sessions and the operator's hard stop
  * (§16.4.1).
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -15,9 +15,18 @@ import { agentInAccount, createAgent, listAgents } from "../lib/principals/agent
 import { listKeys, revokeKey, rotateKey } from "../lib/principals/api-keys";
 import { addBinding, listAccountBindings, revokeBinding } from "../lib/principals/bindings";
 import { changeRole, listMembers, removeMember } from "../lib/principals/members";
+import { agentSendersView } from "../lib/inbox/agent-senders";
 import { agentSessionsView, submittingSession } from "../lib/inbox/agent-sessions";
 import { agentForStop } from "../lib/sessions/access";
-import { agentSessionVisibilityOf, setAgentSessionVisibility } from "../lib/principals/accounts";
+import {
+  agentSessionVisibilityOf,
+  interAgentEnabledOf,
+  interAgentStateOf,
+  setAgentSessionVisibility,
+  setInterAgentEnabled,
+} from "../lib/principals/accounts";
+import { readSenderAllowlist, senderAllowed, setSenderAllowlist } from "../lib/principals/sender-allowlist";
+import { resetEnvCache } from "../lib/env";
 import { adminAccountsOf, adminSeat, hasAnySeat, seatBySlug } from "../lib/principals/seats";
 import { registerSession } from "../lib/sessions/register";
 import { resumeAgent, stopAgent } from "../lib/sessions/stop";
@@ -307,6 +316,90 @@ describe("account settings: agents listing each other's sessions (§16.4)", () =
     expect(await codeOf(setAgentSessionVisibility("acme", "on", asAlice))).toBe("validation_error");
     expect(await agentSessionVisibilityOf(acmeId)).toBe(false);
     expect(await db().auditEvent.count({ where: { event: "account.session_visibility_changed" } })).toBe(before);
+  });
+});
+
+describe("account settings: inter-agent messages (§8.0) and who may message an agent (§13.5)", () => {
+  const asAlice = () => ({ actor: "human:alice", accountId: acmeId, role: "owner" });
+  // An admin's actor of its own, so the audit-trail tests below still see only adam's earlier rows.
+  const asAdmin = () => ({ actor: "human:adele", accountId: acmeId, role: "admin" });
+
+  it("the leg is off by default; only an owner opts in or out, audited; effective only under the ceiling", async () => {
+    expect(await interAgentEnabledOf(acmeId)).toBe(false);
+    expect(await codeOf(setInterAgentEnabled("acme", true, asAdmin()))).toBe("not_authorized");
+    const asGina = { actor: "human:gina", accountId: globexId, role: "owner" };
+    expect(await codeOf(setInterAgentEnabled("acme", true, asGina))).toBe("not_found");
+    expect(await codeOf(setInterAgentEnabled("acme", "on", asAlice()))).toBe("validation_error");
+    expect(await interAgentEnabledOf(acmeId)).toBe(false);
+    expect(await setInterAgentEnabled("acme", true, asAlice())).toEqual({ slug: "acme", enabled: true, changed: true });
+    expect(await interAgentEnabledOf(acmeId)).toBe(true);
+    expect(await interAgentEnabledOf(globexId)).toBe(false); // per account
+    process.env.MA2H_INTER_AGENT = "0";
+    resetEnvCache();
+    try {
+      expect(await interAgentStateOf(acmeId)).toEqual({ optedIn: true, ceiling: false, effective: false });
+      expect(await interAgentEnabledOf(acmeId)).toBe(false);
+    } finally {
+      delete process.env.MA2H_INTER_AGENT;
+      resetEnvCache();
+    }
+    expect(await codeOf(setInterAgentEnabled("acme", false, asAdmin()))).toBe("not_authorized");
+    await setInterAgentEnabled("acme", false, asAlice());
+    const rows = await db().auditEvent.findMany({
+      where: { accountId: acmeId, event: "account.inter_agent_changed" },
+      orderBy: { id: "asc" },
+    });
+    expect(rows.map((r) => [r.actor, r.detail])).toEqual([
+      ["human:alice", { from: false, to: true }],
+      ["human:alice", { from: true, to: false }],
+    ]);
+  });
+
+  it("owners and admins set an agent's senders; a member, a viewer and another account are refused", async () => {
+    const A = "deploybot/dev-team";
+    const row = (await db().agent.findFirstOrThrow({ where: { accountId: acmeId, agentId: A } })).id;
+    expect(await readSenderAllowlist(row)).toEqual({ any: true });
+    for (const role of ["member", "viewer"]) {
+      const as = { actor: "human:bob", accountId: acmeId, role };
+      expect(await codeOf(setSenderAllowlist(as, acmeId, A, { allow: [] }))).toBe("not_authorized");
+    }
+    const asGina = { actor: "human:gina", accountId: globexId, role: "owner" };
+    expect(await codeOf(setSenderAllowlist(asGina, acmeId, A, { allow: [] }))).toBe("not_found");
+    expect(await codeOf(setSenderAllowlist(asGina, globexId, A, { allow: [] }))).toBe("not_found");
+    expect(await codeOf(setSenderAllowlist(asAdmin(), acmeId, A, { allow: ["x"], any: true }))).toBe(
+      "validation_error",
+    );
+    expect(await codeOf(setSenderAllowlist(asAdmin(), acmeId, A, { allow: ["a b"] }))).toBe("invalid_field");
+    expect(await readSenderAllowlist(row)).toEqual({ any: true });
+
+    const set = await setSenderAllowlist(asAdmin(), acmeId, A, { allow: ["globex-bot", "ci/later"] });
+    expect(set).toMatchObject({ changed: true, senders: { allow: ["globex-bot", "ci/later"] } });
+    // globex-bot is another account's agent: listed, but not an agent of acme.
+    expect(set.unknown).toEqual(["globex-bot", "ci/later"]);
+    const policy = await readSenderAllowlist(row);
+    expect([senderAllowed(policy, "ci/later"), senderAllowed(policy, "other")]).toEqual([true, false]);
+    expect((await setSenderAllowlist(asAlice(), acmeId, A, { allow: ["globex-bot", "ci/later"] })).changed).toBe(false);
+    // The page draws the form for owners and admins only; it reads the same policy for everyone.
+    const seat = (role: "admin" | "member") => ({ accountId: acmeId, handle: "x", role });
+    expect(await agentSendersView(seat("admin"), A)).toMatchObject({
+      canEdit: true,
+      unknown: ["globex-bot", "ci/later"],
+    });
+    expect(await agentSendersView(seat("member"), A)).toMatchObject({
+      canEdit: false,
+      senders: { allow: ["globex-bot", "ci/later"] },
+      interAgentOpen: false,
+    });
+    await setSenderAllowlist(asAlice(), acmeId, A, { any: true });
+    expect(senderAllowed(await readSenderAllowlist(row), "anyone")).toBe(true);
+    const rows = await db().auditEvent.findMany({
+      where: { accountId: acmeId, event: "agent.senders_changed" },
+      orderBy: { id: "asc" },
+    });
+    expect(rows.map((r) => [r.actor, r.detail])).toEqual([
+      ["human:adele", { agent_id: A, from: { any: true }, to: { allow: ["globex-bot", "ci/later"] } }],
+      ["human:alice", { agent_id: A, from: { allow: ["globex-bot", "ci/later"] }, to: { any: true } }],
+    ]);
   });
 });
 

@@ -21,12 +21,12 @@ interface Run {
   json: Record<string, any>;
 }
 
-function cli(args: string[], input?: string): Promise<Run> {
+function cli(args: string[], input?: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       ["bin/ma2h-hub.js", ...args],
-      { cwd: root, env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET }, timeout: 60_000 },
+      { cwd: root, env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET, ...env }, timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err ? ((err as { code?: number }).code ?? 1) : 0;
         let json: Record<string, any> = {};
@@ -202,6 +202,46 @@ describe("account settings", () => {
     expect(plain.code).toBe(0);
     expect(plain.stdout).toBe("unchanged: agents of acme see only their own sessions\n");
   });
+
+  it("account set --inter-agent opts the account in and out (§8.0), audited; effective only under the ceiling", async () => {
+    const [{ id: acmeId }] = await sql("SELECT id FROM accounts WHERE slug = 'acme'");
+    const optedIn = async () =>
+      (await sql(`SELECT inter_agent_enabled AS v FROM accounts WHERE id = '${acmeId}'`))[0].v;
+    expect(await optedIn()).toBe(false); // off by default: the leg is account-opt-in
+    expect(await ok("account", "set", "acme", "--inter-agent", "on")).toEqual({
+      account: { slug: "acme", inter_agent: true, changed: true, effective: true },
+    });
+    // The deployment ceiling off: the account's consent stands, the leg stays shut.
+    const [ceilingOff, plain] = await Promise.all([
+      cli(["account", "set", "acme", "--inter-agent", "on", "--json"], undefined, { MA2H_INTER_AGENT: "0" }),
+      cli(["account", "set", "acme", "--inter-agent", "on"], undefined, { MA2H_INTER_AGENT: "false" }),
+    ]);
+    expect(ceilingOff.json).toEqual({ account: { slug: "acme", inter_agent: true, changed: false, effective: false } });
+    expect(plain.stdout).toBe(
+      "unchanged: agents of acme may message each other (no effect: MA2H_INTER_AGENT is off on this Hub)\n",
+    );
+    expect((await ok("account", "set", "acme", "--inter-agent", "off")).account).toEqual({
+      slug: "acme",
+      inter_agent: false,
+      changed: true,
+      effective: false,
+    });
+    expect(
+      await sql(
+        `SELECT actor, detail FROM audit_events WHERE account_id = '${acmeId}'
+           AND event = 'account.inter_agent_changed' ORDER BY id`,
+      ),
+    ).toEqual([
+      { actor: "system:cli", detail: { from: false, to: true } },
+      { actor: "system:cli", detail: { from: true, to: false } },
+    ]);
+    const [bad, both] = await Promise.all([
+      fails("validation_error", "account", "set", "acme", "--inter-agent", "yes"),
+      fails("validation_error", "account", "set", "acme", "--inter-agent", "on", "--agent-session-visibility", "on"),
+    ]);
+    expect([bad.code, both.code]).toEqual([2, 2]);
+    expect(await optedIn()).toBe(false);
+  });
 });
 
 describe("agents and keys", () => {
@@ -255,6 +295,56 @@ describe("agents and keys", () => {
     const racing = await Promise.all([1, 2, 3].map(() => cli(["account", "create", "racy", "--json"])));
     expect(racing.filter((r) => r.code === 0)).toHaveLength(1);
     expect(racing.filter((r) => r.json.error?.code === "invalid_field")).toHaveLength(2);
+  });
+
+  it("agent senders sets and prints who may message an agent (§13.5), audited; unknown ids are reported", async () => {
+    const A = "deploybot/dev-team"; // in acme and beta-2 since the tests above
+    const at = ["--account", "acme"];
+    const [ambiguous, shown] = await Promise.all([
+      fails("invalid_field", "agent", "senders", A, "--any"),
+      ok("agent", "senders", A, ...at),
+    ]);
+    expect(ambiguous.json.error.message).toContain("--account");
+    expect(shown).toEqual({ agent: { id: A, account: "acme", senders: { any: true }, unknown: [] } }); // the default
+    expect(await ok("agent", "senders", A, ...at, "--allow", "par/1, later-bot,par/1")).toEqual({
+      agent: {
+        id: A,
+        account: "acme",
+        senders: { allow: ["par/1", "later-bot"] },
+        changed: true,
+        unknown: ["later-bot"],
+      },
+    });
+    const plain = await cli(["agent", "senders", A, ...at, "--allow", "par/1,later-bot"]);
+    expect(plain.stdout).toBe(
+      `unchanged: ${A} (acme) may be messaged by only par/1, later-bot (not agents of acme: later-bot)\n`,
+    );
+    expect((await ok("agent", "senders", A, ...at, "--allow", "")).agent).toMatchObject({
+      senders: { allow: [] },
+      changed: true,
+    });
+    const [bad, hash, both, stray, unknownAgent, beta] = await Promise.all([
+      fails("invalid_field", "agent", "senders", A, ...at, "--allow", "ok,has space"),
+      fails("invalid_field", "agent", "senders", A, ...at, "--allow", "a#b"),
+      fails("validation_error", "agent", "senders", A, ...at, "--allow", "x", "--any"),
+      fails("validation_error", "agent", "senders", A, ...at, "--allow", "x,"),
+      fails("not_found", "agent", "senders", "no/such", ...at, "--any"),
+      ok("agent", "senders", A, "--account", "beta-2"),
+    ]);
+    expect([bad.code, hash.code, both.code, stray.code, unknownAgent.code]).toEqual([1, 1, 2, 2, 1]);
+    expect(beta.agent.senders).toEqual({ any: true }); // beta-2's agent of the same id is untouched
+    expect((await ok("agent", "senders", A, ...at, "--any")).agent).toMatchObject({ senders: { any: true } });
+    const [{ id: acmeId }] = await sql("SELECT id FROM accounts WHERE slug = 'acme'");
+    const audit = await sql(
+      `SELECT actor, detail FROM audit_events WHERE account_id = '${acmeId}'
+         AND event = 'agent.senders_changed' ORDER BY id`,
+    );
+    const listed = { allow: ["par/1", "later-bot"] };
+    expect(audit).toEqual([
+      { actor: "system:cli", detail: { agent_id: A, from: { any: true }, to: listed } },
+      { actor: "system:cli", detail: { agent_id: A, from: listed, to: { allow: [] } } },
+      { actor: "system:cli", detail: { agent_id: A, from: { allow: [] }, to: { any: true } } },
+    ]);
   });
 });
 

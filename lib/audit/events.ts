@@ -70,6 +70,9 @@ export const AUDIT_EVENT = {
   agentResumed: "agent.resumed",
   // §16.4: an owner lets the account's agents list each other's sessions, or stops letting them.
   accountSessionVisibilityChanged: "account.session_visibility_changed",
+  // §8.0: an owner opts the account into the inter-agent leg, or out; §13.5: who may address an agent.
+  accountInterAgentChanged: "account.inter_agent_changed",
+  agentSendersChanged: "agent.senders_changed",
   // A person's own browser push devices (#17; the person's stream, lib/notifications/web-push/subscriptions.ts).
   pushDeviceAdded: "push.device_added",
   pushDeviceRemoved: "push.device_removed",

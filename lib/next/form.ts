@@ -14,3 +14,9 @@ export function field(form: FormData, name: string): string {
 export function present(form: FormData, name: string): boolean {
   return form instanceof FormData && form.has(name);
 }
+
+/** Every text value of a repeated field (ticked checkboxes sharing a name); none without a form. */
+export function fieldsAll(form: FormData, name: string): string[] {
+  if (!(form instanceof FormData)) return [];
+  return form.getAll(name).filter((v): v is string => typeof v === "string");
+}

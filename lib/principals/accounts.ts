@@ -6,6 +6,7 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { uniquely } from "../db-errors";
 import { clock } from "../clock";
+import { interAgentSettings } from "../env";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { requireMatch } from "./field-format";
 
@@ -57,36 +58,101 @@ export async function agentSessionVisibilityOf(accountId: string): Promise<boole
   return row?.agentSessionVisibility === true;
 }
 
+/** The per-account switches an owner flips (each a boolean column on `accounts`, audited as one kind). */
+const ACCOUNT_SWITCHES = {
+  agentSessionVisibility: {
+    label: "agent session visibility",
+    what: "change whether agents may list each other's sessions",
+    event: AUDIT_EVENT.accountSessionVisibilityChanged,
+  },
+  interAgentEnabled: {
+    label: "inter-agent messages",
+    what: "turn inter-agent messages on or off",
+    event: AUDIT_EVENT.accountInterAgentChanged,
+  },
+} as const;
+type AccountSwitch = keyof typeof ACCOUNT_SWITCHES;
+
 /**
- * An owner switches the §16.4 grant (the web admin passes its role; the CLI, the operator, has full
+ * An owner flips one account switch (the web admin passes its role; the CLI, the operator, has full
  * authority). With `opts.accountId`, another account's slug is `404` like an unknown one. The change
  * is audited with the attested actor and both values; setting the current value changes and audits
  * nothing. The account row is locked, so two switches at once each read what the other wrote.
  */
-export async function setAgentSessionVisibility(
+async function setAccountSwitch(
+  which: AccountSwitch,
   slug: string,
   enabled: unknown,
   opts?: AdminOptions,
 ): Promise<{ slug: string; enabled: boolean; changed: boolean }> {
-  requireOwnerFor(opts, "change whether agents may list each other's sessions");
-  if (typeof enabled !== "boolean")
-    throw new HubError("validation_error", "agent session visibility: must be on or off");
+  const sw = ACCOUNT_SWITCHES[which];
+  requireOwnerFor(opts, sw.what);
+  if (typeof enabled !== "boolean") throw new HubError("validation_error", `${sw.label}: must be on or off`);
   const account = await findAccount(slug);
   if (opts?.accountId && opts.accountId !== account.id) throw new HubError("not_found", `account ${slug} not found`);
   return db().$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<{ agent_session_visibility: boolean }[]>`
-      SELECT agent_session_visibility FROM accounts WHERE id = ${account.id} FOR UPDATE`;
-    if (!row) throw new HubError("not_found", `account ${slug} not found`);
-    if (row.agent_session_visibility === enabled) return { slug: account.slug, enabled, changed: false };
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${account.id} FOR UPDATE`;
+    if (locked.length === 0) throw new HubError("not_found", `account ${slug} not found`);
+    const row = await tx.account.findUniqueOrThrow({
+      where: { id: account.id },
+      select: { agentSessionVisibility: true, interAgentEnabled: true },
+    });
+    const from = row[which];
+    if (from === enabled) return { slug: account.slug, enabled, changed: false };
     const now = clock.now();
-    await tx.account.update({ where: { id: account.id }, data: { agentSessionVisibility: enabled } });
+    await tx.account.update({ where: { id: account.id }, data: { [which]: enabled } });
     await writeAudit(tx, {
       accountId: account.id,
       actor: actorOf(opts),
-      event: AUDIT_EVENT.accountSessionVisibilityChanged,
-      detail: { from: row.agent_session_visibility, to: enabled },
+      event: sw.event,
+      detail: { from, to: enabled },
       at: now,
     });
     return { slug: account.slug, enabled, changed: true };
   });
+}
+
+/** An owner switches the §16.4 grant (setAccountSwitch: owner-only, locked, audited when it changes). */
+export function setAgentSessionVisibility(
+  slug: string,
+  enabled: unknown,
+  opts?: AdminOptions,
+): Promise<{ slug: string; enabled: boolean; changed: boolean }> {
+  return setAccountSwitch("agentSessionVisibility", slug, enabled, opts);
+}
+
+/**
+ * §8.0: the inter-agent leg as this account has it. `optedIn` is the account's own switch (off by
+ * default — "the leg is account-opt-in"); `ceiling` is the deployment's (`MA2H_INTER_AGENT`, choice
+ * A14); the leg is open for the account only when both are on (`effective`).
+ */
+export async function interAgentStateOf(
+  accountId: string,
+): Promise<{ optedIn: boolean; ceiling: boolean; effective: boolean }> {
+  const row = await db().account.findUnique({ where: { id: accountId }, select: { interAgentEnabled: true } });
+  const optedIn = row?.interAgentEnabled === true;
+  const ceiling = interAgentSettings().enabled;
+  return { optedIn, ceiling, effective: optedIn && ceiling };
+}
+
+/**
+ * §8.0: whether the account's agents may address each other now — the deployment ceiling AND the
+ * account's opt-in. A Hub MUST NOT accept `to`-addressed submits for an account for which this is false.
+ */
+export async function interAgentEnabledOf(accountId: string): Promise<boolean> {
+  return (await interAgentStateOf(accountId)).effective;
+}
+
+/**
+ * §8.0: "enabling it is an explicit account-owner act" — only an owner (or the operator's CLI) opts
+ * the account in or out; setAccountSwitch locks, audits `account.inter_agent_changed` and makes the
+ * same value a no-op. The account's switch is stored whatever the ceiling says: it records the owner's
+ * consent, which takes effect only while the deployment allows the leg (interAgentStateOf).
+ */
+export function setInterAgentEnabled(
+  slug: string,
+  enabled: unknown,
+  opts?: AdminOptions,
+): Promise<{ slug: string; enabled: boolean; changed: boolean }> {
+  return setAccountSwitch("interAgentEnabled", slug, enabled, opts);
 }

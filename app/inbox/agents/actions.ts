@@ -1,6 +1,6 @@
 "use server";
 /**
- * The operator's hard stop from an agent's page (§16.4.1), in `seatAction`: same-origin check → the
+ * The agent page's actions. The operator's hard stop (§16.4.1), in `seatAction`: same-origin check → the
  * signed-in person → their seat in the account the form names → the agent looked up within that
  * account → `stopAgent` / `resumeAgent` (lib/sessions/stop.ts), the verbs behind
  * `POST /v1/agents/{agent_id}/stop|resume`, which refuse a member or viewer (`not_authorized`) and
@@ -10,7 +10,8 @@
 import { revalidatePath } from "next/cache";
 import { seatAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
-import { field } from "@/lib/next/form";
+import { field, fieldsAll } from "@/lib/next/form";
+import { describeSenders, setSenderAllowlist } from "@/lib/principals/sender-allowlist";
 import { agentForStop } from "@/lib/sessions/access";
 import { resumeAgent, stopAgent } from "@/lib/sessions/stop";
 
@@ -39,4 +40,37 @@ export async function stopAgentAction(_prev: ActionState, form: FormData): Promi
 
 export async function resumeAgentAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return stopOrResume(form, "resume");
+}
+
+/**
+ * Who may message an agent (§13.5), from its page: `seatAction` as above, then `setSenderAllowlist`
+ * (lib/principals/sender-allowlist.ts) with the seat's role — a member or viewer is `not_authorized`
+ * whatever the form says — scoped to the seat's account and audited as `human:<handle>`.
+ */
+export async function setAgentSendersAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  const account = field(form, "account");
+  const agentId = field(form, "agent");
+  const page = `/inbox/agents/${encodeURIComponent(account)}/${agentId.split("/").map(encodeURIComponent).join("/")}`;
+  return seatAction({ account, refusal: "no such agent", signInReturnTo: page }, async ({ seat }) => {
+    const mode = field(form, "senders");
+    // Ticked agents of the account, plus ids typed in (agents not created yet), comma- or space-separated.
+    const typed = field(form, "allow_more")
+      .split(/[\s,]+/)
+      .filter((id) => id !== "");
+    const policy =
+      mode === "any" ? { any: true } : mode === "only" ? { allow: [...fieldsAll(form, "allow"), ...typed] } : {};
+    const r = await setSenderAllowlist(
+      { actor: `human:${seat.handle}`, accountId: seat.accountId, role: seat.role },
+      seat.accountId,
+      agentId,
+      policy,
+    );
+    revalidatePath("/inbox/agents/[account]/[...agent]", "page");
+    const who = describeSenders(r.senders);
+    const unknown = r.unknown.length > 0 ? ` Not agents of ${seat.slug} (yet): ${r.unknown.join(", ")}.` : "";
+    return {
+      ok: true,
+      message: `${r.changed ? "Saved" : "Unchanged"}: ${agentId} may be messaged by ${who}.${unknown}`,
+    };
+  });
 }

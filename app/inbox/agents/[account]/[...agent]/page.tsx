@@ -4,11 +4,13 @@ import { requireHuman } from "@/lib/next/current-human";
 import { LocalTime } from "@/components/Clock";
 import { LiveRefresh } from "@/components/LiveRefresh";
 import { PeriodicRefresh } from "@/components/PeriodicRefresh";
+import { agentSendersView } from "@/lib/inbox/agent-senders";
 import { agentSessionsView } from "@/lib/inbox/agent-sessions";
 import { agentPageFor, presenceWording } from "@/lib/inbox/directives";
 import { AgentStopControl } from "../../../_components/agent-stop";
 import { DirectiveCompose } from "../../../_components/directive-compose";
 import { DirectiveTable } from "../../../_components/directive-table";
+import { SenderAllowlist } from "../../../_components/sender-allowlist";
 import { SessionTable } from "../../../_components/session-table";
 
 /** Sessions change without a NOTIFY the inbox hears (§16): their list is re-read this often. */
@@ -19,7 +21,8 @@ export const metadata = { title: "Agent · MA2H Hub", referrer: "no-referrer" };
 
 /**
  * One agent: whether it is listening (§15), its sessions and whether an operator stopped it (§16,
- * §16.4.1; Stop and Resume for owners and admins), a directive composer (§13) and what was sent to it.
+ * §16.4.1; Stop and Resume for owners and admins), who may message it (§13.5; editable by owners and
+ * admins), a directive composer (§13) and what was sent to it.
  */
 export default async function AgentPage({ params }: { params: Promise<{ account: string; agent: string[] }> }) {
   const { account, agent } = await params;
@@ -29,7 +32,10 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
   const page = await agentPageFor(human.userId, slug, agentId);
   if (!page) notFound();
   const p = page.presence;
-  const sessions = await agentSessionsView(page.seat, page.agentRowId);
+  const [sessions, senders] = await Promise.all([
+    agentSessionsView(page.seat, page.agentRowId),
+    agentSendersView(page.seat, page.agentId),
+  ]);
   return (
     <main className="agent-page">
       <nav className="crumbs">
@@ -70,6 +76,7 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
         )}
         <SessionTable sessions={sessions.sessions} />
       </section>
+      <SenderAllowlist account={page.seat.slug} agent={page.agentId} view={senders} />
       {page.canSend ? (
         <DirectiveCompose
           account={page.seat.slug}
