@@ -5,12 +5,13 @@
  * destination — one error, one message text — so neither the allowlist nor another account's agent
  * list nor another principal's session states can be probed through the submit path.
  */
-import { interAgentSettings } from "../env";
 import { HubError } from "../protocol/errors";
 import type { Message } from "../protocol/message";
 import type { Destination } from "../protocol/submit-ack";
 import { presenceOf } from "../presence/state";
 import type { AgentPrincipal } from "../principals/types";
+import { policyOf, senderAllowed } from "../principals/sender-allowlist";
+import { interAgentEnabledOf } from "../principals/accounts";
 import { accountWideFor } from "../sessions/read";
 import type { Tx } from "../db";
 import { HUB_OWNED_KEYS } from "./serialize";
@@ -53,9 +54,8 @@ export function parseAddress(to: string): { agentId: string; sessionId: string |
 }
 
 interface DestinationRow {
-  inter_agent_enabled: boolean;
-  agent_row_id: string | null;
-  senders_restricted: boolean | null;
+  agent_row_id: string;
+  senders_restricted: boolean;
   allowed_senders: string[] | null;
 }
 
@@ -74,15 +74,15 @@ export async function resolveDestination(
 ): Promise<ResolvedDestination | null> {
   if (message.to === undefined) return null;
   const { agentId, sessionId } = parseAddress(message.to);
-  const [row] = await tx.$queryRaw<DestinationRow[]>`
-    SELECT a.inter_agent_enabled, g.id AS agent_row_id, g.senders_restricted, g.allowed_senders
-      FROM accounts a LEFT JOIN agents g ON g.account_id = a.id AND g.agent_id = ${agentId}
-     WHERE a.id = ${principal.accountId}`;
-  if (!row?.inter_agent_enabled || !interAgentSettings().enabled) {
+  if (!(await interAgentEnabledOf(principal.accountId))) {
     throw new HubError("invalid_field", "to: inter-agent leg not enabled for this account");
   }
-  if (row.agent_row_id === null) throw unknownDestination();
-  if (row.senders_restricted && !(row.allowed_senders ?? []).includes(principal.agentId)) throw unknownDestination();
+  const [row] = await tx.$queryRaw<DestinationRow[]>`
+    SELECT id AS agent_row_id, senders_restricted, allowed_senders FROM agents
+     WHERE account_id = ${principal.accountId} AND agent_id = ${agentId}`;
+  if (!row) throw unknownDestination();
+  const policy = policyOf({ sendersRestricted: row.senders_restricted, allowedSenders: row.allowed_senders });
+  if (!senderAllowed(policy, principal.agentId)) throw unknownDestination();
 
   // §8.1 / §16.4 (choice A24): the sender sees its own principal's sessions always, a sibling's
   // only under the account grant within the deployment ceiling.

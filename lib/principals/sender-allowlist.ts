@@ -24,7 +24,8 @@ export type SenderPolicy = { any: true } | { allow: string[] };
 /** The most ids one destination's allowlist holds (a list past this is a group, not an allowlist). */
 export const MAX_ALLOWED_SENDERS = 100;
 
-function policyOf(row: { sendersRestricted: boolean; allowedSenders: string[] | null }): SenderPolicy {
+/** The policy an agent row's two columns hold. */
+export function policyOf(row: { sendersRestricted: boolean; allowedSenders: string[] | null }): SenderPolicy {
   // The column has a default but no NOT NULL (migration 20261205150000): a null list is empty.
   return row.sendersRestricted ? { allow: [...(row.allowedSenders ?? [])] } : { any: true };
 }
