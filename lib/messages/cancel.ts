@@ -6,7 +6,7 @@ import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter } from "./access";
 import { afterTerminal } from "./after-terminal";
-import { expireInTx } from "./expiry";
+import { applyOwedTerminalInTx } from "./undeliverable";
 import { commitTerminal } from "./lifecycle";
 import { cancelledOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
@@ -21,7 +21,8 @@ export async function cancelMessage(principal: AgentPrincipal, id: string): Prom
   const result = await db().$transaction(async (tx) => {
     const now = clock.now();
     const cancelled = await commitTerminal(tx, row, envelope, "cancel", cancelledOutcome(principal.agentId, now), now);
-    return cancelled.won ? cancelled : expireInTx(tx, id, now); // §7: strictly after expires_at, expiry wins
+    // §7: strictly after expires_at expiry wins; after an undeliverable end, the auto-resolution.
+    return cancelled.won ? cancelled : applyOwedTerminalInTx(tx, id, now);
   });
   await afterTerminal(result);
   const after = await db().message.findUniqueOrThrow({ where: { id }, select: { id: true, status: true } });

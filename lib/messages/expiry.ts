@@ -41,7 +41,11 @@ export async function expireDue(now: Date = clock.now(), batch = 200): Promise<n
       orderBy: { expiresAt: "asc" },
       take: batch,
     });
-    for (const { id } of due) if (await expireMessage(id, now)) total++;
-    if (due.length < batch) return total;
+    let won = 0;
+    for (const { id } of due) if (await expireMessage(id, now)) won++;
+    total += won;
+    // A batch that expired nothing is all owed another terminal first (an addressed message whose
+    // delivery ended undeliverable, settled by lib/mailbox/undeliverable.ts): stop, do not spin.
+    if (due.length < batch || won === 0) return total;
   }
 }

@@ -44,15 +44,35 @@ export interface CommitResult {
 }
 
 /**
+ * §7 (v0.5): this addressed message's `message` entry ended undeliverable (`bounced` / `expired`,
+ * §14.2) — at or before the message's own `expires_at` when `beforeExpiry`, which is what decides
+ * between the undeliverable auto-resolution and expiry: whichever the Hub clock reached first.
+ */
+function undeliverable(beforeExpiry: boolean): Prisma.Sql {
+  const when = beforeExpiry
+    ? Prisma.sql`AND (messages.expires_at IS NULL OR e.ended_at <= messages.expires_at)`
+    : Prisma.empty;
+  return Prisma.sql`EXISTS (SELECT 1 FROM mailbox_entries e WHERE e.id = messages.id AND e.kind = ${ENTRY_KIND.message}
+                                AND e.state IN ('bounced', 'expired') ${when})`;
+}
+
+/**
  * The §7 guard, as an SQL condition on the row:
  * - resolve/cancel win only while open AND (no expires_at OR now <= expires_at): an answer at
- *   exactly expires_at beats the default, a cancel strictly after it loses to expiry;
- * - expiry wins only while open AND expires_at < now.
+ *   exactly expires_at beats the default, a cancel strictly after it loses to expiry — and only
+ *   while an addressed message's delivery has not ended undeliverable (its end is the terminal
+ *   moment, §7; the auto-resolution then applies, lazily if the worker has not yet);
+ * - expiry wins only while open AND expires_at < now, unless the delivery ended undeliverable
+ *   first;
+ * - the undeliverable auto-resolution wins only while open, once the delivery ended undeliverable
+ *   at or before expires_at.
  */
 function guard(kind: TerminalKind, now: Date): Prisma.Sql {
-  if (kind === "expire") return Prisma.sql`status = 'open' AND expires_at < ${now}::timestamptz`;
-  // `undeliverable` takes cancel's guard: it loses to an expiry already due (§7).
-  return Prisma.sql`status = 'open' AND (expires_at IS NULL OR expires_at >= ${now}::timestamptz)`;
+  if (kind === "expire")
+    return Prisma.sql`status = 'open' AND expires_at < ${now}::timestamptz AND NOT ${undeliverable(true)}`;
+  if (kind === "undeliverable") return Prisma.sql`status = 'open' AND ${undeliverable(true)}`;
+  return Prisma.sql`status = 'open' AND (expires_at IS NULL OR expires_at >= ${now}::timestamptz)
+                    AND NOT ${undeliverable(false)}`;
 }
 
 /**

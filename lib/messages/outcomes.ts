@@ -66,10 +66,11 @@ export const UNDELIVERABLE_ACTOR = "system:undeliverable";
 /**
  * §7 (v0.5): an addressed ask/task whose mailbox track ended `bounced` or `expired` — no addressee
  * can ever see it — auto-resolves: an ask `cancelled`, a task `dismissed`, attested
- * `system:undeliverable`. A task carries no `response` detail (nothing to report, §6).
+ * `system:undeliverable` — on the task too, whose Response otherwise carries `response` only for a
+ * comment or checklist (§6): §7 names the attested actor for both.
  */
 export function undeliverableOutcome(type: Message["type"], now: Date): TerminalOutcome {
   const actor = UNDELIVERABLE_ACTOR;
-  if (type === "task") return { resolution: "dismissed", actor, defaulted: false, response: null };
-  return { resolution: "cancelled", actor, defaulted: false, response: { actor, resolved_at: now.toISOString() } };
+  const response = { actor, resolved_at: now.toISOString() };
+  return { resolution: type === "task" ? "dismissed" : "cancelled", actor, defaulted: false, response };
 }

@@ -2,7 +2,8 @@
  * §8.2 pull. `?wait=` holds the request until the message turns terminal (woken by NOTIFY, see
  * waiters.ts) or the clamped wait runs out; `?since=` answers "unchanged" (304) when the status has
  * not changed after that instant. Nobody reads `open` past `expires_at`: an overdue open message is
- * expired on read, through the same CAS.
+ * expired on read, through the same CAS — and likewise an addressed one whose delivery ended
+ * undeliverable is auto-resolved on read (§7) if the worker has not done it yet.
  *
  * Every authenticated GET is §15.1 presence traffic (with or without `?wait`), and a GET that
  * returns a resolved message's body is the §14.2 pull delivery: it stamps `delivered-to-agent`.
@@ -14,7 +15,7 @@ import { recordAgentSeenThrottled } from "../presence/throttle";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter, loadMessage } from "./access";
-import { expireMessage } from "./expiry";
+import { applyOwedTerminal, owesUndeliverable } from "./undeliverable";
 import { stampDeliveredToAgent } from "./delivery-track";
 import { messageBody } from "./serialize";
 import type { MessageWithResolution } from "./record";
@@ -37,8 +38,10 @@ function changedSince(row: MessageWithResolution, since: Date | undefined): bool
 async function current(principal: AgentPrincipal, id: string, shared = false): Promise<MessageWithResolution> {
   const load = shared ? (mid: string) => terminalWaiters().shared(mid, () => loadMessage(mid)) : loadMessage;
   const row = await loadForSubmitter(principal, id, load);
-  if (row.status === "open" && row.expiresAt && row.expiresAt.getTime() < clock.now().getTime()) {
-    await expireMessage(id);
+  const overdue = row.status === "open" && row.expiresAt && row.expiresAt.getTime() < clock.now().getTime();
+  // Nobody reads `open` past `expires_at`, nor beside an ended addressed delivery (§7, §14.2).
+  if (overdue || owesUndeliverable(row)) {
+    await applyOwedTerminal(id);
     return loadForSubmitter(principal, id);
   }
   return row;

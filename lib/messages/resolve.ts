@@ -12,7 +12,7 @@ import { checkResolution, parseResolveRequest } from "../protocol/rules";
 import { authorizeResolver, loadMessage, notFound, type Resolver } from "./access";
 import { terminalConflict } from "./conflict";
 import { afterTerminal } from "./after-terminal";
-import { expireInTx } from "./expiry";
+import { applyOwedTerminalInTx } from "./undeliverable";
 import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
@@ -62,8 +62,9 @@ export async function resolveMessage(
         return result;
       })
     : await commitTerminal(null, row, envelope, "resolve", outcome, now);
-  // Lost: an overdue open message is expired by this call (§7), and the 409 reports that.
-  const expired = resolved.won ? null : await db().$transaction((tx) => expireInTx(tx, id, now));
+  // Lost: an overdue open message is expired by this call (§7) — or an addressed one whose delivery
+  // ended undeliverable is auto-resolved — and the 409 reports that.
+  const expired = resolved.won ? null : await db().$transaction((tx) => applyOwedTerminalInTx(tx, id, now));
   await afterTerminal(resolved);
   if (expired) await afterTerminal(expired);
   if (resolved.resolutionId) return { id, status: request.resolution, resolution_id: resolved.resolutionId };

@@ -39,7 +39,7 @@ import {
 } from "./addressing";
 import { scheduleExpiry } from "../queue/enqueue";
 import { afterTerminal } from "./after-terminal";
-import { expireInTx } from "./expiry";
+import { applyOwedTerminalInTx } from "./undeliverable";
 import type { CommitResult } from "./lifecycle";
 import { assertContextLimits, assertOpenCapacity, inboxFull } from "./limits";
 import { listingColumns } from "./listing";
@@ -263,9 +263,10 @@ async function claimIdempotencyKey(
   }
   if (!original) throw new HubError("gone", "the message for this idempotency_key was deleted after retention");
   // The current status of the owning track (§8.1): an overdue open ask reads `expired`, never
-  // `open` (§7); an addressed notify reads its mailbox track; the stored `destination` snapshot.
-  const expiry = await expireInTx(tx, original.id, now);
-  const status = expiry.won ? "expired" : await owningStatus(tx, original);
+  // `open` (§7), an undeliverable addressed one `cancelled` / `dismissed`; an addressed notify reads
+  // its mailbox track; with the stored `destination` snapshot.
+  const expiry = await applyOwedTerminalInTx(tx, original.id, now);
+  const status = expiry.won && expiry.resolution ? expiry.resolution : await owningStatus(tx, original);
   return { ack: submitAck({ ...original, status }), expiry };
 }
 
