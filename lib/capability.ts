@@ -1,11 +1,11 @@
 /**
  * §8.0 capability document, built from the same configuration that enforces each limit. The v0.4
- * modules (inbound, ack, presence) and v0.5 sessions (§16, with the §16.4.1 hard stop) are
- * advertised complete; the inter-agent leg this Hub does not offer yet is omitted, which is how §8.0
- * says "not here".
+ * modules (inbound, ack, presence), v0.5 sessions (§16, with the §16.4.1 hard stop) and the
+ * inter-agent leg (#23, with `ack` and `sessions` as §8.0 requires) are advertised complete.
  */
 import { deliveryPolicy } from "./delivery/policy";
-import { env, heldLimits, inboundLimits, limits, sessionLimits, streamLimits } from "./env";
+import { env, heldLimits, inboundLimits, interAgentSettings, limits, sessionLimits, streamLimits } from "./env";
+import { INTER_AGENT_KINDS } from "./protocol/entry-kinds";
 import { HUB_VERSION } from "./protocol/versions";
 
 export function capabilityDocument(): Record<string, unknown> {
@@ -13,6 +13,7 @@ export function capabilityDocument(): Record<string, unknown> {
   const p = deliveryPolicy();
   const inbound = inboundLimits();
   const sessions = sessionLimits();
+  const interAgent = interAgentSettings();
   const base = env().publicUrl;
   return {
     ma2h_version: HUB_VERSION,
@@ -29,6 +30,8 @@ export function capabilityDocument(): Record<string, unknown> {
       // across all its keys and the Hub's web processes; over it is 429 + Retry-After. Clients that
       // do not know the field ignore it (§10).
       max_parked_per_agent: heldLimits().parkedPerAgent,
+      // §8.6: addressed submits count against this budget only (lib/http/routes/submit.ts).
+      ...(interAgent.enabled ? { inter_agent_requests_per_minute: interAgent.requestsPerMinute } : {}),
     },
     retention_days: l.retentionDays,
     replay_window_seconds: l.replayWindowSeconds,
@@ -73,5 +76,12 @@ export function capabilityDocument(): Record<string, unknown> {
     // §14: acks are pulled only (transport-trusted), so no push signature_algs are advertised.
     ack: { enabled: true },
     presence: { enabled: true, freshness_seconds: inbound.presenceFreshnessSeconds },
+    // §8.0 (choice A14): `enabled` is the deployment ceiling — each account must also opt in, and
+    // an addressed submit from one that has not is 422. Sender allowlists are always supported.
+    inter_agent: {
+      enabled: interAgent.enabled,
+      entry_kinds: [...INTER_AGENT_KINDS],
+      sender_allowlists: true,
+    },
   };
 }

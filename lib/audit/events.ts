@@ -34,6 +34,10 @@ export const AUDIT_EVENT = {
   directiveAcknowledged: "directive.acknowledged",
   directiveExpired: "directive.expired",
   directiveBounced: "directive.bounced",
+  // An addressed message's mailbox track (#23, §14.2): consumed by the addressee, or undeliverable.
+  mailboxAcknowledged: "message.mailbox_acknowledged",
+  mailboxBounced: "message.mailbox_bounced",
+  mailboxExpired: "message.mailbox_expired",
   // Notification preferences (the person's stream, #18) and account settings (#16, docs/notifications.md).
   notificationPreferencesChanged: "notification.preferences_changed",
   notificationPreferencesReset: "notification.preferences_reset",

@@ -9,6 +9,7 @@ import { db } from "../db";
 import type { Env } from "../env";
 import { log } from "../log";
 import { dropDueDirectives, purgeEndedDirectives } from "../mailbox/expiry";
+import { settleUndeliverable } from "../mailbox/undeliverable";
 import { expireDue } from "../messages/expiry";
 import { purgeExpiredRetention } from "../messages/retention";
 import { sweepNotifications } from "../notifications/fanout";
@@ -33,6 +34,9 @@ async function sweepOverdue(): Promise<void> {
   if (expired > 0) log.info("sweep expired messages", { count: expired });
   const dropped = await dropDueDirectives(now);
   if (dropped > 0) log.info("sweep ended undelivered directives", { count: dropped });
+  // #23: undeliverable addressed messages whose wake-up nobody heard (§3.1).
+  const settled = await settleUndeliverable(clock.now());
+  if (settled > 0) log.info("sweep settled undeliverable addressed messages", { count: settled });
 }
 
 /** Enqueues every pending push obligation due within the next `horizonMs` (§8.3, §3.1). */

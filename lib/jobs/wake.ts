@@ -13,7 +13,8 @@
  */
 import { clock } from "../clock";
 import { log } from "../log";
-import { FANOUT_CHANNEL, PUSH_CHANNEL } from "../pubsub/channels";
+import { FANOUT_CHANNEL, PUSH_CHANNEL, UNDELIVERABLE_CHANNEL } from "../pubsub/channels";
+import { settleUndeliverable } from "../mailbox/undeliverable";
 import { notificationListener } from "../pubsub/listener";
 import { enqueueNotify, enqueuePush } from "../queue/enqueue";
 import { pushJob } from "./handlers/push";
@@ -47,6 +48,17 @@ export async function startJobWakes(): Promise<JobWakes> {
     }),
     notificationListener().subscribe(FANOUT_CHANNEL, {
       payload: (messageId) => void enqueueNotify(messageId, "new"),
+      lost,
+    }),
+    // #23: an addressed message's entry ended undeliverable — its receipt and §7 auto-resolution.
+    notificationListener().subscribe(UNDELIVERABLE_CHANNEL, {
+      payload(entryId) {
+        const run = settleUndeliverable(clock.now(), entryId)
+          .then(() => undefined)
+          .catch((err: Error) => log.warn("settling an undeliverable entry failed; the sweep retries it", { error_name: err.name }))
+          .finally(() => running.delete(run));
+        running.add(run);
+      },
       lost,
     }),
   ];

@@ -14,6 +14,12 @@ import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeenThrottled } from "../presence/throttle";
 import type { Directive } from "../protocol/directive";
 import { signDirectiveDelivery } from "../protocol/inbound-signing";
+import { type MessageEntry, signMessageEntry, signReceiptEntry, signResponseEntry } from "../protocol/entry-signing";
+import { ENTRY_KIND } from "../protocol/entry-kinds";
+import { loadMessage } from "../messages/access";
+import { stampDeliveredToAgent } from "../messages/delivery-track";
+import { type HubResponseBody, hubResponse } from "../messages/serialize";
+import type { Receipt } from "./receipt";
 import type { AgentPrincipal } from "../principals/types";
 import { inboxNotifySql } from "../pubsub/inbox";
 import { mailboxWakeKey } from "../pubsub/terminal";
@@ -32,19 +38,23 @@ export interface DrainOptions {
   signal?: AbortSignal;
 }
 
-export interface DrainedEntry {
-  directive: Directive;
-  signature: string;
-}
+/** One delivered entry of any kind, with its detached signature (§8.7.1). */
+export type DrainedEntry =
+  | { directive: Directive; signature: string }
+  | { message: MessageEntry & Record<string, unknown>; signature: string }
+  | { response: HubResponseBody; signature: string }
+  | { receipt: Receipt; signature: string };
 
 /**
- * Claims up to `max` deliverable directives; every claim hides the row until now + the window.
+ * Claims up to `max` deliverable entries; every claim hides the row until now + the window.
  * A drain's claim (client-requested, §15) is receipt evidence: first deliveries become `delivered`
- * with `delivered_at` stamped once (§14.2). A stream push's claim is `provisional` (§8.7.2): it
- * starts the window and changes nothing else, so an entry pushed into a dead socket stays `queued`
- * and is drainable again after the window. Directives addressed to a session go only to a drain or
- * stream presenting that session; a session-less drain gets the principal's own only (§8.7.1). The
- * v0.5 entry kinds are not handed out here.
+ * with `delivered_at` stamped once (§14.2), the claiming session is remembered (a principal-addressed
+ * orphan's receipt names it, §14.2), and a `response` entry stamps its Response `delivered-to-agent`.
+ * A stream push's claim is `provisional` (§8.7.2): it starts the window and changes nothing else, so
+ * an entry pushed into a dead socket stays `queued` and is drainable again after the window.
+ * Entries addressed to a session go only to a drain or stream presenting that session; a
+ * session-less drain gets principal-addressed directives only — never a v0.5 kind (§8.7.1).
+ * Nothing is handed out past its `expires_at` (§9.8).
  */
 export async function claimEntries(
   agentRowId: string,
@@ -61,16 +71,18 @@ export async function claimEntries(
       UPDATE mailbox_entries
          SET state = CASE WHEN ${provisional} THEN state ELSE 'delivered' END,
              delivered_at = CASE WHEN ${provisional} THEN delivered_at ELSE COALESCE(delivered_at, ${now}) END,
+             claim_session = CASE WHEN ${provisional} THEN claim_session ELSE ${sessionId}::text END,
              visible_at = ${visibleAt},
              deliveries = deliveries + CASE WHEN ${provisional} THEN 0 ELSE 1 END
        WHERE id IN (
          SELECT id FROM mailbox_entries
           WHERE agent_row_id = ${agentRowId}
-            AND kind = ${DIRECTIVE_KIND}
+            AND (kind = ${DIRECTIVE_KIND} OR ${sessionId}::text IS NOT NULL)
             AND (to_session IS NULL OR to_session = ${sessionId}::text)
             AND state IN ('queued', 'delivered')
             AND visible_at <= ${now}
             AND drop_at > ${now}
+            AND (expires_at IS NULL OR expires_at > ${now})
           ORDER BY seq
           LIMIT ${max}
           FOR UPDATE SKIP LOCKED)
@@ -78,11 +90,18 @@ export async function claimEntries(
     SELECT id, CASE WHEN deliveries = 1 AND NOT ${provisional} THEN ${inboxNotifySql("account_id", "id")}::text END AS notified
       FROM claimed`;
   if (ids.length === 0) return [];
-  return db().mailboxEntry.findMany({
+  const rows = await db().mailboxEntry.findMany({
     where: { id: { in: ids.map((r) => r.id) } },
     include: { agent: { select: { agentId: true } } },
     orderBy: { seq: "asc" },
   });
+  if (!provisional) {
+    // §8.7.1 / §14.2: the drain that returns a `response` entry delivers the answer to the agent.
+    for (const row of rows.filter((r) => r.kind === ENTRY_KIND.response)) {
+      await stampDeliveredToAgent(row.id, now, "mailbox", `agent:${row.agent.agentId}`);
+    }
+  }
+  return rows;
 }
 
 /** When the earliest in-flight directive of this mailbox becomes drainable again, if any. */
@@ -90,7 +109,7 @@ export async function nextRedelivery(agentRowId: string, sessionId: string | nul
   const next = await db().mailboxEntry.findFirst({
     where: {
       agentRowId,
-      kind: DIRECTIVE_KIND,
+      ...(sessionId ? {} : { kind: DIRECTIVE_KIND }),
       OR: [{ toSession: null }, ...(sessionId ? [{ toSession: sessionId }] : [])],
       state: "delivered",
       visibleAt: { gt: now },
@@ -164,18 +183,48 @@ export async function drainMailbox(
   return { messages: await signedEntries(rows) };
 }
 
-/** §9.7: every delivery — drained or streamed — signed now, with a fresh t and jti, by the published ed25519 key. */
+/**
+ * §9.7 / §9.8: every delivery — drained or streamed — signed now, with a fresh t and jti, by the
+ * published ed25519 key, in its kind's context. A `response` entry's body is the §6 Response built
+ * from the immutable Resolution (byte-for-byte the pull's); one whose message retention already
+ * purged is skipped (the pull answers 410 for it too).
+ */
 export async function signedEntries(rows: MailboxRow[]): Promise<DrainedEntry[]> {
   if (rows.length === 0) return [];
   const key = await activeSigningKey();
-  const now = clock.now();
-  return rows.map((row) => {
-    const directive = deliveredDirective(row);
-    const { signature } = signDirectiveDelivery({
-      directive,
-      key: { alg: "ed25519", privateKey: key.privateKey },
-      now,
-    });
-    return { directive, signature };
-  });
+  const signing = { key: { alg: "ed25519" as const, privateKey: key.privateKey }, now: clock.now() };
+  const out: DrainedEntry[] = [];
+  for (const row of rows) {
+    const to = `agent:${row.agent.agentId}#${row.toSession}`;
+    if (row.kind === ENTRY_KIND.message) {
+      const message = JSON.parse(row.content) as MessageEntry & Record<string, unknown>;
+      out.push({ message, signature: signMessageEntry({ ...signing, entry: message }).signature });
+    } else if (row.kind === ENTRY_KIND.response) {
+      const response = await responseOf(row);
+      if (response) out.push({ response, signature: signResponseEntry({ ...signing, response, to }).signature });
+    } else if (row.kind === ENTRY_KIND.receipt) {
+      const receipt = JSON.parse(row.content) as Receipt;
+      out.push({ receipt, signature: signReceiptEntry({ ...signing, receipt, to }).signature });
+    } else {
+      const directive = deliveredDirective(row);
+      out.push({ directive, signature: signDirectiveDelivery({ ...signing, directive }).signature });
+    }
+  }
+  return out;
+}
+
+/** The §6 Response a `response` entry (id = its resolution_id) carries, or null once purged. */
+async function responseOf(row: MailboxRow): Promise<HubResponseBody | null> {
+  const { in_reply_to } = JSON.parse(row.content) as { in_reply_to: string };
+  const message = await loadMessage(in_reply_to);
+  if (!message?.resolution || message.resolution.id !== row.id) return null;
+  return hubResponse(message, message.resolution);
+}
+
+/** §8.7.1 an entry's ack key: a directive's, message's or receipt's `id`; a response's `resolution_id`. */
+export function ackKeyOf(entry: DrainedEntry): string {
+  if ("directive" in entry) return entry.directive.id;
+  if ("message" in entry) return entry.message.id;
+  if ("response" in entry) return entry.response.resolution_id;
+  return entry.receipt.id;
 }

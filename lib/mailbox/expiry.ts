@@ -1,11 +1,18 @@
 /**
- * §13.3 / §14.2 the end of an un-acked directive. At its `expires_at` (or `inbound.retention_days`
- * after authoring) the Hub stops delivering it: one never drained ends `expired` (never seen); one
- * drained but never acked ends `bounced` with `prior: "delivered"` (seen, then orphaned) — so
- * `expired` is never written after `delivered`. Ended rows stay readable to their account for
- * `inbound.retention_days`, then are deleted.
+ * §13.3 / §14.2 the end of an un-acked entry. At its drop time — a directive's `expires_at` (or
+ * `inbound.retention_days` after authoring), any other entry's retention horizon — the Hub stops
+ * delivering it: one never drained ends `expired` (never seen); a command entry (directive,
+ * `message`) drained but never acked ends `bounced` with `prior: "delivered"` (seen, then orphaned:
+ * a principal-addressed orphan, or choice A19's session-addressed one) — so `expired` is never
+ * written after `delivered`. A queued `message` entry past its message's `expires_at` ends
+ * `expired` at once (§9.8: never delivered after it). `response` and `receipt` entries only lapse
+ * (`expired`): they never bounce (§14.2). An undeliverable `message` entry NOTIFYs the worker for
+ * its receipt and auto-resolution (./undeliverable.ts). Ended rows stay readable for
+ * `inbound.retention_days`, then are deleted — a `message` entry never before its message.
  */
-import { directiveEnded, type DirectiveEnd } from "../audit/events";
+import { AUDIT_EVENT, directiveEnded, type DirectiveEnd } from "../audit/events";
+import { COMMAND_KINDS, ENTRY_KIND } from "../protocol/entry-kinds";
+import { UNDELIVERABLE_CHANNEL } from "../pubsub/channels";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
@@ -15,27 +22,42 @@ import { publishInboxChange } from "../pubsub/inbox";
 /** Ends every live directive whose drop time has passed (or just `onlyId`); returns how many. */
 export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string): Promise<number> {
   return db().$transaction(async (tx) => {
-    const ended = await tx.$queryRaw<{ id: string; account_id: string; state: DirectiveEnd }[]>`
+    const ended = await tx.$queryRaw<{ id: string; account_id: string; state: DirectiveEnd; kind: string }[]>`
       UPDATE mailbox_entries
-         SET state = CASE WHEN state = 'queued' THEN 'expired' ELSE 'bounced' END,
-             prior = CASE WHEN state = 'delivered' THEN 'delivered' ELSE NULL END,
+         SET state = CASE WHEN state = 'queued' OR kind <> ALL(${[...COMMAND_KINDS]}) THEN 'expired' ELSE 'bounced' END,
+             prior = CASE WHEN state = 'delivered' AND kind = ANY(${[...COMMAND_KINDS]}) THEN 'delivered' ELSE NULL END,
              ended_at = ${now}
        WHERE state IN ('queued', 'delivered')
-         AND drop_at <= ${now}
+         AND (drop_at <= ${now} OR (kind = ${ENTRY_KIND.message} AND state = 'queued' AND expires_at <= ${now}))
          AND (${onlyId ?? null}::text IS NULL OR id = ${onlyId ?? null})
-      RETURNING id, account_id, state`;
-    if (ended.length > 0) {
+      RETURNING id, account_id, state, kind`;
+    const commands = ended.filter((r) => r.kind === ENTRY_KIND.directive || r.kind === ENTRY_KIND.message);
+    if (commands.length > 0) {
       await writeAudit(
         tx,
-        ended.map((r) => ({
-          accountId: r.account_id,
-          actor: "system:expiry",
-          event: directiveEnded(r.state),
-          detail: { directive_id: r.id },
-          at: now,
-        })),
+        commands.map((r) =>
+          r.kind === ENTRY_KIND.message
+            ? {
+                accountId: r.account_id,
+                messageId: r.id,
+                actor: "system:expiry",
+                event: r.state === "expired" ? AUDIT_EVENT.mailboxExpired : AUDIT_EVENT.mailboxBounced,
+                detail: {},
+                at: now,
+              }
+            : {
+                accountId: r.account_id,
+                actor: "system:expiry",
+                event: directiveEnded(r.state),
+                detail: { directive_id: r.id },
+                at: now,
+              },
+        ),
       );
-      for (const r of ended) await publishInboxChange(tx, r.account_id, r.id);
+      for (const r of commands) {
+        await publishInboxChange(tx, r.account_id, r.id);
+        if (r.kind === ENTRY_KIND.message) await tx.$executeRaw`SELECT pg_notify(${UNDELIVERABLE_CHANNEL}, ${r.id})`;
+      }
     }
     return ended.length;
   });
@@ -44,6 +66,8 @@ export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string
 /** Deletes directives that ended more than `inbound.retention_days` ago. */
 export async function purgeEndedDirectives(now: Date = clock.now()): Promise<number> {
   const cutoff = new Date(now.getTime() - inboundLimits().retentionDays * 86_400_000);
-  const { count } = await db().mailboxEntry.deleteMany({ where: { endedAt: { lt: cutoff } } });
-  return count;
+  // A `message` entry holds its message's mailbox track (§8.2): kept while the message is.
+  return db().$executeRaw`
+    DELETE FROM mailbox_entries e WHERE e.ended_at < ${cutoff}
+       AND (e.kind <> ${ENTRY_KIND.message} OR NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = e.id))`;
 }

@@ -4,13 +4,15 @@
  */
 import type { MailboxEntry } from "../generated/prisma/client";
 import type { Directive, DirectiveContent } from "../protocol/directive";
+import { ENTRY_KIND } from "../protocol/entry-kinds";
+import { type MailboxTrack, mailboxTrack } from "../messages/mailbox-track";
 
 /** §14.2 mailbox track. `queued`/`delivered` are live (deliverable); the rest are terminal. */
 export const MAILBOX_STATES = ["queued", "delivered", "acknowledged", "expired", "bounced"] as const;
 export type MailboxState = (typeof MAILBOX_STATES)[number];
 export const LIVE_STATES: readonly MailboxState[] = ["queued", "delivered"];
 
-export const DIRECTIVE_KIND = "directive";
+export const DIRECTIVE_KIND = ENTRY_KIND.directive;
 
 export type MailboxRow = MailboxEntry & { agent: { agentId: string } };
 
@@ -35,22 +37,11 @@ export function deliveredDirective(row: MailboxRow): Directive {
   return d;
 }
 
-export interface DirectiveDelivery {
-  state: MailboxState;
-  delivered_at?: string;
-  acknowledged_at?: string;
-  note?: string;
-  /** §14.2 on `bounced` only: was it ever drained. */
-  prior?: string;
-}
+export type DirectiveDelivery = MailboxTrack & { note?: string };
 
 /** `GET /v1/directives/{id}`: the directive with `status` and its delivery track. */
 export function directiveBody(row: MailboxRow): Directive & { status: MailboxState; delivery: DirectiveDelivery } {
-  const delivery: DirectiveDelivery = { state: row.state as MailboxState };
-  // `expired` means never delivered (§14.2), so it never carries delivered_at or prior.
-  if (row.deliveredAt && row.state !== "expired") delivery.delivered_at = row.deliveredAt.toISOString();
-  if (row.acknowledgedAt) delivery.acknowledged_at = row.acknowledgedAt.toISOString();
+  const delivery: DirectiveDelivery = mailboxTrack(row);
   if (row.ackNote !== null) delivery.note = row.ackNote;
-  if (row.state === "bounced" && row.prior) delivery.prior = row.prior;
   return { ...deliveredDirective(row), status: row.state as MailboxState, delivery };
 }

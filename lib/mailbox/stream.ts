@@ -24,7 +24,7 @@ import { recordAgentSeen } from "../presence/seen";
 import type { AgentPrincipal } from "../principals/types";
 import { mailboxWakeKey, sessionWakeKey } from "../pubsub/terminal";
 import { presentSession } from "../sessions/lease";
-import { claimEntries, type DrainedEntry, nextRedelivery, signedEntries } from "./drain";
+import { ackKeyOf, claimEntries, type DrainedEntry, nextRedelivery, signedEntries } from "./drain";
 
 /** §8.7.2 keep-alive comments at most this far apart (the issue's 15 s). */
 export const KEEP_ALIVE_MS = 15_000;
@@ -50,7 +50,7 @@ export interface MailboxStream {
 
 /** One entry as an SSE event: `id:` is its ack key, `data:` the drain's item, signed for this push. */
 export function entryEvent(entry: DrainedEntry): string {
-  return `event: entry\nid: ${entry.directive.id}\ndata: ${JSON.stringify(entry)}\n\n`;
+  return `event: entry\nid: ${ackKeyOf(entry)}\ndata: ${JSON.stringify(entry)}\n\n`;
 }
 
 /**

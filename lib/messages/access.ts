@@ -46,7 +46,8 @@ export async function loadForSubmitter(
 
 /**
  * §9.1 resolver authorization (docs/decisions.md "Default resolvers"):
- * - absent `allowed_resolvers`: the submitting agent, plus the account's humans who may resolve;
+ * - absent `allowed_resolvers`: the submitting agent, plus the account's humans who may resolve —
+ *   for an addressed message (§4 `to`) the addressee only, people and submitter excluded;
  * - an explicit list replaces that default; `agent:<id>` / `human:<handle>` match within the
  *   message's own account only; a `viewer` never resolves, even listed.
  * Returns the attested actor (§9.1), never taken from a request body.
@@ -60,12 +61,19 @@ export async function authorizeResolver(row: MessageRow, resolver: Resolver): Pr
     const p = resolver.principal;
     if (p.accountId !== row.accountId) throw notFound();
     const isSubmitter = p.agentRowId === row.agentRowId;
+    const isAddressee = row.toAgentRowId !== null && p.agentRowId === row.toAgentRowId;
     // §9.1 (v0.5): `agent:<id>` matches the principal under any session; `agent:<id>#<sess>` only
     // that exact presented session.
     const qualified = resolver.sessionId ? `agent:${p.agentId}#${resolver.sessionId}` : null;
     const listed = (list?.includes(`agent:${p.agentId}`) || (qualified !== null && list?.includes(qualified))) ?? false;
-    if (list === undefined ? isSubmitter : listed) return qualified ?? `agent:${p.agentId}`;
-    if (isSubmitter) throw new HubError("not_authorized", "this agent is not in the message's allowed_resolvers");
+    // The default without a list: the submitter — or, for an addressed message, the addressee
+    // (under any of its sessions) and never the submitter, who must not answer its own ask (§9.1).
+    const byDefault = row.toAddress === null ? isSubmitter : isAddressee;
+    if (list === undefined ? byDefault : listed) return qualified ?? `agent:${p.agentId}`;
+    // Choice A15: 403 to a principal that legitimately knows the message, 404 to everyone else.
+    if (isSubmitter || isAddressee) {
+      throw new HubError("not_authorized", "this agent may not resolve this message (§9.1 allowed_resolvers)");
+    }
     throw notFound();
   }
 
@@ -85,6 +93,10 @@ export async function authorizeResolver(row: MessageRow, resolver: Resolver): Pr
 export function humanResolveRefusal(seat: Seat, envelope: ReturnType<typeof envelopeOf>): string | null {
   if (!RESOLVING_ROLES.includes(seat.role)) return `role ${seat.role} may read but not resolve`;
   const list = allowedResolversOf(envelope);
+  // §9.1 (v0.5): people are not default resolvers of messages between agents; their recourse is
+  // stopping the addressee, whose bounce settles the ask (§7 system:undeliverable).
+  if (list === undefined && envelope.to !== undefined)
+    return "messages between agents are resolved by their addressee; stop the agent to end the exchange";
   if (list !== undefined && !list.includes(`human:${seat.handle}`))
     return "you are not in the message's allowed_resolvers";
   return null;

@@ -1,11 +1,19 @@
 /**
- * The inter-agent leg (§4 `to`) is not offered by this Hub yet, and the capability document does not
- * advertise it. An addressed submit is refused with 422 — never ignored, which would misroute it to
- * the human inbox (§8.1) — and nothing is created. `agent.session` (§4.1) is accepted: submit.ts
- * checks it against the caller's own sessions (lib/sessions/lease.ts).
+ * §4 `to`: where an addressed (inter-agent) message goes, validated at accept time within the
+ * submitter's account (§4, §8.1, §16.3). Every refusal that could tell a sender something the §16.4
+ * visibility policy or a §13.5 sender allowlist denies it reads exactly like a nonexistent
+ * destination — one error, one message text — so neither the allowlist nor another account's agent
+ * list nor another principal's session states can be probed through the submit path.
  */
+import { interAgentSettings } from "../env";
 import { HubError } from "../protocol/errors";
 import type { Message } from "../protocol/message";
+import type { Destination } from "../protocol/submit-ack";
+import { presenceOf } from "../presence/state";
+import type { AgentPrincipal } from "../principals/types";
+import { accountWideFor } from "../sessions/read";
+import type { Tx } from "../db";
+import { HUB_OWNED_KEYS } from "./serialize";
 
 /**
  * §4 sender-side symmetry: an addressed or session-bearing submit from an `agent.id` containing `#`
@@ -22,8 +30,130 @@ export function assertSenderIdAddressable(body: Record<string, unknown>): void {
   }
 }
 
-export function assertInterAgentFieldsAbsent(message: Message): void {
-  if (message.to !== undefined) {
+/** A validated destination: the principal, the session when session-addressed, and the §8.1 snapshot. */
+export interface ResolvedDestination {
+  agentRowId: string;
+  agentId: string;
+  sessionId: string | null;
+  snapshot: Destination;
+}
+
+/** The one refusal for unknown, cross-account, allowlist-blocked and visibility-collapsed (§4, §8.0). */
+function unknownDestination(): HubError {
+  return new HubError("unknown_destination", "to: no such destination");
+}
+
+/** §4 grammar: the first `#` ends the agent id; the rest is the session (the schema checked `^sess_`). */
+export function parseAddress(to: string): { agentId: string; sessionId: string | null } {
+  const rest = to.slice("agent:".length);
+  const hash = rest.indexOf("#");
+  return hash < 0 ? { agentId: rest, sessionId: null } : { agentId: rest.slice(0, hash), sessionId: rest.slice(hash + 1) };
+}
+
+interface DestinationRow {
+  inter_agent_enabled: boolean;
+  agent_row_id: string | null;
+  senders_restricted: boolean | null;
+  allowed_senders: string[] | null;
+}
+
+/**
+ * Checks the account's opt-in (choice A14: `422 invalid_field`, which names nothing about anyone
+ * else), the destination principal in the sender's own account, its sender allowlist, and a named
+ * session's state; returns the destination with its reachability snapshot. A named session is
+ * share-locked until the submit commits, so a close or expiry racing it waits and then bounces the
+ * new entry (lib/sessions/end.ts) — never an entry parked for a session already gone.
+ */
+export async function resolveDestination(
+  tx: Tx,
+  principal: AgentPrincipal,
+  message: Message,
+  now: Date,
+): Promise<ResolvedDestination | null> {
+  if (message.to === undefined) return null;
+  const { agentId, sessionId } = parseAddress(message.to);
+  const [row] = await tx.$queryRaw<DestinationRow[]>`
+    SELECT a.inter_agent_enabled, g.id AS agent_row_id, g.senders_restricted, g.allowed_senders
+      FROM accounts a LEFT JOIN agents g ON g.account_id = a.id AND g.agent_id = ${agentId}
+     WHERE a.id = ${principal.accountId}`;
+  if (!row?.inter_agent_enabled || !interAgentSettings().enabled) {
     throw new HubError("invalid_field", "to: inter-agent leg not enabled for this account");
   }
+  if (row.agent_row_id === null) throw unknownDestination();
+  if (row.senders_restricted && !(row.allowed_senders ?? []).includes(principal.agentId)) throw unknownDestination();
+
+  // §8.1 / §16.4 (choice A24): the sender sees its own principal's sessions always, a sibling's
+  // only under the account grant within the deployment ceiling.
+  const visible = row.agent_row_id === principal.agentRowId || (await accountWideFor(principal));
+  // The newest session-bearing activity, and the newest of a session still live (§15.1).
+  let lastSeen: Date | null;
+  let liveSeen: Date | null;
+  if (sessionId !== null) {
+    const [s] = await tx.$queryRaw<{ state: string; expires_at: Date; last_seen_at: Date | null }[]>`
+      SELECT state, expires_at, last_seen_at FROM agent_sessions
+       WHERE id = ${sessionId} AND agent_row_id = ${row.agent_row_id} FOR SHARE`;
+    if (!s) throw unknownDestination();
+    if (s.state !== "active" || s.expires_at <= now) {
+      // §16.3: 410 whoever ended it — collapsed to the unknown 422 for a sender without visibility.
+      if (!visible) throw unknownDestination();
+      throw new HubError("destination_gone", `to: session ${sessionId} has ended`);
+    }
+    lastSeen = s.last_seen_at;
+    liveSeen = s.last_seen_at;
+  } else {
+    const [p] = await tx.$queryRaw<{ last_seen: Date | null; live_seen: Date | null }[]>`
+      SELECT max(last_seen_at) AS last_seen,
+             max(last_seen_at) FILTER (WHERE state = 'active' AND expires_at > ${now}) AS live_seen
+        FROM agent_sessions WHERE agent_row_id = ${row.agent_row_id}`;
+    lastSeen = p?.last_seen ?? null;
+    liveSeen = p?.live_seen ?? null;
+  }
+  return {
+    agentRowId: row.agent_row_id,
+    agentId,
+    sessionId,
+    snapshot: visible ? snapshotOf(lastSeen, liveSeen, now) : { state: "unknown" },
+  };
+}
+
+/**
+ * §8.1 / §15.2: `online` when a live session was active within the freshness window, else
+ * `offline` with the newest activity, `unknown` when the destination never had any (choice A24).
+ */
+function snapshotOf(lastSeen: Date | null, liveSeen: Date | null, now: Date): Destination {
+  const live = presenceOf("", liveSeen, now);
+  if (live.state === "online" && live.last_seen !== undefined) return { state: "online", last_seen: live.last_seen };
+  const any = presenceOf("", lastSeen, now);
+  if (any.last_seen === undefined) return { state: "unknown" };
+  return { state: "offline", last_seen: any.last_seen };
+}
+
+/** §8.7.1 the attested `from`: `agent:<id>`, session-qualified exactly when the submit named its session. */
+export function attestedFrom(principal: AgentPrincipal, message: Message): string {
+  const session = message.agent.session;
+  return session === undefined ? `agent:${principal.agentId}` : `agent:${principal.agentId}#${session}`;
+}
+
+/**
+ * §8.7.1 the delivered form of an addressed message: the envelope as submitted, with the Hub's `id`
+ * and attested `from`, and without the submitter's machinery — `state` (§9.3), `client_ref` (§9.1)
+ * and any `request.callback` / `action.callback`. Hub-owned keys an agent may have put in the body
+ * are dropped too; `from`, `id` and `to` are written last, so none of them is ever the submitter's.
+ */
+export function deliveredMessageForm(
+  body: Record<string, unknown>,
+  id: string,
+  from: string,
+  to: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...body };
+  for (const key of ["state", "client_ref", ...HUB_OWNED_KEYS]) delete out[key];
+  for (const block of ["request", "action"] as const) {
+    const value = out[block];
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const { callback: _cb, ...kept } = value as Record<string, unknown>;
+      out[block] = kept;
+    }
+  }
+  return { ...out, id, from, to };
 }

@@ -13,7 +13,8 @@ import type { Ack } from "../protocol/ack";
 import { HUB_VERSION } from "../protocol/versions";
 import { inboxNotifySql } from "../pubsub/inbox";
 
-export type DeliveryVia = "push" | "pull";
+/** `mailbox`: a session drain that returned the Response as a `response` entry (§8.7.1). */
+export type DeliveryVia = "push" | "pull" | "mailbox";
 
 /**
  * Stamps `delivered-to-agent` once (the first stamp wins, §14.2): a 2xx push (`via: "push"`) or the

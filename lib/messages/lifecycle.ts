@@ -13,8 +13,12 @@ import type { Resolution } from "../protocol/lifecycle";
 import { callbackOf, type Message } from "../protocol/message";
 import { PUSH_CHANNEL, TERMINAL_CHANNEL } from "../pubsub/channels";
 import { inboxNotifySql } from "../pubsub/inbox";
+import { mailboxWakeKey } from "../pubsub/terminal";
+import { inboundLimits } from "../env";
+import { ENTRY_KIND } from "../protocol/entry-kinds";
 
-export type TerminalKind = "resolve" | "cancel" | "expire";
+/** `undeliverable`: §7 (v0.5) an addressed ask/task whose mailbox track ended bounced or expired. */
+export type TerminalKind = "resolve" | "cancel" | "expire" | "undeliverable";
 
 export interface TerminalOutcome {
   resolution: Resolution;
@@ -47,6 +51,7 @@ export interface CommitResult {
  */
 function guard(kind: TerminalKind, now: Date): Prisma.Sql {
   if (kind === "expire") return Prisma.sql`status = 'open' AND expires_at < ${now}::timestamptz`;
+  // `undeliverable` takes cancel's guard: it loses to an expiry already due (§7).
   return Prisma.sql`status = 'open' AND (expires_at IS NULL OR expires_at >= ${now}::timestamptz)`;
 }
 
@@ -75,13 +80,26 @@ export async function commitTerminal(
     defaulted: outcome.defaulted,
     ...(outcome.channel ? { channel: outcome.channel } : {}),
   };
+  const dropAt = new Date(now.getTime() + inboundLimits().retentionDays * 86_400_000);
   const rows = await statementRows<{ delivery_id: string | null; slack_posted: boolean }>(
     Prisma.sql`
     WITH cas AS (
       UPDATE messages SET status = ${outcome.resolution}, status_changed_at = ${now}::timestamptz,
                           terminal_at = ${now}::timestamptz
        WHERE id = ${row.id} AND ${guard(kind, now)}
-      RETURNING id, account_id, callback_url
+      RETURNING id, account_id, agent_row_id, callback_url, submit_session, ma2h_version
+    ), response_entry AS (
+      -- §6 (v0.5): the Response also goes to the submitting session's mailbox as a response
+      -- entry (ack key: its resolution_id, §8.7.1) when that session is live at resolution time;
+      -- otherwise pull and push alone, and nothing bounces (§16.3).
+      INSERT INTO mailbox_entries (id, account_id, agent_row_id, kind, to_session, from_actor, ma2h_version, title,
+                                   content, drop_at, visible_at, created_at)
+      SELECT ${resolutionId}, cas.account_id, cas.agent_row_id, ${ENTRY_KIND.response}, s.id, ${outcome.actor},
+             cas.ma2h_version, '', json_build_object('in_reply_to', cas.id)::text, ${dropAt}::timestamptz,
+             ${now}::timestamptz, ${now}::timestamptz
+        FROM cas JOIN agent_sessions s ON s.id = cas.submit_session AND s.agent_row_id = cas.agent_row_id
+       WHERE s.state = 'active' AND s.expires_at > ${now}::timestamptz
+      RETURNING agent_row_id
     ), resolution AS (
       INSERT INTO resolutions (id, message_id, resolution, actor, defaulted, response, resolved_at)
       SELECT ${resolutionId}, id, ${outcome.resolution}, ${outcome.actor}, ${outcome.defaulted},
@@ -110,6 +128,7 @@ export async function commitTerminal(
            EXISTS (SELECT 1 FROM slack_posts WHERE slack_posts.message_id = cas.id) AS slack_posted,
            pg_notify(${TERMINAL_CHANNEL}, cas.id)::text AS woke,
            (SELECT pg_notify(${PUSH_CHANNEL}, id) FROM delivery)::text AS pushed,
+           (SELECT pg_notify(${TERMINAL_CHANNEL}, ${mailboxWakeKey("")} || agent_row_id) FROM response_entry)::text AS entry,
            ${inboxNotifySql("cas.account_id", "cas.id")}::text AS notified
       FROM cas`,
     tx ?? undefined,

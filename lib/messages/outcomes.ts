@@ -60,3 +60,16 @@ export function expiredOutcome(envelope: Message, now: Date): TerminalOutcome {
     response: { value: fallback, edited: false, actor: DEFAULT_ON_EXPIRE_ACTOR, resolved_at },
   };
 }
+
+export const UNDELIVERABLE_ACTOR = "system:undeliverable";
+
+/**
+ * §7 (v0.5): an addressed ask/task whose mailbox track ended `bounced` or `expired` — no addressee
+ * can ever see it — auto-resolves: an ask `cancelled`, a task `dismissed`, attested
+ * `system:undeliverable`. A task carries no `response` detail (nothing to report, §6).
+ */
+export function undeliverableOutcome(type: Message["type"], now: Date): TerminalOutcome {
+  const actor = UNDELIVERABLE_ACTOR;
+  if (type === "task") return { resolution: "dismissed", actor, defaulted: false, response: null };
+  return { resolution: "cancelled", actor, defaulted: false, response: { actor, resolved_at: now.toISOString() } };
+}

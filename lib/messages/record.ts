@@ -2,7 +2,13 @@
 import type { Message as MessageRow, Resolution } from "../generated/prisma/client";
 import type { Message } from "../protocol/message";
 
-export type MessageWithResolution = MessageRow & { resolution: Resolution | null };
+import type { MailboxTrackRow } from "./mailbox-track";
+
+/**
+ * A message with its Resolution and, for an addressed message, its `message` entry's track (§14.2;
+ * absent when the reader did not join it, null when the entry is gone).
+ */
+export type MessageWithResolution = MessageRow & { resolution: Resolution | null; mailbox?: MailboxTrackRow | null };
 
 export function envelopeOf(row: Pick<MessageRow, "envelope">): Message {
   return JSON.parse(row.envelope) as Message;

@@ -6,6 +6,7 @@
  */
 import { Prisma, type Message as MessageRow, type Resolution } from "../generated/prisma/client";
 import { statementRows } from "../db";
+import type { MailboxTrackRow } from "./mailbox-track";
 import type { MessageWithResolution } from "./record";
 
 const MESSAGE_COLUMNS = {
@@ -55,14 +56,19 @@ const SELECT_LIST = Prisma.raw(
   [
     ...Object.entries(MESSAGE_COLUMNS).map(([field, column]) => `m.${column} AS "${field}"`),
     ...Object.entries(RESOLUTION_COLUMNS).map(([field, column]) => `r.${column} AS "r_${field}"`),
+    `e.state AS "e_state", e.delivered_at AS "e_deliveredAt", e.acknowledged_at AS "e_acknowledgedAt", e.prior AS "e_prior"`,
   ].join(", "),
 );
 
-type Joined = MessageRow & { [K in keyof Resolution as `r_${K}`]: Resolution[K] | null };
+type Joined = MessageRow & { [K in keyof Resolution as `r_${K}`]: Resolution[K] | null } & {
+  [K in keyof MailboxTrackRow as `e_${K}`]: MailboxTrackRow[K] | null;
+};
 
 export async function readMessageRow(id: string): Promise<MessageWithResolution | null> {
   const rows = await statementRows<Joined>(
-    Prisma.sql`SELECT ${SELECT_LIST} FROM messages m LEFT JOIN resolutions r ON r.message_id = m.id WHERE m.id = ${id}`,
+    // §14.2: an addressed message's own `message` entry carries its mailbox track (same id).
+    Prisma.sql`SELECT ${SELECT_LIST} FROM messages m LEFT JOIN resolutions r ON r.message_id = m.id
+                 LEFT JOIN mailbox_entries e ON e.id = m.id AND e.kind = 'message' WHERE m.id = ${id}`,
   );
   const joined = rows[0];
   if (!joined) return null;
@@ -74,5 +80,14 @@ export async function readMessageRow(id: string): Promise<MessageWithResolution 
     for (const field of Object.keys(RESOLUTION_COLUMNS)) r[field] = joined[`r_${field}` as keyof Joined];
     resolution = r as unknown as Resolution;
   }
-  return { ...(message as unknown as MessageRow), resolution };
+  const mailbox: MailboxTrackRow | null =
+    joined.e_state === null
+      ? null
+      : {
+          state: joined.e_state,
+          deliveredAt: joined.e_deliveredAt,
+          acknowledgedAt: joined.e_acknowledgedAt,
+          prior: joined.e_prior,
+        };
+  return { ...(message as unknown as MessageRow), resolution, mailbox };
 }

@@ -5,17 +5,53 @@ import type { SubmitAck } from "../protocol/submit-ack";
 import type { ResponseSigningBody } from "../protocol/signing";
 import { deliveryTrack } from "./delivery-track";
 import { envelopeOf, stateOf, type MessageWithResolution } from "./record";
+import { mailboxTrack, type MailboxTrackRow } from "./mailbox-track";
+import type { Tx } from "../db";
+import type { Destination } from "../protocol/submit-ack";
 
-/** §8.1: exactly `{id, status, poll_url, review_url}`. */
-export function submitAck(row: Pick<MessageRow, "id" | "status">): SubmitAck {
+/** A `message` entry purged before its message (never while the message exists; a fallback only). */
+const GONE_ENTRY: MailboxTrackRow = { state: "queued", deliveredAt: null, acknowledgedAt: null, prior: null };
+
+/**
+ * §8.1: `{id, status, poll_url, review_url}`, plus — on every addressed ack — the `destination`
+ * snapshot taken at the original submit (a replay returns the stored original).
+ */
+export function submitAck(row: Pick<MessageRow, "id" | "status"> & { destination?: string | null }): SubmitAck {
   const base = env().publicUrl;
-  return {
+  const ack: SubmitAck = {
     id: row.id,
-    // The column holds only §7 states, each of which the ack schema's `status` enum lists.
+    // The status is a §7 state or a §14.2 mailbox state, each of which the ack schema's enum lists.
     status: row.status as SubmitAck["status"],
     poll_url: `${base}/v1/messages/${row.id}`,
     review_url: `${base}/inbox/${row.id}`,
   };
+  if (row.destination) ack.destination = JSON.parse(row.destination) as Destination;
+  return ack;
+}
+
+/**
+ * §8.1 / §5.1 the status of a message's owning track: the §7 status, except for an addressed
+ * notify, whose lifecycle is its entry's mailbox track (the stored `queued` is only its start).
+ */
+export function owningStatusOf(
+  row: Pick<MessageRow, "type" | "status" | "toAddress">,
+  entry: MailboxTrackRow | null | undefined,
+): string {
+  if (row.type === "notify" && row.toAddress !== null && entry) return entry.state;
+  return row.status;
+}
+
+/** {@link owningStatusOf}, reading the entry in `tx` (an idempotent replay, §8.1). */
+export async function owningStatus(
+  tx: Tx,
+  row: Pick<MessageRow, "id" | "type" | "status" | "destination">,
+): Promise<string> {
+  if (row.type !== "notify" || row.destination === null) return row.status;
+  const entry = await tx.mailboxEntry.findUnique({
+    where: { id: row.id },
+    select: { state: true, deliveredAt: true, acknowledgedAt: true, prior: true },
+  });
+  return owningStatusOf({ ...row, toAddress: row.destination }, entry);
 }
 
 /** The §6 Response as built here: the §9.2-bound fields the push signer reads, plus the rest. */
@@ -44,13 +80,13 @@ export function hubResponse(row: MessageRow, resolution: Resolution): HubRespons
  * carry any of them — it is stored verbatim for the §8.1 payload hash — so the GET drops the
  * submitted values and writes only the Hub's own.
  */
-const HUB_OWNED_KEYS = ["id", "status", "response", "delivery", "mailbox"] as const;
+export const HUB_OWNED_KEYS = ["id", "status", "response", "delivery", "mailbox"] as const;
 
 /**
  * §8.2 GET body: the message as submitted, its Hub id and status, the Response once terminal, and
  * the §14.2 `delivery` object once the answer reached the agent. The embedded `response` is built
  * from the immutable Resolution only, so it is byte-stable across GETs while `delivery` advances.
- * No `mailbox`: this leg has no outbound mailbox track (§14.2, addressed messages only).
+ * An addressed message adds its `mailbox` track (§8.2); for an addressed notify `status` mirrors it.
  */
 export function messageBody(row: MessageWithResolution): Record<string, unknown> {
   const body: Record<string, unknown> = { ...envelopeOf(row) };
@@ -58,10 +94,12 @@ export function messageBody(row: MessageWithResolution): Record<string, unknown>
   const state = stateOf(row);
   if (state !== undefined) body.state = state;
   body.id = row.id;
-  body.status = row.status;
+  body.status = owningStatusOf(row, row.mailbox);
   if (row.resolution) body.response = hubResponse(row, row.resolution);
   // Only asks and tasks have a response track; a notify never carries `delivery` (§5.1).
   const delivery = row.type === "notify" ? undefined : deliveryTrack(row.id, row.ma2hVersion, row.resolution);
   if (delivery) body.delivery = delivery;
+  // §8.2: an addressed message carries the sender's view of the outbound mailbox track.
+  if (row.toAddress !== null) body.mailbox = mailboxTrack(row.mailbox ?? GONE_ENTRY);
   return body;
 }

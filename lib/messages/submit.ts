@@ -13,7 +13,7 @@ import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
 import { metrics } from "../metrics/registry";
-import { limits } from "../env";
+import { inboundLimits, limits } from "../env";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { dateTimeToMillis } from "../protocol/formats";
@@ -27,15 +27,23 @@ import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
 import { FANOUT_CHANNEL } from "../pubsub/channels";
 import { publishInboxChange } from "../pubsub/inbox";
+import { mailboxWakeKey, publishTerminal } from "../pubsub/terminal";
+import { ENTRY_KIND } from "../protocol/entry-kinds";
 import { presentSession } from "../sessions/lease";
-import { assertInterAgentFieldsAbsent, assertSenderIdAddressable } from "./addressing";
+import {
+  assertSenderIdAddressable,
+  attestedFrom,
+  deliveredMessageForm,
+  type ResolvedDestination,
+  resolveDestination,
+} from "./addressing";
 import { scheduleExpiry } from "../queue/enqueue";
 import { afterTerminal } from "./after-terminal";
 import { expireInTx } from "./expiry";
 import type { CommitResult } from "./lifecycle";
 import { assertContextLimits, assertOpenCapacity, inboxFull } from "./limits";
 import { listingColumns } from "./listing";
-import { submitAck } from "./serialize";
+import { owningStatus, submitAck } from "./serialize";
 import { type NewMessageRow, runSubmitStatement } from "./submit-statement";
 
 export interface SubmitResult {
@@ -76,7 +84,6 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
   if (message.agent.id !== principal.agentId) {
     throw new HubError("agent_id_mismatch", "agent.id does not match the credential");
   }
-  assertInterAgentFieldsAbsent(message);
   assertPushParity(message);
   const hash = payloadHash(body);
 
@@ -107,7 +114,9 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
       assertContextLimits(message, limits());
       await assertCallbackAllowed(principal.agentRowId, callbackOf(message), tx);
       if (message.type !== "notify") await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
-      return createMessage(tx, principal, message, body, hash, now);
+      // §4 / choice A28: opt-in, allowlist and destination are checked after the semantic checks.
+      const destination = await resolveDestination(tx, principal, message, now);
+      return createMessage(tx, principal, message, body, hash, now, destination);
     });
     if ("result" in outcome) return afterCreate(outcome.result, message.type);
     await afterTerminal(outcome.expiry);
@@ -151,8 +160,9 @@ async function submitInOneStatement(
   body: Record<string, unknown>,
   hash: string,
 ): Promise<SubmitResult | null> {
-  // A session-bearing submit checks its session after the idempotency lookup: the transaction's path.
-  if (message.agent.session !== undefined) return null;
+  // A session-bearing submit checks its session after the idempotency lookup, and an addressed one
+  // its destination (and writes the mailbox entry with the message): the transaction's path.
+  if (message.agent.session !== undefined || message.to !== undefined) return null;
   const now = clock.now();
   try {
     checkSubmitSemantics(message, now);
@@ -188,7 +198,9 @@ function newMessageRow(
   body: Record<string, unknown>,
   now: Date,
 ): NewMessageRow {
-  const status = message.type === "notify" ? "delivered" : "open"; // §5.1: delivered on acceptance
+  // §5.1: a human-inbox notify is delivered on acceptance; an addressed one is `queued` — its
+  // lifecycle is the mailbox track, which its GET and replays read from the entry (serialize.ts).
+  const status = message.type !== "notify" ? "open" : message.to === undefined ? "delivered" : "queued";
   // Parsed as RFC 3339 (offsets and all), floored to the millisecond the database keeps.
   const expiresMs = message.type !== "notify" && message.expires_at ? dateTimeToMillis(message.expires_at) : null;
   const callback = callbackOf(message);
@@ -209,7 +221,8 @@ function newMessageRow(
     expiresAt: expiresMs === null ? null : new Date(Math.floor(expiresMs)),
     callbackUrl: callback?.mode === "push" ? (callback.url ?? null) : null,
     createdAt: now,
-    terminalAt: status === "delivered" ? now : null,
+    // A notify's retention runs from acceptance (§8.2), addressed or not.
+    terminalAt: message.type === "notify" ? now : null,
   };
 }
 
@@ -235,7 +248,10 @@ async function claimIdempotencyKey(
   });
   if (!record) return null;
   const ttlMs = limits().idempotencyTtlSeconds * 1000;
-  const original = await tx.message.findUnique({ where: { id: record.messageId }, select: { id: true, status: true } });
+  const original = await tx.message.findUnique({
+    where: { id: record.messageId },
+    select: { id: true, status: true, type: true, destination: true },
+  });
   if (!original && now.getTime() - record.createdAt.getTime() > ttlMs) {
     await tx.idempotencyRecord.delete({
       where: { agentRowId_idempotencyKey: { agentRowId: principal.agentRowId, idempotencyKey: key } },
@@ -246,9 +262,11 @@ async function claimIdempotencyKey(
     throw new HubError("idempotency_conflict", "idempotency_key was already used with a different payload");
   }
   if (!original) throw new HubError("gone", "the message for this idempotency_key was deleted after retention");
-  // The current status: an overdue open ask reads `expired`, never `open` (§7, §8.1).
+  // The current status of the owning track (§8.1): an overdue open ask reads `expired`, never
+  // `open` (§7); an addressed notify reads its mailbox track; the stored `destination` snapshot.
   const expiry = await expireInTx(tx, original.id, now);
-  return { ack: submitAck(expiry.won ? { id: original.id, status: "expired" } : original), expiry };
+  const status = expiry.won ? "expired" : await owningStatus(tx, original);
+  return { ack: submitAck({ ...original, status }), expiry };
 }
 
 async function createMessage(
@@ -258,12 +276,30 @@ async function createMessage(
   body: Record<string, unknown>,
   hash: string,
   now: Date,
+  destination: ResolvedDestination | null,
 ): Promise<{ result: SubmitResult }> {
   const { id, status, expiresAt, ...rest } = newMessageRow(principal, message, body, now);
+  const addressed =
+    destination === null
+      ? {}
+      : {
+          toAddress: message.to,
+          toAgentRowId: destination.agentRowId,
+          destination: JSON.stringify(destination.snapshot),
+        };
   const row = await tx.message.create({
-    data: { id, status, expiresAt, ...rest, statusChangedAt: now },
-    select: { id: true, status: true },
+    data: {
+      id,
+      status,
+      expiresAt,
+      ...rest,
+      ...addressed,
+      submitSession: message.agent.session ?? null,
+      statusChangedAt: now,
+    },
+    select: { id: true, status: true, destination: true },
   });
+  if (destination !== null) await parkMessageEntry(tx, principal, message, body, id, destination, now);
   if (message.idempotency_key !== undefined) {
     await tx.idempotencyRecord.create({
       data: {
@@ -277,17 +313,70 @@ async function createMessage(
   }
   // Notifications (#16, docs/notifications.md): the obligation to tell people, as a row committed
   // with the message; a worker fans it out — for an ask/task to its resolvers, for a notify to
-  // those who opted in (lib/notifications/recipients.ts, preferences.ts).
-  await tx.notificationOutbox.create({ data: { messageId: id, createdAt: now } });
+  // those who opted in (lib/notifications/recipients.ts, preferences.ts). Addressed traffic is
+  // between agents: it never notifies people (#23), who watch it in the Agent traffic view.
+  if (destination === null) await tx.notificationOutbox.create({ data: { messageId: id, createdAt: now } });
   await writeAudit(tx, {
     accountId: principal.accountId,
     messageId: id,
     actor: `agent:${principal.agentId}`,
     event: AUDIT_EVENT.messageSubmitted,
-    detail: { type: message.type },
+    detail: destination === null ? { type: message.type } : { type: message.type, to: message.to },
     at: now,
   });
-  await publishInboxChange(tx, principal.accountId, id); // the inbox updates live
-  await tx.$executeRaw`SELECT pg_notify(${FANOUT_CHANNEL}, ${id})`; // the worker fans out (lib/jobs/wake.ts)
+  await publishInboxChange(tx, principal.accountId, id); // the inbox (and the traffic view) update live
+  if (destination === null) await tx.$executeRaw`SELECT pg_notify(${FANOUT_CHANNEL}, ${id})`; // lib/jobs/wake.ts
   return { result: { ack: submitAck(row), replayed: false, expiresAt } };
+}
+
+/**
+ * §8.7.1: an addressed message parks in the destination's mailbox as a `message` entry — same id,
+ * the attested `from`, the delivered form — in the submit's own transaction, so the message and its
+ * delivery obligation exist together or not at all (§3.1). The mailbox depth bounds addressed mail
+ * as it bounds directives (§8.6), under the same per-mailbox lock authors take.
+ */
+async function parkMessageEntry(
+  tx: Tx,
+  principal: AgentPrincipal,
+  message: Message,
+  body: Record<string, unknown>,
+  id: string,
+  destination: ResolvedDestination,
+  now: Date,
+): Promise<void> {
+  const l = inboundLimits();
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${mailboxWakeKey(destination.agentRowId)}))`;
+  const pending = await tx.mailboxEntry.count({
+    where: { agentRowId: destination.agentRowId, state: { in: ["queued", "delivered"] } },
+  });
+  if (pending >= l.mailboxDepth) {
+    throw new HubError("rate_limited", `the destination's mailbox already holds ${pending} un-acked entries`, {
+      retryAfterSeconds: 60,
+    });
+  }
+  const from = attestedFrom(principal, message);
+  const to = message.to as string;
+  const expiresMs = message.expires_at === undefined ? null : dateTimeToMillis(message.expires_at);
+  await tx.mailboxEntry.create({
+    data: {
+      id,
+      accountId: principal.accountId,
+      agentRowId: destination.agentRowId,
+      kind: ENTRY_KIND.message,
+      toSession: destination.sessionId,
+      fromActor: from,
+      ma2hVersion: message.ma2h_version,
+      title: message.title,
+      priority: message.priority ?? "normal",
+      content: JSON.stringify(deliveredMessageForm(body, id, from, to)),
+      sensitive: message.sensitive === true,
+      // §9.8: not delivered past its `expires_at` (drain.ts); the track ends at the retention
+      // horizon (lib/mailbox/expiry.ts) — `expired` if never drained.
+      expiresAt: expiresMs === null ? null : new Date(Math.floor(expiresMs)),
+      dropAt: new Date(now.getTime() + l.retentionDays * 86_400_000),
+      visibleAt: now,
+      createdAt: now,
+    },
+  });
+  await publishTerminal(tx, mailboxWakeKey(destination.agentRowId)); // wake parked drains and streams
 }

@@ -22,6 +22,8 @@ export const SEATS_CHANNEL = "ma2h_seats";
  */
 export const PUSH_CHANNEL = "ma2h_push_due";
 export const FANOUT_CHANNEL = "ma2h_fanout_due";
+/** An addressed message's entry that just ended bounced or expired, to settle (lib/mailbox/undeliverable.ts). */
+export const UNDELIVERABLE_CHANNEL = "ma2h_undeliverable_due";
 
 /**
  * Carries a credential change that must end cached authentications at once: a revoked API key or
@@ -36,6 +38,7 @@ export const CHANNELS = [
   SEATS_CHANNEL,
   PUSH_CHANNEL,
   FANOUT_CHANNEL,
+  UNDELIVERABLE_CHANNEL,
   CREDENTIALS_CHANNEL,
 ] as const;
 export type Channel = (typeof CHANNELS)[number];

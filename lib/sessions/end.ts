@@ -7,7 +7,7 @@
  * operator marker is written by the winning close only (§16.3 "the marker rides the terminal CAS").
  *
  * In the same transaction the §14.2 bounce rules run on the session's un-acked session-addressed
- * directives: `queued` or `delivered` becomes `bounced` with that state stamped once as `prior`. The
+ * directives and `message` entries: `queued` or `delivered` becomes `bounced` with that state stamped once as `prior`. The
  * bounce reads with a fresh snapshot after the session row is ended, so a directive whose author
  * checked the session under a share lock (lib/mailbox/author.ts) is always seen; the sweep's
  * `bounceOrphans` re-applies the rule after any crash (§3.1).
@@ -18,6 +18,8 @@ import { db, type Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import { publishInboxChange } from "../pubsub/inbox";
 import { publishTerminal, sessionWakeKey } from "../pubsub/terminal";
+import { UNDELIVERABLE_CHANNEL } from "../pubsub/channels";
+import { COMMAND_KINDS, ENTRY_KIND } from "../protocol/entry-kinds";
 
 export type SessionEnd = { kind: "expired" } | { kind: "closed"; actor: string; byOperator: boolean };
 
@@ -88,27 +90,45 @@ export async function expireLapsed(where: Prisma.AgentSessionWhereInput, now: Da
 }
 
 /**
- * §14.2 / §16.3: un-acked directives addressed to any of these (terminal) sessions become `bounced`,
- * `prior` stamped once with the state they had. Returns how many.
+ * §14.2 / §16.3: un-acked command entries — directives and `message` entries — addressed to any of
+ * these (terminal) sessions become `bounced`, `prior` stamped once with the state they had.
+ * `response` and `receipt` entries never bounce. A bounced `message` entry NOTIFYs the worker,
+ * which writes its receipt and auto-resolves its ask/task (lib/mailbox/undeliverable.ts; the sweep
+ * re-finds any it missed). Returns how many.
  */
 export async function bounceSessionMail(tx: Tx, sessionIds: readonly string[], now: Date): Promise<number> {
   if (sessionIds.length === 0) return 0;
-  const bounced = await tx.$queryRaw<{ id: string; account_id: string; to_session: string }[]>`
+  const bounced = await tx.$queryRaw<{ id: string; account_id: string; to_session: string; kind: string }[]>`
     UPDATE mailbox_entries
        SET prior = state, state = 'bounced', ended_at = ${now}
      WHERE to_session = ANY(${[...sessionIds]}) AND state IN ('queued', 'delivered')
-    RETURNING id, account_id, to_session`;
+       AND kind = ANY(${[...COMMAND_KINDS]})
+    RETURNING id, account_id, to_session, kind`;
   if (bounced.length === 0) return 0;
   await writeAudit(
     tx,
-    bounced.map((r) => ({
-      accountId: r.account_id,
-      actor: "system:sessions",
-      event: AUDIT_EVENT.directiveBounced,
-      detail: { directive_id: r.id, session_id: r.to_session },
-      at: now,
-    })),
+    bounced.map((r) =>
+      r.kind === ENTRY_KIND.message
+        ? {
+            accountId: r.account_id,
+            messageId: r.id,
+            actor: "system:sessions",
+            event: AUDIT_EVENT.mailboxBounced,
+            detail: { session_id: r.to_session },
+            at: now,
+          }
+        : {
+            accountId: r.account_id,
+            actor: "system:sessions",
+            event: AUDIT_EVENT.directiveBounced,
+            detail: { directive_id: r.id, session_id: r.to_session },
+            at: now,
+          },
+    ),
   );
-  for (const r of bounced) await publishInboxChange(tx, r.account_id, r.id);
+  for (const r of bounced) {
+    await publishInboxChange(tx, r.account_id, r.id);
+    if (r.kind === ENTRY_KIND.message) await tx.$executeRaw`SELECT pg_notify(${UNDELIVERABLE_CHANNEL}, ${r.id})`;
+  }
   return bounced.length;
 }

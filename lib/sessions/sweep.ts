@@ -9,6 +9,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { sessionLimits } from "../env";
 import { bounceSessionMail, expireLapsed } from "./end";
+import { COMMAND_KINDS } from "../protocol/entry-kinds";
 import { webServing } from "./liveness";
 
 const BATCH = 500;
@@ -19,7 +20,7 @@ export async function sweepSessions(
   const expired = (await webServing(now)) ? await expireLapsed({}, now, BATCH) : 0;
   const orphans = await db().$queryRaw<{ to_session: string }[]>`
     SELECT DISTINCT m.to_session FROM mailbox_entries m
-     WHERE m.to_session IS NOT NULL AND m.state IN ('queued', 'delivered')
+     WHERE m.to_session IS NOT NULL AND m.state IN ('queued', 'delivered') AND m.kind = ANY(${[...COMMAND_KINDS]})
        AND NOT EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = m.to_session AND s.state = 'active')
      LIMIT ${BATCH}`;
   const bounced =
