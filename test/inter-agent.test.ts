@@ -365,6 +365,31 @@ describe("(a) one exchange end to end: A asks B, B answers (§6, §8.2, §8.7.1,
     expect(JSON.parse(pushed[0]?.body ?? "{}").resolution_id).toBe(resolutionId);
   });
 
+  it("the response entry's drain stamps delivered-to-agent; its inbox ack is the note-less §14.3 ack under first-ack-wins", async () => {
+    const a = await Bridge.open(A);
+    const b = await Bridge.open(B);
+    const ask = await submitOk(A, addressed("ask", A, `agent:${B}`, a.session));
+    await b.drain();
+    const resolved = await b.api.post(`/v1/messages/${ask.id}/resolve`, { resolution: "declined" });
+    expect(resolved.status).toBe(200);
+    const stamp = async () =>
+      (await db().resolution.findUniqueOrThrow({ where: { messageId: ask.id } })).deliveredToAgentAt;
+    expect(await stamp()).toBeNull(); // nobody has seen the answer yet (no GET by A so far)
+    const got = await gather(a, (all) => responsesIn(all).length > 0);
+    expect(responsesIn(got).map((r) => r.resolution_id)).toEqual([resolved.body.resolution_id]);
+    expect(await stamp()).not.toBeNull(); // the client-requested drain is delivery evidence
+
+    // The resource-scoped ack lands first, with a note; the inbox ack then only consumes the entry.
+    const first = await a.api.post(`/v1/messages/${ask.id}/ack`, { note: "via the message" });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    await a.ack([resolved.body.resolution_id]);
+    const r = await read(A, ask.id);
+    expect(r.delivery).toMatchObject({ state: "acknowledged", ack: { note: "via the message" } });
+    await sleep(VISIBILITY_S * 1000 + 300);
+    expect(responsesIn(await a.drain())).toEqual([]); // consumed
+    await b.ack([ask.id]);
+  });
+
   it("a session-addressed notify: acked queued, delivered only to that session, verified with the qualified to", async () => {
     const a = await Bridge.open(A);
     const b1 = await Bridge.open(B);
