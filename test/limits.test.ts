@@ -134,14 +134,21 @@ describe("§8.0 discovery alias", () => {
     expect(validateOfficial("capability.schema.json", alias.body)).toEqual([]);
   });
 
-  it("advertises the legs it offers and the extension limits as configured, and no inter-agent leg", async () => {
+  it("advertises the legs it offers and the extension limits as configured, the inter-agent leg with ack and sessions", async () => {
     const doc = await capability();
-    // §8.0: offered legs are advertised (sessions since #21); the inter-agent leg is not offered yet.
+    // §8.0: offered legs are advertised (sessions since #21, the inter-agent leg since #23).
     expect(doc.inbound).toMatchObject({ enabled: true, webhook_supported: false, signature_algs: ["ed25519"] });
     expect(doc.ack).toEqual({ enabled: true });
     expect(doc.presence).toMatchObject({ enabled: true });
     expect(doc.sessions).toMatchObject({ enabled: true, operator_hard_stop: true });
-    expect(doc).not.toHaveProperty("inter_agent");
+    // §8.0: the ceiling (each account still opts in), all three entry kinds, allowlists supported;
+    // §8.6: the separate budget of addressed submits (default 120).
+    expect(doc.inter_agent).toEqual({
+      enabled: true,
+      entry_kinds: ["message", "response", "receipt"],
+      sender_allowlists: true,
+    });
+    expect(doc.rate_limit.inter_agent_requests_per_minute).toBe(120);
     // Extension fields (docs/decisions.md "Capability extensions"), from this Hub's configuration.
     expect(doc).toMatchObject({ callback_max_attempts: 7, callback_max_duration_seconds: 3600, max_wait_seconds: 45 });
     expect(doc.idempotency_ttl_seconds).toBeGreaterThanOrEqual(86_400);

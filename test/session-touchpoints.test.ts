@@ -316,7 +316,9 @@ describe("what the Hub advertises and shows", () => {
       operator_hard_stop: true,
     });
     expect(doc.inbound.session_param).toBe(true);
-    expect(doc).not.toHaveProperty("inter_agent");
+    // §8.0: `inter_agent` only together with `ack` and `sessions` (#23).
+    expect(doc.inter_agent.enabled).toBe(true);
+    expect(doc.ack.enabled).toBe(true);
   });
 
   it("the owner's presence read lists the agent's sessions; an unknown agent reads the same empty way", async () => {

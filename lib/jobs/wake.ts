@@ -55,7 +55,9 @@ export async function startJobWakes(): Promise<JobWakes> {
       payload(entryId) {
         const run = settleUndeliverable(clock.now(), entryId)
           .then(() => undefined)
-          .catch((err: Error) => log.warn("settling an undeliverable entry failed; the sweep retries it", { error_name: err.name }))
+          .catch((err: Error) =>
+            log.warn("settling an undeliverable entry failed; the sweep retries it", { error_name: err.name }),
+          )
           .finally(() => running.delete(run));
         running.add(run);
       },

@@ -47,7 +47,9 @@ function unknownDestination(): HubError {
 export function parseAddress(to: string): { agentId: string; sessionId: string | null } {
   const rest = to.slice("agent:".length);
   const hash = rest.indexOf("#");
-  return hash < 0 ? { agentId: rest, sessionId: null } : { agentId: rest.slice(0, hash), sessionId: rest.slice(hash + 1) };
+  return hash < 0
+    ? { agentId: rest, sessionId: null }
+    : { agentId: rest.slice(0, hash), sessionId: rest.slice(hash + 1) };
 }
 
 interface DestinationRow {

@@ -11,7 +11,17 @@ import { undeliverableOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 
 export async function resolveUndeliverableInTx(tx: Tx, id: string, now: Date): Promise<CommitResult> {
-  const row = await tx.message.findUnique({ where: { id }, select: { id: true, type: true, status: true, envelope: true } });
+  const row = await tx.message.findUnique({
+    where: { id },
+    select: { id: true, type: true, status: true, envelope: true },
+  });
   if (row?.status !== "open" || row.type === "notify") return { won: false };
-  return commitTerminal(tx, row, envelopeOf(row), "undeliverable", undeliverableOutcome(envelopeOf(row).type, now), now);
+  return commitTerminal(
+    tx,
+    row,
+    envelopeOf(row),
+    "undeliverable",
+    undeliverableOutcome(envelopeOf(row).type, now),
+    now,
+  );
 }

@@ -16,4 +16,8 @@ export type StoredEntryKind = (typeof ENTRY_KIND)[keyof typeof ENTRY_KIND];
 export const COMMAND_KINDS: readonly StoredEntryKind[] = [ENTRY_KIND.directive, ENTRY_KIND.message];
 
 /** §8.0 `inter_agent.entry_kinds`: the v0.5 kinds, delivered only to session-presenting drains. */
-export const INTER_AGENT_KINDS: readonly StoredEntryKind[] = [ENTRY_KIND.message, ENTRY_KIND.response, ENTRY_KIND.receipt];
+export const INTER_AGENT_KINDS: readonly StoredEntryKind[] = [
+  ENTRY_KIND.message,
+  ENTRY_KIND.response,
+  ENTRY_KIND.receipt,
+];
