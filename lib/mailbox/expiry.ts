@@ -10,14 +10,14 @@
  * its receipt and auto-resolution (./undeliverable.ts). Ended rows stay readable for
  * `inbound.retention_days`, then are deleted — a `message` entry never before its message.
  */
-import { AUDIT_EVENT, directiveEnded, type DirectiveEnd } from "../audit/events";
+import type { DirectiveEnd } from "../audit/events";
+import { entryEndAudit } from "../audit/entry-end";
 import { COMMAND_KINDS, ENTRY_KIND } from "../protocol/entry-kinds";
-import { UNDELIVERABLE_CHANNEL } from "../pubsub/channels";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits } from "../env";
-import { publishInboxChange } from "../pubsub/inbox";
+import { publishEntryEnd } from "../pubsub/inbox";
 
 /** Ends every live directive whose drop time has passed (or just `onlyId`); returns how many. */
 export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string): Promise<number> {
@@ -35,29 +35,9 @@ export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string
     if (commands.length > 0) {
       await writeAudit(
         tx,
-        commands.map((r) =>
-          r.kind === ENTRY_KIND.message
-            ? {
-                accountId: r.account_id,
-                messageId: r.id,
-                actor: "system:expiry",
-                event: r.state === "expired" ? AUDIT_EVENT.mailboxExpired : AUDIT_EVENT.mailboxBounced,
-                detail: {},
-                at: now,
-              }
-            : {
-                accountId: r.account_id,
-                actor: "system:expiry",
-                event: directiveEnded(r.state),
-                detail: { directive_id: r.id },
-                at: now,
-              },
-        ),
+        commands.map((r) => entryEndAudit(r, r.state, "system:expiry", now)),
       );
-      for (const r of commands) {
-        await publishInboxChange(tx, r.account_id, r.id);
-        if (r.kind === ENTRY_KIND.message) await tx.$executeRaw`SELECT pg_notify(${UNDELIVERABLE_CHANNEL}, ${r.id})`;
-      }
+      for (const r of commands) await publishEntryEnd(tx, r);
     }
     return ended.length;
   });

@@ -5,7 +5,8 @@
  */
 import { Prisma } from "../generated/prisma/client";
 import type { Tx } from "../db";
-import { INBOX_CHANNEL } from "./channels";
+import { ENTRY_KIND } from "../protocol/entry-kinds";
+import { INBOX_CHANNEL, UNDELIVERABLE_CHANNEL } from "./channels";
 
 const SEPARATOR = ":";
 
@@ -32,4 +33,14 @@ export async function publishInboxChange(tx: Tx, accountId: string, id: string):
  */
 export function inboxNotifySql(accountIdColumn: string, idColumn: string): Prisma.Sql {
   return Prisma.sql`pg_notify(${INBOX_CHANNEL}, ${Prisma.raw(`${accountIdColumn} || '${SEPARATOR}' || ${idColumn}`)})`;
+}
+
+/**
+ * A command entry's end, told on commit: the inbox (and traffic view) of its account, and — for an
+ * addressed message's entry — the worker, which settles its receipt and §7 auto-resolution
+ * (lib/mailbox/undeliverable.ts, lib/jobs/wake.ts).
+ */
+export async function publishEntryEnd(tx: Tx, entry: { id: string; account_id: string; kind: string }): Promise<void> {
+  await publishInboxChange(tx, entry.account_id, entry.id);
+  if (entry.kind === ENTRY_KIND.message) await tx.$executeRaw`SELECT pg_notify(${UNDELIVERABLE_CHANNEL}, ${entry.id})`;
 }

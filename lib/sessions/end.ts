@@ -16,10 +16,10 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { db, type Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
-import { publishInboxChange } from "../pubsub/inbox";
+import { publishEntryEnd } from "../pubsub/inbox";
 import { publishTerminal, sessionWakeKey } from "../pubsub/terminal";
-import { UNDELIVERABLE_CHANNEL } from "../pubsub/channels";
-import { COMMAND_KINDS, ENTRY_KIND } from "../protocol/entry-kinds";
+import { COMMAND_KINDS } from "../protocol/entry-kinds";
+import { entryEndAudit } from "../audit/entry-end";
 
 export type SessionEnd = { kind: "expired" } | { kind: "closed"; actor: string; byOperator: boolean };
 
@@ -107,28 +107,8 @@ export async function bounceSessionMail(tx: Tx, sessionIds: readonly string[], n
   if (bounced.length === 0) return 0;
   await writeAudit(
     tx,
-    bounced.map((r) =>
-      r.kind === ENTRY_KIND.message
-        ? {
-            accountId: r.account_id,
-            messageId: r.id,
-            actor: "system:sessions",
-            event: AUDIT_EVENT.mailboxBounced,
-            detail: { session_id: r.to_session },
-            at: now,
-          }
-        : {
-            accountId: r.account_id,
-            actor: "system:sessions",
-            event: AUDIT_EVENT.directiveBounced,
-            detail: { directive_id: r.id, session_id: r.to_session },
-            at: now,
-          },
-    ),
+    bounced.map((r) => entryEndAudit(r, "bounced", "system:sessions", now, { session_id: r.to_session })),
   );
-  for (const r of bounced) {
-    await publishInboxChange(tx, r.account_id, r.id);
-    if (r.kind === ENTRY_KIND.message) await tx.$executeRaw`SELECT pg_notify(${UNDELIVERABLE_CHANNEL}, ${r.id})`;
-  }
+  for (const r of bounced) await publishEntryEnd(tx, r);
   return bounced.length;
 }
