@@ -1,15 +1,17 @@
 /**
  * `Ma2hClient`: the agent's side of the §8 HTTP binding — discovery (§8.0), submit (§8.1) with a
  * journal of the exact bytes, pull and long-poll (§8.2), cancel (§8.4), resolve as an agent resolver
- * (§8.8), the response-leg ack (§14.3) and the directive mailbox (§8.7). No presence call: presence
- * is for the owning humans (§15.3).
+ * (§8.8), the response-leg ack (§14.3), the directive mailbox (§8.7), and the inter-agent leg (v0.5):
+ * addressed submits with the sender's duties (§8.0 feature detection, the §8.1 misroute detector),
+ * sessions (§16) and the verified session drain (§8.7.1, session-inbox.ts). No presence call:
+ * presence is for the owning humans (§15.3).
  */
 import { randomUUID } from "node:crypto";
 import type { Ack } from "../../../lib/protocol/ack";
 import { type Capability, capabilitySchema } from "../../../lib/protocol/capability";
 import type { GetMessage } from "../../../lib/protocol/get-message";
 import type { HubResponse } from "../../../lib/protocol/response";
-import type { SubmitAck } from "../../../lib/protocol/submit-ack";
+import { type Destination, destinationSchema, type SubmitAck } from "../../../lib/protocol/submit-ack";
 import { type DirectiveMailbox, HubDirectiveMailbox } from "./directives";
 import {
   type ConfirmInput,
@@ -26,14 +28,23 @@ import {
   taskEnvelope,
   validateEnvelope,
 } from "./envelopes";
-import { CapabilityError, JournalError, localError, Ma2hError } from "./errors";
+import { AlreadyTerminalError, CapabilityError, JournalError, localError, Ma2hError, MisrouteError } from "./errors";
 import type { SubmitJournal } from "./journal";
+import { HubKeys } from "./keys";
+import {
+  type RegisterSessionInput,
+  type SessionDrainOptions,
+  SessionInbox,
+  type SessionResource,
+} from "./session-inbox";
+import type { DedupStore, ReplayStore } from "./stores";
+import type { VerifiedEntry } from "./verify-entry";
 import { type RetryOptions, Transport } from "./transport";
 import { type GetOptions, getMessage, type WaitOptions, waitForResponse } from "./wait";
 import { parseResolveRequest } from "../../../lib/protocol/resolve-request";
 import { isHubError, type ErrorCode } from "../../../lib/protocol/errors";
 
-export type { Ack, Capability, GetMessage, HubResponse, SubmitAck };
+export type { Ack, Capability, Destination, GetMessage, HubResponse, SubmitAck };
 export type { GetOptions, WaitOptions } from "./wait";
 
 export interface Ma2hClientOptions {
@@ -49,11 +60,21 @@ export interface Ma2hClientOptions {
   /** Persists the exact bytes of every submit, so `replay(key)` can recover a lost ack. */
   journal?: SubmitJournal;
   retry?: RetryOptions;
+  /**
+   * The session drain's at-most-once memory (§13.4 step 3, §6): default one in memory per client;
+   * a FileDedupStore keeps it across a restart (share it with a push receiver's, so an answer that
+   * comes both ways is acted on once).
+   */
+  dedupStore?: DedupStore;
+  /** The session drain's `jti` cache (§9.8): default one in memory per client. */
+  replayStore?: ReplayStore;
 }
 
 export interface MessageHandle {
   id: string;
   ack: SubmitAck;
+  /** §8.1 the destination's reachability at send time; present exactly when the submit was addressed. */
+  destination?: Destination;
   wait(o?: WaitOptions): Promise<HubResponse>;
   cancel(): Promise<{ id: string; status: string }>;
   acknowledge(body?: { note?: string; resolution_id?: string }): Promise<Ack>;
@@ -71,6 +92,7 @@ export class Ma2hClient {
   readonly #transport: Transport;
   readonly #agent: EnvelopeContext["agent"];
   readonly #journal: SubmitJournal | undefined;
+  readonly #sessions: SessionInbox;
   #capability: Promise<Capability> | null = null;
 
   constructor(o: Ma2hClientOptions) {
@@ -81,7 +103,15 @@ export class Ma2hClient {
     this.#agent = { id: o.agentId, run_id: o.runId ?? `run_${randomUUID()}`, runtime: o.runtime ?? "other" };
     if (o.project !== undefined) this.#agent.project = o.project;
     this.#journal = o.journal;
-    this.directives = new HubDirectiveMailbox({ transport: this.#transport, agentId: o.agentId, fetch: o.fetch });
+    const hubKeys = new HubKeys(this.#transport.baseUrl, o.fetch ? { fetch: o.fetch } : undefined);
+    this.directives = new HubDirectiveMailbox({ transport: this.#transport, agentId: o.agentId, hubKeys });
+    this.#sessions = new SessionInbox({
+      transport: this.#transport,
+      agentId: o.agentId,
+      hubKeys,
+      dedupStore: o.dedupStore,
+      replayStore: o.replayStore,
+    });
     this.ask = {
       confirm: async (i) => this.submitEnvelope(confirmEnvelope(await this.#context(), i)),
       select: async (i) => this.submitEnvelope(selectEnvelope(await this.#context(), i)),
@@ -141,13 +171,43 @@ export class Ma2hClient {
   async submitEnvelope(envelope: object): Promise<MessageHandle> {
     const cap = await this.capability();
     const message = validateEnvelope(envelope);
+    if (message.to !== undefined) requireInterAgent(cap);
     const bytes = JSON.stringify(envelope);
     checkLimits(cap, message.context, bytes);
     const key = message.idempotency_key;
     if (this.#journal && key !== undefined) await this.#journal.save(key, bytes);
     const ack = await this.#post(bytes);
     if (this.#journal && key !== undefined) await this.#journal.complete(key, ack);
+    if (message.to !== undefined) await this.#assertRouted(message.type, ack);
     return this.message(ack.id, ack);
+  }
+
+  /**
+   * §8.1 misroute detector (sender MUST, v0.5): the ack of an addressed submit must carry the
+   * `destination` snapshot — a pre-0.5 Hub cannot emit it, having ignored `to` and put the message in
+   * the people's inbox. Capability detection alone is time-of-check/time-of-use across rolling
+   * deploys; this check on the ack closes the gap. A misrouted ask or task is cancelled first (§8.4,
+   * best effort), then MisrouteError is thrown.
+   */
+  async #assertRouted(type: string, ack: SubmitAck): Promise<void> {
+    if (destinationSchema.safeParse(ack.destination).success) return;
+    let cancelled = false;
+    let cancelError: unknown = null;
+    if (type === "ask" || type === "task") {
+      try {
+        await this.cancel(ack.id);
+        cancelled = true;
+      } catch (err) {
+        // A replayed misroute whose cancel already landed is cancelled all the same.
+        if (err instanceof AlreadyTerminalError && err.existing?.status === "cancelled") cancelled = true;
+        else cancelError = err;
+      }
+    }
+    const what = type === "notify" ? "" : cancelled ? "; it was cancelled (§8.4)" : "; cancelling it failed";
+    throw new MisrouteError(
+      `misrouted: the Hub accepted addressed ${type} ${ack.id} without a destination snapshot — a pre-0.5 Hub put it in the people's inbox (§8.1)${what}`,
+      { status: 202, code: "misrouted", body: ack, ack, cancelled, cancelError },
+    );
   }
 
   /** Re-POSTs the journaled bytes of `idempotencyKey`: the Hub answers the original ack (§8.1). */
@@ -155,6 +215,7 @@ export class Ma2hClient {
     if (!this.#journal)
       throw new JournalError("replay needs a journal", { status: 0, code: "no_journal", local: true });
     const bytes = await this.#journal.load(idempotencyKey);
+    if (bytes !== null && parseSent(bytes).to !== undefined) requireInterAgent(await this.capability());
     if (bytes === null) {
       throw new JournalError(`no journaled submit for this idempotency key`, {
         status: 0,
@@ -164,6 +225,8 @@ export class Ma2hClient {
     }
     const ack = await this.#post(bytes);
     await this.#journal.complete(idempotencyKey, ack);
+    const sent = parseSent(bytes);
+    if (sent.to !== undefined) await this.#assertRouted(sent.type, ack);
     return this.message(ack.id, ack);
   }
 
@@ -185,6 +248,7 @@ export class Ma2hClient {
     return {
       id,
       ack: ack ?? { id, status: "open", poll_url: `${this.url}/v1/messages/${encodeURIComponent(id)}` },
+      ...(ack?.destination !== undefined ? { destination: ack.destination } : {}),
       wait: (o) => this.wait(id, o),
       cancel: () => this.cancel(id),
       acknowledge: (body) => this.ack(id, body),
@@ -217,7 +281,7 @@ export class Ma2hClient {
   async resolve(
     id: string,
     body: { resolution: string; value?: unknown; comment?: string; checklist?: unknown[] },
-    o: { signal?: AbortSignal } = {},
+    o: { signal?: AbortSignal; session?: string } = {},
   ): Promise<{ id: string; status: string; resolution_id?: string }> {
     try {
       parseResolveRequest(body);
@@ -227,6 +291,8 @@ export class Ma2hClient {
     }
     const reply = await this.#transport.request("POST", `/v1/messages/${encodeURIComponent(id)}/resolve`, {
       touchpoint: "resolve",
+      // §8.8: `?session=` attests the resolver as that session of ours (`actor: agent:<id>#sess_…`).
+      query: { session: o.session },
       body: JSON.stringify(body),
       retry5xx: false,
       signal: o.signal,
@@ -247,6 +313,61 @@ export class Ma2hClient {
     });
     return reply.body as Ack;
   }
+
+  /** §16.1: registers a session of this agent — the address `agent:<id>#sess_…` one run drains at. */
+  registerSession(input: RegisterSessionInput = {}, o: { signal?: AbortSignal } = {}): Promise<SessionResource> {
+    return this.#sessions.register(input, o);
+  }
+
+  /** §16.3: closes one of this agent's sessions (idempotent); un-acked mail addressed to it bounces. */
+  closeSession(sessionId: string, o: { signal?: AbortSignal } = {}): Promise<SessionResource> {
+    return this.#sessions.close(sessionId, o);
+  }
+
+  /** This agent's address, or one of its sessions' (§4): what another agent puts in `to`. */
+  address(sessionId?: string): string {
+    return sessionId === undefined ? `agent:${this.agentId}` : `agent:${this.agentId}#${sessionId}`;
+  }
+
+  /**
+   * §8.7.1 `GET /v1/inbox?session=`: directives, `message`, `response` and `receipt` entries, each
+   * verified (§9.7/§9.8, the §13.4 session-qualified addressee check, shape, `jti`), deduplicated and
+   * typed. `acceptFrom` is REQUIRED: the explicit §13.4 policy for which senders may ask/task this
+   * agent (session-inbox.ts). Presenting the session renews its lease (§16.2).
+   */
+  drainSession(sessionId: string, o: SessionDrainOptions): Promise<VerifiedEntry[]> {
+    return this.#sessions.drain(sessionId, o);
+  }
+
+  /** §8.7.1 `POST /v1/inbox/ack?session=`: consume entries by ack key (or the drained entries). */
+  ackEntries(
+    sessionId: string,
+    entries: ReadonlyArray<string | VerifiedEntry>,
+    o: { note?: string; signal?: AbortSignal } = {},
+  ): Promise<{ acked: number }> {
+    return this.#sessions.ack(sessionId, entries, o);
+  }
+
+  /** Gives a drained entry back (its processing failed): its redelivery will be handed out again. */
+  releaseEntry(entry: VerifiedEntry): Promise<void> {
+    return this.#sessions.release(entry);
+  }
+}
+
+/** §8.0: a sender MUST feature-detect the inter-agent leg before using `to`. */
+function requireInterAgent(cap: Capability): void {
+  if (cap.inter_agent?.enabled === true) return;
+  throw new CapabilityError("this Hub does not offer messages between agents (`inter_agent.enabled`, §8.0)", {
+    status: 0,
+    code: "inter_agent_not_offered",
+    local: true,
+  });
+}
+
+/** `type` and `to` of journaled submit bytes (they were validated when first sent). */
+function parseSent(bytes: string): { type: string; to?: string } {
+  const e = JSON.parse(bytes) as { type?: unknown; to?: unknown };
+  return { type: String(e.type), ...(typeof e.to === "string" ? { to: e.to } : {}) };
 }
 
 /** §8.0/§8.6 advertised limits, checked before sending (the Hub would answer 422). */

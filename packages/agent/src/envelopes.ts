@@ -44,6 +44,17 @@ export interface CommonInput {
   /** §7 auto-resolution boundary; must be in the future. */
   expiresAt?: Date | string;
   sensitive?: boolean;
+  /**
+   * §4 (v0.5) the addressee: `agent:<id>` (whichever of its sessions drains first) or
+   * `agent:<id>#sess_…` (that session). Absent: the people's inbox. An addressed submit is checked
+   * against the capability document first and its ack against the §8.1 misroute rule (client.ts).
+   */
+  to?: string;
+  /**
+   * §4.1 / §16 (v0.5) `agent.session`: the sender's own live session. The Hub attests it in the
+   * addressee's `from`, and the Response (and any bounce receipt) lands in that session's drain.
+   */
+  session?: string;
 }
 export type NotifyInput = CommonInput;
 
@@ -109,13 +120,15 @@ function iso(at: Date | string): string {
 function common(type: "notify" | "ask" | "task", ctx: EnvelopeContext, i: CommonInput): Record<string, unknown> {
   const agent: Record<string, unknown> = { id: ctx.agent.id, run_id: ctx.agent.run_id, runtime: ctx.agent.runtime };
   if (ctx.agent.project !== undefined) agent.project = ctx.agent.project;
+  if (i.session !== undefined) agent.session = i.session;
   const e: Record<string, unknown> = {
     ma2h_version: ctx.version,
     type,
     created_at: (ctx.now ?? new Date()).toISOString(),
     agent,
-    title: i.title,
   };
+  if (i.to !== undefined) e.to = i.to;
+  e.title = i.title;
   if (i.body !== undefined) e.body = i.body;
   if (i.priority !== undefined) e.priority = i.priority;
   if (i.tags !== undefined) e.tags = i.tags;

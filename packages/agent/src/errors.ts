@@ -88,6 +88,26 @@ export class CapabilityError extends Ma2hError {}
 /** `replay(key)` found no persisted bytes for the key. */
 export class JournalError extends Ma2hError {}
 
+/**
+ * §8.1 misroute detector (v0.5, R47): an addressed (`to`-carrying) submit was accepted with a `202`
+ * whose ack carries no `destination` snapshot — the mark of a pre-0.5 Hub (or a mixed-version
+ * endpoint behind a cached capability document) that ignored `to` and put the message in the
+ * people's inbox. `ack` is what the Hub answered; for an ask or task the SDK has already tried to
+ * cancel it (§8.4): `cancelled` says whether that worked, `cancelError` why not. `status` is the
+ * `202` that was received, `code` is `misrouted` (not a §8.5 code: the Hub reported success).
+ */
+export class MisrouteError extends Ma2hError {
+  readonly ack: unknown;
+  readonly cancelled: boolean;
+  readonly cancelError: unknown;
+  constructor(message: string, init: Ma2hErrorInit & { ack: unknown; cancelled: boolean; cancelError?: unknown }) {
+    super(message, init);
+    this.ack = init.ack;
+    this.cancelled = init.cancelled;
+    this.cancelError = init.cancelError ?? null;
+  }
+}
+
 const CLASS_BY_CODE: Record<ErrorCode, new (message: string, init: Ma2hErrorInit) => Ma2hError> = {
   validation_error: ValidationError,
   version_not_supported: VersionNotSupportedError,

@@ -6,9 +6,10 @@
  * back carries only the known fields: unknown ones are unsigned too and never reach the agent's
  * execution context (§13.4 step 1). Dedup on the directive `id` (step 3) is the caller's.
  *
- * Addressee: `to` must be exactly `agent:<agentId>`. This Hub offers no sessions, so the SDK holds
- * no "own current session" to compare with; a session-qualified `to` is refused as wrong_addressee
- * rather than accepted for any session (§13.4's v0.5 amendment).
+ * Addressee: `to` must be exactly `agent:<agentId>` or, when the caller names the session it
+ * drained with (`session`), `agent:<agentId>#<session>`. Without `session` the SDK holds no "own
+ * current session" to compare with, so a session-qualified `to` is refused as wrong_addressee rather
+ * than accepted for any session (§13.4's v0.5 amendment).
  */
 import type { Directive } from "../../../lib/protocol/directive";
 import { checkDirectiveDelivery } from "../../../lib/protocol/inbound-verify";
@@ -20,6 +21,8 @@ import { checkWithKeys, defaultReplayStore, fail, keySource, windowOption } from
 export interface VerifyDirectiveOptions {
   /** The agent's own id (without `agent:`). */
   agentId: string;
+  /** The agent's own current session (`sess_…`) the directive was drained with (§8.7.1, §13.4). */
+  session?: string;
   /** The Hub's ed25519 keys (this Hub signs directives with them, §9.7)… */
   hubUrl?: string;
   hubKeys?: HubKeys;
@@ -60,7 +63,11 @@ export async function verifyDirective(
   const source = keySource(options, "the Hub's ed25519 keys, §9.7");
   const windowSeconds = windowOption(options.windowSeconds);
   const now = options.now?.() ?? new Date();
-  const self = `agent:${options.agentId}`;
+  const principal = `agent:${options.agentId}`;
+  // §13.4 v0.5 amendment: a session-qualified `to` is ours only when it names our current session.
+  const own = options.session === undefined ? null : `${principal}#${options.session}`;
+  const to = (entry?.directive as { to?: unknown } | null)?.to;
+  const self = own !== null && to === own ? own : principal;
 
   const signature = typeof entry?.signature === "string" ? entry.signature : null;
   const result = await checkWithKeys(source, (keys) =>

@@ -14,7 +14,7 @@ import { parseDuration } from "./duration";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { note, printJson, printLine } from "./output";
 import { CONNECTION_FLAGS, connect, STORE_FLAG, stateKey } from "./settings";
-import { commonInput, ENVELOPE_FLAGS, submitOnce } from "./submit";
+import { commonInput, ENVELOPE_FLAGS, noteDestination, submitOnce } from "./submit";
 import { waitAndReport } from "./waiting";
 
 /** How long past `expires_at` the command keeps waiting for the Hub's expiry Response. */
@@ -195,6 +195,7 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   }
 
   const ack = await submitOnce(connection, common.idempotencyKey, submit);
+  noteDestination(common.to, ack);
   if (detach) {
     if (args.booleans.json) printJson(ack);
     else printLine(ack.id);

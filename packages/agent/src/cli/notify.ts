@@ -3,11 +3,11 @@ import type { CommandSpec, Parsed } from "./args";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { printJson, printLine } from "./output";
 import { CONNECTION_FLAGS, connect, STORE_FLAG } from "./settings";
-import { commonInput, ENVELOPE_FLAGS, submitOnce } from "./submit";
+import { commonInput, ENVELOPE_FLAGS, noteDestination, submitOnce } from "./submit";
 
 export const notifySpec: CommandSpec = {
   name: "notify",
-  summary: "Tell the people something; no answer is expected. Prints the message id.",
+  summary: "Tell the people (or, with --to, another agent) something; no answer is expected. Prints the message id.",
   positionals: [{ name: "title", required: true }],
   flags: { ...ENVELOPE_FLAGS, ...CONNECTION_FLAGS, ...STORE_FLAG },
 };
@@ -16,6 +16,7 @@ export async function notify(args: Parsed): Promise<ExitCode> {
   const input = commonInput(args);
   const connection = connect(args);
   const ack = await submitOnce(connection, input.idempotencyKey, () => connection.client.notify(input));
+  noteDestination(input.to, ack);
   if (args.booleans.json) printJson(ack);
   else printLine(ack.id);
   return EXIT.ok;

@@ -5,6 +5,7 @@
  * replays those bytes and recovers the original id instead of asking twice.
  */
 import type { SubmitAck } from "../../../../lib/protocol/submit-ack";
+import { ADDRESS_PATTERN } from "../../../../lib/protocol/wire";
 import type { CommonInput, Priority } from "../envelopes";
 import { type FlagSpec, type Parsed, UsageError } from "./args";
 import { note } from "./output";
@@ -22,6 +23,11 @@ export const ENVELOPE_FLAGS: Record<string, FlagSpec> = {
     help: "submit at most once per K: a rerun replays the first submit's exact bytes (journal in the store)",
   },
   json: { kind: "boolean", help: "print JSON (the ack, or the whole Response) instead of the bare value" },
+  to: {
+    kind: "string",
+    value: "ADDR",
+    help: "send to another agent of the account, agent:<id> or agent:<id>#sess_… (§4), not to the people",
+  },
 };
 
 export function commonInput(args: Parsed): CommonInput {
@@ -37,6 +43,11 @@ export function commonInput(args: Parsed): CommonInput {
     out.priority = known;
   }
   if (args.lists.tag) out.tags = args.lists.tag;
+  const to = args.strings.to;
+  if (to !== undefined) {
+    if (!ADDRESS_PATTERN.test(to)) throw new UsageError(`--to must be agent:<id> or agent:<id>#sess_… (got "${to}")`);
+    out.to = to;
+  }
   const key = args.strings["idempotency-key"];
   if (key !== undefined) {
     if (key === "") throw new UsageError("--idempotency-key is empty");
@@ -60,4 +71,14 @@ export async function submitOnce(
     return ack;
   }
   return fresh();
+}
+
+/**
+ * §8.1: an addressed submit's ack carries the destination's reachability at send time; say it, so
+ * the person running the command knows whether the message will be picked up promptly.
+ */
+export function noteDestination(to: string | undefined, ack: SubmitAck): void {
+  if (to === undefined || ack.destination === undefined) return;
+  const { state, last_seen } = ack.destination;
+  note(`${ack.id} to ${to}: destination ${state}${last_seen ? ` (last seen ${last_seen})` : ""}`);
 }
