@@ -421,7 +421,7 @@ export async function addressedEntryFor(messageId: string): Promise<{ from: stri
       endedAt: true,
     },
   });
-  if (!e || e.kind !== "message") return null;
+  if (e?.kind !== "message") return null;
   return {
     from: e.fromActor,
     track: {
