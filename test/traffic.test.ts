@@ -227,6 +227,32 @@ describe("the triage inbox", () => {
     expect(await addressedEntryFor(human)).toBeNull();
     expect((await itemForHuman(users.alice as string, human))?.to).toBeNull();
   });
+
+  it("offers resolve controls on an addressed message only to people its allowed_resolvers lists (§9.1)", async () => {
+    // No list: the addressee resolves it, not people (the same rule resolveMessage enforces).
+    const task = await itemForHuman(users.alice as string, open);
+    expect(task?.can).toMatchObject({ complete: false, dismiss: false });
+    expect(task?.can.refusal).toMatch(/addressee/);
+    const listed = await seed({
+      from: A,
+      to: `agent:${B}`,
+      type: "ask",
+      title: "Ask a person too",
+      created: at(-5),
+      entry: { state: "queued" },
+    });
+    const row = await db().message.findUniqueOrThrow({ where: { id: listed } });
+    const body = JSON.parse(row.envelope);
+    body.request.allowed_resolvers = ["human:alice", `agent:${B}`];
+    await db().message.update({ where: { id: listed }, data: { envelope: JSON.stringify(body) } });
+    try {
+      expect((await itemForHuman(users.alice as string, listed))?.can).toMatchObject({ refusal: null, answer: true });
+      expect((await itemForHuman(users.bob as string, listed))?.can.refusal).toMatch(/allowed_resolvers/);
+    } finally {
+      await db().mailboxEntry.delete({ where: { id: listed } });
+      await db().message.delete({ where: { id: listed } });
+    }
+  });
 });
 
 describe("listTraffic", () => {

@@ -16,6 +16,7 @@ import { z } from "zod";
 import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
 import { deliveryTrack } from "../messages/delivery-track";
+import { mailboxTrack, type MailboxTrackRow } from "../messages/mailbox-track";
 import { seatsOf, type AccountSeat } from "../principals/seats";
 import { mayOperate } from "../sessions/stop";
 import { VERBS } from "./filters";
@@ -282,6 +283,23 @@ export function splitAddress(address: string): { agentId: string | null; session
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
+/**
+ * The entry's §14.2 track as the sender's §8.2 `mailbox` object has it (lib/messages/mailbox-track.ts:
+ * one derivation, so the page and the wire never disagree — e.g. no delivered time on `expired` or
+ * on a bounce with `prior: queued`), plus what only people see: the addressed session and the end.
+ */
+function trackView(row: MailboxTrackRow, toSession: string | null, endedAt: Date | null): MailboxTrackView {
+  const t = mailboxTrack(row);
+  return {
+    state: t.state,
+    toSession,
+    deliveredAt: t.delivered_at ?? null,
+    acknowledgedAt: t.acknowledged_at ?? null,
+    prior: t.prior ?? null,
+    endedAt: iso(endedAt),
+  };
+}
+
 function rowOf(r: RawRow, slug: string): TrafficRow {
   const type = r.type as TrafficRow["type"];
   // The attested `from` the destination received (§8.7) is the entry's; before (or without) one,
@@ -327,14 +345,16 @@ function rowOf(r: RawRow, slug: string): TrafficRow {
     mailbox:
       r.mb_state === null
         ? null
-        : {
-            state: r.mb_state,
-            toSession: r.mb_to_session,
-            deliveredAt: iso(r.mb_delivered_at),
-            acknowledgedAt: iso(r.mb_acknowledged_at),
-            prior: r.mb_prior,
-            endedAt: iso(r.mb_ended_at),
-          },
+        : trackView(
+            {
+              state: r.mb_state,
+              deliveredAt: r.mb_delivered_at,
+              acknowledgedAt: r.mb_acknowledged_at,
+              prior: r.mb_prior,
+            },
+            r.mb_to_session,
+            r.mb_ended_at,
+          ),
     resolution,
   };
 }
@@ -422,15 +442,5 @@ export async function addressedEntryFor(messageId: string): Promise<{ from: stri
     },
   });
   if (e?.kind !== "message") return null;
-  return {
-    from: e.fromActor,
-    track: {
-      state: e.state,
-      toSession: e.toSession,
-      deliveredAt: iso(e.deliveredAt),
-      acknowledgedAt: iso(e.acknowledgedAt),
-      prior: e.prior,
-      endedAt: iso(e.endedAt),
-    },
-  };
+  return { from: e.fromActor, track: trackView(e, e.toSession, e.endedAt) };
 }
