@@ -240,7 +240,7 @@ test("the real leg: alice sees A and B's exchange with both tracks, stops B from
   expect(answered.status, JSON.stringify(answered.body)).toBe(200);
   const read = await pullUntilTerminal(asked);
   expect(read.status).toBe("answered");
-  expect(read.response.actor).toBe(`agent:${B}#${sessB}`);
+  expect(read.response.response.actor).toBe(`agent:${B}#${sessB}`);
 
   // The pending one: addressed to B's session, drained (seen) but never answered.
   const second = `Deploy now? ${marker()}`;
@@ -276,7 +276,7 @@ test("the real leg: alice sees A and B's exchange with both tracks, stops B from
   // §14.2 / §7: B's session is closed, the un-acked entry bounces, and A's ask is auto-cancelled.
   const ended = await pullUntilTerminal(pending);
   expect(ended.status).toBe("cancelled");
-  expect(ended.response.actor).toBe("system:undeliverable");
+  expect(ended.response.response.actor).toBe("system:undeliverable");
   await expect(open.getByTestId("mailbox-state")).toHaveText("bounced", { timeout: 15_000 });
   await expect(open.getByTestId("mailbox-prior")).toContainText("prior: delivered");
   await expect(open.getByTestId("resolution-status")).toHaveText("cancelled");
