@@ -7,8 +7,8 @@
  * 1. Seeded rows (written as the addressed submit writes them) pin the page's rendering: a bounced
  *    ask auto-cancelled by `system:undeliverable`, its item page with from/to and the mailbox track.
  * 2. The real leg over `/v1`: B registers a session; A asks B's session (`to: agent:B#sess_…`), B
- *    drains it, answers from its session and A reads the answer — the exchange alice sees with both
- *    tracks. A second ask to B's session is pending when alice stops B from the traffic view; the
+ *    drains it, acks it, answers from its session and A reads the answer — the exchange alice sees
+ *    with both tracks. A second ask to B's session is pending when alice stops B from the traffic view; the
  *    session closes, the entry bounces, and A's ask ends `cancelled` by `system:undeliverable`
  *    (§7, §14.2 — applied by the worker), which A reads on its own GET.
  */
@@ -238,6 +238,8 @@ test("the real leg: alice sees A and B's exchange with both tracks, stops B from
     value: "approve",
   });
   expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+  const acked = await call(B, "POST", `/v1/inbox/ack?session=${encodeURIComponent(sessB)}`, { ids: [asked] });
+  expect(acked.status, JSON.stringify(acked.body)).toBe(200);
   const read = await pullUntilTerminal(asked);
   expect(read.status).toBe("answered");
   expect(read.response.response.actor).toBe(`agent:${B}#${sessB}`);
@@ -256,7 +258,7 @@ test("the real leg: alice sees A and B's exchange with both tracks, stops B from
   const done = rowOf(page, asked);
   await expect(done.getByTestId("traffic-from")).toContainText(sessA);
   await expect(done.getByTestId("traffic-to")).toContainText(sessB);
-  await expect(done.getByTestId("mailbox-state")).toHaveText(/delivered|acknowledged/);
+  await expect(done.getByTestId("mailbox-state")).toHaveText("acknowledged");
   await expect(done.getByTestId("resolution-status")).toHaveText("answered");
   await expect(done.getByTestId("resolution-actor")).toContainText(`agent:${B}#${sessB}`);
   await expect(done.getByTestId("response-state")).toHaveAttribute("data-state", /delivered-to-agent|acknowledged/);
@@ -282,6 +284,9 @@ test("the real leg: alice sees A and B's exchange with both tracks, stops B from
   await expect(open.getByTestId("resolution-status")).toHaveText("cancelled");
   await expect(open.getByTestId("resolution-actor")).toContainText("system:undeliverable");
   await expect(open.getByTestId("traffic-agent-stopped")).toBeVisible();
+  // The acknowledged exchange keeps its track: only un-acked mail bounces (§14.2).
+  await expect(done.getByTestId("mailbox-state")).toHaveText("acknowledged");
+  await expect(done.getByTestId("resolution-status")).toHaveText("answered");
 
   // Resume, so the pair is left as found.
   await bItem.getByTestId("resume-agent-submit").click();

@@ -113,9 +113,9 @@ export function MailboxTrack({ track }: { track: MailboxTrackView | null }) {
           {" "}
           ·{" "}
           {track.prior === "delivered"
-            ? "prior: delivered (seen, then its session ended before an ack)"
+            ? "prior: delivered (seen, never acknowledged)"
             : track.prior === "queued"
-              ? "prior: queued (its session ended before it was seen)"
+              ? "prior: queued (never seen)"
               : "its session ended"}
         </span>
       )}
@@ -145,10 +145,10 @@ function ResolutionTrack({ res }: { res: TrafficResolutionView }) {
       )}
       {res.response && (
         <div className="when" data-testid="response-state" data-state={res.response}>
-          {res.response === "not-delivered" && "answer not picked up by the asking agent yet"}
+          {res.response === "not-delivered" && "not yet read by the asking agent"}
           {res.deliveredAt && (
             <>
-              answer delivered <LocalTime iso={res.deliveredAt} />
+              read by the asking agent <LocalTime iso={res.deliveredAt} />
             </>
           )}
           {res.acknowledgedAt && (
