@@ -242,12 +242,18 @@ function trafficConditions(f: TrafficFilters): Prisma.Sql[] {
   return c;
 }
 
-/** One page: each account's newest addressed messages from `messages_traffic_idx`, merged (exported for EXPLAIN). */
+/**
+ * One page: each account's newest addressed messages from `messages_traffic_idx`, merged (exported
+ * for EXPLAIN); joined by primary key to the message's own `message` entry (it shares the `msg_` id)
+ * and its resolution.
+ */
 export function trafficPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Prisma.Sql {
   // The index is (account_id, created_at DESC, id): newest first, ids ascending within one instant.
+  // `created_at <= c` bounds the index range; the rest drops what the last page already showed.
   const keyset = after
     ? [
-        Prisma.sql`(m.created_at < ${after.c}::timestamptz OR (m.created_at = ${after.c}::timestamptz AND m.id > ${after.i}))`,
+        Prisma.sql`m.created_at <= ${after.c}::timestamptz`,
+        Prisma.sql`(m.created_at < ${after.c}::timestamptz OR m.id > ${after.i})`,
       ]
     : [];
   return Prisma.sql`
@@ -268,7 +274,7 @@ export function trafficPageSql(accountIds: string[], conds: Prisma.Sql[], after:
     ) x
     JOIN agents s ON s.id = x.agent_row_id
     LEFT JOIN agents d ON d.id = x.to_agent_row_id
-    LEFT JOIN mailbox_entries e ON e.id = x.id AND e.kind = 'message'
+    LEFT JOIN mailbox_entries e ON e.id = x.id
     LEFT JOIN resolutions r ON r.message_id = x.id
     ORDER BY x.created_at DESC, x.id LIMIT ${n}`;
 }
