@@ -1,7 +1,8 @@
 /**
  * The signed-in header of every page (inbox, admin, settings): one navigation — Inbox, Directives,
- * Settings (tokens, notifications), and Admin for owners and admins — the person, and sign-out. The Admin link is only a
- * convenience: the admin pages themselves answer 404 to anyone else.
+ * Agent traffic (agent↔agent messages, §8.7.1), Settings (tokens, notifications), and Admin for
+ * owners and admins — the person, and sign-out. The Admin link is only a convenience: the admin
+ * pages themselves answer 404 to anyone else.
  */
 import Link from "next/link";
 
@@ -26,7 +27,7 @@ export function TopBar({
       <Link prefetch={false} href="/inbox" className="brand">
         MA2H <span>{section}</span>
       </Link>
-      <nav className="topnav" aria-label="Directives, settings and administration">
+      <nav className="topnav" aria-label="Directives, agent traffic, settings and administration">
         {section !== "Inbox" && (
           <Link prefetch={false} href="/inbox" data-testid="nav-inbox">
             Inbox
@@ -34,6 +35,9 @@ export function TopBar({
         )}
         <Link prefetch={false} href="/inbox/directives" data-testid="nav-directives">
           Directives
+        </Link>
+        <Link prefetch={false} href="/inbox/traffic" data-testid="nav-traffic">
+          Agent traffic
         </Link>
         <Link prefetch={false} href="/settings/tokens" data-testid="nav-tokens">
           Settings

@@ -3,13 +3,14 @@
  * a badge says how many items choosing that option would show. All six column facets come from ONE
  * scan of the person's rows (grouped at the finest grain, one FILTERed count per facet, rolled up
  * here) that reads `messages_inbox_facets_idx` only; tags, which need an unnest, from a second.
- * The title search is no facet, so it narrows both scans directly.
+ * The title search is no facet, so it narrows both scans directly. Addressed messages count nowhere
+ * here (§8.7.1, `TRIAGE_ONLY`); the facets index is partial on that predicate, so it stays index-only.
  */
 import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
 import { PRIORITIES, type FilterKey, type InboxFilters } from "./filters";
 import type { AccountSeat } from "../principals/seats";
-import { filterConditions, whereAnd } from "./sql";
+import { filterConditions, TRIAGE_ONLY, whereAnd } from "./sql";
 
 export interface FacetCounts {
   /** Items matching every filter. */
@@ -65,7 +66,7 @@ async function columnFacets(
   const rows = await db().$queryRaw<GroupRow[]>`
     SELECT ${Prisma.join(FACETS.map((f) => Prisma.sql`${COLUMN[f]} AS ${Prisma.raw(f)}`))}, ${Prisma.join(counts)}
     FROM messages m
-    WHERE m.account_id = ANY(${ids(seats)}::text[]) ${searchOnly(filters)}
+    WHERE m.account_id = ANY(${ids(seats)}::text[]) AND ${TRIAGE_ONLY} ${searchOnly(filters)}
     GROUP BY ${Prisma.join(FACETS.map((f) => COLUMN[f]))}`;
   const out = Object.fromEntries(FACETS.map((f) => [f, {} as Record<string, number>])) as Record<
     Facet,
@@ -84,7 +85,7 @@ async function columnFacets(
 async function tagFacet(seats: AccountSeat[], filters: InboxFilters): Promise<Array<[string, number]>> {
   const rows = await db().$queryRaw<Array<{ k: string; n: number }>>`
     SELECT t AS k, count(*)::int AS n FROM messages m CROSS JOIN LATERAL unnest(m.tags) AS t
-    WHERE m.account_id = ANY(${ids(seats)}::text[]) ${searchOnly(filters)} AND ${facetCondition(seats, filters, "tag")}
+    WHERE m.account_id = ANY(${ids(seats)}::text[]) AND ${TRIAGE_ONLY} ${searchOnly(filters)} AND ${facetCondition(seats, filters, "tag")}
     GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${TAG_LIMIT}`;
   return rows.map((r) => [r.k, r.n]);
 }

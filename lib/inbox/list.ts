@@ -4,7 +4,8 @@
  * newest first. Keyset-paged: each account's rows come from `messages_inbox_order_idx` /
  * `messages_inbox_recent_idx` through a LATERAL per account, so a page costs one index range scan
  * per seat however many items are open (docs/PERFORMANCE.md, "Inbox").
- * Never selects `state`; rows carry only what the list shows and the keyboard acts on.
+ * Never selects `state`; rows carry only what the list shows and the keyboard acts on. Addressed
+ * (agent↔agent) messages are not listed (§8.7.1, `TRIAGE_ONLY`): they are on /inbox/traffic.
  */
 import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
@@ -13,7 +14,7 @@ import { envelopeOf } from "../messages/record";
 import { affordancesFor } from "./affordances";
 import { facetCounts, type FacetCounts } from "./counts";
 import { decodeCursor, encodeCursor, type Cursor, type InboxFilters } from "./filters";
-import { filterConditions, whereAnd } from "./sql";
+import { filterConditions, TRIAGE_ONLY, whereAnd } from "./sql";
 import { seatsOf, type AccountSeat } from "../principals/seats";
 
 export const PAGE_SIZE = 50;
@@ -79,7 +80,7 @@ export function openPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cu
     SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
     CROSS JOIN LATERAL (
       SELECT ${COLUMNS} FROM messages m
-      WHERE m.account_id = a.id AND m.status = 'open' ${whereAnd([...conds, ...keyset])}
+      WHERE m.account_id = a.id AND ${TRIAGE_ONLY} AND m.status = 'open' ${whereAnd([...conds, ...keyset])}
       ORDER BY m.priority_rank, m.created_at, m.id LIMIT ${n}
     ) x JOIN agents g ON g.id = x.agent_row_id
     ORDER BY x.priority_rank, x.created_at, x.id LIMIT ${n}`;
@@ -92,7 +93,7 @@ export function restPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cu
     SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
     CROSS JOIN LATERAL (
       SELECT ${COLUMNS} FROM messages m
-      WHERE m.account_id = a.id AND m.status <> 'open' ${whereAnd([...conds, ...keyset])}
+      WHERE m.account_id = a.id AND ${TRIAGE_ONLY} AND m.status <> 'open' ${whereAnd([...conds, ...keyset])}
       ORDER BY m.created_at DESC, m.id DESC LIMIT ${n}
     ) x JOIN agents g ON g.id = x.agent_row_id
     ORDER BY x.created_at DESC, x.id DESC LIMIT ${n}`;

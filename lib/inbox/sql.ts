@@ -17,6 +17,13 @@ export function filterConditions(f: InboxFilters, except?: FilterKey): Prisma.Sq
   return c;
 }
 
+/**
+ * §8.7.1 "Human visibility": addressed (agent↔agent) messages default out of the triage inbox — they
+ * are fleet traffic, not human work. Every list, facet and count of the inbox carries this; the
+ * traffic view (lib/inbox/traffic.ts) is where people read them, and the item page still opens them.
+ */
+export const TRIAGE_ONLY = Prisma.sql`m.to_address IS NULL`;
+
 /** ` AND c1 AND c2 …`, or nothing. */
 export function whereAnd(conds: Prisma.Sql[]): Prisma.Sql {
   return conds.length === 0 ? Prisma.empty : Prisma.sql` AND ${Prisma.join(conds, " AND ")}`;

@@ -98,6 +98,11 @@ export interface ItemView {
     /** The submitting session, when the envelope names one (`agent.session`, §4.1, §16). */
     session: string | null;
   };
+  /**
+   * §4 `to` of an addressed (agent↔agent) message, `agent:<id>` or `agent:<id>#<sess>`; null for a
+   * message to people. Readable by every seat (§8.7.1); resolving it is another matter (§9.1).
+   */
+  to: string | null;
   context: ContextPartView[];
   createdAt: string;
   expiresAt: string | null;
@@ -263,6 +268,7 @@ export function buildItemView(
       labels: Object.entries(a.labels ?? {}),
       session: a.session ?? null,
     },
+    to: row.toAddress ?? null,
     context: contextView(message),
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt?.toISOString() ?? null,

@@ -11,6 +11,7 @@ import { deliveriesForItem } from "@/lib/inbox/deliveries";
 import { itemForHuman } from "@/lib/inbox/item";
 import { tombstoneForHuman } from "@/lib/inbox/tombstone";
 import { itemTrackFor } from "@/lib/inbox/response-track";
+import { addressedEntryFor } from "@/lib/inbox/traffic";
 import { itemNotificationLog } from "@/lib/notifications/item-log";
 import { adminSeat } from "@/lib/principals/seats";
 import type { ItemView } from "@/lib/inbox/view";
@@ -22,6 +23,7 @@ import { ItemCrumbs } from "../_components/item-crumbs";
 import { ResolvePanel } from "../_components/resolve-panel";
 import { Tombstone } from "../_components/tombstone";
 import { AgentWaiting, ResponseTrack } from "../_components/response-track";
+import { MailboxTrack } from "../_components/traffic-table";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Item · MA2H Hub", referrer: "no-referrer" };
@@ -55,9 +57,12 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   const session = a.session
     ? await submittingSession(human.userId, { account: item.account, agentId: a.id }, a.session)
     : null;
+  // #23, §8.7.1: an addressed message is readable by every seat; its `message` entry gives the
+  // attested `from` the destination received and the §14.2 mailbox track.
+  const entry = item.to ? await addressedEntryFor(item.id) : null;
   return (
     <main className="item">
-      <ItemCrumbs account={item.account} />
+      <ItemCrumbs account={item.account} addressed={item.to !== null} />
       <article>
         <header className="item-head">
           <div className="item-badges">
@@ -92,6 +97,22 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
               <code>{a.runId}</code> · {a.runtime}
             </dd>
           </div>
+          {item.to && (
+            <>
+              <div>
+                <dt>From</dt>
+                <dd data-testid="item-from">
+                  <code>{entry?.from ?? `agent:${a.id}${a.session ? `#${a.session}` : ""}`}</code>
+                </dd>
+              </div>
+              <div>
+                <dt>To</dt>
+                <dd data-testid="item-to">
+                  <code>{item.to}</code>
+                </dd>
+              </div>
+            </>
+          )}
           {session && (
             <div>
               <dt>Session</dt>
@@ -172,6 +193,15 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
         )}
 
         {item.context.length > 0 && <ContextParts parts={item.context} />}
+
+        {item.to && (
+          <section className="panel mailbox-track" data-testid="item-mailbox-track">
+            <h2>Mailbox</h2>
+            <p>
+              <MailboxTrack track={entry?.track ?? null} />
+            </p>
+          </section>
+        )}
 
         <ResolvePanel item={item} />
 

@@ -1,11 +1,12 @@
 "use server";
 /**
- * The agent page's actions. The operator's hard stop (§16.4.1), in `seatAction`: same-origin check → the
- * signed-in person → their seat in the account the form names → the agent looked up within that
- * account → `stopAgent` / `resumeAgent` (lib/sessions/stop.ts), the verbs behind
- * `POST /v1/agents/{agent_id}/stop|resume`, which refuse a member or viewer (`not_authorized`) and
- * audit the change as `human:<handle>`. Without a seat there the answer is "no such agent", as for
- * an unknown one, so the form is no oracle for other accounts.
+ * The agent page's actions. The operator's hard stop (§16.4.1) — also offered on the agent traffic
+ * view (#23) — in `seatAction`: same-origin check → the signed-in person → their seat in the
+ * account the form names → the agent looked up within that account → `stopAgent` / `resumeAgent`
+ * (lib/sessions/stop.ts), the verbs behind `POST /v1/agents/{agent_id}/stop|resume`, which refuse a
+ * member or viewer (`not_authorized`) and audit the change as `human:<handle>`. Without a seat
+ * there the answer is "no such agent", as for an unknown one, so the form is no oracle for other
+ * accounts.
  */
 import { revalidatePath } from "next/cache";
 import { seatAction } from "@/lib/next/action";
@@ -24,6 +25,7 @@ async function stopOrResume(form: FormData, which: "stop" | "resume"): Promise<A
     if (which === "stop") await stopAgent(seat, agent);
     else await resumeAgent(seat, agent);
     revalidatePath("/inbox/agents/[account]/[...agent]", "page");
+    revalidatePath("/inbox/traffic"); // the same control on the agent traffic view (#23)
     return {
       ok: true,
       message:
