@@ -113,7 +113,9 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
       checkSubmitSemantics(message, now);
       assertContextLimits(message, limits());
       await assertCallbackAllowed(principal.agentRowId, callbackOf(message), tx);
-      if (message.type !== "notify") await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
+      // §8.6 / choice A30: inbox_depth bounds the human inbox; addressed mail the mailbox depth.
+      if (message.type !== "notify" && message.to === undefined)
+        await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
       // §4 / choice A28: opt-in, allowlist and destination are checked after the semantic checks.
       const destination = await resolveDestination(tx, principal, message, now);
       return createMessage(tx, principal, message, body, hash, now, destination);
