@@ -18,19 +18,25 @@ const B = "worker/fleet";
 const C = "blocked/fleet";
 const OFF = "quiet/bot";
 const CHATTY = "chatty/fleet";
-const INTER_AGENT_PER_MINUTE = 8;
+const BUSY = "busy/fleet";
+const SINK = "sink/fleet";
+const INTER_AGENT_PER_MINUTE = 30;
+const INBOX_DEPTH = 3;
+const MAILBOX_DEPTH = 4;
 const VISIBILITY_S = 2;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const hub = useHubFixture({
   server: "pair",
   accounts: {
-    acme: { agents: [A, B, C, CHATTY], humans: [{ handle: "alice", role: "owner" }] },
+    acme: { agents: [A, B, C, CHATTY, BUSY, SINK], humans: [{ handle: "alice", role: "owner" }] },
     quiet: { agents: [OFF], humans: [{ handle: "quinn", role: "owner" }] },
   },
   env: {
     MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S),
     MA2H_INTER_AGENT_RATE_LIMIT_PER_MINUTE: String(INTER_AGENT_PER_MINUTE),
+    MA2H_INBOX_DEPTH: String(INBOX_DEPTH),
+    MA2H_INBOUND_MAILBOX_DEPTH: String(MAILBOX_DEPTH),
   },
 });
 const acme = hub.account("acme");
@@ -206,12 +212,13 @@ describe("the separate inter-agent budget (§8.6)", () => {
     await optIn("acme");
     const cap = (await client(hub.url).get("/.well-known/ma2h")).body;
     expect(cap.rate_limit.inter_agent_requests_per_minute).toBe(INTER_AGENT_PER_MINUTE);
-    // Nine submits in one window (a window can roll over mid-burst: then the burst is tried again).
+    // One more than the budget in one window (a window can roll over mid-burst: then the burst is tried again).
     let statuses: number[] = [];
     for (let attempt = 0; attempt < 2 && statuses.at(-1) !== 429; attempt++) {
       statuses = [];
       for (let i = 0; i <= INTER_AGENT_PER_MINUTE; i++) {
-        const res = await agent(CHATTY).post("/v1/messages", envelope("notify", CHATTY, { to: `agent:${B}` }));
+        // To nobody: the budget is spent before the destination is checked (422 until it runs out).
+        const res = await agent(CHATTY).post("/v1/messages", envelope("notify", CHATTY, { to: "agent:nobody/x" }));
         statuses.push(res.status);
       }
     }
@@ -219,5 +226,28 @@ describe("the separate inter-agent budget (§8.6)", () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(1);
     const human = await agent(CHATTY).post("/v1/messages", envelope("notify", CHATTY));
     expect(human.status).toBe(202); // the human leg's own budget is untouched
+  });
+});
+
+describe("depth bounds (§8.6, choice A30)", () => {
+  it("inbox_depth bounds the human inbox only; the destination's mailbox depth bounds addressed mail", async () => {
+    await optIn("acme");
+    for (let i = 0; i < INBOX_DEPTH; i++) {
+      expect((await agent(BUSY).post("/v1/messages", envelope("ask", BUSY))).status).toBe(202);
+    }
+    const full = await agent(BUSY).post("/v1/messages", envelope("ask", BUSY));
+    expect(full.status).toBe(429);
+    // The human inbox is full, yet an addressed ask is the destination's mailbox's to bound.
+    for (let i = 0; i < MAILBOX_DEPTH; i++) {
+      const sent = await agent(BUSY).post("/v1/messages", envelope("ask", BUSY, { to: `agent:${SINK}` }));
+      expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+    }
+    const over = await agent(BUSY).post("/v1/messages", envelope("ask", BUSY, { to: `agent:${SINK}` }));
+    expect(over.status).toBe(429);
+    expect(over.body.error.code).toBe("rate_limited");
+    expect(over.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await db().message.count({ where: { agent: { agentId: BUSY }, toAddress: { not: null } } })).toBe(
+      MAILBOX_DEPTH,
+    );
   });
 });
