@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
+import { dropDueDirectives } from "../lib/mailbox/expiry";
 import { envelope } from "./support/envelope";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
@@ -20,6 +21,7 @@ const OFF = "quiet/bot";
 const CHATTY = "chatty/fleet";
 const BUSY = "busy/fleet";
 const SINK = "sink/fleet";
+const ORPHAN = "orphan/fleet";
 const INTER_AGENT_PER_MINUTE = 30;
 const INBOX_DEPTH = 3;
 const MAILBOX_DEPTH = 4;
@@ -29,7 +31,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hub = useHubFixture({
   server: "pair",
   accounts: {
-    acme: { agents: [A, B, C, CHATTY, BUSY, SINK], humans: [{ handle: "alice", role: "owner" }] },
+    acme: { agents: [A, B, C, CHATTY, BUSY, SINK, ORPHAN], humans: [{ handle: "alice", role: "owner" }] },
     quiet: { agents: [OFF], humans: [{ handle: "quinn", role: "owner" }] },
   },
   env: {
@@ -46,6 +48,7 @@ const agent = (id: string, account = acme) => client(hub.url, account.keys[id]);
 async function optIn(slug: string, on = true): Promise<void> {
   await db().account.update({ where: { slug }, data: { interAgentEnabled: on } });
 }
+
 
 async function register(id: string): Promise<string> {
   const res = await agent(id).post("/v1/sessions", {});
@@ -249,5 +252,41 @@ describe("depth bounds (§8.6, choice A30)", () => {
     expect(await db().message.count({ where: { agent: { agentId: BUSY }, toAddress: { not: null } } })).toBe(
       MAILBOX_DEPTH,
     );
+  });
+});
+
+describe("retention end of principal-addressed mail (§14.2, dp-022 (3))", () => {
+  it("drained but never acked → bounced prior delivered naming the last claimant; never drained → expired, no receipt", async () => {
+    await optIn("acme");
+    const sa = await register(A);
+    const so = await register(ORPHAN);
+    const over = { agent: { id: A, run_id: "r9", runtime: "cli", session: sa }, to: `agent:${ORPHAN}` };
+    const drained = (await agent(A).post("/v1/messages", envelope("ask", A, over))).body.id as string;
+    const never = (await agent(A).post("/v1/messages", envelope("task", A, over))).body.id as string;
+    const got = await agent(ORPHAN).get(`/v1/inbox?session=${so}&max=1`);
+    expect(got.body.messages[0].message.id).toBe(drained);
+
+    // The retention horizon, on this process's clock (the worker settles what the drop ends).
+    await dropDueDirectives(new Date(Date.now() + 31 * 86_400_000));
+    const ask = await until(
+      () => agent(A).get(`/v1/messages/${drained}`),
+      (r) => r.body.status !== "open",
+    );
+    expect(ask.body.status).toBe("cancelled");
+    expect(ask.body.mailbox).toMatchObject({ state: "bounced", prior: "delivered" });
+    expect(ask.body.mailbox.delivered_at).toBeDefined();
+    const task = await agent(A).get(`/v1/messages/${never}`);
+    expect(task.body.status).toBe("dismissed");
+    expect(task.body.mailbox).toEqual({ state: "expired" });
+    expect(task.body.response.response.actor).toBe("system:undeliverable");
+    for (const body of [ask.body, task.body]) expect(validateOfficial("get-message.schema.json", body)).toEqual([]);
+
+    const items = await until(
+      () => drain(A, sa),
+      (list) => list.some((i) => i.receipt),
+    );
+    const receipts = items.filter((i) => i.receipt).map((i) => i.receipt);
+    expect(receipts).toHaveLength(1); // an expiry sends none (§14.2)
+    expect(receipts[0]).toMatchObject({ in_reply_to: drained, prior: "delivered", session: so });
   });
 });
