@@ -49,7 +49,6 @@ async function optIn(slug: string, on = true): Promise<void> {
   await db().account.update({ where: { slug }, data: { interAgentEnabled: on } });
 }
 
-
 async function register(id: string): Promise<string> {
   const res = await agent(id).post("/v1/sessions", {});
   expect(res.status, JSON.stringify(res.body)).toBe(201);
