@@ -93,6 +93,11 @@ describe("an addressed ask between two sessions (§4, §6, §8.7.1, §14.2)", ()
     expect(validateOfficial("submit-ack.schema.json", sent.body)).toEqual([]);
     const id = sent.body.id as string;
 
+    // Traffic between agents never notifies people (#23): no outbox row, no notification.
+    expect(await db().notificationOutbox.count({ where: { messageId: id } })).toBe(0);
+    expect(await db().notification.count({ where: { messageId: id } })).toBe(0);
+    expect(await db().auditEvent.count({ where: { messageId: id, event: "message.submitted" } })).toBe(1);
+
     let read = await agent(A).get(`/v1/messages/${id}`);
     expect(read.body.mailbox).toEqual({ state: "queued" });
     expect(validateOfficial("get-message.schema.json", read.body)).toEqual([]);
