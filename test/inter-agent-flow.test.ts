@@ -22,6 +22,7 @@ const CHATTY = "chatty/fleet";
 const BUSY = "busy/fleet";
 const SINK = "sink/fleet";
 const ORPHAN = "orphan/fleet";
+const LISTENER = "listener/fleet";
 const INTER_AGENT_PER_MINUTE = 30;
 const INBOX_DEPTH = 3;
 const MAILBOX_DEPTH = 4;
@@ -31,7 +32,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hub = useHubFixture({
   server: "pair",
   accounts: {
-    acme: { agents: [A, B, C, CHATTY, BUSY, SINK, ORPHAN], humans: [{ handle: "alice", role: "owner" }] },
+    acme: { agents: [A, B, C, CHATTY, BUSY, SINK, ORPHAN, LISTENER], humans: [{ handle: "alice", role: "owner" }] },
     quiet: { agents: [OFF], humans: [{ handle: "quinn", role: "owner" }] },
   },
   env: {
@@ -292,5 +293,60 @@ describe("retention end of principal-addressed mail (§14.2, dp-022 (3))", () =>
     const receipts = items.filter((i) => i.receipt).map((i) => i.receipt);
     expect(receipts).toHaveLength(1); // an expiry sends none (§14.2)
     expect(receipts[0]).toMatchObject({ in_reply_to: drained, prior: "delivered", session: so });
+  });
+});
+
+describe("the stream carries the v0.5 kinds, provisionally (§8.7.2)", () => {
+  it("a pushed message entry, id its ack key, leaves the sender's track queued until the ack", async () => {
+    await optIn("acme");
+    const sa = await register(A);
+    const ss = await register(LISTENER);
+    const abort = new AbortController();
+    const res = await fetch(`${hub.url}/v1/inbox/stream?session=${ss}`, {
+      headers: { authorization: `Bearer ${acme.keys[LISTENER]}`, accept: "text/event-stream" },
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    const sent = await agent(A).post(
+      "/v1/messages",
+      envelope("notify", A, {
+        to: `agent:${LISTENER}#${ss}`,
+        agent: { id: A, run_id: "r7", runtime: "cli", session: sa },
+      }),
+    );
+    expect(sent.body.status).toBe("queued");
+    // Read events until the entry for this message arrives.
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let event: { id?: string; data?: string } | null = null;
+    const deadline = Date.now() + 5000;
+    while (!event && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      for (const block of buffer.split("\n\n")) {
+        const lines = Object.fromEntries(
+          block
+            .split("\n")
+            .filter((l) => !l.startsWith(":") && l.includes(":"))
+            .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]),
+        );
+        if (lines.event === "entry" && lines.id === sent.body.id) event = lines;
+      }
+    }
+    abort.abort();
+    expect(event?.id).toBe(sent.body.id);
+    const item = JSON.parse(event?.data ?? "{}");
+    expect(item.message).toMatchObject({ id: sent.body.id, from: `agent:${A}#${sa}`, to: `agent:${LISTENER}#${ss}` });
+    expect(validateOfficial("inbound-message.schema.json", item.message)).toEqual([]);
+    // A push is not a receipt: the sender still reads queued; the ack is.
+    expect((await agent(A).get(`/v1/messages/${sent.body.id}`)).body.mailbox).toEqual({ state: "queued" });
+    expect((await agent(LISTENER).post(`/v1/inbox/ack?session=${ss}`, { ids: [sent.body.id] })).body).toEqual({
+      acked: 1,
+    });
+    const read = await agent(A).get(`/v1/messages/${sent.body.id}`);
+    expect(read.body.status).toBe("acknowledged");
+    expect(read.body.mailbox.state).toBe("acknowledged");
   });
 });
