@@ -45,15 +45,18 @@ export const FILTER_KEYS: readonly FilterKey[] = [
   "q",
 ];
 
-type Params = Record<string, string | string[] | undefined>;
+/** A page's search parameters, as Next hands them over. */
+export type Params = Record<string, string | string[] | undefined>;
 
-function one(params: Params, key: string): string | undefined {
+/** One parameter's first value, trimmed and capped; undefined when empty. */
+export function one(params: Params, key: string): string | undefined {
   const v = params[key];
   const s = (Array.isArray(v) ? v[0] : v)?.trim();
   return s ? s.slice(0, 200) : undefined;
 }
 
-function member<T extends string>(list: readonly T[], v: string | undefined): T | undefined {
+/** `v` when it is one of `list`, else undefined. */
+export function member<T extends string>(list: readonly T[], v: string | undefined): T | undefined {
   return v !== undefined && (list as readonly string[]).includes(v) ? (v as T) : undefined;
 }
 

@@ -19,7 +19,7 @@ import { deliveryTrack } from "../messages/delivery-track";
 import { mailboxTrack, type MailboxTrackRow } from "../messages/mailbox-track";
 import { seatsOf, type AccountSeat } from "../principals/seats";
 import { mayOperate } from "../sessions/stop";
-import { VERBS } from "./filters";
+import { member, one, type Params, VERBS } from "./filters";
 import { whereAnd } from "./sql";
 
 export const TRAFFIC_PAGE_SIZE = 50;
@@ -56,18 +56,6 @@ export interface TrafficFilters {
 }
 
 const FILTER_KEYS = ["account", "agent", "verb", "mailbox", "status", "from", "to"] as const;
-
-type Params = Record<string, string | string[] | undefined>;
-
-function one(params: Params, key: string): string | undefined {
-  const v = params[key];
-  const s = (Array.isArray(v) ? v[0] : v)?.trim();
-  return s ? s.slice(0, 200) : undefined;
-}
-
-function member<T extends string>(list: readonly T[], v: string | undefined): T | undefined {
-  return v !== undefined && (list as readonly string[]).includes(v) ? (v as T) : undefined;
-}
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/u;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/u;

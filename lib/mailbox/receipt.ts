@@ -4,25 +4,14 @@
  * is written; every delivery only signs it afresh.
  */
 import { ENTRY_KIND } from "../protocol/entry-kinds";
+import type { DeliveredReceipt } from "../protocol/inbound-message";
 import { mintId } from "../protocol/ids";
 import { HUB_VERSION } from "../protocol/versions";
 import { inboundLimits } from "../env";
 import type { Tx } from "../db";
 import { mailboxWakeKey, publishTerminal } from "../pubsub/terminal";
 
-export interface Receipt {
-  ma2h_version: string;
-  type: "receipt";
-  id: string;
-  in_reply_to: string;
-  event: "bounced";
-  prior: "queued" | "delivered";
-  at: string;
-  /** The destination session that went terminal (or a principal-addressed orphan's last claimant). */
-  session: string;
-  /** The sender session it is delivered to. */
-  to: string;
-}
+export type Receipt = DeliveredReceipt;
 
 export interface ReceiptFor {
   accountId: string;

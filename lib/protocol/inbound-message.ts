@@ -109,6 +109,22 @@ export const inboundReceiptSchema = z.looseObject({
   state: forbidden("on a receipt"),
 });
 
+/** A delivered bounce receipt (§8.7.1, §14.2): all six digest members present (§9.8). */
+export interface DeliveredReceipt {
+  ma2h_version: string;
+  type: "receipt";
+  /** `rcpt_…`, its ack key. */
+  id: string;
+  in_reply_to: string;
+  event: "bounced";
+  prior: "queued" | "delivered";
+  at: string;
+  /** The destination session that went terminal (a principal-addressed orphan's last claimant). */
+  session: string;
+  /** The sender session it is delivered to. */
+  to: string;
+}
+
 /** Any delivered entry: exactly one of the four kinds (the schema's `oneOf`; the kinds are disjoint). */
 export const inboundEntrySchema = z.union([
   inboundDirectiveSchema,

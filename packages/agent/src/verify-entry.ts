@@ -17,6 +17,7 @@ import {
   MESSAGE_CONTENT_FIELDS,
 } from "../../../lib/protocol/entry-signing";
 import {
+  type DeliveredReceipt,
   inboundMessageEntrySchema,
   inboundReceiptSchema,
   inboundResponseEntrySchema,
@@ -33,17 +34,7 @@ import { verifyDirective } from "./verify-directive";
 export type MessageEntry = Message & { id: string; from: string; to: string };
 
 /** A bounce receipt (§14.2, §8.7.1). */
-export interface ReceiptEntry {
-  ma2h_version: string;
-  type: "receipt";
-  id: string;
-  in_reply_to: string;
-  event: "bounced";
-  prior: "queued" | "delivered";
-  at: string;
-  session: string;
-  to: string;
-}
+export type ReceiptEntry = DeliveredReceipt;
 
 interface Keys {
   /** What `POST /v1/inbox/ack?session=` takes for this entry (§8.7.1 "Ack keys"). */
