@@ -19,25 +19,21 @@ import { deliveryTrack } from "../messages/delivery-track";
 import { mailboxTrack, type MailboxTrackRow } from "../messages/mailbox-track";
 import { seatsOf, type AccountSeat } from "../principals/seats";
 import { mayOperate } from "../sessions/stop";
-import { member, one, type Params, VERBS } from "./filters";
+import { MAILBOX_STATES } from "../protocol/lifecycle";
+import { member, one, type Params, STATUSES, VERBS } from "./filters";
 import { whereAnd } from "./sql";
 
 export const TRAFFIC_PAGE_SIZE = 50;
 
 /** §14.2 the mailbox track of a `message` entry. */
-export const MAILBOX_STATES = ["queued", "delivered", "acknowledged", "bounced", "expired"] as const;
+/** The §14.2 mailbox track's states: the protocol's one list. */
+export { MAILBOX_STATES };
 export type MailboxState = (typeof MAILBOX_STATES)[number];
-/** §7 statuses an addressed ask/task can have (an addressed notify has only the mailbox track). */
-export const RESOLUTION_STATUSES = [
-  "open",
-  "answered",
-  "declined",
-  "completed",
-  "dismissed",
-  "cancelled",
-  "expired",
-] as const;
-export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
+/** §7 statuses an addressed ask/task can have: the inbox's statuses but `delivered` (a human-inbox notify's). */
+export type ResolutionStatus = Exclude<(typeof STATUSES)[number], "delivered">;
+export const RESOLUTION_STATUSES: readonly ResolutionStatus[] = STATUSES.filter(
+  (s): s is ResolutionStatus => s !== "delivered",
+);
 
 export interface TrafficFilters {
   /** An account slug; absent = every account the person has a seat in. */
