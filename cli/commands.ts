@@ -296,7 +296,7 @@ export const COMMANDS: Record<string, Command> = {
 };
 
 export const USAGE = [
-  "usage: ma2h-hub <command> [--json]",
+  "usage: ma2h-hub <command> [--json]      ma2h-hub --version [--json]",
   "",
   "Reads the Hub's DATABASE_URL and AUTH_SECRET. With --json, stdout carries exactly one JSON object.",
   "Commands that name an agent take --account <slug>, required when the id exists in several accounts.",

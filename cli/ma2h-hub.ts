@@ -10,6 +10,8 @@ import { root } from "../bin/launcher.mjs";
 import { applyEmbeddedEnvFromDisk } from "../server/embedded-env";
 import { hasProcessWide } from "../lib/process-wide";
 import { isHubError } from "../lib/protocol/errors";
+import { HUB_VERSION } from "../lib/protocol/versions";
+import { hubRelease } from "../lib/release";
 import { usageError, type Flags, type Output } from "./command";
 import { COMMANDS, USAGE } from "./commands";
 
@@ -42,6 +44,7 @@ function parse(argv: string[]) {
     options: {
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "V" },
       ...Object.fromEntries(STRING_FLAGS.map((n) => [n, { type: "string" as const }])),
       ...Object.fromEntries(BOOLEAN_FLAGS.map((n) => [n, { type: "boolean" as const }])),
     },
@@ -56,6 +59,15 @@ async function readStdin(): Promise<string> {
     .replace(/\r?\n$/, "");
 }
 
+/** `ma2h-hub --version`: the Hub's release and the protocol version it speaks; opens nothing. */
+function versionOutput(): Output {
+  const { version, commit } = hubRelease();
+  return {
+    json: { version, commit, ma2h_version: HUB_VERSION },
+    text: `ma2h-hub ${version} (commit ${commit === "unknown" ? commit : commit.slice(0, 12)}; MA2H ${HUB_VERSION})`,
+  };
+}
+
 async function run(argv: string[]): Promise<Output | "help"> {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -65,6 +77,7 @@ async function run(argv: string[]): Promise<Output | "help"> {
   }
   const { values, positionals } = parsed;
   if (values.help) return "help";
+  if (values.version) return versionOutput();
   const [group, verb, ...args] = positionals;
   const command = COMMANDS[`${group ?? ""} ${verb ?? ""}`];
   if (!command) throw usageError(group ? `unknown command: ${positionals.slice(0, 2).join(" ")}` : "no command given");

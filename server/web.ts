@@ -11,6 +11,7 @@ import next from "next";
 import { root } from "../bin/launcher.mjs";
 import { env, metricsSettings, servesHttpsOnly, trustedProxies } from "../lib/env";
 import { log } from "../lib/log";
+import { hubRelease } from "../lib/release";
 import { terminalWaiters } from "../lib/messages/waiters";
 import { refreshWebGauges } from "../lib/gauges/refresh";
 import { answerScrape, isMetricsRequest } from "../lib/metrics/endpoint";
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
     url: `${mode === "tls" ? "https" : "http"}://${e.HOST}:${e.PORT}`,
     mode,
     public_url: e.publicUrl,
+    ...hubRelease(),
   });
   preloadRoutes(app);
   // Choice A22: leases that lapsed while no web process served get a fresh window (lib/sessions/liveness.ts).

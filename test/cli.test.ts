@@ -3,11 +3,13 @@
  * every command's JSON shape, its errors, concurrency, and that credentials are stored only hashed
  * and secrets only sealed.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "./support/database";
+import { HUB_VERSION } from "../lib/protocol/versions";
 import { hashCredential } from "../lib/secrets";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -510,5 +512,23 @@ describe("usage", () => {
       expect(r.code, bad[i]!.join(" ")).toBe(2);
       expect(r.json.error.code).toBe("validation_error");
     }
+  });
+
+  it("--version reports the release and the commit (MA2H_COMMIT over the checkout's HEAD) without a database", async () => {
+    const { version } = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string };
+    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
+    // No database at all: --version opens nothing.
+    const env = { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" };
+    const json = await cli(["--version", "--json"], undefined, env);
+    expect(json.code, json.stderr).toBe(0);
+    expectOneObject(json);
+    expect(json.json).toEqual({ version, commit: head, ma2h_version: HUB_VERSION });
+    const text = await cli(["-V"], undefined, env);
+    expect(text.stdout.trim()).toBe(`ma2h-hub ${version} (commit ${head.slice(0, 12)}; MA2H ${HUB_VERSION})`);
+    const stamped = await cli(["--version", "--json"], undefined, { ...env, MA2H_COMMIT: "0123abcd".repeat(5) });
+    expect(stamped.json.commit).toBe("0123abcd".repeat(5));
+    // A malformed MA2H_COMMIT is not reported as if it were a commit.
+    const junk = await cli(["--version", "--json"], undefined, { ...env, MA2H_COMMIT: "not a commit" });
+    expect(junk.json.commit).toBe(head);
   });
 });

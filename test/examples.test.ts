@@ -4,19 +4,20 @@
  *   order as GitHub's `shell: bash` does (`bash --noprofile --norc -eo pipefail`), with `${{ secrets.X
  *   }}` / `${{ vars.X }}` / `${{ github.X }}` replaced by test values, GitHub's default GITHUB_* /
  *   RUNNER_* variables set, `uses:` steps skipped (the runner's own setup: checkout, Node) and the
- *   `if:` conditions the workflow uses honoured (success(), failure()). Two substitutions, both
- *   stated here: `npx -y @ma2h/agent` becomes `ma2h`, a symlink on PATH to the BUILT command
- *   (packages/agent/dist/cli.js — the package is not fetched from a registry), and the workflow's
- *   ./scripts/deploy.sh is a stub in the temporary workspace that records the deploy. A person
- *   approves with a PAT → the deploy step runs; denies → it does not, the failure step reports, the
- *   job fails.
+ *   `if:` conditions the workflow uses honoured (success(), failure()). Its "Install the ma2h command"
+ *   step runs as written: `npm install -g` of the tarball the test packs from the BUILT package (what
+ *   `npm run pack:agent` makes) into a global prefix of the test's own (NPM_CONFIG_PREFIX), whose bin/
+ *   is on PATH; npm takes the dependencies from the machine's cache where it has them. One
+ *   substitution, stated here: the workflow's ./scripts/deploy.sh is a stub in the temporary
+ *   workspace that records the deploy. A person approves with a PAT → the deploy step runs; denies →
+ *   it does not, the failure step reports, the job fails.
  * - examples/resume-agent: ask.ts (run #1) exits with the id; receiver.ts runs as a process behind a
  *   recording reverse proxy (the public callback URL); a person answers, the Hub pushes, the receiver
  *   resumes exactly once; the captured push replayed, re-signed with a fresh jti, and again after a
  *   receiver restart never resumes twice.
  * - examples/directive-listener.ts: a person's directive is acked with the listener's note; SIGTERM
  *   stops it with exit 0.
- * - examples/mcp/*: each configuration parses, and the server it names (`npx -y @ma2h/agent mcp` →
+ * - examples/mcp/*: each configuration parses, and the server it names (`ma2h mcp` →
  *   `node packages/agent/dist/cli.js mcp`), started with its env pointed at the test Hub, answers an
  *   MCP `tools/list` through @modelcontextprotocol/sdk's Client.
  * The TypeScript examples import "@ma2h/agent". The root tsconfig maps that name to the package's
@@ -24,7 +25,8 @@
  * tsconfig without that mapping, so the import resolves like a user's: node_modules/@ma2h/agent →
  * the built dist.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http, { type Server } from "node:http";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -188,8 +190,17 @@ function condition(expr: string | undefined, failed: boolean): boolean {
   throw new Error(`the test runner does not implement the condition ${JSON.stringify(expr)}`);
 }
 
-/** The one substitution of the command: `npx -y @ma2h/agent[@version]` → `ma2h` (the built CLI on PATH). */
-const localCommand = (script: string) => script.replace(/\bnpx -y @ma2h\/agent(@[^\s]+)?(?=\s)/gu, "ma2h");
+/** The packed @ma2h/agent (as `npm run pack:agent` makes it, from the built package), packed once. */
+let tarball: string | undefined;
+function agentTarball(): string {
+  if (tarball) return tarball;
+  const out = execFileSync("npm", ["pack", "./packages/agent", "--pack-destination", dir, "--json"], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  });
+  tarball = join(dir, (JSON.parse(out) as { filename: string }[])[0]!.filename);
+  return tarball;
+}
 
 interface JobRun {
   /** Everything the steps wrote to stderr so far (the ask's progress note names the id). */
@@ -205,9 +216,8 @@ function runJob(
   let stderr = "";
   const spec = workflow.jobs[job];
   if (!spec) throw new Error(`no job ${job}`);
-  const bin = join(o.workspace, "..", "bin");
-  mkdirSync(bin, { recursive: true });
-  if (!existsSync(join(bin, "ma2h"))) symlinkSync(CLI, join(bin, "ma2h"));
+  // The runner's global npm prefix: what the install step puts on PATH.
+  const prefix = join(o.workspace, "..", "npm-global");
   const envOf = (e: Record<string, unknown> | undefined) =>
     Object.fromEntries(Object.entries(e ?? {}).map(([k, v]) => [k, substitute(String(v), o.contexts)]));
   const done = (async () => {
@@ -225,13 +235,16 @@ function runJob(
       }
       expect(step.shell ?? "bash", name).toBe("bash");
       const script = join(o.workspace, "..", `step-${i}.sh`);
-      writeFileSync(script, localCommand(substitute(step.run ?? "", o.contexts)));
+      writeFileSync(script, substitute(step.run ?? "", o.contexts));
       const p = proc(
         "bash",
         ["--noprofile", "--norc", "-eo", "pipefail", script],
         {
-          PATH: `${bin}:${process.env.PATH ?? ""}`,
+          PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}`,
           HOME: join(o.workspace, ".."),
+          NPM_CONFIG_PREFIX: prefix,
+          NPM_CONFIG_CACHE: join(process.env.HOME ?? "/root", ".npm"),
+          NPM_CONFIG_PREFER_OFFLINE: "true",
           ...o.githubEnv,
           ...envOf(workflow.env),
           ...envOf(spec.env),
@@ -286,7 +299,7 @@ describe("examples/github-actions/deploy-gate.yml", () => {
     };
     const contexts = {
       secrets: { MA2H_API_KEY: acme.keys[A] as string },
-      vars: { MA2H_URL: hub.url, MA2H_AGENT_ID: A },
+      vars: { MA2H_URL: hub.url, MA2H_AGENT_ID: A, MA2H_AGENT_PACKAGE: agentTarball() },
       github: { sha, repository: "acme/shop", actor: "octocat", run_id: "4242", workspace },
     };
     return { run: runJob(workflow, "deploy", { contexts, githubEnv, workspace }), files };
@@ -296,7 +309,12 @@ describe("examples/github-actions/deploy-gate.yml", () => {
   it("is a workflow whose gate asks with --timeout and --default deny, and whose deploy runs on success() only", () => {
     const steps = workflow.jobs.deploy?.steps ?? [];
     const gate = steps.find((s) => s.id === "gate");
-    expect(gate?.run).toMatch(/npx -y @ma2h\/agent ask confirm /u);
+    expect(gate?.run).toMatch(/^\s*answer=\$\(ma2h ask confirm /mu);
+    // The command comes from the team's tarball (the package is not on the npm registry yet).
+    const install = steps.find((s) => s.name === "Install the ma2h command");
+    expect(install?.run).toMatch(/^npm install -g .*"\$MA2H_AGENT_PACKAGE"$/u);
+    expect(install?.env).toEqual({ MA2H_AGENT_PACKAGE: `\${{ vars.MA2H_AGENT_PACKAGE }}` });
+    expect(steps.indexOf(install as WorkflowStep)).toBeLessThan(steps.indexOf(gate as WorkflowStep));
     expect(gate?.run).toMatch(/--timeout 30m\b/u);
     expect(gate?.run).toMatch(/--default deny\b/u);
     const deploy = steps.find((s) => s.name === "Deploy");
@@ -332,6 +350,7 @@ describe("examples/github-actions/deploy-gate.yml", () => {
     expect(steps.map((s) => [s.name, s.outcome])).toEqual([
       ["actions/checkout@v4", "skipped"],
       ["actions/setup-node@v4", "skipped"],
+      ["Install the ma2h command", "success"],
       ["Ask a person to approve the deploy", "success"],
       ["Deploy", "success"],
       ["Report the deploy that did not happen", "skipped"],
@@ -349,15 +368,17 @@ describe("examples/github-actions/deploy-gate.yml", () => {
     expect(steps.map((s) => [s.name, s.outcome])).toEqual([
       ["actions/checkout@v4", "skipped"],
       ["actions/setup-node@v4", "skipped"],
+      ["Install the ma2h command", "success"],
       ["Ask a person to approve the deploy", "failure"],
       ["Deploy", "skipped"],
       ["Report the deploy that did not happen", "success"],
     ]);
-    expect(steps[2]?.code).toBe(1); // the documented exit code of a denied confirm
+    const step = (name: string) => steps.find((s) => s.name === name);
+    expect(step("Ask a person to approve the deploy")?.code).toBe(1); // the documented exit code of a denied confirm
     expect(failed).toBe(true);
     expect(existsSync(files.deployed)).toBe(false);
     expect(read(files.summary)).toContain(`Not deployed: the deploy of \`${sha}\` was not approved`);
-    const notifyId = steps[4]?.stdout?.trim() ?? "";
+    const notifyId = step("Report the deploy that did not happen")?.stdout?.trim() ?? "";
     expect(notifyId).toMatch(/^msg_/u);
     const note = await hub.agent(A, "acme").get(`/v1/messages/${notifyId}`);
     expect(note.body).toMatchObject({ type: "notify", title: "Deploy of 9f1c2e7 did not happen", tags: ["deploy"] });
@@ -535,9 +556,9 @@ describe("examples/mcp", () => {
       return parsed[config.servers]?.ma2h as McpServerEntry;
     };
 
-    it(`${config.file} parses and runs \`npx -y @ma2h/agent mcp\` with MA2H_URL, MA2H_API_KEY and MA2H_AGENT_ID`, () => {
+    it(`${config.file} parses and runs \`ma2h mcp\` with MA2H_URL, MA2H_API_KEY and MA2H_AGENT_ID`, () => {
       const entry = load();
-      expect(entry).toMatchObject({ command: "npx", args: ["-y", "@ma2h/agent", "mcp"] });
+      expect(entry).toMatchObject({ command: "ma2h", args: ["mcp"] });
       if (entry.type !== undefined) expect(entry.type).toBe("stdio");
       expect(Object.keys(entry.env).sort()).toEqual(Object.keys(config.env).sort());
       for (const [k, re] of Object.entries(config.env)) expect(entry.env[k], k).toMatch(re);
@@ -545,8 +566,8 @@ describe("examples/mcp", () => {
 
     it(`${config.file}: the server it names answers tools/list against the Hub`, async () => {
       const entry = load();
-      // `npx -y @ma2h/agent` → the built command; the env values → the test Hub and agent.
-      const args = [CLI, ...entry.args.slice(2)];
+      // `ma2h` → the built command; the env values → the test Hub and agent.
+      const args = [CLI, ...entry.args];
       const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
       for (const k of Object.keys(entry.env)) env[k] = agentEnv()[k] as string;
       env.MA2H_STORE_DIR = join(dir, `mcp-store-${config.servers}-${config.file.length}`);

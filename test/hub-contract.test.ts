@@ -9,7 +9,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { resolve } from "node:path";
 import pg from "pg";
@@ -99,6 +99,12 @@ describe("npm run hub", () => {
       expect([path, res.status]).toEqual([path, 200]);
       expect((await res.json()).status).toBe("ok");
     }
+  });
+
+  it("/healthz names the release and the commit it runs", async () => {
+    const { version } = JSON.parse(readFileSync(resolve(repoRoot, "package.json"), "utf8")) as { version: string };
+    const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
+    expect(await (await fetch(`${hub.url}/healthz`)).json()).toEqual({ status: "ok", version, commit });
   });
 
   it("applies migrations on start on a fresh empty database, idempotently; SIGTERM leaves nothing", async () => {

@@ -8,6 +8,7 @@ import http from "node:http";
 import https from "node:https";
 import { env, metricsSettings } from "../lib/env";
 import { log } from "../lib/log";
+import { hubRelease } from "../lib/release";
 import { closeDb } from "../lib/db";
 import { closeRedis } from "../lib/redis";
 import { closeProducers } from "../lib/queue/producer";
@@ -72,7 +73,11 @@ async function main(): Promise<void> {
   const wakes = await startJobWakes();
   const timer = startSweepTimer(sweeps(e));
   const metricsServer = await serveMetrics();
-  log.info("worker running", { sweep_ms: e.MA2H_EXPIRY_SWEEP_MS, queue_backend: e.REDIS_URL ? "redis" : "postgres" });
+  log.info("worker running", {
+    sweep_ms: e.MA2H_EXPIRY_SWEEP_MS,
+    queue_backend: e.REDIS_URL ? "redis" : "postgres",
+    ...hubRelease(),
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {

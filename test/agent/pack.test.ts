@@ -44,10 +44,32 @@ beforeAll(async () => {
   });
 }, 180_000);
 
+describe("the package's metadata", () => {
+  it("is Apache-2.0 licensed with its repository, homepage, bugs, keywords and files, as is the Hub's", () => {
+    const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"));
+    for (const manifest of [pkg, root]) {
+      expect(manifest.license).toBe("Apache-2.0");
+      expect(manifest.repository.url).toMatch(/^git\+https:\/\/\S+\.git$/u);
+      expect(manifest.homepage).toMatch(/^https:\/\//u);
+      expect(manifest.bugs.url).toMatch(/^https:\/\//u);
+      expect(manifest.keywords).toContain("ma2h");
+      expect(Array.isArray(manifest.files) && manifest.files.includes("LICENSE")).toBe(true);
+    }
+    expect(pkg.repository.directory).toBe("packages/agent");
+    expect(readFileSync(join(repoRoot, "packages/agent/LICENSE"), "utf8")).toBe(
+      readFileSync(join(repoRoot, "LICENSE"), "utf8"),
+    );
+  });
+});
+
 describe("npm pack → install in an empty folder", () => {
   it("ships the built files only, and installs outside the repository", () => {
     expect(relative(repoRoot, installDir).startsWith("..")).toBe(true);
-    expect(packed).toEqual(["README.md", "dist/cli.js", "dist/index.d.ts", "dist/index.js", "package.json"]);
+    // The licence, the README, the built dist/ and the manifest — no sources, tests, maps or .env.
+    expect(packed).toEqual(["LICENSE", "README.md", "dist/cli.js", "dist/index.d.ts", "dist/index.js", "package.json"]);
+    const licence = readFileSync(join(installDir, "node_modules/@ma2h/agent/LICENSE"), "utf8");
+    expect(licence).toBe(readFileSync(join(repoRoot, "LICENSE"), "utf8"));
+    expect(licence).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/u);
     const installed = join(installDir, "node_modules/@ma2h/agent");
     expect(readdirSync(join(installed, "dist")).sort()).toEqual(["cli.js", "index.d.ts", "index.js"]);
     // Only the declared runtime dependencies came along: no Next, no Prisma.
