@@ -8,6 +8,8 @@ export default defineConfig({
   test: {
     include: ["lib/**/*.test.ts", "test/**/*.test.ts"],
     environment: "node",
+    // The default output, then the slowest files (test/support/slowest-files.ts).
+    reporters: ["default", "./test/support/slowest-files.ts"],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     // Two files at a time (#19): each file has its own database, Redis queue prefix and free ports
