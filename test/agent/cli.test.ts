@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT, EXIT_DESCRIPTIONS } from "../../packages/agent/src/cli/exit-codes";
+import { startFaultProxy } from "../support/fault-proxy";
 import { freePort, repoRoot } from "../support/hub";
 import { useHubFixture } from "../support/hub-fixture";
 import { errorLine, ma2h, start, tempDir } from "./cli-kit";
@@ -167,12 +168,35 @@ describe("ask: the exit code is the outcome", () => {
     ]);
     await resolve(edit.id, { resolution: "answered", value: "hold until the migration lands" });
     const done = await edit.run.done;
-    expect(done.code, done.stderr).toBe(EXIT.ok);
+    expect(done.code, done.stderr).toBe(EXIT.offMenu);
     expect(JSON.parse(done.stdout)).toMatchObject({
       in_reply_to: edit.id,
       resolution: "answered",
       response: { value: "hold until the migration lands", edited: true, actor: "human:alice" },
     });
+  });
+
+  it("an answer in the person's own words exits 8 with a note, in text mode and on wait; a listed option still exits 0", async () => {
+    const select = ["ask", "select", "Ship or hold?", "--option", "ship=Ship", "--option", "hold=Hold", "--allow-edit"];
+    const edit = await asking(select);
+    await resolve(edit.id, { resolution: "answered", value: "ship" });
+    expect(await edit.run.done).toMatchObject({ code: EXIT.ok, stdout: "ship\n" });
+
+    const own = await asking(select);
+    await resolve(own.id, { resolution: "answered", value: "hold until Friday" });
+    const text = await own.run.done;
+    expect(text.code, text.stderr).toBe(EXIT.offMenu);
+    // stdout stays the bare answer (a script reads the text after seeing 8); stderr marks it.
+    expect(text.stdout).toBe("hold until Friday\n");
+    expect(text.stderr).toContain(`${own.id} answered in the person's own words (human:alice): not one of the options`);
+    const again = await ma2h(["wait", own.id], env());
+    expect(again).toMatchObject({ code: EXIT.offMenu, stdout: "hold until Friday\n" });
+    expect(again.stderr).toContain("own words");
+
+    // confirm --allow-edit: an own-words answer is no approve (non-zero) and no deny either.
+    const confirm = await asking(["ask", "confirm", "Deploy 144?", "--allow-edit"]);
+    await resolve(confirm.id, { resolution: "answered", value: "only after 18:00" });
+    expect(await confirm.run.done).toMatchObject({ code: EXIT.offMenu, stdout: "only after 18:00\n" });
   });
 
   it("input prints the answer object as JSON; the schema comes from --field", async () => {
@@ -219,6 +243,33 @@ describe("ask: the exit code is the outcome", () => {
     // The default is printed (it is the outcome), but an expiry is never a yes: exit 3 (§6 fail-closed).
     expect(e).toMatchObject({ code: EXIT.notAnswered, stdout: "approve\n" });
     expect(e.stderr).toContain("default applied");
+  }, 60_000);
+});
+
+describe("ask --timeout on a slow Hub", () => {
+  it("stamps expires_at after the capability round trip: a discovery slower than the timeout still asks", async () => {
+    const proxy = await startFaultProxy(hub.url);
+    try {
+      const SLOW_MS = 2500;
+      proxy.rule = (req) =>
+        req.path.startsWith("/.well-known/ma2h") ? { kind: "forward", delayMs: SLOW_MS } : { kind: "forward" };
+      const run = start(["ask", "confirm", "Merge on a slow day?", "--timeout", "2s", "--default", "deny"], {
+        ...env(),
+        MA2H_URL: proxy.url,
+      });
+      const [, id] = await run.stderrMatch(/asked (msg_[0-9a-z]+)/u);
+      const msg = await hub.agent(A, "acme").get(`/v1/messages/${id}`);
+      // The capability fetch took longer than the whole timeout; the expiry still counts from the submit.
+      const discovered = proxy.seen.find((s) => s.path.startsWith("/.well-known/ma2h"));
+      expect(discovered).toBeDefined();
+      expect(Date.parse(msg.body.expires_at) - (discovered?.at ?? 0)).toBeGreaterThanOrEqual(SLOW_MS + 2000 - 50);
+      expect(Date.parse(msg.body.expires_at) - Date.parse(msg.body.created_at)).toBe(2000);
+      const e = await run.done;
+      expect(e).toMatchObject({ code: EXIT.notAnswered, stdout: "deny\n" });
+      expect(e.stderr).toContain("default applied");
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 });
 

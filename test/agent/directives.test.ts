@@ -4,18 +4,26 @@
  * which the person then reads; a throwing handler leaves it un-acked and it comes back after the
  * (shortened) visibility timeout; a redelivery while the first consumer still works is not handed
  * to a second one sharing the dedup store; an entry that does not verify for this agent is reported
- * to onRejected, never handed over, never acked. Needs Part A (verify-directive, stores, keys).
+ * to onRejected, never handed over, never acked; so is one from a sender outside the agent's own
+ * `directivesFrom` policy (§13.5). Needs Part A (verify-directive, stores, keys).
  */
 import { describe, expect, it } from "vitest";
-import { type DedupStore, type Directive, Ma2hClient, MemoryDedupStore } from "../../packages/agent/src";
+import {
+  type DedupStore,
+  type Directive,
+  Ma2hClient,
+  MemoryDedupStore,
+  SenderNotAcceptedError,
+} from "../../packages/agent/src";
 import { client } from "../support/hub";
 import { useHubFixture } from "../support/hub-fixture";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
+const C = "careful/fleet";
 const VISIBILITY_S = 2;
 const hub = useHubFixture({
-  accounts: { acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] } },
+  accounts: { acme: { agents: [A, B, C], humans: [{ handle: "alice", role: "owner" }] } },
   env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S) },
 });
 const acme = hub.account("acme");
@@ -141,4 +149,48 @@ describe("directives.listen (§13.4)", () => {
     const verified = await sdk(B).directives.drain({ wait: VISIBILITY_S + 2 });
     expect(verified.map((d) => d.id)).toEqual([id]);
   });
+});
+
+describe("directivesFrom: the agent's own policy for who may instruct it (§13.5)", () => {
+  it("a directive from a sender the policy does not list is reported, not handed over, not acked; a listed sender's is", async () => {
+    const c = sdk(C);
+    await expect(c.directives.drain({ directivesFrom: ["alice"] })).rejects.toThrow(TypeError);
+    const id = await author(C, "Drop the staging tables");
+    const rejected: unknown[] = [];
+    const got = await c.directives.drain({
+      wait: 10,
+      directivesFrom: ["human:bob"],
+      onRejected: (e) => rejected.push(e),
+    });
+    expect(got).toEqual([]);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toBeInstanceOf(SenderNotAcceptedError);
+    expect(rejected[0]).toMatchObject({ from: "human:alice", ackKey: id });
+    expect((await alice().get(`/v1/directives/${id}`)).body.delivery.state).not.toBe("acknowledged");
+
+    // listen applies it too: [] accepts nobody; the listed person's directive is handled and acked.
+    const seen: string[] = [];
+    const refusedByListen: unknown[] = [];
+    const none = new AbortController();
+    const closed = c.directives.listen((d) => void seen.push(d.id), {
+      signal: none.signal,
+      directivesFrom: [],
+      onRejected: (e) => refusedByListen.push(e),
+    });
+    await until(() => refusedByListen.length > 0);
+    none.abort();
+    await closed;
+    expect(refusedByListen[0]).toMatchObject({ from: "human:alice", ackKey: id });
+    expect(seen).toEqual([]);
+
+    const listed = new AbortController();
+    const open = c.directives.listen((d) => void seen.push(d.id), {
+      signal: listed.signal,
+      directivesFrom: ["human:alice"],
+    });
+    await until(async () => (await alice().get(`/v1/directives/${id}`)).body?.status === "acknowledged");
+    listed.abort();
+    await open;
+    expect(seen).toEqual([id]);
+  }, 60_000);
 });

@@ -185,6 +185,54 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
     expect(read.body.delivery).toMatchObject({ state: "acknowledged", note: "paused" });
   });
 
+  it("directivesFrom applies to the session drain's directives too (§13.5)", async () => {
+    const b = sdk(B);
+    const sb = await b.registerSession();
+    const authored = await hub
+      .human("alice", "acme")
+      .post("/v1/directives", { to: b.address(sb.id), title: "Purge the cache" });
+    expect(authored.status, JSON.stringify(authored.body)).toBe(201);
+    const rejected: unknown[] = [];
+    const items = await until(
+      () =>
+        b.drainSession(sb.id, {
+          acceptFrom: "any-same-account",
+          directivesFrom: ["human:bob"],
+          onRejected: (e) => rejected.push(e),
+        }),
+      () => rejected.length > 0,
+    );
+    expect(items).toEqual([]);
+    expect(rejected[0]).toBeInstanceOf(SenderNotAcceptedError);
+    expect(rejected[0]).toMatchObject({ from: "human:alice", ackKey: authored.body.id });
+    const read = await hub.human("alice", "acme").get(`/v1/directives/${authored.body.id}`);
+    expect(read.body.delivery.state).not.toBe("acknowledged");
+    await b.closeSession(sb.id);
+  });
+
+  it("a client holding a session names it as agent.session on its submits; closed, it does not; null opts out (§4.1)", async () => {
+    const a = sdk(A);
+    expect(a.session).toBeNull();
+    const before = await a.notify({ title: "before any session" });
+    const s = await a.registerSession();
+    expect(a.session).toBe(s.id);
+    const held = await a.notify({ title: "from the held session" });
+    const task = await a.task({ title: "task from the held session", action: { instructions: "check" } });
+    const optOut = await a.notify({ title: "without it", session: null });
+    await a.closeSession(s.id);
+    expect(a.session).toBeNull();
+    const after = await a.notify({ title: "after the close" });
+    const sessionOf = async (id: string) => {
+      const row = await db().message.findUniqueOrThrow({ where: { id }, select: { envelope: true } });
+      return (JSON.parse(row.envelope) as { agent: { session?: string } }).agent.session;
+    };
+    expect(await sessionOf(before.id)).toBeUndefined();
+    expect(await sessionOf(held.id)).toBe(s.id);
+    expect(await sessionOf(task.id)).toBe(s.id);
+    expect(await sessionOf(optOut.id)).toBeUndefined();
+    expect(await sessionOf(after.id)).toBeUndefined();
+  });
+
   it("a message entry signed for another session of ours is refused (§13.4 v0.5)", async () => {
     const a = sdk(A);
     const b = sdk(B);

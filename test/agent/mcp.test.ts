@@ -247,6 +247,38 @@ describe("MCP server: asking a person", () => {
     expect(text(expired)).toMatch(/default you set was applied: deny \(actor system:default_on_expire\)/);
   });
 
+  it("an expiry default is told by the signed actor: a Response stripped of the unsigned `defaulted` flag still reads as the default", async () => {
+    const proxy = await startFaultProxy(hub.url);
+    try {
+      proxy.rewrite = (req, body) => {
+        if (req.method !== "GET" || !req.path.startsWith("/v1/messages/")) return body;
+        const parsed = JSON.parse(body) as { response?: { defaulted?: boolean } };
+        if (parsed.response) delete parsed.response.defaulted;
+        return JSON.stringify(parsed);
+      };
+      const mcp = await connect({ url: proxy.url });
+      const r = await call(mcp, "ask_human", {
+        mode: "select",
+        title: "Which mirror, unattended?",
+        options: [{ value: "eu" }, { value: "us" }],
+        expires_in_seconds: 1,
+        default_on_expire: "eu",
+        wait_seconds: 30,
+      });
+      expect(proxy.seen.some((s) => s.path.startsWith("/v1/messages/") && s.status === 200)).toBe(true);
+      expect(r.structuredContent).toMatchObject({
+        answered: false,
+        resolution: "expired",
+        defaulted: true,
+        value: "eu",
+        actor: "system:default_on_expire",
+      });
+      expect(text(r)).toMatch(/default you set was applied: eu \(actor system:default_on_expire\)/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("notify_human sends a notification", async () => {
     const mcp = await connect();
     const r = await call(mcp, "notify_human", { title: "Nightly build finished", priority: "low" });
@@ -325,6 +357,44 @@ describe("MCP server: Hub errors are tool errors", () => {
     const next = await call(mcp, "notify_human", { title: "Still here" });
     expect(next.isError).toBeFalsy();
     expect(next.structuredContent).toMatchObject({ status: "delivered" });
+  });
+
+  it("every failure's text starts `MA2H error <code>`: a refused argument, a bad default, keys that cannot be fetched", async () => {
+    const mcp = await connect();
+    const refused = await call(mcp, "ask_human", { mode: "confirm", title: "Ship?", colour: "red" });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^MA2H error validation_error \(refused before sending\): .*colour/su);
+    const unknownTool = await mcp.callTool({ name: "launch_rockets", arguments: {} });
+    expect((unknownTool as ToolResult).isError).toBe(true);
+    expect(text(unknownTool as ToolResult)).toMatch(/^MA2H error validation_error /u);
+    const badDefault = await call(mcp, "ask_human", {
+      mode: "confirm",
+      title: "Ship?",
+      expires_in_seconds: 60,
+      default_on_expire: "maybe",
+    });
+    expect(text(badDefault)).toMatch(/^MA2H error invalid_field \(refused before sending\): default_on_expire/u);
+
+    // Reached at another origin than the Hub's public URL (a proxy whose capability document still
+    // names the Hub): the advertised keys URL is not followed, so a directive cannot be verified.
+    const proxy = await startFaultProxy(hub.url);
+    try {
+      const elsewhere = await connect({ url: proxy.url });
+      const res = await alice().post("/v1/directives", { to: `agent:${A}`, title: "Check the keys path" });
+      expect(res.status).toBe(201);
+      const r = await call(elsewhere, "read_directives", { wait_seconds: 10 });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/^MA2H error keys_unavailable \(fetching the Hub's keys\): /u);
+      expect(text(r)).toContain("MA2H_PUBLIC_URL");
+      // The same server still verifies and hands over nothing unverified; a direct one takes it after
+      // the visibility timeout.
+      await sleep(VISIBILITY_S * 1000 + 200);
+      const direct = await connect();
+      const got = await call(direct, "read_directives", { wait_seconds: 10 });
+      expect(got.structuredContent).toMatchObject({ directives: [{ id: res.body.id }], rejected: 0 });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("a bad API key is an unauthenticated tool error, call after call", async () => {

@@ -2,7 +2,9 @@
  * The package is standalone: `npm pack` of packages/agent (built), installed into an empty folder
  * outside the repository with nothing of the Hub around it (its dependencies come from the npm
  * cache), runs `ma2h --version`, sends a notify to the test Hub, serves MCP (`ma2h mcp`), and imports
- * as an ES module with its type declarations.
+ * as an ES module with its type declarations. The install is `--engine-strict` on the Node running the
+ * tests (CI's), and every installed package's own Node floor is at or below the one the package
+ * promises, so no supported Node warns EBADENGINE.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -38,7 +40,8 @@ beforeAll(async () => {
   packed = info!.files.map((f) => f.path).sort();
   // A bare project of its own, so npm installs here and nowhere above.
   writeFileSync(join(installDir, "package.json"), JSON.stringify({ name: "pack-probe", private: true }));
-  await run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"], {
+  // --engine-strict: an install on a Node the package promises must not meet a dependency refusing it.
+  await run("npm", ["install", tarball, "--engine-strict", "--prefer-offline", "--no-audit", "--no-fund"], {
     cwd: installDir,
     timeout: 120_000,
   });
@@ -81,6 +84,24 @@ describe("npm pack → install in an empty folder", () => {
       "canonicalize",
       "zod",
     ]);
+  });
+
+  it("promises the Hub's Node floor, and no installed dependency asks for a newer Node", () => {
+    const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"));
+    expect(pkg.engines.node).toBe(root.engines.node);
+    const floor = nodeFloor(pkg.engines.node, pkg.name);
+    const installed = join(installDir, "node_modules");
+    const manifests = readdirSync(installed).flatMap((d) =>
+      d.startsWith("@") ? readdirSync(join(installed, d)).map((s) => join(d, s)) : d.startsWith(".") ? [] : [d],
+    );
+    expect(manifests).toContain("canonicalize");
+    for (const name of manifests) {
+      const file = join(installed, name, "package.json");
+      if (!existsSync(file)) continue;
+      const range = JSON.parse(readFileSync(file, "utf8")).engines?.node;
+      if (range === undefined) continue;
+      expect(compareVersions(nodeFloor(range, name), floor), `${name} wants node ${range}`).toBeLessThanOrEqual(0);
+    }
   });
 
   it("`ma2h --version` runs from node_modules/.bin, and a notify reaches the Hub", async () => {
@@ -139,3 +160,18 @@ describe("npm pack → install in an empty folder", () => {
       expect(dts).toContain(name);
   });
 });
+
+/**
+ * The lowest Node a `>=X[.Y[.Z]]` range admits. Any other form fails the test, so a dependency with a
+ * range this reader cannot judge is looked at by a person rather than passed.
+ */
+function nodeFloor(range: string, who: string): number[] {
+  const m = /^>=\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?$/u.exec(range.trim());
+  if (!m) throw new Error(`${who}: engines.node "${range}" is not a plain >= floor`);
+  return [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)];
+}
+
+function compareVersions(a: number[], b: number[]): number {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  return 0;
+}

@@ -2,12 +2,12 @@
  * A loopback HTTP proxy in front of the real Hub that misbehaves on cue, for the SDK's transport
  * tests: per request, a rule decides whether to forward, answer a 5xx or a 429 itself, drop the
  * connection before forwarding, or forward and then drop the connection instead of returning the
- * Hub's answer (the "lost 202"), or forward and rewrite the Hub's answer body (tampering in transit).
+ * Hub's answer (the "lost 202"), forward after a delay (a slow Hub), or forward and rewrite the Hub's answer body (tampering in transit).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 
 export type Fault =
-  | { kind: "forward" }
+  | { kind: "forward"; delayMs?: number } // delayMs: held that long before it is forwarded (a slow Hub)
   | { kind: "status"; status: number; body?: string; headers?: Record<string, string> }
   | { kind: "drop" } // the connection is destroyed; the Hub never sees the request
   | { kind: "lose-reply" }; // the Hub handles the request; its answer never reaches the client
@@ -71,6 +71,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       res.end(fault.body ?? "");
       return;
     }
+    if (fault.kind === "forward" && fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host") headers[k] = v;
     try {

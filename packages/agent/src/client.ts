@@ -14,6 +14,7 @@ import type { HubResponse } from "../../../lib/protocol/response";
 import { type Destination, destinationSchema, type SubmitAck } from "../../../lib/protocol/submit-ack";
 import { type DirectiveMailbox, HubDirectiveMailbox } from "./directives";
 import {
+  type CommonInput,
   type ConfirmInput,
   confirmEnvelope,
   type EnvelopeContext,
@@ -94,6 +95,7 @@ export class Ma2hClient {
   readonly #journal: SubmitJournal | undefined;
   readonly #sessions: SessionInbox;
   #capability: Promise<Capability> | null = null;
+  #session: string | null = null;
 
   constructor(o: Ma2hClientOptions) {
     if (!o.url || !o.apiKey || !o.agentId) throw new TypeError("Ma2hClient needs url, apiKey and agentId");
@@ -113,9 +115,9 @@ export class Ma2hClient {
       replayStore: o.replayStore,
     });
     this.ask = {
-      confirm: async (i) => this.submitEnvelope(confirmEnvelope(await this.#context(), i)),
-      select: async (i) => this.submitEnvelope(selectEnvelope(await this.#context(), i)),
-      input: async (i) => this.submitEnvelope(inputEnvelope(await this.#context(), i)),
+      confirm: async (i) => this.submitEnvelope(confirmEnvelope(await this.#context(), this.#sessioned(i))),
+      select: async (i) => this.submitEnvelope(selectEnvelope(await this.#context(), this.#sessioned(i))),
+      input: async (i) => this.submitEnvelope(inputEnvelope(await this.#context(), this.#sessioned(i))),
     };
   }
 
@@ -156,12 +158,28 @@ export class Ma2hClient {
     return { version: negotiateVersion(cap.ma2h_version), agent: { ...this.#agent } };
   }
 
+  /**
+   * The session this client holds: the last one `registerSession` returned and `closeSession` has
+   * not closed. Its submits name it as `agent.session` (§4.1: a session-registered agent SHOULD), so
+   * their Responses land in its drain and their `from` is session-qualified; null when none.
+   */
+  get session(): string | null {
+    return this.#session;
+  }
+
+  /** The input with `session` defaulted to the held one (an explicit string or null wins). */
+  #sessioned<T extends CommonInput>(i: T): T {
+    return i.session !== undefined || this.#session === null ? i : { ...i, session: this.#session };
+  }
+
   notify(i: NotifyInput): Promise<SubmitAck> {
-    return this.#context().then(async (ctx) => (await this.submitEnvelope(notifyEnvelope(ctx, i))).ack);
+    return this.#context().then(
+      async (ctx) => (await this.submitEnvelope(notifyEnvelope(ctx, this.#sessioned(i)))).ack,
+    );
   }
 
   task(i: TaskInput): Promise<MessageHandle> {
-    return this.#context().then((ctx) => this.submitEnvelope(taskEnvelope(ctx, i)));
+    return this.#context().then((ctx) => this.submitEnvelope(taskEnvelope(ctx, this.#sessioned(i))));
   }
 
   /**
@@ -315,13 +333,17 @@ export class Ma2hClient {
   }
 
   /** §16.1: registers a session of this agent — the address `agent:<id>#sess_…` one run drains at. */
-  registerSession(input: RegisterSessionInput = {}, o: { signal?: AbortSignal } = {}): Promise<SessionResource> {
-    return this.#sessions.register(input, o);
+  async registerSession(input: RegisterSessionInput = {}, o: { signal?: AbortSignal } = {}): Promise<SessionResource> {
+    const session = await this.#sessions.register(input, o);
+    this.#session = session.id;
+    return session;
   }
 
   /** §16.3: closes one of this agent's sessions (idempotent); un-acked mail addressed to it bounces. */
-  closeSession(sessionId: string, o: { signal?: AbortSignal } = {}): Promise<SessionResource> {
-    return this.#sessions.close(sessionId, o);
+  async closeSession(sessionId: string, o: { signal?: AbortSignal } = {}): Promise<SessionResource> {
+    const session = await this.#sessions.close(sessionId, o);
+    if (this.#session === sessionId) this.#session = null;
+    return session;
   }
 
   /** This agent's address, or one of its sessions' (§4): what another agent puts in `to`. */

@@ -5,13 +5,18 @@
  * redelivery (visibility timeout, a second consumer) is never handed over twice; a handler that
  * throws releases its reservation and leaves the directive un-acked, so it is redelivered.
  *
+ * `directivesFrom` is the agent's own §13.5 policy for who may instruct it (directive-senders.ts): a
+ * directive from anyone else is reported to `onRejected` and not acked either.
+ *
  * Rejected (unverified) entries are reported to `onRejected` and NOT acked: the signature is what
  * makes a directive ours to consume, so an unverifiable one is not ours to consume either; a
  * transient cause (clock skew, a key rotation not yet fetched) heals on redelivery, and until then
  * the person sees it un-acknowledged, which is the truth (docs/decisions.md).
  */
 import type { Directive } from "../../../lib/protocol/directive";
+import { checkDirectiveSenders, type DirectiveSenders, directiveSenderAccepted } from "./directive-senders";
 import { HubKeys } from "./keys";
+import { SenderNotAcceptedError } from "./session-inbox";
 import { type DedupStore, MemoryDedupStore, MemoryReplayStore, type ReplayStore } from "./stores";
 import { abortReason, backoffDelay, isTransient, sleep, type Transport } from "./transport";
 import { VerificationError } from "./verification";
@@ -42,14 +47,20 @@ export interface DrainOptions {
   wait?: number;
   signal?: AbortSignal;
   replayStore?: ReplayStore;
-  onRejected?(error: VerificationError, raw: unknown): void;
+  /** §13.5: who may instruct this agent (directive-senders.ts); absent, any verified sender. */
+  directivesFrom?: DirectiveSenders;
+  /** An entry refused by verification or by `directivesFrom`; it stays un-acked. */
+  onRejected?(error: VerificationError | SenderNotAcceptedError, raw: unknown): void;
 }
 
 export interface ListenOptions {
   signal?: AbortSignal;
   replayStore?: ReplayStore;
   dedupStore?: DedupStore;
-  onRejected?(error: VerificationError, raw: unknown): void;
+  /** §13.5: who may instruct this agent (directive-senders.ts); absent, any verified sender. */
+  directivesFrom?: DirectiveSenders;
+  /** An entry refused by verification or by `directivesFrom`; it stays un-acked. */
+  onRejected?(error: VerificationError | SenderNotAcceptedError, raw: unknown): void;
   /** A handler that threw (the directive stays un-acked), or a failed verification fetch. */
   onError?(error: unknown, directive: Directive | null): void;
 }
@@ -99,14 +110,19 @@ export class HubDirectiveMailbox implements DirectiveMailbox {
 
   /** Drains and verifies; rejected entries go to `onRejected` and are left un-acked. */
   async drain(o: DrainOptions = {}): Promise<VerifiedDirective[]> {
+    const senders = checkDirectiveSenders(o.directivesFrom);
     const out: VerifiedDirective[] = [];
     for (const entry of await this.drainRaw(o)) {
+      let directive: Directive;
       try {
-        out.push(await this.#verify(entry, o.replayStore ?? this.#replayStore));
+        directive = await this.#verify(entry, o.replayStore ?? this.#replayStore);
       } catch (err) {
         if (!(err instanceof VerificationError)) throw err;
         o.onRejected?.(err, entry);
+        continue;
       }
+      if (directiveSenderAccepted(directive.from, senders)) out.push(directive);
+      else o.onRejected?.(new SenderNotAcceptedError(directive.from, directive.id, "directive"), entry);
     }
     return out;
   }
@@ -130,6 +146,7 @@ export class HubDirectiveMailbox implements DirectiveMailbox {
    */
   async listen(handler: DirectiveHandler, o: ListenOptions = {}): Promise<void> {
     const { signal } = o;
+    checkDirectiveSenders(o.directivesFrom);
     const replayStore = o.replayStore ?? this.#replayStore;
     const dedup = o.dedupStore ?? this.#dedupStore;
     // Our own finished directives whose ack did not get through: retried before the next drain.
@@ -172,6 +189,10 @@ export class HubDirectiveMailbox implements DirectiveMailbox {
     } catch (err) {
       if (err instanceof VerificationError) o.onRejected?.(err, entry);
       else o.onError?.(err, null); // e.g. the key fetch failed: the entry is redelivered
+      return;
+    }
+    if (!directiveSenderAccepted(directive.from, o.directivesFrom)) {
+      o.onRejected?.(new SenderNotAcceptedError(directive.from, directive.id, "directive"), entry);
       return;
     }
     const { id } = directive;

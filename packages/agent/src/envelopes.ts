@@ -43,6 +43,12 @@ export interface CommonInput {
   idempotencyKey?: string;
   /** §7 auto-resolution boundary; must be in the future. */
   expiresAt?: Date | string;
+  /**
+   * §7 the same boundary, relative: `expires_at` is stamped this many milliseconds after the moment
+   * the envelope is built — after the capability round trip, so a slow Hub does not eat a short
+   * expiry before the submit leaves. Not with `expiresAt`.
+   */
+  expiresInMs?: number;
   sensitive?: boolean;
   /**
    * §4 (v0.5) the addressee: `agent:<id>` (whichever of its sessions drains first) or
@@ -53,8 +59,10 @@ export interface CommonInput {
   /**
    * §4.1 / §16 (v0.5) `agent.session`: the sender's own live session. The Hub attests it in the
    * addressee's `from`, and the Response (and any bounce receipt) lands in that session's drain.
+   * Absent, the client names the session it holds (the last it registered and has not closed);
+   * `null` sends without one.
    */
-  session?: string;
+  session?: string | null;
 }
 export type NotifyInput = CommonInput;
 
@@ -120,11 +128,12 @@ function iso(at: Date | string): string {
 function common(type: "notify" | "ask" | "task", ctx: EnvelopeContext, i: CommonInput): Record<string, unknown> {
   const agent: Record<string, unknown> = { id: ctx.agent.id, run_id: ctx.agent.run_id, runtime: ctx.agent.runtime };
   if (ctx.agent.project !== undefined) agent.project = ctx.agent.project;
-  if (i.session !== undefined) agent.session = i.session;
+  if (typeof i.session === "string") agent.session = i.session;
+  const now = ctx.now ?? new Date();
   const e: Record<string, unknown> = {
     ma2h_version: ctx.version,
     type,
-    created_at: (ctx.now ?? new Date()).toISOString(),
+    created_at: now.toISOString(),
     agent,
   };
   if (i.to !== undefined) e.to = i.to;
@@ -136,7 +145,13 @@ function common(type: "notify" | "ask" | "task", ctx: EnvelopeContext, i: Common
   if (i.state !== undefined) e.state = i.state;
   if (i.clientRef !== undefined) e.client_ref = i.clientRef;
   e.idempotency_key = i.idempotencyKey ?? `idem_${randomUUID()}`;
+  if (i.expiresAt !== undefined && i.expiresInMs !== undefined)
+    throw new TypeError("give expiresAt or expiresInMs, not both");
   if (i.expiresAt !== undefined) e.expires_at = iso(i.expiresAt);
+  if (i.expiresInMs !== undefined) {
+    if (!Number.isFinite(i.expiresInMs) || i.expiresInMs <= 0) throw new TypeError("expiresInMs must be above zero");
+    e.expires_at = new Date(now.getTime() + i.expiresInMs).toISOString();
+  }
   if (i.sensitive !== undefined) e.sensitive = i.sensitive;
   return e;
 }

@@ -5,6 +5,7 @@
  * contexts, error codes) is the Hub's own lib/protocol, bundled in at build time.
  */
 export * from "./client";
+export type { DirectiveSenders } from "./directive-senders";
 export * from "./directives";
 export * from "./envelopes";
 export * from "./errors";

@@ -22,6 +22,7 @@
  */
 import { ADDRESS_PATTERN } from "../../../lib/protocol/wire";
 import { type SessionResource, sessionEnvelopeSchema } from "../../../lib/protocol/session";
+import { checkDirectiveSenders, type DirectiveSenders, directiveSenderAccepted } from "./directive-senders";
 import { Ma2hError } from "./errors";
 import type { HubKeys } from "./keys";
 import { type DedupStore, MemoryDedupStore, MemoryReplayStore, type ReplayStore } from "./stores";
@@ -44,16 +45,21 @@ export interface RegisterSessionInput {
   labels?: Record<string, string>;
 }
 
-/** An addressed ask/task from a principal `acceptFrom` does not list: verified, but not ours to act on. */
+/**
+ * A verified entry from a sender the policy does not list: an addressed ask/task outside
+ * `acceptFrom` (§13.4), or a directive outside `directivesFrom` (§13.5) — not ours to act on.
+ */
 export class SenderNotAcceptedError extends Error {
   override name = "SenderNotAcceptedError";
   readonly reason = "sender_not_accepted" as const;
   /** The Hub-attested sender. */
   readonly from: string;
-  /** The entry's ack key, to drop it with ackEntries. */
+  /** The entry's ack key (a directive's id), to drop it with ackEntries / ackIds. */
   readonly ackKey: string;
-  constructor(from: string, ackKey: string) {
-    super(`${from} is not in acceptFrom: its ask/task ${ackKey} is not handed out (§13.4)`);
+  constructor(from: string, ackKey: string, what: "ask/task" | "directive" = "ask/task") {
+    super(
+      `${from} is not in ${what === "directive" ? "directivesFrom" : "acceptFrom"}: its ${what} ${ackKey} is not handed out (${what === "directive" ? "§13.5" : "§13.4"})`,
+    );
     this.from = from;
     this.ackKey = ackKey;
   }
@@ -62,6 +68,8 @@ export class SenderNotAcceptedError extends Error {
 export interface SessionDrainOptions {
   /** REQUIRED (§13.4 v0.5): the explicit policy for which senders may ask/task this agent. */
   acceptFrom: AcceptFrom;
+  /** §13.5: who may instruct this agent by directive (directives.ts); absent, any verified sender. */
+  directivesFrom?: DirectiveSenders;
   /** At most this many items (the Hub's bound applies). */
   max?: number;
   /** Long-poll seconds (§8.7, at most 60). */
@@ -158,6 +166,7 @@ export class SessionInbox {
   /** Drains, verifies every item, applies `acceptFrom` to ask/task, dedups; returns what is ours to use. */
   async drain(sessionId: string, o: SessionDrainOptions): Promise<VerifiedEntry[]> {
     const acceptFrom = checkPolicy(o?.acceptFrom);
+    const directivesFrom = checkDirectiveSenders(o.directivesFrom);
     const dedup = o.dedupStore ?? this.#dedup;
     const replayStore = o.replayStore ?? this.#replay;
     const out: VerifiedEntry[] = [];
@@ -181,6 +190,10 @@ export class SessionInbox {
         !senderAccepted(entry.message.from, acceptFrom)
       ) {
         o.onRejected?.(new SenderNotAcceptedError(entry.message.from, entry.ackKey), raw);
+        continue;
+      }
+      if (entry.kind === "directive" && !directiveSenderAccepted(entry.directive.from, directivesFrom)) {
+        o.onRejected?.(new SenderNotAcceptedError(entry.directive.from, entry.ackKey, "directive"), raw);
         continue;
       }
       // §13.4 step 3: reserve before handing out, so a redelivery is not acted on twice.

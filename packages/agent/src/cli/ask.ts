@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import type { SubmitAck } from "../../../../lib/protocol/submit-ack";
 import type { CallbackInput, CommonInput, ConfirmInput, SelectInput } from "../envelopes";
+import type { AskShape } from "../off-menu";
 import { sealState } from "../state";
 import { type CommandSpec, type FlagSpec, type Parsed, UsageError } from "./args";
 import { parseDuration } from "./duration";
@@ -61,7 +62,10 @@ export const askSpecs: Record<string, CommandSpec> = {
     positionals: [{ name: "title", required: true }],
     flags: {
       ...ASK_FLAGS,
-      "allow-edit": { kind: "boolean", help: "also accept a free-form answer (§5.2); it exits 1, as it is no approve" },
+      "allow-edit": {
+        kind: "boolean",
+        help: "also accept a free-form answer (§5.2); it exits 8 (an answer in the person's own words, no approve)",
+      },
       default: { ...DEFAULT_FLAG, value: "approve|deny" },
     },
   },
@@ -72,7 +76,10 @@ export const askSpecs: Record<string, CommandSpec> = {
     flags: {
       ...ASK_FLAGS,
       option: { kind: "list", value: "VALUE=LABEL", help: "an option (at least two; the label defaults to the value)" },
-      "allow-edit": { kind: "boolean", help: "also accept a free-form answer outside the options (§5.2)" },
+      "allow-edit": {
+        kind: "boolean",
+        help: "also accept a free-form answer outside the options (§5.2); it exits 8, with a note on stderr",
+      },
       default: { ...DEFAULT_FLAG, value: "VALUE" },
     },
   },
@@ -160,7 +167,9 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   const common: CommonInput & { callback?: CallbackInput } = commonInput(args);
   const timeout = args.strings.timeout;
   const timeoutMs = timeout !== undefined ? parseDuration(timeout, "timeout") : undefined;
-  if (timeoutMs !== undefined) common.expiresAt = new Date(Date.now() + timeoutMs);
+  // Stamped when the envelope is built, after the capability round trip (a slow Hub must not make
+  // a short --timeout already past when the submit leaves, §7).
+  if (timeoutMs !== undefined) common.expiresInMs = timeoutMs;
   const def = args.strings.default;
   if (def !== undefined && timeoutMs === undefined)
     throw new UsageError("--default applies when the ask expires: give --timeout too");
@@ -173,6 +182,7 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   const connection = connect(args);
   const { client } = connection;
   let submit: () => Promise<SubmitAck>;
+  let shape: AskShape = { mode };
   if (mode === "confirm") {
     const input: ConfirmInput = { ...common, ...(args.booleans["allow-edit"] ? { allowEdit: true } : {}) };
     if (def === "approve" || def === "deny") input.defaultOnExpire = def;
@@ -189,6 +199,7 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
       ...(def !== undefined ? { defaultOnExpire: def } : {}),
     };
     submit = async () => (await client.ask.select(input)).ack;
+    shape = { mode, optionValues: opts.map((o) => o.value) };
   } else {
     const input = { ...common, schema: schema(args) };
     submit = async () => (await client.ask.input(input)).ack;
@@ -203,7 +214,7 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   }
   note(`asked ${ack.id}; waiting for the answer${ack.review_url ? ` (${ack.review_url})` : ""}`);
   return waitAndReport(client, ack.id, {
-    mode,
+    shape,
     json: args.booleans.json === true,
     ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs + EXPIRY_GRACE_MS } : {}),
   });

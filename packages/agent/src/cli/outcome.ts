@@ -1,17 +1,22 @@
 /**
  * A terminal Response → stdout and the exit code. Without --json stdout is the bare answer value
- * (a string as is, an input answer object as JSON); with --json the whole §6 Response.
+ * (a string as is, an input answer object as JSON); with --json the whole §6 Response. An answer in
+ * the person's own words (`allow_edit`, §5.2) has an exit code of its own and a note on stderr, so
+ * neither a script nor a person reads it as one of the options.
  */
 import type { HubResponse } from "../../../../lib/protocol/response";
 import { DEFAULT_ON_EXPIRE_ACTOR } from "../../../../lib/protocol/response";
+import { type AskShape, isOffMenu } from "../off-menu";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { note, printJson, printLine } from "./output";
 
-export function exitFor(response: HubResponse, mode: string | undefined): ExitCode {
+export function exitFor(response: HubResponse, shape: AskShape | undefined): ExitCode {
   switch (response.resolution) {
     case "answered":
-      // Fail closed: only a plain `approve` is a yes. An off-menu answer (allow_edit) is not one.
-      if (mode === "confirm")
+      // No option was chosen: neither a yes (confirm stays fail-closed) nor a listed value.
+      if (shape !== undefined && isOffMenu(response, shape)) return EXIT.offMenu;
+      // Fail closed: only a plain `approve` is a yes.
+      if (shape?.mode === "confirm")
         return response.response?.value === "approve" && !response.response.edited ? EXIT.ok : EXIT.denied;
       return EXIT.ok;
     case "completed":
@@ -21,15 +26,20 @@ export function exitFor(response: HubResponse, mode: string | undefined): ExitCo
   }
 }
 
-export function report(response: HubResponse, o: { mode?: string; json: boolean }): ExitCode {
+export function report(response: HubResponse, o: { shape?: AskShape; json: boolean }): ExitCode {
   const value = response.response?.value;
   if (o.json) printJson(response);
   else if (value !== undefined) printLine(typeof value === "string" ? value : JSON.stringify(value));
   const actor = response.response?.actor;
+  const code = exitFor(response, o.shape);
   // §9.2: the expiry default is told by the bound actor, never by the unbound `defaulted` flag.
   if (response.resolution === "expired" && actor === DEFAULT_ON_EXPIRE_ACTOR)
     note(`${response.in_reply_to} expired; its default applied (${JSON.stringify(value)})`);
+  else if (code === EXIT.offMenu)
+    note(
+      `${response.in_reply_to} answered in the person's own words${actor ? ` (${actor})` : ""}: not one of the options`,
+    );
   else if (response.resolution !== "answered" && response.resolution !== "completed")
     note(`${response.in_reply_to} ${response.resolution}${actor ? ` by ${actor}` : ""}`);
-  return exitFor(response, o.mode);
+  return code;
 }

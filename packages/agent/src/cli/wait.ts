@@ -1,4 +1,6 @@
 /** `ma2h wait <id>` — wait for a message's terminal Response; the exit code tells the outcome. */
+import type { AskRequest } from "../../../../lib/protocol/message";
+import { askShape } from "../off-menu";
 import type { CommandSpec, Parsed } from "./args";
 import { parseDuration } from "./duration";
 import type { ExitCode } from "./exit-codes";
@@ -22,12 +24,12 @@ export async function wait(args: Parsed): Promise<ExitCode> {
   const timeout = args.strings.timeout;
   const timeoutMs = timeout !== undefined ? parseDuration(timeout, "timeout") : undefined;
   const { client } = connect(args);
-  // The mode decides what a confirm's answer exits with (deny → 1); one GET tells it.
-  const message = (await client.get(id)) as { request?: { mode?: string } } | null;
-  const mode = message?.request?.mode;
+  // The ask's mode and options decide the exit code (deny → 1, an own-words answer → 8); one GET
+  // tells them.
+  const message = (await client.get(id)) as { request?: AskRequest } | null;
   return waitAndReport(client, id, {
     json: args.booleans.json === true,
-    ...(mode !== undefined ? { mode } : {}),
+    ...(message !== null ? { shape: askShape(message.request) } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   });
 }

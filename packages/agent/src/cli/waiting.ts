@@ -5,6 +5,7 @@
  */
 import type { Ma2hClient } from "../client";
 import { WaitTimeoutError } from "../errors";
+import type { AskShape } from "../off-menu";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { CliFailure } from "./output";
 import { report } from "./outcome";
@@ -12,7 +13,7 @@ import { report } from "./outcome";
 export async function waitAndReport(
   client: Ma2hClient,
   id: string,
-  o: { timeoutMs?: number; mode?: string; json: boolean },
+  o: { timeoutMs?: number; shape?: AskShape; json: boolean },
 ): Promise<ExitCode> {
   const controller = new AbortController();
   const stop = () => controller.abort();

@@ -5,13 +5,13 @@
  */
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import { effectiveOptions } from "../../../../lib/protocol/ask-contract";
 import type { GetMessage } from "../../../../lib/protocol/get-message";
 import type { AskRequest } from "../../../../lib/protocol/message";
 import { type HubResponse, responseSchema } from "../../../../lib/protocol/response";
 import type { Ma2hClient, MessageHandle } from "../client";
-import { WaitTimeoutError } from "../errors";
-import { type AskShape, pendingResult, responseResult, result } from "./outcome";
+import { localError, WaitTimeoutError } from "../errors";
+import { type AskShape, askShape } from "../off-menu";
+import { pendingResult, responseResult, result } from "./outcome";
 import type { AskHumanInput } from "./schemas";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -38,12 +38,13 @@ async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle
     body: a.body,
     priority: a.priority,
     tags: a.tags,
-    expiresAt: a.expires_in_seconds === undefined ? undefined : new Date(Date.now() + a.expires_in_seconds * 1000),
+    // Stamped after the capability round trip (envelopes.ts), not before it.
+    expiresInMs: a.expires_in_seconds === undefined ? undefined : a.expires_in_seconds * 1000,
   };
   if (a.mode === "confirm") {
     const dflt = a.default_on_expire;
     if (dflt !== undefined && dflt !== "approve" && dflt !== "deny") {
-      throw new TypeError("default_on_expire for confirm must be 'approve' or 'deny'");
+      throw localError("invalid_field", "default_on_expire for confirm must be 'approve' or 'deny'");
     }
     const handle = await client.ask.confirm({ ...common, allowEdit: a.allow_edit, defaultOnExpire: dflt });
     return { handle, shape: { mode: "confirm" } }; // the synthesized options (outcome.ts)
@@ -51,7 +52,7 @@ async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle
   if (a.mode === "select") {
     const options = a.options ?? [];
     if (a.default_on_expire !== undefined && typeof a.default_on_expire !== "string") {
-      throw new TypeError("default_on_expire for select must be one of the option values");
+      throw localError("invalid_field", "default_on_expire for select must be one of the option values");
     }
     const handle = await client.ask.select({
       ...common,
@@ -61,7 +62,8 @@ async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle
     });
     return { handle, shape: { mode: "select", optionValues: options.map((o) => o.value) } };
   }
-  if (typeof a.default_on_expire === "string") throw new TypeError("default_on_expire for input must be an object");
+  if (typeof a.default_on_expire === "string")
+    throw localError("invalid_field", "default_on_expire for input must be an object");
   const schema = a.schema ?? fieldsSchema(a.fields ?? []);
   const handle = await client.ask.input({ ...common, schema, defaultOnExpire: a.default_on_expire });
   return { handle, shape: { mode: "input" } };
@@ -112,11 +114,7 @@ export async function askHuman(
 
 /** The asker's view of its own question, from the §8.2 GET body (which carries the envelope). */
 function shapeOf(body: GetMessage): AskShape {
-  const request = (body as { request?: AskRequest }).request;
-  if (request === undefined) return { mode: "task" };
-  return request.mode === "input"
-    ? { mode: "input" }
-    : { mode: request.mode, optionValues: effectiveOptions(request).map((o) => o.value) };
+  return askShape((body as { request?: AskRequest }).request);
 }
 
 export async function checkAnswer(

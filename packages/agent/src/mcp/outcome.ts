@@ -7,18 +7,9 @@
  * the default, with the system actor — not as a person's choice (§6, §7).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { CONFIRM_OPTIONS } from "../../../../lib/protocol/ask-contract";
 import { DEFAULT_ON_EXPIRE_ACTOR, type HubResponse } from "../../../../lib/protocol/response";
+import { type AskShape, isOffMenu } from "../off-menu";
 import type { AnswerOutput } from "./schemas";
-
-/** What the asker knows of its own question: the mode and the values it offered (for membership). */
-export interface AskShape {
-  mode: "confirm" | "select" | "input" | string;
-  optionValues?: readonly string[];
-}
-
-/** §5.2: the values the Hub synthesizes for a confirm without options — the protocol's one list. */
-const CONFIRM_VALUES = CONFIRM_OPTIONS.map((o) => o.value);
 
 export function result(text: string, structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text }], structuredContent: structured };
@@ -35,15 +26,6 @@ export function pendingResult(id: string, status: string, waitedSeconds: number)
     `The person has not answered yet${waited}. Message id: ${id} (status ${status}). Call check_answer with this id later to get the answer, or cancel_ask if you no longer need it.`,
     { id, status, answered: false } satisfies AnswerOutput,
   );
-}
-
-/** Off-menu when the Hub says so (`edited`), or when the value is not one of the options we offered. */
-function isOffMenu(r: HubResponse, shape: AskShape): boolean {
-  const value = r.response?.value;
-  if (r.response?.edited === true) return true;
-  if (typeof value !== "string" || shape.mode === "input") return false;
-  const offered = shape.optionValues ?? (shape.mode === "confirm" ? CONFIRM_VALUES : undefined);
-  return offered !== undefined && !offered.includes(value);
 }
 
 export function responseResult(r: HubResponse, shape: AskShape): CallToolResult {
@@ -86,11 +68,12 @@ export function responseResult(r: HubResponse, shape: AskShape): CallToolResult 
       lines.push(`The question was cancelled${by} before anyone answered.`);
       break;
     case "expired":
-      if (r.defaulted === true && d?.value !== undefined) {
+      // §9.2: the signed `actor` tells an expiry default, never the unsigned `defaulted` flag.
+      if (d?.actor === DEFAULT_ON_EXPIRE_ACTOR && d.value !== undefined) {
         out.defaulted = true;
         out.value = d.value;
         lines.push(
-          `Nobody answered before it expired; the default you set was applied: ${typeof d.value === "string" ? d.value : JSON.stringify(d.value)} (actor ${d.actor ?? DEFAULT_ON_EXPIRE_ACTOR}). This is the default, not a person's choice.`,
+          `Nobody answered before it expired; the default you set was applied: ${typeof d.value === "string" ? d.value : JSON.stringify(d.value)} (actor ${d.actor}). This is the default, not a person's choice.`,
         );
       } else {
         lines.push("Nobody answered before it expired, and no default was set.");

@@ -22,7 +22,7 @@ import {
   notifyHumanInput,
   readDirectivesInput,
 } from "./schemas";
-import { toolError } from "./tool-error";
+import { sdkToolError, toolError } from "./tool-error";
 
 export const MCP_SERVER_NAME = "ma2h";
 /** Reported to MCP clients as the server version (the package's wire version). */
@@ -54,6 +54,10 @@ export function createMcpServer(client: Ma2hClient, options: CreateMcpServerOpti
     { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
   );
   const directives = new DirectiveReader(client);
+  // The SDK answers a call it refuses itself (strict input schema, unknown tool) with its bare
+  // message; the one place it builds that result is this method (TypeScript-private, so set on the
+  // instance): ours gives it the `MA2H error <code>` start every tool error has.
+  (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = sdkToolError;
 
   server.registerTool(
     "ask_human",

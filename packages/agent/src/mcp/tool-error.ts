@@ -1,10 +1,14 @@
 /**
  * Any failure inside a tool → an MCP tool error (`isError: true`), never a crash of the server and
- * never a protocol error: the model reads the §8.5 `code` and can decide what to do (fix its input
- * on `validation_error`, stop on `session_closed_by_operator`, retry later on `rate_limited`…).
+ * never a protocol error. Every text starts `MA2H error <code>`: the §8.5 code of a Hub answer, or
+ * one of the `ma2h` command's own codes for a local failure (`keys_unavailable`,
+ * `verification_failed`, `internal`), so the model reads one code and can decide what to do (fix
+ * its input on `validation_error`, stop on `session_closed_by_operator`, retry later on
+ * `rate_limited`…).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Ma2hError } from "../errors";
+import { HubKeysError } from "../keys";
 import { VerificationError } from "../verification";
 
 const HINTS: Record<string, string> = {
@@ -14,20 +18,48 @@ const HINTS: Record<string, string> = {
   already_terminal: "The message is already resolved; call check_answer to read the outcome.",
   session_closed_by_operator: "A person stopped this agent. Stop and do not retry; only a person can lift it.",
   rate_limited: "Too many requests; wait before trying again.",
-  validation_error: "The Hub refused the request as malformed; fix the arguments.",
-  invalid_field: "The Hub refused a field's value; fix the arguments.",
+  validation_error: "The request was refused as malformed; fix the arguments.",
+  invalid_field: "A field's value was refused; fix the arguments.",
+  keys_unavailable:
+    "The Hub's signing keys could not be fetched, so nothing signed can be verified. The person running this server must check MA2H_URL: it must be the Hub's public URL (its MA2H_PUBLIC_URL).",
+  verification_failed:
+    "A signature did not verify. If every one fails, MA2H_URL is likely not the Hub's public URL (its MA2H_PUBLIC_URL).",
 };
+
+function text(code: string, where: string, message: string): CallToolResult {
+  const hint = HINTS[code];
+  return {
+    isError: true,
+    content: [{ type: "text", text: `MA2H error ${code} (${where}): ${message}${hint ? `\n${hint}` : ""}` }],
+  };
+}
+
+/** The SDK's messages start with their code; the text carries it once. */
+function strip(code: string, message: string): string {
+  return message.startsWith(`${code}: `) ? message.slice(code.length + 2) : message;
+}
 
 export function toolError(err: unknown): CallToolResult {
   if (err instanceof Ma2hError) {
     const where = err.local ? "refused before sending" : err.status > 0 ? `HTTP ${err.status}` : "no HTTP answer";
-    const hint = HINTS[err.code];
-    const text = `MA2H error ${err.code} (${where}): ${err.message}${hint ? `\n${hint}` : ""}`;
-    return { isError: true, content: [{ type: "text", text }] };
+    return text(err.code, where, strip(err.code, err.message));
   }
+  if (err instanceof HubKeysError) return text("keys_unavailable", "fetching the Hub's keys", err.message);
   if (err instanceof VerificationError) {
-    return { isError: true, content: [{ type: "text", text: `MA2H verification refused (${err.reason}).` }] };
+    const why = err.message.includes(err.reason) ? err.message : `${err.reason}: ${err.message}`;
+    return text("verification_failed", "refused by this server", why);
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return { isError: true, content: [{ type: "text", text: `MA2H MCP server error: ${message}` }] };
+  return text("internal", "in this server", err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * The MCP SDK's own refusals of a call (an argument its strict input schema refuses, an unknown
+ * tool) reach the model as a bare message; they are refused before anything is sent, as
+ * `validation_error`. Our tool handlers never throw (every one is wrapped in toolError), so nothing
+ * else takes this path but the SDK's check of our own output, which is ours to fix (`internal`).
+ */
+export function sdkToolError(message: string): CallToolResult {
+  if (message.startsWith("MA2H error ")) return { isError: true, content: [{ type: "text", text: message }] };
+  if (message.startsWith("Output validation error")) return text("internal", "in this server", message);
+  return text("validation_error", "refused before sending", message);
 }
