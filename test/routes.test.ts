@@ -76,6 +76,41 @@ describe("POST /v1/messages (in process)", () => {
   });
 });
 
+describe("MA2H-Warning on submit (§10 unknown fields, docs/api.md)", () => {
+  it("a top-level allowed_resolvers is ignored as unknown and named in an MA2H-Warning header; the ack stays closed", async () => {
+    const ask = envelope("ask", A, { allowed_resolvers: ["human:alice"] });
+    const res = await submit(ask);
+    expect(res.status).toBe(202);
+    expect(res.headers.get("ma2h-warning")).toBe("ignored-field=allowed_resolvers; use=request.allowed_resolvers");
+    const ack = (await res.json()) as Record<string, string>;
+    expect(Object.keys(ack).sort()).toEqual(["id", "poll_url", "review_url", "status"]);
+    expect(validateOfficial("submit-ack.schema.json", ack)).toEqual([]);
+    // Ignored indeed: the stored request names no resolvers, so the ask is open to every member (§9.1).
+    const row = await db().message.findUniqueOrThrow({ where: { id: ack.id } });
+    const stored = JSON.parse(String(row.envelope)) as { request: Record<string, unknown> };
+    expect(stored.request.allowed_resolvers).toBeUndefined();
+
+    // An idempotent replay of the same body is warned the same way.
+    const again = await submit(ask);
+    expect([again.status, again.headers.get("ma2h-warning")]).toEqual([
+      202,
+      "ignored-field=allowed_resolvers; use=request.allowed_resolvers",
+    ]);
+
+    const task = await submit(envelope("task", A, { allowed_resolvers: ["human:alice"] }));
+    expect([task.status, task.headers.get("ma2h-warning")]).toEqual([
+      202,
+      "ignored-field=allowed_resolvers; use=action.allowed_resolvers",
+    ]);
+  });
+
+  it("allowed_resolvers in its place draws no warning", async () => {
+    const base = envelope("ask", A) as { request: Record<string, unknown> };
+    const res = await submit({ ...base, request: { ...base.request, allowed_resolvers: ["human:alice"] } });
+    expect([res.status, res.headers.get("ma2h-warning")]).toEqual([202, null]);
+  });
+});
+
 describe("GET /v1/messages/{id} and POST …/resolve (in process)", () => {
   it("GET returns the submitted message, open, to its agent; 404 to another agent", async () => {
     const id = await submitted();
