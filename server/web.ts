@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     ...hubRelease(),
   });
   preloadRoutes(app);
-  // Choice A22: leases that lapsed while no web process served get a fresh window (lib/sessions/liveness.ts).
+  // Choice A22: the liveness stamp that lets the worker's session sweep run (lib/sessions/liveness.ts).
   void import("../lib/sessions/liveness").then(({ startLiveness }) => startLiveness());
   // Not needed to answer, so after listen (#20): loading the Prisma client and its query compiler
   // is the slowest part of a start. The signing key is also ensured on first use (and by the worker).

@@ -17,11 +17,12 @@ const RATE = "rate/bot";
 const DEPTH = "depth/bot";
 const ACKER = "acker/bot";
 const RACE = "race/bot";
+const REGISTRAR = "registrar/bot";
 const PER_MINUTE = 6;
 const INBOX_DEPTH = 2;
 
 const hub = useHubFixture({
-  accounts: { acme: { agents: [RATE, DEPTH, ACKER, RACE], humans: [{ handle: "alice", role: "owner" }] } },
+  accounts: { acme: { agents: [RATE, DEPTH, ACKER, RACE, REGISTRAR], humans: [{ handle: "alice", role: "owner" }] } },
   env: {
     MA2H_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
     MA2H_INBOX_DEPTH: String(INBOX_DEPTH),
@@ -70,6 +71,20 @@ describe("§8.6 submit rate (rate_limit.requests_per_minute)", () => {
     expect(await messagesOf(RATE)).toBe(before);
     // The budget is per agent.id: another agent of the account is unaffected.
     expect((await submit(ACKER, "notify")).status).toBe(202);
+  });
+});
+
+describe("§8.6 session registration counts against the rate", () => {
+  it("registrations and submits share the agent's budget: past it, both are 429 and no session is minted", async () => {
+    const intoWindow = Date.now() % 60_000;
+    if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 250));
+    for (let i = 0; i < PER_MINUTE / 2; i++) expect((await submit(REGISTRAR, "notify")).status).toBe(202);
+    for (let i = 0; i < PER_MINUTE / 2; i++) expect((await agent(REGISTRAR).post("/v1/sessions", {})).status).toBe(201);
+    const sessions = () => db().agentSession.count({ where: { agent: { agentId: REGISTRAR } } });
+    const before = await sessions();
+    expectRateLimited(await agent(REGISTRAR).post("/v1/sessions", {}));
+    expect(await sessions()).toBe(before);
+    expectRateLimited(await submit(REGISTRAR, "notify"));
   });
 });
 
@@ -164,8 +179,9 @@ describe("§8.0 discovery alias", () => {
 
 describe("§14.1 the response-leg ack's ma2h_version", () => {
   // The rule (lib/messages/delivery-track.ts ackVersion): the message's own version when its minor
-  // is ≥ 4, else the Hub's; ack.schema.json requires a minor ≥ 4.
+  // is ≥ 4 and not above the Hub's, else the Hub's; ack.schema.json requires a minor ≥ 4.
   for (const [version, expected] of [
+    ["0.9", HUB_VERSION], // a newer minor than the Hub speaks: the Hub never claims it
     ["0.6", "0.6"],
     ["0.5", "0.5"],
     ["0.4", "0.4"],

@@ -16,6 +16,7 @@ const A = "stream/bot";
 const B = "sibling/bot";
 const C = "stopped/bot";
 const D = "capped/bot";
+const E = "poller/bot";
 const MIN_TTL = 5;
 const HOLD = 3;
 // Long enough that the in-window checks below stay in the window on a loaded 2-core CI box.
@@ -24,7 +25,7 @@ const PARKED = 2;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const hub = useHubFixture({
-  accounts: { acme: { agents: [A, B, C, D], humans: [{ handle: "alice", role: "owner" }] } },
+  accounts: { acme: { agents: [A, B, C, D, E], humans: [{ handle: "alice", role: "owner" }] } },
   env: {
     MA2H_SESSION_MIN_TTL_SECONDS: String(MIN_TTL),
     MA2H_STREAM_MAX_HOLD_SECONDS: String(HOLD),
@@ -209,6 +210,20 @@ describe("liveness (dp-021, R243, R244)", () => {
       await next.done;
     }
     expect((await session(A, s.id)).state).toBe("active");
+  });
+
+  it("a session drain's ?wait= answers before the lease, by the stream's margin; the next drain renews it", async () => {
+    const s = await register(E, MIN_TTL); // margin: a fifth of 5 s
+    const started = Date.now();
+    const parked = await agent(E).get(`/v1/inbox?session=${s.id}&wait=${MIN_TTL}`);
+    const answeredAt = Date.now();
+    expect([parked.status, parked.body.messages]).toEqual([200, []]);
+    const renewedTo = Date.parse((await session(E, s.id)).expires_at); // by this drain; a read renews nothing
+    expect(answeredAt).toBeLessThan(renewedTo - 300);
+    expect(answeredAt - started).toBeGreaterThan(2000); // it did hold
+    const next = await agent(E).get(`/v1/inbox?session=${s.id}`);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(Date.parse((await session(E, s.id)).expires_at)).toBeGreaterThan(renewedTo);
   });
 
   it("a stream that is never reconnected lets its lease lapse", async () => {

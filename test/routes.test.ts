@@ -76,6 +76,41 @@ describe("POST /v1/messages (in process)", () => {
   });
 });
 
+describe("MA2H-Warning on submit (§10 unknown fields, docs/api.md)", () => {
+  it("a top-level allowed_resolvers is ignored as unknown and named in an MA2H-Warning header; the ack stays closed", async () => {
+    const ask = envelope("ask", A, { allowed_resolvers: ["human:alice"] });
+    const res = await submit(ask);
+    expect(res.status).toBe(202);
+    expect(res.headers.get("ma2h-warning")).toBe("ignored-field=allowed_resolvers; use=request.allowed_resolvers");
+    const ack = (await res.json()) as Record<string, string>;
+    expect(Object.keys(ack).sort()).toEqual(["id", "poll_url", "review_url", "status"]);
+    expect(validateOfficial("submit-ack.schema.json", ack)).toEqual([]);
+    // Ignored indeed: the stored request names no resolvers, so the ask is open to every member (§9.1).
+    const row = await db().message.findUniqueOrThrow({ where: { id: ack.id } });
+    const stored = JSON.parse(String(row.envelope)) as { request: Record<string, unknown> };
+    expect(stored.request.allowed_resolvers).toBeUndefined();
+
+    // An idempotent replay of the same body is warned the same way.
+    const again = await submit(ask);
+    expect([again.status, again.headers.get("ma2h-warning")]).toEqual([
+      202,
+      "ignored-field=allowed_resolvers; use=request.allowed_resolvers",
+    ]);
+
+    const task = await submit(envelope("task", A, { allowed_resolvers: ["human:alice"] }));
+    expect([task.status, task.headers.get("ma2h-warning")]).toEqual([
+      202,
+      "ignored-field=allowed_resolvers; use=action.allowed_resolvers",
+    ]);
+  });
+
+  it("allowed_resolvers in its place draws no warning", async () => {
+    const base = envelope("ask", A) as { request: Record<string, unknown> };
+    const res = await submit({ ...base, request: { ...base.request, allowed_resolvers: ["human:alice"] } });
+    expect([res.status, res.headers.get("ma2h-warning")]).toEqual([202, null]);
+  });
+});
+
 describe("GET /v1/messages/{id} and POST …/resolve (in process)", () => {
   it("GET returns the submitted message, open, to its agent; 404 to another agent", async () => {
     const id = await submitted();
@@ -109,5 +144,81 @@ describe("GET /v1/messages/{id} and POST …/resolve (in process)", () => {
       ["id", "status", "resolution"],
     );
     expect(again).toMatchObject({ id, status: "answered" });
+  });
+});
+
+describe("input asks as MCP elicitation's restricted schema (§5.2, in process)", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      contact: { type: "string", format: "email" },
+      ticket: { type: "string", pattern: "^OPS-\\d+$", minLength: 5, maxLength: 12 },
+      replicas: { type: "integer", minimum: 1, maximum: 9, default: 3 },
+      size: {
+        type: "string",
+        oneOf: [
+          { const: "s", title: "Small" },
+          { const: "l", title: "Large" },
+        ],
+      },
+      regions: { type: "array", items: { type: "string", enum: ["eu", "us"] }, minItems: 1 },
+    },
+    required: ["contact", "regions"],
+  };
+  const inputAsk = (s: unknown) => envelope("ask", A, { request: { mode: "input", schema: s } });
+  const resolve = (id: string, value: unknown) =>
+    resolvePost(
+      request(
+        "POST",
+        `/v1/messages/${id}/resolve`,
+        acme.tokens.alice,
+        JSON.stringify({ resolution: "answered", value }),
+      ),
+      params(id),
+    );
+
+  it("submit accepts it; /v1 resolve refuses a value outside a constraint (422, named, nothing changes) and takes one within", async () => {
+    const id = await submitted(inputAsk(schema));
+    for (const [value, message] of [
+      [{ contact: "ops", regions: ["eu"] }, "contact: must be an email address"],
+      [{ contact: "a@b.io", regions: ["eu"], ticket: "OPS-x1" }, "ticket: must match the pattern"],
+      [{ contact: "a@b.io", regions: ["eu"], replicas: 10 }, "replicas: must be at most 9"],
+      [{ contact: "a@b.io", regions: ["eu"], size: "Small" }, 'size: must be one of "s", "l"'],
+      [{ contact: "a@b.io", regions: [] }, "regions: must list at least 1 choice"],
+      [{ contact: "a@b.io", regions: ["eu", "mars"] }, 'regions: "mars" is not one of the listed choices'],
+    ] as const) {
+      const body = await expectError(await resolve(id, value), 422, "invalid_field");
+      expect(body.error.message).toContain(message);
+    }
+    expect((await db().message.findUniqueOrThrow({ where: { id } })).status).toBe("open");
+    const value = { contact: "a@b.io", ticket: "OPS-42", replicas: 9, size: "l", regions: ["us", "eu"] };
+    const res = await resolve(id, value);
+    expect(res.status).toBe(200);
+    const got = (await (
+      await messageGet(request("GET", `/v1/messages/${id}`, acme.keys[A]), params(id))
+    ).json()) as Record<string, any>;
+    expect(got.response.response.value).toEqual(value);
+  });
+
+  it("submit refuses nested objects, arrays of objects and $ref with a 422 saying what is not supported; nothing stored", async () => {
+    const before = await db().message.count();
+    for (const [properties, message] of [
+      [{ a: { type: "object", properties: { b: { type: "string" } } } }, "nested objects are not supported"],
+      [{ a: { type: "array", items: { type: "object" } } }, "arrays of objects are not supported"],
+      [{ a: { $ref: "#/$defs/a" } }, "$ref is not supported"],
+      [{ a: { type: "integer", maximum: 2, default: 5 } }, "request.schema.properties.a.default: must be at most 2"],
+    ] as const) {
+      const body = await expectError(await submit(inputAsk({ type: "object", properties })), 422, "invalid_field");
+      expect(body.error.message).toContain(message);
+    }
+    expect(await db().message.count()).toBe(before);
+  });
+
+  it("default_on_expire must meet the constraints too", async () => {
+    const ask = envelope("ask", A, {
+      request: { mode: "input", schema, default_on_expire: { contact: "a@b.io", regions: ["eu"], replicas: 0 } },
+    });
+    const body = await expectError(await submit(ask), 422, "invalid_field");
+    expect(body.error.message).toContain("replicas: must be at least 1");
   });
 });

@@ -1,17 +1,20 @@
 /**
- * Choice A22 (docs/decisions.md "Leases while the Hub is down", lib/sessions/liveness.ts): a lease
- * must not expire because no web process was up to renew it. Against this file's own database: with
- * `hub_liveness` last stamped 60 s ago, the session sweep expires nothing; the revival a web process
- * runs at start gives a lease that lapsed during the gap a fresh presence window (now + freshness),
- * and leaves one that lapsed before the gap to the sweep. Then the real worker process: it leaves a
- * lapsed lease alone while the stamp is stale, and expires it within seconds once a web stamps.
- * No web process runs in this file (one would stamp the row the test sets).
+ * §16.2: the Hub makes no renewals of its own (docs/decisions.md "No Hub-made renewals"; choice A22,
+ * lib/sessions/liveness.ts). Against this file's own database: with `hub_liveness` last stamped 60 s
+ * ago the session sweep expires nothing (the gate only delays it); a web process starting after the
+ * gap stamps and renews nothing — a lease that lapsed during the gap keeps its `expires_at`, presenting
+ * it answers `410 gone` (register again) and ends it `expired` at that `expires_at`, and the sweep ends
+ * the rest at theirs. Then the real worker process: it leaves a lapsed lease alone while the stamp is
+ * stale, and expires it within seconds once a web stamps. No web process runs in this file (one would
+ * stamp the row the test sets); the web's start is `startLiveness`, called here.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { inboundLimits } from "../lib/env";
+import { isHubError } from "../lib/protocol/errors";
 import { mintId } from "../lib/protocol/ids";
-import { reviveAfterOutage, STALE_MS, webServing } from "../lib/sessions/liveness";
+import type { AgentPrincipal } from "../lib/principals/types";
+import { presentSession } from "../lib/sessions/lease";
+import { STALE_MS, startLiveness, webServing } from "../lib/sessions/liveness";
 import { sweepSessions } from "../lib/sessions/sweep";
 import { startHub, type HubProcess } from "./support/hub";
 import { provisionAccount } from "./support/provision";
@@ -21,11 +24,13 @@ import { useTestDatabase } from "./support/test-database";
 const database = useTestDatabase();
 const A = "deploybot/dev-team";
 let agent: { id: string; accountId: string };
+let principal: AgentPrincipal;
 let worker: HubProcess | undefined;
 
 beforeAll(async () => {
   await provisionAccount("acme", [A]);
   agent = await db().agent.findFirstOrThrow({ where: { agentId: A }, select: { id: true, accountId: true } });
+  principal = { kind: "agent", agentRowId: agent.id, agentId: A, accountId: agent.accountId, keyId: "test" };
 });
 
 afterAll(async () => {
@@ -56,8 +61,8 @@ async function stampAt(at: Date): Promise<void> {
 const rowOf = (id: string) => db().agentSession.findUniqueOrThrow({ where: { id } });
 const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
 
-describe("leases while no web process serves (A22)", () => {
-  it("a stale stamp: the sweep expires nothing; the revival renews what lapsed during the gap, not before it", async () => {
+describe("no Hub-made renewals (§16.2; A22 only delays the sweep)", () => {
+  it("a web starting after an outage renews nothing: a lease that lapsed during the gap is gone (410) and expired at its own expires_at", async () => {
     const now = new Date();
     await stampAt(ago(now, 60_000));
     const duringGap = await session(ago(now, 30_000)); // lapsed after the last stamp: nobody could renew it
@@ -65,29 +70,39 @@ describe("leases while no web process serves (A22)", () => {
     const live = await session(new Date(now.getTime() + 100_000));
     const before = await Promise.all([duringGap, beforeGap, live].map(rowOf));
 
+    // The gate: with no web serving, the sweep waits.
     expect(await webServing(now)).toBe(false);
     expect(await sweepSessions(now)).toMatchObject({ expired: 0 });
     expect(await Promise.all([duringGap, beforeGap, live].map(rowOf))).toEqual(before);
 
-    expect(await reviveAfterOutage(now)).toBe(1);
-    const revived = await rowOf(duringGap);
-    expect(revived.state).toBe("active");
-    expect(revived.expiresAt.getTime()).toBe(now.getTime() + inboundLimits().presenceFreshnessSeconds * 1000);
-    expect(revived.endedAt).toBeNull();
-    expect(await rowOf(beforeGap)).toEqual(before[1]);
-    expect(await rowOf(live)).toEqual(before[2]);
-    // The revival stamped: the Hub serves again, and a second revival has nothing to do.
-    expect((await db().hubLiveness.findUniqueOrThrow({ where: { id: 1 } })).webSeenAt.getTime()).toBe(now.getTime());
-    expect(await webServing(now)).toBe(true);
-    const later = new Date(now.getTime() + 1000);
-    expect(await reviveAfterOutage(later)).toBe(0);
+    // A web process starts: it stamps, and gives nothing a fresh window.
+    const stop = startLiveness();
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!(await webServing())) {
+        if (Date.now() > deadline) throw new Error("startLiveness never stamped");
+        await sleep(50);
+      }
+    } finally {
+      stop();
+    }
+    expect(await Promise.all([duringGap, beforeGap, live].map(rowOf))).toEqual(before);
 
-    // With the stamp fresh, the sweep ends the lease that lapsed before the gap — at its own expires_at.
-    expect(await sweepSessions(later)).toMatchObject({ expired: 1 });
-    const ended = await rowOf(beforeGap);
-    expect([ended.state, ended.endedAt?.getTime()]).toEqual(["expired", ago(now, 90_000).getTime()]);
-    expect((await rowOf(duringGap)).state).toBe("active");
-    expect((await rowOf(live)).state).toBe("active");
+    // The client's next drain presents it: 410 gone, "register a new one", and the lease is expired
+    // at its own expires_at on the Hub clock, whatever the Hub's uptime was.
+    const presented = await presentSession(principal, duringGap, { touchpoint: "presented", renew: true }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(isHubError(presented) && [presented.code, presented.status]).toEqual(["gone", 410]);
+    const ended = await rowOf(duringGap);
+    expect([ended.state, ended.endedAt?.getTime()]).toEqual(["expired", ago(now, 30_000).getTime()]);
+
+    // With the stamp fresh, the sweep ends the other lapsed lease at its own expires_at; the live one runs on.
+    expect(await sweepSessions(new Date())).toMatchObject({ expired: 1 });
+    const swept = await rowOf(beforeGap);
+    expect([swept.state, swept.endedAt?.getTime()]).toEqual(["expired", ago(now, 90_000).getTime()]);
+    expect(await rowOf(live)).toEqual(before[2]);
   });
 
   it("the stamp is fresh up to STALE_MS (three missed stamps) and stale after", async () => {

@@ -33,8 +33,11 @@ export function humanActionFrom(raw: unknown): HumanAction {
   if (!optionalString(a.value) || !optionalString(a.comment)) throw bad();
   if (a.input !== undefined) {
     if (a.input === null || typeof a.input !== "object" || Array.isArray(a.input)) throw bad();
-    for (const v of Object.values(a.input))
-      if (v !== undefined && typeof v !== "string" && typeof v !== "boolean") throw bad();
+    for (const v of Object.values(a.input)) {
+      const text = typeof v === "string" || typeof v === "boolean";
+      const list = Array.isArray(v) && v.every((x) => typeof x === "string");
+      if (v !== undefined && !text && !list) throw bad();
+    }
   }
   if (a.checklist !== undefined && !(Array.isArray(a.checklist) && a.checklist.every((t) => typeof t === "boolean")))
     throw bad();
@@ -95,7 +98,8 @@ export function resolveBodyFor(
 function withHiddenDefaults(raw: RawInput, hidden: Record<string, unknown>): RawInput {
   const out: RawInput = { ...raw };
   for (const [name, v] of Object.entries(hidden)) {
-    if (out[name] === undefined || out[name] === "") out[name] = typeof v === "boolean" ? v : String(v);
+    if (out[name] === undefined || out[name] === "")
+      out[name] = typeof v === "boolean" ? v : Array.isArray(v) ? v.map(String) : String(v);
   }
   return out;
 }

@@ -4,18 +4,24 @@
  */
 import type { FieldView } from "./view";
 
-export type RawInput = Record<string, string | boolean | undefined>;
+/** A text or single-select field's string, a checkbox's boolean, a multi-select's chosen values. */
+export type RawInput = Record<string, string | boolean | string[] | undefined>;
 
 /** The inbox's cap on text a person types (a comment, an answer in their own words), in characters. */
 export const MAX_TYPED_CHARS = 10_000;
 
-/** The raw form values a prefill (`default_on_expire`) puts in the form. */
+/**
+ * The raw form values of a prefill: `default_on_expire` (what expiry would apply) where it names the
+ * field, else the schema's own `default`.
+ */
 export function prefillToRaw(fields: FieldView[], prefill: Record<string, unknown> | null): RawInput {
   const raw: RawInput = {};
   for (const f of fields) {
-    const v = prefill?.[f.name];
+    const given = prefill?.[f.name];
+    const v = given === undefined || given === null ? f.default : given;
     if (v === undefined || v === null) continue;
-    raw[f.name] = f.type === "boolean" && f.enum === null ? v === true : String(v);
+    if (f.type === "array") raw[f.name] = Array.isArray(v) ? v.map(String) : [];
+    else raw[f.name] = f.type === "boolean" && f.enum === null ? v === true : String(v);
   }
   return raw;
 }

@@ -16,11 +16,19 @@ export function coerceInput(
   for (const f of fields) {
     const r = raw[f.name];
     const label = f.title ?? f.name;
+    if (f.type === "array") {
+      // A multi-select: the chosen values as sent; membership, count and repeats are the verb's
+      // check (lib/protocol/flat-schema.ts), the same for the inbox and /v1.
+      const chosen = Array.isArray(r) ? r : typeof r === "string" && r !== "" ? [r] : [];
+      if (chosen.length === 0 && f.required && (f.minItems ?? 0) > 0) return { problem: `${label} is required` };
+      if (chosen.length > 0 || f.required) value[f.name] = chosen;
+      continue;
+    }
     if (f.type === "boolean" && f.enum === null) {
       value[f.name] = r === true || r === "true" || r === "on";
       continue;
     }
-    const text = typeof r === "string" ? r : r === undefined ? "" : String(r);
+    const text = typeof r === "string" ? r : r === undefined || Array.isArray(r) ? "" : String(r);
     if (text === "") {
       if (f.required) return { problem: `${label} is required` };
       continue;

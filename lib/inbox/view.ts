@@ -8,7 +8,13 @@
 import type { MessageWithResolution } from "../messages/record";
 import type { Message } from "../protocol/message";
 import { allowsFreeFormAnswer, effectiveOptions } from "../protocol/ask-contract";
-import { sensitiveProperties, type FlatProperty, type FlatSchema } from "../protocol/flat-schema";
+import {
+  choicesOf,
+  sensitiveProperties,
+  type FlatChoice,
+  type FlatProperty,
+  type FlatSchema,
+} from "../protocol/flat-schema";
 import type { Seat } from "../principals/types";
 import type { Affordances } from "./affordances";
 
@@ -28,8 +34,12 @@ export type ContextPartView =
 
 export interface FieldView {
   name: string;
+  /** `array` is a multi-select of `choices` (§5.2 as MCP elicitation's restricted schema). */
   type: FlatProperty["type"];
+  /** The allowed values of a single-select (`enum`, titled `oneOf`), or null. */
   enum: Array<string | number | boolean> | null;
+  /** Every choice with the label a person reads (single- or multi-select), or null. */
+  choices: FlatChoice[] | null;
   title: string | null;
   description: string | null;
   required: boolean;
@@ -40,6 +50,20 @@ export interface FieldView {
    * the field left blank answers with it (lib/inbox/answer.ts).
    */
   hiddenDefault: boolean;
+  /**
+   * The schema's own `default` (the form's prefill where `default_on_expire` names nothing); null on
+   * a masked field, whose values never reach the page (§9.6).
+   */
+  default: string | number | boolean | string[] | null;
+  /** The constraints the form shows and the browser checks first; the Hub validates every resolve. */
+  minLength: number | null;
+  maxLength: number | null;
+  pattern: string | null;
+  format: FlatProperty["format"] | null;
+  minimum: number | null;
+  maximum: number | null;
+  minItems: number | null;
+  maxItems: number | null;
 }
 
 export interface AskView {
@@ -160,16 +184,36 @@ function fieldsOf(message: Extract<Message, { type: "ask" }>): FieldView[] {
   const required = new Set(schema.required ?? []);
   const masked = maskedFields(message);
   const hidden = hiddenInputDefaults(message);
-  return Object.entries(schema.properties).map(([name, p]) => ({
-    name,
-    type: p.type,
-    enum: p.enum ?? null,
-    title: p.title ?? null,
-    description: p.description ?? null,
-    required: required.has(name),
-    sensitive: masked.has(name),
-    hiddenDefault: name in hidden,
-  }));
+  return Object.entries(schema.properties).map(([name, p]) => {
+    const choices = choicesOf(p);
+    // A masked field's default is a value like any other: it stays off the page (§9.6).
+    const fallback = masked.has(name) ? undefined : p.default;
+    const shownDefault = Array.isArray(fallback)
+      ? fallback.filter((v): v is string => typeof v === "string")
+      : typeof fallback === "string" || typeof fallback === "number" || typeof fallback === "boolean"
+        ? fallback
+        : null;
+    return {
+      name,
+      type: p.type,
+      enum: p.type === "array" || choices === null ? null : choices.map((c) => c.value),
+      choices,
+      title: p.title ?? null,
+      description: p.description ?? null,
+      required: required.has(name),
+      sensitive: masked.has(name),
+      hiddenDefault: name in hidden,
+      default: shownDefault,
+      minLength: p.minLength ?? null,
+      maxLength: p.maxLength ?? null,
+      pattern: p.pattern ?? null,
+      format: p.format ?? null,
+      minimum: p.minimum ?? null,
+      maximum: p.maximum ?? null,
+      minItems: p.minItems ?? null,
+      maxItems: p.maxItems ?? null,
+    };
+  });
 }
 
 /** `percent: 10, region: eu` */

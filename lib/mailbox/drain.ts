@@ -35,6 +35,11 @@ export interface DrainOptions {
   max?: number;
   /** Requested long-poll seconds; clamped to the server maximum (≤ 60). */
   waitSeconds?: number;
+  /**
+   * The latest moment a park may last: a drain presenting a session answers before its lease
+   * (lib/sessions/lease.ts `leaseHoldEnd`), so the next drain renews a lease that still runs.
+   */
+  holdUntil?: Date;
   signal?: AbortSignal;
 }
 
@@ -165,7 +170,10 @@ export async function drainMailbox(
   options: DrainOptions = {},
 ): Promise<{ messages: DrainedEntry[] }> {
   const max = Math.min(options.max ?? inboundLimits().maxBatch, inboundLimits().maxBatch);
-  const waitMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
+  const requestedMs = Math.min(Math.max(options.waitSeconds ?? 0, 0), limits().maxWaitSeconds) * 1000;
+  const waitMs = options.holdUntil
+    ? Math.min(requestedMs, Math.max(0, options.holdUntil.getTime() - clock.now().getTime()))
+    : requestedMs;
   await recordAgentSeenThrottled(principal.agentRowId); // §15.1: a drain is reachability traffic
 
   const sessionId = options.sessionId ?? null;

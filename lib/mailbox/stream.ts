@@ -17,13 +17,13 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { inboundLimits, leaseMarginMs, streamLimits } from "../env";
+import { inboundLimits, streamLimits } from "../env";
 import { acquireHeld, type Release } from "../limits/parked";
 import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeen } from "../presence/seen";
 import type { AgentPrincipal } from "../principals/types";
 import { mailboxWakeKey, sessionWakeKey } from "../pubsub/terminal";
-import { presentSession } from "../sessions/lease";
+import { leaseHoldEnd, presentSession } from "../sessions/lease";
 import { ackKeyOf, claimEntries, type DrainedEntry, nextRedelivery, signedEntries } from "./drain";
 
 /** §8.7.2 keep-alive comments at most this far apart (the 15 s). */
@@ -62,7 +62,7 @@ export async function openMailboxStream(principal: AgentPrincipal, sessionId: st
   await recordAgentSeen(principal.agentRowId);
   const release = await acquireHeld("agent", principal.agentRowId);
   const now = clock.now();
-  const byLease = session.expiresAt.getTime() - leaseMarginMs(session.ttlSeconds);
+  const byLease = leaseHoldEnd(session).getTime();
   const byHold = now.getTime() + streamLimits().maxHoldSeconds * 1000;
   const holdUntil = new Date(Math.max(now.getTime(), Math.min(byLease, byHold)));
   return {

@@ -10,7 +10,7 @@ import { Prisma, type Resolution } from "../generated/prisma/client";
 import { AUDIT_EVENT } from "../audit/events";
 import { db, statementRows } from "../db";
 import type { Ack } from "../protocol/ack";
-import { HUB_VERSION } from "../protocol/versions";
+import { HUB_VERSION, parseVersion } from "../protocol/versions";
 import { inboxNotifySql } from "../pubsub/inbox";
 
 /** `mailbox`: a session drain that returned the Response as a `response` entry (§8.7.1). */
@@ -108,13 +108,16 @@ export function storedAck(messageId: string, messageVersion: string, r: TrackCol
 
 /**
  * §14.1 the ack's `ma2h_version`: the acknowledged message's own when its minor is ≥ 4 (as a
- * Response is at the version carried, §10), else the Hub's — the ack primitive does not exist below
- * 0.4 and ack.schema.json requires a minor ≥ 4. The Hub's is HUB_VERSION, never a literal, so a
- * version bump cannot leave it behind.
+ * Response is at the version carried, §10) and no higher than the Hub's — the Hub never claims a
+ * version it does not speak, so a message from a newer minor is acked at the Hub's — else the Hub's:
+ * the ack primitive does not exist below 0.4 and ack.schema.json requires a minor ≥ 4. The Hub's is
+ * HUB_VERSION, never a literal, so a version bump cannot leave it behind.
  */
 export function ackVersion(messageVersion: string): string {
   const m = /^0\.(\d+)$/u.exec(messageVersion);
-  return m && Number(m[1]) >= 4 ? messageVersion : HUB_VERSION;
+  const hub = parseVersion(HUB_VERSION);
+  const minor = m ? Number(m[1]) : -1;
+  return minor >= 4 && hub !== null && minor <= hub.minor ? messageVersion : HUB_VERSION;
 }
 
 /**

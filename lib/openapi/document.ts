@@ -142,7 +142,7 @@ function paths(): Obj {
         security: AGENT,
         requestBody: requestBody("Message"),
         responses: {
-          "202": ok("Accepted", "SubmitAck"),
+          "202": ok("Accepted", "SubmitAck", { "MA2H-Warning": ref("headers", "Ma2hWarning") }),
           ...errors(400, 401, 403, 409, 410, 422, 429),
         },
         callbacks: responseCallbacks(),
@@ -451,6 +451,11 @@ function components(): Obj {
     },
     headers: {
       RequestId: { description: "This request's id, as logged by the Hub.", schema: { type: "string" } },
+      Ma2hWarning: {
+        description:
+          "Present only when the accepted body had a field that was ignored as unknown (§10) but looks meant for a block of the message: `ignored-field=<name>; use=<where it belongs>`, several comma-separated. Today: a top-level `allowed_resolvers` (it belongs in `request` or `action`).",
+        schema: { type: "string" },
+      },
       RetryAfter: {
         description: "Whole seconds until a retry may succeed (§8.6).",
         schema: { type: "integer", minimum: 1 },

@@ -16,6 +16,7 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
+import { leaseMarginMs } from "../env";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { endSessions } from "./end";
@@ -86,6 +87,15 @@ export async function presentSession(
     throw terminalSession(options.touchpoint, ended);
   }
   throw terminalSession(options.touchpoint, row);
+}
+
+/**
+ * §8.7.2 / §16.2: when a held request presenting this session must answer — its `expires_at` minus
+ * the nonzero margin the stream keeps (lib/env.ts `leaseMarginMs`), so the client's next request,
+ * the renewal, lands while the lease still runs. Used by the stream's hold and the drain's long-poll.
+ */
+export function leaseHoldEnd(session: Pick<SessionRow, "expiresAt" | "ttlSeconds">): Date {
+  return new Date(session.expiresAt.getTime() - leaseMarginMs(session.ttlSeconds));
 }
 
 /** `?session=` of a drain, ack or resolve: absent is null; present but empty is a 400. */

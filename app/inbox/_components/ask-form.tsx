@@ -161,14 +161,41 @@ export function AskForm({ ask, can, form, setForm, pending, freeFormProblem, onA
   );
 }
 
+/** The browser's input type for a string `format` (date-time stays text: RFC 3339 needs a zone). */
+const INPUT_TYPE: Record<string, string> = { email: "email", uri: "url", date: "date" };
+const FORMAT_HINT: Record<string, string> = {
+  email: "An email address.",
+  uri: "An absolute URL, e.g. https://example.com/x.",
+  date: "A date.",
+  "date-time": "A date and time with its zone, e.g. 2026-05-01T09:00:00Z.",
+};
+
+/** What the schema asks of a value, in words (the Hub checks it again on every resolve). */
+function constraintHint(f: FieldView): string | null {
+  const parts: string[] = [];
+  if (f.format) parts.push(FORMAT_HINT[f.format] ?? "");
+  if (f.minLength !== null && f.maxLength !== null) parts.push(`${f.minLength}–${f.maxLength} characters.`);
+  else if (f.minLength !== null) parts.push(`At least ${f.minLength} characters.`);
+  else if (f.maxLength !== null) parts.push(`At most ${f.maxLength} characters.`);
+  if (f.minimum !== null && f.maximum !== null) parts.push(`From ${f.minimum} to ${f.maximum}.`);
+  else if (f.minimum !== null) parts.push(`At least ${f.minimum}.`);
+  else if (f.maximum !== null) parts.push(`At most ${f.maximum}.`);
+  if (f.minItems !== null && f.maxItems !== null) parts.push(`Choose ${f.minItems}–${f.maxItems}.`);
+  else if (f.minItems !== null) parts.push(`Choose at least ${f.minItems}.`);
+  else if (f.maxItems !== null) parts.push(`Choose at most ${f.maxItems}.`);
+  if (f.pattern !== null) parts.push(`Must match ${f.pattern}`);
+  const text = parts.filter(Boolean).join(" ");
+  return text === "" ? null : text;
+}
+
 function Field({
   field: f,
   value,
   onChange,
 }: {
   field: FieldView;
-  value: string | boolean | undefined;
-  onChange: (v: string | boolean) => void;
+  value: string | boolean | string[] | undefined;
+  onChange: (v: string | boolean | string[]) => void;
 }) {
   const id = `field-${f.name}`;
   const label = (
@@ -184,7 +211,14 @@ function Field({
       {f.hiddenDefault && <span className="sensitive-hint"> · left blank, the agent's suggestion is sent</span>}
     </>
   );
-  const help = f.description ? <span className="field-desc">{f.description}</span> : null;
+  const hint = constraintHint(f);
+  const help =
+    f.description || hint ? (
+      <span className="field-desc" id={`${id}-desc`}>
+        {[f.description, hint].filter(Boolean).join(" ")}
+      </span>
+    ) : null;
+  const describedBy = help ? `${id}-desc` : undefined;
   if (f.type === "boolean" && f.enum === null) {
     return (
       <div className="field field-check">
@@ -193,6 +227,7 @@ function Field({
           type="checkbox"
           data-testid={id}
           checked={value === true}
+          aria-describedby={describedBy}
           onChange={(e) => onChange(e.target.checked)}
         />
         <label htmlFor={id}>{label}</label>
@@ -200,18 +235,54 @@ function Field({
       </div>
     );
   }
+  if (f.type === "array") {
+    // A multi-select: one checkbox per choice, in the agent's order.
+    const chosen = Array.isArray(value) ? value : [];
+    return (
+      <fieldset className="field field-multi" data-testid={`multi-${f.name}`} aria-describedby={describedBy}>
+        <legend>{label}</legend>
+        {(f.choices ?? []).map((c, i) => {
+          const v = String(c.value);
+          return (
+            <label key={v} className="choice" htmlFor={`${id}-${i}`}>
+              <input
+                id={`${id}-${i}`}
+                className="choice-box"
+                type="checkbox"
+                data-testid={`${id}-${v}`}
+                checked={chosen.includes(v)}
+                onChange={(e) =>
+                  onChange(e.target.checked ? [...chosen.filter((x) => x !== v), v] : chosen.filter((x) => x !== v))
+                }
+              />{" "}
+              {c.label}
+            </label>
+          );
+        })}
+        {help}
+      </fieldset>
+    );
+  }
   const text = typeof value === "string" ? value : "";
   // A masked field with a suggestion the server keeps (§9.6) may be left blank: blank sends it.
   const required = f.required && !f.hiddenDefault;
+  const numeric = f.type === "number" || f.type === "integer";
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      {f.enum !== null ? (
-        <select id={id} data-testid={id} value={text} required={required} onChange={(e) => onChange(e.target.value)}>
+      {f.choices !== null ? (
+        <select
+          id={id}
+          data-testid={id}
+          value={text}
+          required={required}
+          aria-describedby={describedBy}
+          onChange={(e) => onChange(e.target.value)}
+        >
           <option value="">{f.hiddenDefault ? "(the agent's suggestion)" : f.required ? "Choose…" : "—"}</option>
-          {f.enum.map((v) => (
-            <option key={String(v)} value={String(v)}>
-              {String(v)}
+          {f.choices.map((c) => (
+            <option key={String(c.value)} value={String(c.value)}>
+              {c.label}
             </option>
           ))}
         </select>
@@ -219,13 +290,18 @@ function Field({
         <input
           id={id}
           data-testid={id}
-          type={f.sensitive ? "password" : f.type === "string" ? "text" : "number"}
+          type={f.sensitive ? "password" : numeric ? "number" : f.format ? (INPUT_TYPE[f.format] ?? "text") : "text"}
           step={f.type === "integer" ? 1 : f.type === "number" ? "any" : undefined}
+          min={numeric ? (f.minimum ?? undefined) : undefined}
+          max={numeric ? (f.maximum ?? undefined) : undefined}
+          minLength={f.minLength ?? undefined}
+          maxLength={f.maxLength ?? undefined}
           inputMode={f.type === "integer" ? "numeric" : f.type === "number" ? "decimal" : undefined}
           autoComplete={f.sensitive ? "new-password" : "off"}
           spellCheck={f.sensitive ? false : undefined}
           required={required}
           placeholder={f.hiddenDefault ? "the agent's suggestion (hidden)" : undefined}
+          aria-describedby={describedBy}
           value={text}
           onChange={(e) => onChange(e.target.value)}
         />

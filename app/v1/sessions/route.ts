@@ -1,12 +1,18 @@
-import { sessionCaller } from "@/lib/http/callers";
+import { agentCaller, sessionCaller } from "@/lib/http/callers";
+import { consumeSubmitBudget } from "@/lib/rate-limit";
 import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { listSessions } from "@/lib/sessions/access";
 import { registerSession } from "@/lib/sessions/register";
 
 export const dynamic = "force-dynamic";
 
-/** §16.1 registration: agent credential, every field optional → `201 {session}`. */
+/**
+ * §16.1 registration: agent credential, every field optional → `201 {session}`. It counts against
+ * the agent's `rate_limit.requests_per_minute` like a submit (§8.6), so a loop of registrations is
+ * bounded by the same budget; `registerSession` then authenticates again without any cache.
+ */
 export const POST = route(async ({ req, optionalBody }) => {
+  await consumeSubmitBudget((await agentCaller(req)).agentRowId);
   const body = await optionalBody();
   return json({ session: await registerSession(req.headers, body) }, 201);
 });

@@ -7,8 +7,12 @@ import { json, route } from "../handler";
 import { submitMessage } from "../../messages/submit";
 import { interAgentSettings } from "../../env";
 import { consumeSubmitBudget } from "../../rate-limit";
+import { submitWarnings, warningHeaders } from "../../protocol/submit-warnings";
 
-/** §8.1 submit: notify / ask / task. */
+/**
+ * §8.1 submit: notify / ask / task. A field ignored as unknown (§10) that was meant for a block of
+ * the message is named in an `MA2H-Warning` header (lib/protocol/submit-warnings.ts).
+ */
 export const submitRoute = route(async ({ req, log, body }) => {
   const principal = await agentCaller(req);
   const payload = await body();
@@ -20,6 +24,12 @@ export const submitRoute = route(async ({ req, log, body }) => {
     await consumeSubmitBudget(principal.agentRowId);
   }
   const result = await submitMessage(principal, payload);
-  log.info("message accepted", { message_id: result.ack.id, replayed: result.replayed, status: result.ack.status });
-  return json(result.ack, 202);
+  const warnings = submitWarnings(payload);
+  log.info("message accepted", {
+    message_id: result.ack.id,
+    replayed: result.replayed,
+    status: result.ack.status,
+    ...(warnings.length > 0 ? { warnings } : {}),
+  });
+  return json(result.ack, 202, warningHeaders(warnings));
 });
