@@ -23,6 +23,7 @@ const config: NextConfig = {
       { source: "/.well-known/ma2h", destination: "/well-known/ma2h" },
       { source: "/.well-known/ma2h-capability", destination: "/well-known/ma2h" },
       { source: "/.well-known/ma2h-keys", destination: "/well-known/ma2h-keys" },
+      { source: "/.well-known/ma2h-audit-keys", destination: "/well-known/ma2h-audit-keys" },
       // Any other /.well-known path: the §8.5 `404` envelope of app/well-known/[[...path]] (#19).
       { source: "/.well-known/:path*", destination: "/well-known/:path*" },
     ];

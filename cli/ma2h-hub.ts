@@ -28,13 +28,15 @@ const STRING_FLAGS = [
   "message",
   "from-env",
   "file",
+  "keys",
+  "anchor",
   "confirm",
   "agent-session-visibility",
   "inter-agent",
   "allow",
 ];
 /** Flags without a value; a given one reads as "true" in `Flags`. */
-const BOOLEAN_FLAGS = ["any"];
+const BOOLEAN_FLAGS = ["any", "allow-unsealed"];
 
 function parse(argv: string[]) {
   return parseArgs({

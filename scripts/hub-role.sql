@@ -14,3 +14,10 @@ REVOKE ALL ON "audit_events", "audit_tombstones" FROM :"hub_role";
 GRANT SELECT, INSERT ON "audit_events" TO :"hub_role";
 GRANT UPDATE ("seq", "prev_hash", "hash") ON "audit_events" TO :"hub_role";
 GRANT SELECT ON "audit_tombstones" TO :"hub_role";
+-- The signed checkpoints and signing starts: read and append only. The checkpoint keys: read, add,
+-- and re-seal (`ma2h-hub secrets rotate`), never delete.
+REVOKE ALL ON "audit_checkpoints", "audit_signing_starts", "audit_signing_keys" FROM :"hub_role";
+GRANT SELECT, INSERT ON "audit_checkpoints" TO :"hub_role";
+GRANT SELECT ON "audit_signing_starts" TO :"hub_role";
+GRANT SELECT, INSERT ON "audit_signing_keys" TO :"hub_role";
+GRANT UPDATE ("sealed_private_key", "retired_at") ON "audit_signing_keys" TO :"hub_role";

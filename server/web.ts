@@ -133,6 +133,15 @@ async function main(): Promise<void> {
   void import("../lib/keys/signing-keys")
     .then(({ ensureSigningKey }) => ensureSigningKey())
     .catch((err: Error) => log.warn("signing key not ensured at start; it is on first use", { error_name: err.name }));
+  void import("../lib/audit/checkpoints")
+    .then(({ runsAsAuditOwner }) => runsAsAuditOwner())
+    .then((owner) => {
+      if (owner)
+        log.warn(
+          "the web runs as the owner of the audit trail (audit_events): it could rewrite it; run the Hub under a role that does not own it (docs/DEPLOYMENT.md)",
+        );
+    })
+    .catch(() => {}); // the database may be down at start; /readyz says so
 
   let stopping = false;
   const stop = async (signal: string) => {

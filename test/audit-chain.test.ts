@@ -12,7 +12,16 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUDIT_GENESIS, chainHash } from "../lib/audit/chain";
+import { GET as auditKeysDocument } from "../app/well-known/ma2h-audit-keys/route";
+import {
+  AUDIT_GENESIS,
+  ChainWalker,
+  chainHash,
+  checkpointContext,
+  checkpointSigned,
+  keysFromDocument,
+} from "../lib/audit/chain";
+import { ed25519KeyPair, kidFor, signContext } from "../lib/protocol/signing";
 import { AUDIT_EVENT } from "../lib/audit/events";
 import { auditJsonLines } from "../lib/audit/log";
 import { sealPending } from "../lib/audit/seal";
@@ -117,6 +126,10 @@ beforeAll(async () => {
   await provisionAccount("acme", ["deploybot"], [{ handle: "alice", role: "owner" }]);
   await provisionAccount("tampered", ["bot"], [{ handle: "tina", role: "owner" }]);
   await provisionAccount("doomed", ["bot"], [{ handle: "dora", role: "owner" }]);
+  await provisionAccount("rechained", ["bot"], [{ handle: "rita", role: "owner" }]);
+  await provisionAccount("forged", ["bot"], [{ handle: "fred", role: "owner" }]);
+  // An account with no audit rows of its own yet (provisioning writes none this way).
+  await db().account.create({ data: { id: "acct_legacy_test", slug: "legacy" } });
   worker = await startHub({ databaseUrl: database.url, mode: "worker" });
   const deadline = Date.now() + 60_000;
   while (!worker.output().includes("worker running")) {
@@ -164,7 +177,14 @@ describe("sealing", () => {
 
     const live = await cli("audit", "verify");
     expect(live.code, live.stderr).toBe(0);
-    expect(live.json).toEqual({ verified: expect.any(Number), unsealed: 0, first_broken: null });
+    expect(live.json).toEqual({
+      verified: expect.any(Number),
+      unsealed: 0,
+      checkpoints: expect.any(Number),
+      unsigned_before: [],
+      first_broken: null,
+    });
+    expect(live.json.checkpoints).toBeGreaterThanOrEqual(2);
     expect(live.json.verified).toBeGreaterThanOrEqual(chain.length + 1);
   });
 
@@ -177,6 +197,8 @@ describe("sealing", () => {
     expect(r.json).toEqual({
       verified: await db().auditEvent.count({ where: { accountId: acme } }),
       unsealed: 0,
+      checkpoints: await db().auditCheckpoint.count({ where: { stream: `account:${acme}` } }),
+      unsigned_before: [],
       first_broken: null,
     });
   });
@@ -193,6 +215,340 @@ describe("sealing", () => {
     const r = await cli("audit", "verify", "--account", "acme");
     expect(r.json.first_broken).toBeNull();
     expect(r.code).toBe(0);
+  });
+});
+
+/** The published audit keys document, saved to a file as a verifier would keep it. */
+async function savedKeys(): Promise<{ file: string; doc: unknown }> {
+  const res = await auditKeysDocument(new Request("http://hub.test/.well-known/ma2h-audit-keys"));
+  expect(res.status).toBe(200);
+  const doc = await res.json();
+  const file = join(await mkdtemp(join(tmpdir(), "ma2h-keys-")), "ma2h-audit-keys.json");
+  await writeFile(file, JSON.stringify(doc));
+  return { file, doc };
+}
+
+/** `n` rows, each sealed in its own batch (so each ends with its own checkpoint). */
+async function rowsOneByOne(slug: string, n: number): Promise<bigint[]> {
+  const ids: bigint[] = [];
+  for (let i = 0; i < n; i++) {
+    const [id] = await writeRows(slug, 1);
+    await waitSealed([id!], 10_000);
+    ids.push(id!);
+  }
+  return ids;
+}
+
+interface ChainRow {
+  id: string;
+  seq: string;
+  prev_hash: string;
+  hash: string;
+  actor: string;
+  event: string;
+  detail: unknown;
+  at: Date;
+  message_id: string | null;
+}
+
+/**
+ * What the table's owner can do: with the trigger off, edit `edit`'s actor, delete `drop`, and
+ * re-chain every row after the genesis so every seq and hash recomputes.
+ */
+async function editDeleteRechain(slug: string, edit: bigint, drop: bigint): Promise<void> {
+  const account = await accountId(slug);
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only");
+    await client.query("UPDATE audit_events SET actor = 'human:mallory' WHERE id = $1", [edit]);
+    await client.query("DELETE FROM audit_events WHERE id = $1", [drop]);
+    const rows = (
+      await client.query<ChainRow>(
+        "SELECT id, seq, prev_hash, hash, actor, event, detail, at, message_id FROM audit_events WHERE account_id = $1 ORDER BY seq",
+        [account],
+      )
+    ).rows;
+    let prev = AUDIT_GENESIS;
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      const seq = i + 1;
+      const hash = chainHash(prev, {
+        id: String(r.id),
+        seq,
+        stream: `account:${account}`,
+        at: r.at.toISOString(),
+        actor: r.actor,
+        event: r.event,
+        message_id: r.message_id,
+        detail: r.detail,
+      });
+      await client.query("UPDATE audit_events SET seq = $2, prev_hash = $3, hash = $4 WHERE id = $1", [
+        r.id,
+        seq,
+        prev,
+        hash,
+      ]);
+      prev = hash;
+    }
+    await client.query("ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only");
+    await client.query("COMMIT");
+  } finally {
+    await client.end();
+  }
+}
+
+/** The bare SHA-256 chain of a stream, as verify checked it before checkpoints: does it hold? */
+async function bareChainHolds(slug: string): Promise<boolean> {
+  const account = await accountId(slug);
+  const rows = await db().auditEvent.findMany({ where: { accountId: account }, orderBy: { seq: "asc" } });
+  const walker = new ChainWalker({ seq: 1, prevHash: AUDIT_GENESIS });
+  for (const r of rows)
+    walker.step({
+      id: r.id.toString(),
+      seq: Number(r.seq),
+      stream: `account:${account}`,
+      at: r.at.toISOString(),
+      actor: r.actor,
+      event: r.event,
+      message_id: r.messageId,
+      detail: r.detail,
+      prev_hash: r.prevHash!,
+      hash: r.hash!,
+    });
+  walker.finish(true);
+  return walker.broken === null && walker.verified === rows.length;
+}
+
+describe("signed checkpoints", () => {
+  it("each sealing batch ends with a checkpoint of the stream's head, signed by a published key the Hub generated", async () => {
+    const ids = await rowsOneByOne("acme", 2);
+    const acme = await accountId("acme");
+    const stream = `account:${acme}`;
+    const last = await db().auditEvent.findUniqueOrThrow({ where: { id: ids[1]! } });
+    const cp = await db().auditCheckpoint.findUniqueOrThrow({ where: { stream_seq: { stream, seq: last.seq! } } });
+    expect(cp.hash).toBe(last.hash);
+    const { doc } = await savedKeys();
+    const keys = keysFromDocument(doc)!;
+    expect(keys.size).toBe(1);
+    expect(JSON.stringify(doc)).not.toMatch(/"d"/); // public halves only
+    expect(checkpointSigned({ ...cp, seq: Number(cp.seq) }, keys)).toBe(true);
+    expect(checkpointSigned({ ...cp, seq: Number(cp.seq), hash: "f".repeat(64) }, keys)).toBe(false);
+    // A key row written into the table by hand (its private half not sealed by the Hub) is not published.
+    const rogue = ed25519KeyPair();
+    await sql(
+      "INSERT INTO audit_signing_keys (kid, public_key, sealed_private_key, created_at) VALUES ($1, $2, 'v1.x', now())",
+      [kidFor(rogue.publicKey), Buffer.from(rogue.publicKey).toString("base64url")],
+    );
+    expect(keysFromDocument((await savedKeys()).doc)!.has(kidFor(rogue.publicKey))).toBe(false);
+    // Checkpoints are as append-only as the trail.
+    await expect(sql("UPDATE audit_checkpoints SET hash = repeat('0', 64)")).rejects.toThrow(/append-only/);
+    await expect(sql("DELETE FROM audit_checkpoints")).rejects.toThrow(/append-only/);
+    await expect(sql("TRUNCATE audit_checkpoints")).rejects.toThrow(/append-only/);
+    await expect(sql("DELETE FROM audit_signing_keys")).rejects.toThrow(/append-only/);
+  });
+
+  it("edit one row, delete another, re-chain as the owner: verify fails naming the first bad row, live and offline", async () => {
+    const ids = await rowsOneByOne("rechained", 5);
+    expect((await cli("audit", "verify", "--account", "rechained")).code).toBe(0);
+    await editDeleteRechain("rechained", ids[1]!, ids[3]!);
+    // The bare SHA-256 chain holds after the re-chain: without checkpoints nothing would notice.
+    expect(await bareChainHolds("rechained")).toBe(true);
+
+    const live = await cli("audit", "verify", "--account", "rechained");
+    expect(live.code).toBe(1);
+    expect(live.json.first_broken).toEqual({ id: ids[1]!.toString(), reason: "checkpoint_mismatch" });
+
+    // Offline: the export and the saved keys, with no database reachable.
+    const file = await exportFile("rechained");
+    const keys = await savedKeys();
+    const offline = await new Promise<Run>((resolve) => {
+      execFile(
+        process.execPath,
+        ["bin/ma2h-hub.js", "audit", "verify", "--file", file, "--keys", keys.file, "--json"],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none", AUTH_SECRET: "x".repeat(32) },
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr, json: JSON.parse(stdout) }),
+      );
+    });
+    expect(offline.code, offline.stderr).toBe(1);
+    expect(offline.json.first_broken).toEqual({ id: ids[1]!.toString(), reason: "checkpoint_mismatch" });
+  });
+
+  it("re-chained with forged checkpoints under a key of the owner's own: still names the first bad row", async () => {
+    const ids = await rowsOneByOne("forged", 4);
+    // The edited row keeps its seq (the deleted one is after it); from there the owner replaces the checkpoints.
+    const from = Number((await db().auditEvent.findUniqueOrThrow({ where: { id: ids[1]! } })).seq);
+    await editDeleteRechain("forged", ids[1]!, ids[2]!);
+    const account = await accountId("forged");
+    const stream = `account:${account}`;
+    const own = ed25519KeyPair();
+    const kid = kidFor(own.publicKey);
+    await sql(
+      "INSERT INTO audit_signing_keys (kid, public_key, sealed_private_key, created_at) VALUES ($1, $2, 'v1.x', now())",
+      [kid, Buffer.from(own.publicKey).toString("base64url")],
+    );
+    const rows = await db().auditEvent.findMany({ where: { accountId: account }, orderBy: { seq: "asc" } });
+    const statements = [
+      "ALTER TABLE audit_checkpoints DISABLE TRIGGER audit_checkpoints_append_only",
+      `DELETE FROM audit_checkpoints WHERE stream = '${stream}' AND seq >= ${from}`,
+      ...rows
+        .filter((r) => Number(r.seq) >= from)
+        .map((r) => {
+          const signature = signContext(checkpointContext({ stream, seq: Number(r.seq), hash: r.hash! }), {
+            alg: "ed25519",
+            privateKey: own.privateKey,
+          });
+          return `INSERT INTO audit_checkpoints (stream, seq, hash, kid, signature, at) VALUES ('${stream}', ${r.seq}, '${r.hash}', '${kid}', '${signature}', now())`;
+        }),
+      "ALTER TABLE audit_checkpoints ENABLE TRIGGER audit_checkpoints_append_only",
+    ];
+    await sql(`BEGIN; ${statements.join("; ")}; COMMIT;`);
+    const live = await cli("audit", "verify", "--account", "forged");
+    expect(live.code).toBe(1);
+    expect(live.json.first_broken).toEqual({ id: ids[1]!.toString(), reason: "not_checkpointed" });
+  });
+
+  it("an export refuses unsealed lines and a start with no known anchor, unless asked", async () => {
+    const file = await exportFile("acme");
+    const text = await readFile(file, "utf8");
+    const keys = keysFromDocument((await savedKeys()).doc)!;
+    expect(verifyJsonLines(text, { keys }).first_broken).toBeNull();
+    const rows = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.id !== undefined);
+    const unsealed = { ...rows[rows.length - 1], id: "999999999", seq: null, prev_hash: null, hash: null };
+    const withUnsealed = `${text}${JSON.stringify(unsealed)}\n`;
+    expect(verifyJsonLines(withUnsealed, { keys }).first_broken).toEqual({ id: "999999999", reason: "unsealed" });
+    expect(verifyJsonLines(withUnsealed, { keys, allowUnsealed: true }).first_broken).toBeNull();
+    // Cut mid-chain with no checkpoint before its first line: it needs an anchor known from elsewhere.
+    const cut = rows.slice(3);
+    const cutText = cut.map((l) => JSON.stringify(l)).join("\n");
+    expect(verifyJsonLines(cutText, { keys }).first_broken).toEqual({ id: cut[0].id, reason: "no_anchor" });
+    const anchor = { seq: rows[2].seq, hash: rows[2].hash };
+    // Lines past the last checkpoint in the file are refused too, unless asked.
+    expect(verifyJsonLines(cutText, { keys, anchor }).first_broken?.reason).toBe("not_checkpointed");
+    expect(verifyJsonLines(cutText, { keys, anchor, allowUnsealed: true }).first_broken).toBeNull();
+    expect(
+      verifyJsonLines(cutText, { keys, anchor: { ...anchor, hash: "0".repeat(64) }, allowUnsealed: true }).first_broken,
+    ).toEqual({
+      id: cut[0].id,
+      reason: "prev_hash_mismatch",
+    });
+  });
+
+  it("rows sealed before checkpoints existed: verify reports 'unsigned before seq N', and the first checkpoint covers them", async () => {
+    const account = await accountId("legacy");
+    const stream = `account:${account}`;
+    // As the rows of an upgraded Hub: three sealed with the bare chain, and the migration's marker.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only");
+      let prev = AUDIT_GENESIS;
+      for (let seq = 1; seq <= 3; seq++) {
+        const at = new Date(Date.now() - 60_000 + seq);
+        const [row] = (
+          await client.query<{ id: string }>(
+            "INSERT INTO audit_events (account_id, actor, event, at) VALUES ($1, 'human:lee', 'key.rotated', $2) RETURNING id",
+            [account, at],
+          )
+        ).rows;
+        const hash = chainHash(prev, {
+          id: String(row!.id),
+          seq,
+          stream,
+          at: at.toISOString(),
+          actor: "human:lee",
+          event: "key.rotated",
+          message_id: null,
+          detail: null,
+        });
+        await client.query("UPDATE audit_events SET seq = $2, prev_hash = $3, hash = $4 WHERE id = $1", [
+          row!.id,
+          seq,
+          prev,
+          hash,
+        ]);
+        prev = hash;
+      }
+      await client.query("INSERT INTO audit_signing_starts (stream, first_signed_seq) VALUES ($1, 4)", [stream]);
+      await client.query("ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only");
+      await client.query("COMMIT");
+    } finally {
+      await client.end();
+    }
+    // The worker signs the idle stream's head.
+    const deadline = Date.now() + 15_000;
+    while ((await db().auditCheckpoint.count({ where: { stream } })) === 0) {
+      if (Date.now() > deadline) throw new Error("no checkpoint of the legacy stream");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await cli("audit", "verify", "--account", "legacy");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toMatchObject({
+      verified: 3,
+      checkpoints: 1,
+      unsigned_before: [{ stream, seq: 4 }],
+      first_broken: null,
+    });
+    const text = await new Promise<string>((resolve) =>
+      execFile(
+        process.execPath,
+        ["bin/ma2h-hub.js", "audit", "verify", "--account", "legacy"],
+        { cwd: repoRoot, env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: TEST_AUTH_SECRET } },
+        (_err, stdout) => resolve(stdout),
+      ),
+    );
+    expect(text).toContain(`${stream}: unsigned before seq 4`);
+    // Its export verifies from the genesis to that checkpoint.
+    const offline = await cli("audit", "verify", "--file", await exportFile("legacy"));
+    expect(offline.json).toMatchObject({ verified: 3, checkpoints: 1, first_broken: null });
+  });
+
+  it("the trigger functions run with search_path pg_catalog; a worker running as the owner warns at start", async () => {
+    const fns = await sql(
+      "SELECT proname, proconfig FROM pg_proc WHERE proname IN ('audit_events_append_only', 'audit_refuse_change') ORDER BY proname",
+    );
+    expect(fns).toEqual([
+      { proname: "audit_events_append_only", proconfig: ["search_path=pg_catalog"] },
+      { proname: "audit_refuse_change", proconfig: ["search_path=pg_catalog"] },
+    ]);
+    // A `public.to_jsonb` taking the row type exactly would win over pg_catalog's polymorphic one on
+    // a default search_path, and let a seal change a row's content; pinned, it is never called. All
+    // in one transaction, rolled back: the sealer never sees the row.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(
+        "CREATE FUNCTION public.to_jsonb(audit_events) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{}'::jsonb $$",
+      );
+      const [plain] = (
+        await client.query(
+          "INSERT INTO audit_events (account_id, actor, event, at) VALUES ($1, 'human:test', 'key.rotated', now()) RETURNING id",
+          [await accountId("acme")],
+        )
+      ).rows;
+      await expect(
+        client.query(
+          "UPDATE audit_events SET seq = 999999, prev_hash = repeat('0', 64), hash = repeat('0', 64), actor = 'human:mallory' WHERE id = $1",
+          [plain.id],
+        ),
+      ).rejects.toThrow(/append-only/);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+      await client.end();
+    }
+    expect(worker?.output()).toContain("runs as the owner of the audit trail");
   });
 });
 
@@ -279,17 +635,20 @@ describe("audit verify names a row edited as the table's owner", () => {
       .trimEnd()
       .split("\n")
       .map((l) => JSON.parse(l));
-    const clean = lines.filter((l) => l.id !== lines.find((x) => x.actor === "human:mallory")?.id);
+    const clean = lines.filter(
+      (l) => l.id !== undefined && l.id !== lines.find((x) => x.actor === "human:mallory")?.id,
+    );
     // Dropping a line from the middle of an export: a seq gap at the next one.
     const tail = clean.slice(-3);
     const dropped = [tail[0], tail[2]].map((l) => JSON.stringify(l)).join("\n");
-    expect(verifyJsonLines(dropped).first_broken).toEqual({ id: tail[2].id, reason: "seq_gap" });
+    const loose = { keys: new Map(), anchor: { seq: tail[0].seq - 1, hash: tail[0].prev_hash }, allowUnsealed: true };
+    expect(verifyJsonLines(dropped, loose).first_broken).toEqual({ id: tail[2].id, reason: "seq_gap" });
     // Editing a line and recomputing its hash: the next line no longer links.
     const edited = { ...tail[0], actor: "human:mallory" };
     edited.hash = chainHash(edited.prev_hash, edited);
     const relinked = [edited, tail[1]].map((l) => JSON.stringify(l)).join("\n");
-    expect(verifyJsonLines(relinked).first_broken).toEqual({ id: tail[1].id, reason: "prev_hash_mismatch" });
-    expect(verifyJsonLines("not json\n").first_broken).toEqual({ id: "line 1", reason: "malformed" });
+    expect(verifyJsonLines(relinked, loose).first_broken).toEqual({ id: tail[1].id, reason: "prev_hash_mismatch" });
+    expect(verifyJsonLines("not json\n", loose).first_broken).toEqual({ id: "line 1", reason: "malformed" });
   });
 });
 

@@ -329,6 +329,7 @@ describe("ma2h-hub secrets rotate --from-env", () => {
         rotated: 8,
         already_current: 0,
         by_purpose: {
+          auditSigningKey: 0, // no worker has run here: no audit key yet
           bindingSecret: 2,
           signingKey: 2,
           slackBotToken: 1,

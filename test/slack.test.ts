@@ -18,7 +18,7 @@ import { addBinding } from "../lib/principals/bindings";
 import { createWebSession } from "../lib/principals/web-sessions";
 import { seatFor } from "../lib/principals/seats";
 import { bindSlackUser } from "../lib/notifications/slack/bindings";
-import { connectSlack } from "../lib/notifications/slack/connection";
+import { connectSlack, disconnectSlack, setSlackDestinations } from "../lib/notifications/slack/connection";
 import { AgentVerifier } from "./support/agent-verify";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
@@ -37,8 +37,11 @@ const A = "bot/acme";
 const PUSH_SECRET = "slack-push-secret";
 const ACME: Workspace = { token: "xoxb-acme-1", teamId: "TACME", teamName: "Acme Slack", botUserId: "UBOT" };
 const OTHER: Workspace = { token: "xoxb-other-2", teamId: "TOTHER", teamName: "Other Slack", botUserId: "UBOT2" };
+/** A second bot token of the same workspace (a reinstalled app). */
+const OTHER_2: Workspace = { ...OTHER, token: "xoxb-other-3" };
 const ACME_SECRET = "acmesigningsecret0123456789abcdef";
 const OTHER_SECRET = "othersigningsecret0123456789abcd";
+const ATTACKER_SECRET = "attackersigningsecret0123456789a";
 const CHANNEL = "CACME01";
 let slack: SlackFake;
 
@@ -59,10 +62,16 @@ const hub = useHubFixture({
         { handle: "pat", role: "member" },
       ],
     },
-    other: { agents: ["bot/other"], humans: [{ handle: "otto", role: "owner" }] },
+    other: {
+      agents: ["bot/other"],
+      humans: [
+        { handle: "otto", role: "owner" },
+        { handle: "ada", role: "admin" },
+      ],
+    },
   },
   setup: async (h) => {
-    slack = await startSlackFake([ACME, OTHER]);
+    slack = await startSlackFake([ACME, OTHER, OTHER_2]);
     process.env.SLACK_API_URL = slack.apiUrl;
     resetEnvCache();
     await addBinding({
@@ -409,39 +418,105 @@ describe("refresh", () => {
 });
 
 describe("reconnecting", () => {
-  it("to another workspace removes the account's Slack links; the same one keeps them", async () => {
+  async function ottoAndAda() {
     const other = await db().account.findUniqueOrThrow({ where: { slug: "other" } });
     const ottoId = await userId("otto", "other");
     const otto = await seatFor(ottoId, other.id);
-    if (!otto) throw new Error("no seat");
-    const who = { ...otto, actor: "human:otto" };
-    await db().$transaction((tx) =>
-      bindSlackUser(
-        tx,
-        { accountId: other.id, teamId: OTHER.teamId, slackUserId: "UOTTO2", userId: ottoId },
-        new Date(),
-      ),
+    const ada = await seatFor(await userId("ada", "other"), other.id);
+    if (!otto || !ada) throw new Error("no seat");
+    return { other, ottoId, otto: { ...otto, actor: "human:otto" }, ada: { ...ada, actor: "human:ada" } };
+  }
+  const bindOtto = (accountId: string, teamId: string, ottoId: string) =>
+    db().$transaction((tx) =>
+      bindSlackUser(tx, { accountId, teamId, slackUserId: "UOTTO2", userId: ottoId }, new Date()),
     );
-    await connectSlack(who, { botToken: OTHER.token, signingSecret: OTHER_SECRET });
+
+  it("only an owner connects, reconnects or disconnects; an admin is refused and changes nothing", async () => {
+    const { other, ottoId, ada } = await ottoAndAda();
+    await bindOtto(other.id, OTHER.teamId, ottoId);
+    const before = await db().slackConnection.findUniqueOrThrow({ where: { accountId: other.id } });
+    await expect(connectSlack(ada, { botToken: OTHER_2.token, signingSecret: ATTACKER_SECRET })).rejects.toMatchObject({
+      code: "not_authorized",
+    });
+    await expect(disconnectSlack(ada)).rejects.toMatchObject({ code: "not_authorized" });
+    expect(await db().slackConnection.findUniqueOrThrow({ where: { accountId: other.id } })).toEqual(before);
     expect(await db().slackIdentity.count({ where: { accountId: other.id } })).toBe(1);
-    await connectSlack(who, { botToken: ACME.token, signingSecret: OTHER_SECRET });
+    // Where items go stays an admin's choice.
+    await expect(setSlackDestinations(ada, { channelId: "", directMessages: true })).resolves.toBeDefined();
+    // The admin page offers an admin no connect or disconnect form.
+    const token = `slack-session-ada-${Date.now()}`;
+    await createWebSession(await userId("ada", "other"), token, new Date(Date.now() + 3600_000));
+    const html = await (
+      await fetch(`${hub.url}/admin/other/slack`, { headers: { cookie: `next-auth.session-token=${token}` } })
+    ).text();
+    expect(html).toContain("Only an owner of the account can connect");
+    expect(html).not.toContain('data-testid="slack-connect"');
+    expect(html).not.toContain('data-testid="slack-disconnect"');
+  });
+
+  it("a new signing secret in the same workspace drops every binding; the very same connection keeps them", async () => {
+    const { other, ottoId, otto } = await ottoAndAda();
+    await connectSlack(otto, { botToken: OTHER.token, signingSecret: OTHER_SECRET });
+    await bindOtto(other.id, OTHER.teamId, ottoId);
+    // The very same token, secret and workspace: nothing changes, the binding stays.
+    await connectSlack(otto, { botToken: OTHER.token, signingSecret: OTHER_SECRET });
+    expect(await db().slackIdentity.count({ where: { accountId: other.id } })).toBe(1);
+
+    await connectSlack(otto, { botToken: OTHER.token, signingSecret: ATTACKER_SECRET });
     expect(await db().slackIdentity.count({ where: { accountId: other.id } })).toBe(0);
     const audit = await db().auditEvent.findFirstOrThrow({
       where: { accountId: other.id, event: "slack.connected" },
-      orderBy: { at: "desc" },
+      orderBy: { id: "desc" },
     });
-    expect(audit.detail).toMatchObject({ team_id: ACME.teamId, bindings_removed: 1 });
-    // Each removed link is audited as a removal, in the account's trail and in the person's stream.
+    expect(audit.detail).toMatchObject({ changed: ["signing_secret"], bindings_removed: 1 });
+    expect(JSON.stringify(audit.detail)).not.toContain(ATTACKER_SECRET);
     const removal = await db().auditEvent.findFirstOrThrow({
       where: { accountId: other.id, event: "slack.user_unbound" },
-      orderBy: { at: "desc" },
+      orderBy: { id: "desc" },
     });
-    expect(removal.detail).toMatchObject({ slack_user_id: "UOTTO2", reason: "workspace_changed", user_id: ottoId });
+    expect(removal.detail).toMatchObject({
+      slack_user_id: "UOTTO2",
+      reason: "connection_changed",
+      changed: ["signing_secret"],
+      user_id: ottoId,
+    });
     const own = await db().auditEvent.findFirstOrThrow({
       where: { userId: ottoId, event: "slack.user_unbound" },
-      orderBy: { at: "desc" },
+      orderBy: { id: "desc" },
     });
-    expect(own.actor).toBe("system:slack_workspace_changed");
+    expect(own.actor).toBe("system:slack_connection_changed");
+  });
+
+  it("a new bot token of the same workspace, another workspace, and a disconnect each drop the bindings", async () => {
+    const { other, ottoId, otto } = await ottoAndAda();
+    await connectSlack(otto, { botToken: OTHER.token, signingSecret: OTHER_SECRET });
+    await bindOtto(other.id, OTHER.teamId, ottoId);
+    await connectSlack(otto, { botToken: OTHER_2.token, signingSecret: OTHER_SECRET });
+    expect(await db().slackIdentity.count({ where: { accountId: other.id } })).toBe(0);
+    const lastConnect = () =>
+      db().auditEvent.findFirstOrThrow({
+        where: { accountId: other.id, event: "slack.connected" },
+        orderBy: { id: "desc" },
+      });
+    expect((await lastConnect()).detail).toMatchObject({ changed: ["bot_token"], bindings_removed: 1 });
+
+    await bindOtto(other.id, OTHER.teamId, ottoId);
+    await connectSlack(otto, { botToken: ACME.token, signingSecret: OTHER_SECRET });
+    expect(await db().slackIdentity.count({ where: { accountId: other.id } })).toBe(0);
+    expect((await lastConnect()).detail).toMatchObject({
+      team_id: ACME.teamId,
+      changed: ["workspace", "bot_token"],
+      bindings_removed: 1,
+    });
+
+    await bindOtto(other.id, ACME.teamId, ottoId);
+    await disconnectSlack(otto);
+    expect(await db().slackIdentity.count({ where: { accountId: other.id } })).toBe(0);
+    const gone = await db().auditEvent.findFirstOrThrow({
+      where: { accountId: other.id, event: "slack.disconnected" },
+      orderBy: { id: "desc" },
+    });
+    expect(gone.detail).toMatchObject({ bindings_removed: 1 });
     // acme's links are untouched.
     const acme = await db().account.findUniqueOrThrow({ where: { slug: "acme" } });
     expect(await db().slackIdentity.count({ where: { accountId: acme.id } })).toBe(5);

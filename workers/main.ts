@@ -17,6 +17,7 @@ import { JOBS } from "../lib/jobs/registry";
 import { sweeps } from "../lib/jobs/sweeps";
 import { startSweepTimer } from "../lib/jobs/sweep-timer";
 import { ensureSigningKey } from "../lib/keys/signing-keys";
+import { ensureAuditKey, runsAsAuditOwner } from "../lib/audit/checkpoints";
 import { startJobWakes } from "../lib/jobs/wake";
 import { notificationListener } from "../lib/pubsub/listener";
 import { refreshWorkerGauges } from "../lib/gauges/refresh";
@@ -62,6 +63,11 @@ async function serveMetrics(): Promise<http.Server | null> {
 async function main(): Promise<void> {
   const e = env();
   await ensureSigningKey();
+  await ensureAuditKey();
+  if (await runsAsAuditOwner())
+    log.warn(
+      "the worker runs as the owner of the audit trail (audit_events): it could rewrite it; run the Hub under a role that does not own it (docs/DEPLOYMENT.md)",
+    );
   const workers = JOBS.map((job) => {
     const w = makeWorker(job.contract.queue, (j) => job.handle(j.data), job.concurrency);
     w.worker.on("failed", (j, err) =>

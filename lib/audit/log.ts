@@ -202,11 +202,15 @@ function exportLineOf(
 
 /**
  * The matching entries as JSON Lines, oldest first, read in batches of 1000 by id so an export of
- * any size holds one batch in memory.
+ * any size holds one batch in memory. An export not filtered by actor or kind ends with the
+ * stream's signed checkpoints (`{"checkpoint": {…}}`, ./checkpoints.ts) from the seq before its first
+ * sealed line to its last, so `ma2h-hub audit verify --file` checks it against the published keys.
  */
 export async function* auditJsonLines(accountId: string, filters: AuditFilters): AsyncGenerator<string> {
   const where = whereOf(accountId, filters);
   let after: bigint | null = null;
+  let lowest: bigint | null = null;
+  let highest: bigint | null = null;
   for (;;) {
     const batchWhere: Prisma.AuditEventWhereInput = after === null ? where : { AND: [where, { id: { gt: after } }] };
     const rows = await db().auditEvent.findMany({
@@ -215,8 +219,36 @@ export async function* auditJsonLines(accountId: string, filters: AuditFilters):
       orderBy: { id: "asc" },
       take: 1000,
     });
-    for (const r of rows) yield `${JSON.stringify(exportLineOf(r))}\n`;
-    if (rows.length < 1000) return;
+    for (const r of rows) {
+      if (r.seq !== null) {
+        if (lowest === null || r.seq < lowest) lowest = r.seq;
+        if (highest === null || r.seq > highest) highest = r.seq;
+      }
+      yield `${JSON.stringify(exportLineOf(r))}\n`;
+    }
+    if (rows.length < 1000) break;
     after = rows[rows.length - 1]!.id as bigint;
+  }
+  if (lowest === null || highest === null || filters.actor !== undefined || filters.event !== undefined) return;
+  let from = lowest - 1n;
+  for (;;) {
+    const cps = await db().auditCheckpoint.findMany({
+      where: { stream: `account:${accountId}`, seq: { gte: from, lte: highest } },
+      orderBy: { seq: "asc" },
+      take: 1000,
+    });
+    for (const c of cps)
+      yield `${JSON.stringify({
+        checkpoint: {
+          stream: c.stream,
+          seq: Number(c.seq),
+          hash: c.hash,
+          kid: c.kid,
+          signature: c.signature,
+          at: c.at.toISOString(),
+        },
+      })}\n`;
+    if (cps.length < 1000) return;
+    from = cps[cps.length - 1]!.seq + 1n;
   }
 }

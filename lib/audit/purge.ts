@@ -11,6 +11,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import { publishCredentialChange } from "../pubsub/credentials";
+import { writeCheckpoint } from "./checkpoints";
 import { chainHead, inStream, sealStream, type AuditStream } from "./seal";
 
 export interface PurgeResult {
@@ -36,6 +37,10 @@ export async function purgeAccount(slug: string, confirm: string | undefined): P
         const stream: AuditStream = { accountId, userId: null };
         while ((await sealStream(tx, stream)) > 0) {}
         const head = await chainHead(tx, stream);
+        // The erased trail's last hash, signed: the tombstone's proof outlives the rows (checkpoints stay).
+        const name = `account:${accountId}`;
+        if (head.seq > 0 && (await tx.auditCheckpoint.count({ where: { stream: name, seq: BigInt(head.seq) } })) === 0)
+          await writeCheckpoint(tx, name, head);
         const [count] = await tx.$queryRaw<
           { n: bigint }[]
         >`SELECT count(*) AS n FROM audit_events WHERE ${inStream(stream)}`;

@@ -14,6 +14,7 @@
 import { Prisma } from "../generated/prisma/client";
 import { db, type Tx } from "../db";
 import { AUDIT_GENESIS, chainHash, recordOf, streamOf, type StoredAuditRow } from "./chain";
+import { writeCheckpoint } from "./checkpoints";
 
 /** The advisory-lock class of audit streams ("audt"); the second key is hashtext(stream). */
 const STREAM_LOCK_CLASS = 0x61756474;
@@ -48,7 +49,8 @@ export async function chainHead(tx: Tx, s: AuditStream): Promise<{ seq: number; 
 
 /**
  * Seals up to one batch of the stream's unsealed rows, inside the caller's transaction and under the
- * stream's lock. Returns how many it sealed.
+ * stream's lock, and signs the new head (a checkpoint, ./checkpoints.ts) in the same transaction:
+ * no row is sealed without a checkpoint at or after it. Returns how many it sealed.
  */
 export async function sealStream(tx: Tx, s: AuditStream): Promise<number> {
   await lockStream(tx, s);
@@ -77,7 +79,37 @@ export async function sealStream(tx: Tx, s: AuditStream): Promise<number> {
      WHERE a.id = v.id AND a.seq IS NULL`;
   // Under the lock nobody else seals this stream; anything else is a bug — roll the batch back.
   if (updated !== rows.length) throw new Error(`audit seal: sealed ${updated} of ${rows.length} rows`);
+  await writeCheckpoint(tx, streamOf(s), head);
   return rows.length;
+}
+
+/** The stream a chain.ts stream name names. */
+function streamNamed(name: string): AuditStream | null {
+  const [kind, id] = [name.slice(0, name.indexOf(":")), name.slice(name.indexOf(":") + 1)];
+  if (kind === "account") return { accountId: id, userId: null };
+  if (kind === "user") return { accountId: null, userId: id };
+  return null;
+}
+
+/**
+ * Streams sealed before checkpoints existed and idle since: the first checkpoint signs their head,
+ * covering the SHA-256-chained rows below it. A stream with new rows gets it from its next batch.
+ */
+async function checkpointOldHeads(): Promise<void> {
+  const rows = await db().$queryRaw<{ stream: string }[]>`
+    SELECT s.stream FROM audit_signing_starts s
+     WHERE NOT EXISTS (SELECT 1 FROM audit_checkpoints c WHERE c.stream = s.stream) LIMIT 100`;
+  for (const { stream: name } of rows) {
+    const s = streamNamed(name);
+    if (!s) continue;
+    await db().$transaction(async (tx) => {
+      await lockStream(tx, s);
+      const [done] = await tx.$queryRaw<{ n: bigint }[]>`
+        SELECT count(*) AS n FROM audit_checkpoints WHERE stream = ${name}`;
+      const head = await chainHead(tx, s);
+      if (Number(done?.n ?? 0) === 0 && head.seq > 0) await writeCheckpoint(tx, name, head);
+    });
+  }
 }
 
 /** Batches per stream in one pass: a backlog (rows from before the upgrade) drains in a few passes. */
@@ -88,6 +120,7 @@ export async function sealPending(): Promise<number> {
   const streams = await db().$queryRaw<{ account_id: string | null; user_id: string | null }[]>`
     SELECT DISTINCT account_id, user_id FROM audit_events WHERE seq IS NULL LIMIT 1000`;
   let sealed = 0;
+  await checkpointOldHeads();
   for (const s of streams) {
     const stream = { accountId: s.account_id, userId: s.user_id };
     for (let i = 0; i < MAX_BATCHES; i++) {

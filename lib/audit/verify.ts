@@ -1,47 +1,125 @@
 /**
- * `ma2h-hub audit verify` (#19): recomputes the hash chains (./chain.ts) of the live trail — one
- * account's stream, or every stream — or of a JSON Lines export, and names the first row that does
- * not hold. Unsealed rows are counted, not judged (the worker seals them within seconds).
+ * `ma2h-hub audit verify`: recomputes the hash chains (./chain.ts) of the live trail — one account's
+ * stream, or every stream — or of a JSON Lines export, checks them against the signed checkpoints
+ * (./checkpoints.ts), and names the first row that does not hold. Live, unsealed rows are counted,
+ * not judged (the worker seals them within seconds); in an export they are refused unless asked.
  */
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
-import { AUDIT_GENESIS, ChainWalker, type ChainBreak, type SealedRecord, recordOf, type StoredAuditRow } from "./chain";
+import {
+  AUDIT_GENESIS,
+  type ChainBreak,
+  ChainWalker,
+  type Checkpoint,
+  type CheckpointKeys,
+  checkpointSigned,
+  recordOf,
+  type SealedRecord,
+  type StoredAuditRow,
+  streamOf,
+} from "./chain";
+import { trustedAuditKeys } from "./checkpoints";
 import { type AuditStream, inStream } from "./seal";
 
 export interface VerifyReport {
   verified: number;
   unsealed: number;
+  /** Signed checkpoints that confirmed the chain. */
+  checkpoints: number;
+  /** Streams whose rows below `seq` were sealed before checkpoints existed (SHA-256 chained only). */
+  unsigned_before: { stream: string; seq: number }[];
   first_broken: ChainBreak | null;
 }
 
 const BATCH = 1000;
 
+const emptyReport = (): VerifyReport => ({
+  verified: 0,
+  unsealed: 0,
+  checkpoints: 0,
+  unsigned_before: [],
+  first_broken: null,
+});
+
 function merge(into: VerifyReport, r: VerifyReport): void {
   into.verified += r.verified;
   into.unsealed += r.unsealed;
+  into.checkpoints += r.checkpoints;
+  into.unsigned_before.push(...r.unsigned_before);
   into.first_broken ??= r.first_broken;
 }
 
-/** One stream from its first seal on: seq 1 links to the genesis, every next seq to the one before. */
-async function verifyStream(s: AuditStream): Promise<VerifyReport> {
+/** Splits checkpoints into the validly signed ones and the first that is not (a break). */
+function signedOnly(list: Checkpoint[], keys: CheckpointKeys): { good: Checkpoint[]; bad: ChainBreak | null } {
+  const good: Checkpoint[] = [];
+  let bad: ChainBreak | null = null;
+  for (const c of list) {
+    if (checkpointSigned(c, keys)) good.push(c);
+    else bad ??= { id: `checkpoint ${c.stream} seq ${c.seq}`, reason: "bad_signature" };
+  }
+  return { good, bad };
+}
+
+/**
+ * One stream from its first seal on: seq 1 links to the genesis, every next seq to the one before,
+ * every signed checkpoint names the hash its seq has, and no sealed row lies past the last one.
+ */
+async function verifyStream(s: AuditStream, keys: CheckpointKeys): Promise<VerifyReport> {
+  const name = streamOf(s);
   const walker = new ChainWalker({ seq: 1, prevHash: AUDIT_GENESIS });
+  let badSignature: ChainBreak | null = null;
   let after = 0n;
   for (;;) {
     const rows = await db().$queryRaw<(StoredAuditRow & { seq: bigint; prev_hash: string; hash: string })[]>`
       SELECT id, account_id, user_id, message_id, actor, event, detail, at, seq, prev_hash, hash
         FROM audit_events WHERE ${inStream(s)} AND seq > ${after} ORDER BY seq LIMIT ${BATCH}`;
+    const last = rows.length > 0 ? rows[rows.length - 1]!.seq : after;
+    const cps = await db().auditCheckpoint.findMany({
+      where: { stream: name, seq: { gt: after, lte: last } },
+      select: { stream: true, seq: true, hash: true, kid: true, signature: true },
+    });
+    const { good, bad } = signedOnly(
+      cps.map((c) => ({ ...c, seq: Number(c.seq) })),
+      keys,
+    );
+    badSignature ??= bad;
+    walker.confirmWith(good);
     for (const r of rows) {
       if (!walker.step({ ...recordOf(r, Number(r.seq)), prev_hash: r.prev_hash, hash: r.hash })) break;
     }
-    if (walker.broken || rows.length < BATCH) break;
-    after = rows[rows.length - 1]!.seq;
+    if (walker.broken || rows.length < BATCH) {
+      after = last;
+      break;
+    }
+    after = last;
   }
+  if (!walker.broken) {
+    // A checkpoint past the last row: sealed rows were removed from the end of the stream.
+    const beyond = await db().auditCheckpoint.findFirst({
+      where: { stream: name, seq: { gt: after } },
+      orderBy: { seq: "asc" },
+      select: { stream: true, seq: true, hash: true, kid: true, signature: true },
+    });
+    if (beyond && checkpointSigned({ ...beyond, seq: Number(beyond.seq) }, keys))
+      walker.broken = { id: `seq ${after + 1n}`, reason: "seq_gap" };
+  }
+  walker.finish(false);
   const [count] = await db().$queryRaw<{ n: bigint }[]>`
     SELECT count(*) AS n FROM audit_events WHERE ${inStream(s)} AND seq IS NULL`;
-  return { verified: walker.verified, unsealed: Number(count?.n ?? 0), first_broken: walker.broken };
+  const start = await db().auditSigningStart.findUnique({ where: { stream: name } });
+  return {
+    verified: walker.verified,
+    unsealed: Number(count?.n ?? 0),
+    checkpoints: walker.checkpointed,
+    unsigned_before: start && start.firstSignedSeq > 1n ? [{ stream: name, seq: Number(start.firstSignedSeq) }] : [],
+    first_broken: walker.broken ?? badSignature,
+  };
 }
 
-/** The live trail: one account's stream (by slug), or every account's and every person's. */
+/**
+ * The live trail: one account's stream (by slug), or every account's and every person's. The keys
+ * are the Hub's own (their sealed private halves open under this process's secret).
+ */
 export async function verifyLive(accountSlug?: string): Promise<VerifyReport> {
   let streams: AuditStream[];
   if (accountSlug !== undefined) {
@@ -53,8 +131,9 @@ export async function verifyLive(accountSlug?: string): Promise<VerifyReport> {
       SELECT DISTINCT account_id, user_id FROM audit_events ORDER BY account_id, user_id`;
     streams = rows.map((r) => ({ accountId: r.account_id, userId: r.user_id }));
   }
-  const report: VerifyReport = { verified: 0, unsealed: 0, first_broken: null };
-  for (const s of streams) merge(report, await verifyStream(s));
+  const keys = await trustedAuditKeys();
+  const report = emptyReport();
+  for (const s of streams) merge(report, await verifyStream(s, keys));
   return report;
 }
 
@@ -88,15 +167,43 @@ function sealedLine(v: unknown): (SealedRecord & { sealed: boolean }) | null {
   };
 }
 
+/** A checkpoint line of an export: `{"checkpoint": {stream, seq, hash, kid, signature, at}}`. */
+function checkpointLine(v: unknown): Checkpoint | null {
+  if (typeof v !== "object" || v === null || !("checkpoint" in v)) return null;
+  const c = (v as { checkpoint: unknown }).checkpoint;
+  if (typeof c !== "object" || c === null) return null;
+  const o = c as Record<string, unknown>;
+  if (typeof o.stream !== "string" || !Number.isSafeInteger(o.seq) || typeof o.hash !== "string") return null;
+  if (typeof o.kid !== "string" || typeof o.signature !== "string") return null;
+  return { stream: o.stream, seq: o.seq as number, hash: o.hash, kid: o.kid, signature: o.signature };
+}
+
+export interface ExportVerifyOptions {
+  /** The trusted audit keys (the saved `/.well-known/ma2h-audit-keys`, or the Hub's own). */
+  keys: CheckpointKeys;
+  /** A hash known from elsewhere: the export's first line must be seq `seq + 1` linking to it. */
+  anchor?: { seq: number; hash: string };
+  /** Accept lines not sealed yet, and sealed lines past the export's last signed checkpoint. */
+  allowUnsealed?: boolean;
+}
+
+/** `<seq>:<64 hex>`, as `--anchor` takes it (a checkpoint's or any sealed line's seq and hash). */
+export function parseAnchor(text: string): { seq: number; hash: string } | null {
+  const m = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text.trim());
+  return m ? { seq: Number(m[1]), hash: m[2]! } : null;
+}
+
 /**
- * A JSON Lines export (lib/audit/log.ts). Each stream's sealed lines are walked in seq order: every
- * hash must recompute, and consecutive lines must link. The first line of a stream links to the
- * genesis if it is seq 1, else is taken as given — an export cut by time starts mid-chain; an export
- * filtered by actor or kind has gaps, which are breaks (verify an unfiltered export).
+ * A JSON Lines export (lib/audit/log.ts). Each stream's sealed lines are walked in seq order from a
+ * known anchor — the genesis (a first line at seq 1), a validly signed checkpoint line at the seq
+ * before the first line, or `anchor` — every hash must recompute, consecutive lines must link, every
+ * signed checkpoint line must name its seq's hash, and every line must lie at or before one. An
+ * export filtered by actor or kind has gaps, which are breaks (verify an unfiltered export).
  */
-export function verifyJsonLines(text: string): VerifyReport {
-  const report: VerifyReport = { verified: 0, unsealed: 0, first_broken: null };
+export function verifyJsonLines(text: string, opts: ExportVerifyOptions): VerifyReport {
+  const report = emptyReport();
   const byStream = new Map<string, SealedRecord[]>();
+  const checkpoints: Checkpoint[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.trim();
@@ -107,6 +214,11 @@ export function verifyJsonLines(text: string): VerifyReport {
     } catch {
       parsed = undefined;
     }
+    const cp = checkpointLine(parsed);
+    if (cp) {
+      checkpoints.push(cp);
+      continue;
+    }
     const line = sealedLine(parsed);
     if (!line) {
       report.first_broken ??= malformed(i + 1);
@@ -114,17 +226,42 @@ export function verifyJsonLines(text: string): VerifyReport {
     }
     if (!line.sealed) {
       report.unsealed += 1;
+      if (!opts.allowUnsealed) report.first_broken ??= { id: line.id, reason: "unsealed" };
       continue;
     }
     const list = byStream.get(line.stream) ?? [];
     list.push(line);
     byStream.set(line.stream, list);
   }
-  for (const list of byStream.values()) {
+  const { good, bad } = signedOnly(checkpoints, opts.keys);
+  for (const [stream, list] of byStream) {
     list.sort((a, b) => a.seq - b.seq);
-    const walker = new ChainWalker(null);
+    const first = list[0]!;
+    const mine = good.filter((c) => c.stream === stream);
+    const before = mine.find((c) => c.seq === first.seq - 1);
+    const start =
+      first.seq === 1
+        ? { seq: 1, prevHash: AUDIT_GENESIS }
+        : before
+          ? { seq: first.seq, prevHash: before.hash }
+          : opts.anchor && opts.anchor.seq === first.seq - 1
+            ? { seq: first.seq, prevHash: opts.anchor.hash }
+            : null;
+    if (!start) {
+      merge(report, { ...emptyReport(), first_broken: { id: first.id, reason: "no_anchor" } });
+      continue;
+    }
+    const walker = new ChainWalker(start);
+    walker.confirmWith(mine.filter((c) => c.seq >= first.seq));
     for (const r of list) if (!walker.step(r)) break;
-    merge(report, { verified: walker.verified, unsealed: 0, first_broken: walker.broken });
+    walker.finish(opts.allowUnsealed === true);
+    merge(report, {
+      ...emptyReport(),
+      verified: walker.verified,
+      checkpoints: walker.checkpointed,
+      first_broken: walker.broken,
+    });
   }
+  report.first_broken ??= bad;
   return report;
 }

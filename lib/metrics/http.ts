@@ -32,6 +32,7 @@ const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/\.well-known\/ma2h$/, "/.well-known/ma2h"],
   [/^\/\.well-known\/ma2h-capability$/, "/.well-known/ma2h-capability"],
   [/^\/\.well-known\/ma2h-keys$/, "/.well-known/ma2h-keys"],
+  [/^\/\.well-known\/ma2h-audit-keys$/, "/.well-known/ma2h-audit-keys"],
   [/^\/\.well-known(\/|$)/, "/.well-known/*"],
   [/^\/inbox\/events$/, "/inbox/events"],
   [/^\/_next\//, "/_next/*"],

@@ -19,6 +19,8 @@ export const SEALED = {
   bindingSecret: { table: "binding_secrets", column: "sealed", rowKey: ["binding_id", "ref"] },
   /** The private half of a Hub signing key (§9.2), by its kid. */
   signingKey: { table: "signing_keys", column: "sealed_private_key", rowKey: ["kid"] },
+  /** The private half of an audit checkpoint signing key, by its kid. */
+  auditSigningKey: { table: "audit_signing_keys", column: "sealed_private_key", rowKey: ["kid"] },
   /** An account's Slack bot token and signing secret (#17): one purpose each, same row. */
   slackBotToken: { table: "slack_connections", column: "bot_token_sealed", rowKey: ["account_id"] },
   slackSigningSecret: { table: "slack_connections", column: "signing_secret_sealed", rowKey: ["account_id"] },

@@ -80,7 +80,7 @@ export interface SlackBindingAudit {
   identityId: string;
   teamId: string;
   slackUserId: string;
-  detail?: Record<string, string | null>;
+  detail?: Record<string, string | string[] | null>;
 }
 
 /** Records a bind or a removal in the account's trail and in the person's own stream. */

@@ -1,11 +1,15 @@
 /**
- * An account's Slack app (#17, docs/notifications.md "Slack: connecting"): owners and admins paste
- * the bot token and signing secret — verified by calling `auth.test` with the token before anything
- * is stored, both sealed (lib/secrets.ts) and never shown again — and choose where items go: one
- * channel (`C…`/`G…`) and/or direct messages to people who bound their Slack user. Each verb
+ * An account's Slack app (#17, docs/notifications.md "Slack: connecting"): owners paste the bot
+ * token and signing secret — verified by calling `auth.test` with the token before anything
+ * is stored, both sealed (lib/secrets.ts) and never shown again — and owners and admins choose where items go: one
+ * channel (`C…`/`G…`) and/or direct messages to people who bound their Slack user. Whoever holds
+ * the signing secret can sign a click as any Slack user, so any change of the secret, the token or
+ * the workspace — and a disconnect — drops every Slack binding of the account: people re-bind from
+ * the signed-in bind page, which only they can confirm. Each verb
  * re-checks the role (the page's gate is not trusted alone), changes nothing on bad input, and
  * writes an account audit row carrying no secret.
  */
+import { timingSafeEqual } from "node:crypto";
 import { AUDIT_EVENT } from "../../audit/events";
 import { writeAudit } from "../../audit/write";
 import { clock } from "../../clock";
@@ -50,7 +54,20 @@ const CHANNEL_ID = /^[CG][A-Z0-9]{2,30}$/;
 
 function requireAdmin(who: SlackAdmin): void {
   if (!ADMIN_ROLES.includes(who.role))
-    throw new HubError("not_authorized", "only an owner or admin may change the account's Slack connection");
+    throw new HubError("not_authorized", "only an owner or admin may change where Slack items go");
+}
+
+/** The connection itself (token, secret, workspace) is an owner's: it decides who a click answers as. */
+function requireOwner(who: SlackAdmin): void {
+  if (who.role !== "owner")
+    throw new HubError("not_authorized", "only an owner may connect, reconnect or disconnect the account's Slack app");
+}
+
+/** Equal strings, compared in constant time (one of them is a secret). */
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 export async function slackConnectionOf(accountId: string): Promise<SlackConnectionView | null> {
@@ -89,15 +106,18 @@ export function parseChannelId(input: unknown): string | null {
 }
 
 /**
- * Connects (or reconnects) the account's Slack app. The token is checked with `auth.test` first:
- * a token Slack does not accept stores nothing. Reconnecting to ANOTHER workspace removes the
- * account's Slack bindings — they name users of the old workspace (docs/decisions.md "Slack").
+ * Connects (or reconnects) the account's Slack app; owners only. The token is checked with
+ * `auth.test` first: a token Slack does not accept stores nothing. A reconnect that changes the
+ * workspace, the bot token or the signing secret — or a connect with no connection before — removes
+ * every Slack binding of the account and every unused bind link: a binding vouches for clicks signed
+ * with the secret it was made under, and a new secret's holder could sign any Slack user's click
+ * (docs/decisions.md "Slack"). Reconnecting with the very same three keeps them.
  */
 export async function connectSlack(
   who: SlackAdmin,
   input: { botToken: unknown; signingSecret: unknown; channelId?: unknown; directMessages?: unknown },
 ): Promise<SlackConnectionView> {
-  requireAdmin(who);
+  requireOwner(who);
   const botToken = typeof input.botToken === "string" ? input.botToken.trim() : "";
   const signingSecret = typeof input.signingSecret === "string" ? input.signingSecret.trim() : "";
   if (!BOT_TOKEN.test(botToken)) throw new HubError("validation_error", "bot token: a Slack bot token (xoxb-…)");
@@ -134,8 +154,11 @@ export async function connectSlack(
       create: { accountId: who.accountId, ...data, createdAt: now },
       update: { ...data, createdAt: now },
     });
-    const otherTeam = before !== null && before.teamId !== team.teamId;
-    const unbound = otherTeam ? await unbindAllForNewWorkspace(tx, who.accountId, who.actor, team.teamId, now) : 0;
+    const changed = before === null ? ["connection"] : changedParts(before, team.teamId, botToken, signingSecret);
+    const unbound =
+      changed.length > 0
+        ? await unbindAll(tx, who.accountId, who.actor, { reason: "connection_changed", changed }, now)
+        : 0;
     await writeAudit(tx, {
       accountId: who.accountId,
       actor: who.actor,
@@ -144,6 +167,7 @@ export async function connectSlack(
         team_id: team.teamId,
         channel_id: channelId,
         direct_messages: directMessages,
+        changed,
         bindings_removed: unbound,
       },
       at: now,
@@ -152,12 +176,31 @@ export async function connectSlack(
   return (await slackConnectionOf(who.accountId)) as SlackConnectionView;
 }
 
+/** What a reconnect changes of the connection that decides who a click answers as (no secret named). */
+function changedParts(before: SlackConnection, teamId: string, botToken: string, signingSecret: string): string[] {
+  const row = { account_id: before.accountId };
+  const oldToken = openSecret(before.botTokenSealed, sealContext("slackBotToken", row));
+  const oldSecret = openSecret(before.signingSecretSealed, sealContext("slackSigningSecret", row));
+  return [
+    ...(before.teamId !== teamId ? ["workspace"] : []),
+    ...(sameSecret(oldToken, botToken) ? [] : ["bot_token"]),
+    ...(sameSecret(oldSecret, signingSecret) ? [] : ["signing_secret"]),
+  ];
+}
+
 /**
- * Connected to another workspace: the old workspace's Slack users mean nothing there, so every
- * binding of the account goes — each audited in the account's trail and the person's own stream, as
- * a removal is everywhere else (bindings.ts `auditSlackBinding`). Returns how many went.
+ * The connection changed (or went): every binding of the account goes, and every unused bind link —
+ * each removal audited in the account's trail and the person's own stream, as a removal is
+ * everywhere else (bindings.ts `auditSlackBinding`). Returns how many bindings went.
  */
-async function unbindAllForNewWorkspace(tx: Tx, accountId: string, actor: string, newTeamId: string, at: Date) {
+async function unbindAll(
+  tx: Tx,
+  accountId: string,
+  actor: string,
+  why: { reason: "connection_changed"; changed: string[] } | { reason: "disconnected" },
+  at: Date,
+) {
+  await tx.slackBindToken.deleteMany({ where: { accountId, usedAt: null } });
   const rows = await tx.slackIdentity.findMany({ where: { accountId } });
   if (rows.length === 0) return 0;
   const { slug } = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { slug: true } });
@@ -171,11 +214,11 @@ async function unbindAllForNewWorkspace(tx: Tx, accountId: string, actor: string
         slug,
         userId: r.userId,
         accountActor: actor,
-        personActor: "system:slack_workspace_changed",
+        personActor: `system:slack_${why.reason}`,
         identityId: r.id,
         teamId: r.teamId,
         slackUserId: r.slackUserId,
-        detail: { reason: "workspace_changed", new_team_id: newTeamId },
+        detail: { ...why },
       },
       at,
     );
@@ -215,14 +258,21 @@ export async function setSlackDestinations(
   });
 }
 
-/** Forgets the app's token and secret; bindings stay (a reconnect to the same workspace keeps them). */
+/** Forgets the app's token and secret, and with them every binding (a reconnect is a new secret); owners only. */
 export async function disconnectSlack(who: SlackAdmin): Promise<{ disconnected: boolean }> {
-  requireAdmin(who);
+  requireOwner(who);
   const now = clock.now();
   return db().$transaction(async (tx) => {
     const gone = await tx.slackConnection.deleteMany({ where: { accountId: who.accountId } });
     if (gone.count === 0) return { disconnected: false };
-    await writeAudit(tx, { accountId: who.accountId, actor: who.actor, event: AUDIT_EVENT.slackDisconnected, at: now });
+    const unbound = await unbindAll(tx, who.accountId, who.actor, { reason: "disconnected" }, now);
+    await writeAudit(tx, {
+      accountId: who.accountId,
+      actor: who.actor,
+      event: AUDIT_EVENT.slackDisconnected,
+      detail: { bindings_removed: unbound },
+      at: now,
+    });
     return { disconnected: true };
   });
 }

@@ -7,9 +7,9 @@ import { connectSlackAction, disconnectSlackAction, setSlackDestinationsAction }
 export const dynamic = "force-dynamic";
 
 /**
- * The account's Slack app (#17, docs/notifications.md "Slack"): owners and admins connect it with
- * the bot token and signing secret (write-only: the page shows only the workspace, when and by
- * whom), choose a channel and/or direct messages, and disconnect.
+ * The account's Slack app (#17, docs/notifications.md "Slack"): owners connect it with the bot
+ * token and signing secret (write-only: the page shows only the workspace, when and by whom) and
+ * disconnect it; owners and admins choose a channel and/or direct messages.
  */
 export default async function AccountSlackPage({ params }: { params: Promise<{ account: string }> }) {
   const { account } = await params;
@@ -17,6 +17,7 @@ export default async function AccountSlackPage({ params }: { params: Promise<{ a
   const conn = await slackConnectionOf(seat.accountId);
   const hidden = { account: seat.slug };
   const interactionUrl = `${env().publicUrl}/api/slack/interactions/${seat.slug}`;
+  const owner = seat.role === "owner";
   return (
     <main>
       <section className="panel" data-testid="slack-state">
@@ -47,37 +48,47 @@ export default async function AccountSlackPage({ params }: { params: Promise<{ a
               people who linked their Slack user
             </label>
           </ActionForm>
-          <ActionForm
-            action={disconnectSlackAction}
-            hidden={hidden}
-            submit="Disconnect"
-            danger
-            confirm="Disconnect this account from Slack?"
-            testId="slack-disconnect"
-          />
+          {owner && (
+            <ActionForm
+              action={disconnectSlackAction}
+              hidden={hidden}
+              submit="Disconnect"
+              danger
+              confirm="Disconnect this account from Slack? Every person's Slack link is removed."
+              testId="slack-disconnect"
+            />
+          )}
         </section>
       )}
-      <section className="panel">
-        <h2>{conn ? "Reconnect" : "Connect"}</h2>
-        <p className="hint">
-          Paste the app&apos;s bot token and signing secret (docs/slack-app-manifest.yaml). The Hub checks the token
-          with Slack before storing it; neither is ever shown again.
+      {!owner && (
+        <p className="hint" data-testid="slack-owner-only">
+          Only an owner of the account can connect, reconnect or disconnect Slack.
         </p>
-        <ActionForm action={connectSlackAction} hidden={hidden} submit="Connect" testId="slack-connect">
-          <label>
-            Bot token <input name="bot_token" type="password" autoComplete="off" required />
-          </label>
-          <label>
-            Signing secret <input name="signing_secret" type="password" autoComplete="off" required />
-          </label>
-          <label>
-            Channel id (optional) <input name="channel_id" autoComplete="off" />
-          </label>
-          <label>
-            <input type="checkbox" name="direct_messages" defaultChecked /> Direct messages
-          </label>
-        </ActionForm>
-      </section>
+      )}
+      {owner && (
+        <section className="panel">
+          <h2>{conn ? "Reconnect" : "Connect"}</h2>
+          <p className="hint">
+            Paste the app&apos;s bot token and signing secret (docs/slack-app-manifest.yaml). The Hub checks the token
+            with Slack before storing it; neither is ever shown again. A new token, signing secret or workspace removes
+            every person&apos;s Slack link: each person links their Slack user again from their next click.
+          </p>
+          <ActionForm action={connectSlackAction} hidden={hidden} submit="Connect" testId="slack-connect">
+            <label>
+              Bot token <input name="bot_token" type="password" autoComplete="off" required />
+            </label>
+            <label>
+              Signing secret <input name="signing_secret" type="password" autoComplete="off" required />
+            </label>
+            <label>
+              Channel id (optional) <input name="channel_id" autoComplete="off" />
+            </label>
+            <label>
+              <input type="checkbox" name="direct_messages" defaultChecked /> Direct messages
+            </label>
+          </ActionForm>
+        </section>
+      )}
     </main>
   );
 }
