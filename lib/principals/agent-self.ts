@@ -8,26 +8,10 @@
 import { env } from "../env";
 import { accountKeyIds } from "../keys/signing-keys";
 import { interAgentStateOf } from "./accounts";
+import type { AgentSelfBody } from "../protocol/api-bodies";
 import type { AgentPrincipal } from "./types";
 
-export interface AgentSelf {
-  agent: { id: string };
-  push_signing: {
-    /** The kid that signs this account's pushes now: what `keyId` / `--key-id` / `MA2H_KEY_ID` pins. */
-    key_id: string;
-    /** Every kid of this account still published, newest first (the previous one during a rotation's overlap). */
-    key_ids: string[];
-    keys_url: string;
-  };
-  inter_agent: {
-    /** True only when both are: this account may address its agents to each other now. */
-    enabled: boolean;
-    /** The account owner's opt-in (§8.0: off by default). */
-    account_opted_in: boolean;
-    /** The deployment's ceiling (`MA2H_INTER_AGENT`). */
-    hub_allows: boolean;
-  };
-}
+export type AgentSelf = AgentSelfBody;
 
 export async function agentSelf(principal: AgentPrincipal): Promise<AgentSelf> {
   const [keys, leg] = await Promise.all([accountKeyIds(principal.accountId), interAgentStateOf(principal.accountId)]);
