@@ -41,7 +41,7 @@ const acme = hub.account("acme");
 const globex = hub.account("globex");
 const devEnv = () => ({ MA2H_DEV_MODE: "1", MA2H_DEV_CALLBACK_ALLOWLIST: hub.receiver.origin });
 
-async function me(agentId: string, key: string) {
+async function me(key: string) {
   const res = await fetch(`${hub.url}/v1/agents/me`, { headers: { authorization: `Bearer ${key}` } });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
@@ -51,8 +51,8 @@ const target = () => `${hub.receiver.origin}/a/receiver`;
 
 describe("GET /v1/agents/me and the keys document", () => {
   it("tells each agent its own account's push key id, published under an opaque kid", async () => {
-    const a = await me(A, acme.keys[A]!);
-    const b = await me(B, globex.keys[B]!);
+    const a = await me(acme.keys[A]!);
+    const b = await me(globex.keys[B]!);
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({
       agent: { id: A },
@@ -87,12 +87,12 @@ describe("GET /v1/agents/me and the keys document", () => {
 
     const on = await cli(hub.databaseUrl, ["account", "set", "acme", "--inter-agent", "on"]);
     expect(on.code, on.stderr).toBe(0);
-    expect((await me(A, acme.keys[A]!)).body.inter_agent).toEqual({
+    expect((await me(acme.keys[A]!)).body.inter_agent).toEqual({
       enabled: true,
       account_opted_in: true,
       hub_allows: true,
     });
-    expect((await me(B, globex.keys[B]!)).body.inter_agent.enabled).toBe(false);
+    expect((await me(globex.keys[B]!)).body.inter_agent.enabled).toBe(false);
     const off = await cli(hub.databaseUrl, ["account", "set", "acme", "--inter-agent", "off"]);
     expect(off.code, off.stderr).toBe(0);
   });
@@ -153,7 +153,7 @@ describe("B's answered ask pushed to A's receiver", () => {
   const nodeRefused: string[] = [];
 
   beforeAll(async () => {
-    kidA = (await me(A, acme.keys[A]!)).body.push_signing.key_id;
+    kidA = (await me(acme.keys[A]!)).body.push_signing.key_id;
     // Both asks name A's receiver URL with no auth: ed25519-signed pushes (§9.2).
     // No `state`: `ma2h receive` would need the agent's §9.3 key to open it.
     const bare = { over: { state: undefined } };
@@ -307,8 +307,8 @@ describe("B's answered ask pushed to A's receiver", () => {
 describe("rotation per account", () => {
   it("signing-key rotate --account changes that account's push key only; the previous stays listed", async () => {
     const before = {
-      a: (await me(A, acme.keys[A]!)).body.push_signing,
-      b: (await me(B, globex.keys[B]!)).body.push_signing,
+      a: (await me(acme.keys[A]!)).body.push_signing,
+      b: (await me(globex.keys[B]!)).body.push_signing,
     };
     const rotated = await cli(hub.databaseUrl, ["signing-key", "rotate", "--account", "globex"]);
     expect(rotated.code, rotated.stderr).toBe(0);
@@ -316,10 +316,10 @@ describe("rotation per account", () => {
     const newKid = rotated.json.key.kid as string;
     // Each process caches the active key for a few seconds.
     await expect
-      .poll(async () => (await me(B, globex.keys[B]!)).body.push_signing.key_id, { timeout: 15_000 })
+      .poll(async () => (await me(globex.keys[B]!)).body.push_signing.key_id, { timeout: 15_000 })
       .toBe(newKid);
-    expect((await me(B, globex.keys[B]!)).body.push_signing.key_ids).toEqual([newKid, before.b.key_id]);
-    expect((await me(A, acme.keys[A]!)).body.push_signing).toEqual(before.a);
+    expect((await me(globex.keys[B]!)).body.push_signing.key_ids).toEqual([newKid, before.b.key_id]);
+    expect((await me(acme.keys[A]!)).body.push_signing).toEqual(before.a);
     const unknown = await cli(hub.databaseUrl, ["signing-key", "rotate", "--account", "nope"]);
     expect(unknown.json.error.code).toBe("not_found");
   });
