@@ -237,8 +237,9 @@ export const COMMANDS: Record<string, Command> = {
       "binding add --agent <agent.id> [--account <slug>] --origin <scheme://host[:port]> [--path-prefix /p] --secret-ref <ref> --secret <value|->",
     args: 0,
     async run(_, f) {
-      const { addBinding } = await import("../lib/principals/bindings");
-      const b = await addBinding({
+      // An origin another account binds needs its proof served (docs/security.md); the fetch is delivery's.
+      const { addBindingWithProof } = await import("../lib/delivery/origin-proof");
+      const b = await addBindingWithProof({
         agentRef: agentRef(need(f, "agent"), f),
         origin: need(f, "origin"),
         pathPrefix: f["path-prefix"],

@@ -3,13 +3,17 @@ import { usageError, type Command } from "./command";
 
 export const DELIVERY_COMMANDS: Record<string, Command> = {
   "signing-key rotate": {
-    usage: "signing-key rotate",
+    usage: "signing-key rotate [--account <slug>]",
     args: 0,
-    async run() {
+    async run(_args, flags) {
       const { rotateSigningKey } = await import("../lib/keys/signing-keys");
-      const k = await rotateSigningKey();
-      const key = { kid: k.kid, created_at: k.createdAt.toISOString() };
-      return { json: { key }, text: `signing key ${key.kid} created; it signs from now on` };
+      if (flags.account === "") throw usageError("--account needs an account slug");
+      // No --account: the Hub-wide key (§9.7 directives, §9.8 entries); with it: that account's push key.
+      const k = await rotateSigningKey({ accountSlug: flags.account });
+      const key = { kid: k.kid, account: k.account, created_at: k.createdAt.toISOString() };
+      const what = k.account === null ? "Hub-wide signing key" : `push signing key of account ${k.account}`;
+      const pin = k.account === null ? "" : "; receivers that pin a key id must add it (GET /v1/agents/me lists it)";
+      return { json: { key }, text: `${what} ${key.kid} created; it signs from now on${pin}` };
     },
   },
   "deliveries list": {

@@ -15,7 +15,14 @@ import {
 
 const saved = { ...process.env };
 const SECRET = "unit-test-auth-secret-0123456789abcdef";
-const ctx = sealContext("bindingSecret", { binding_id: "bnd_1", ref: "hooks" });
+const ctx = sealContext("bindingSecret", {
+  binding_id: "bnd_1",
+  ref: "hooks",
+  scheme: "https",
+  host: "hooks.example",
+  port: 443,
+  path_prefix: "/",
+});
 
 /** A value in the format before #19: AES-GCM with the version alone as associated data. */
 function legacySeal(material: string, plaintext: string): string {
@@ -65,10 +72,31 @@ describe("sealSecret / openSecret", () => {
   it("opens only for the purpose and row it was sealed for", () => {
     const sealed = sealSecret("value", ctx);
     const others = [
-      sealContext("bindingSecret", { binding_id: "bnd_2", ref: "hooks" }),
-      sealContext("bindingSecret", { binding_id: "bnd_1", ref: "hooks2" }),
+      sealContext("bindingSecret", {
+        binding_id: "bnd_2",
+        ref: "hooks",
+        scheme: "https",
+        host: "hooks.example",
+        port: 443,
+        path_prefix: "/",
+      }),
+      sealContext("bindingSecret", {
+        binding_id: "bnd_1",
+        ref: "hooks2",
+        scheme: "https",
+        host: "hooks.example",
+        port: 443,
+        path_prefix: "/",
+      }),
       // The same strings split differently must not collide.
-      sealContext("bindingSecret", { binding_id: "bnd_1hooks", ref: "" }),
+      sealContext("bindingSecret", {
+        binding_id: "bnd_1hooks",
+        ref: "",
+        scheme: "https",
+        host: "hooks.example",
+        port: 443,
+        path_prefix: "/",
+      }),
       sealContext("slackBotToken", { account_id: "bnd_1" }),
       sealContext("signingKey", { kid: "bnd_1" }),
     ];

@@ -7,7 +7,15 @@
  * whose (a `SealContext`: purpose + the row's identifying fields), so a value copied into another row
  * or column fails to open. API keys and PATs are stored as SHA-256 and compared in constant time (§9.1).
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from "node:crypto";
 import { env } from "./env";
 
 /** The current format: `v2.<iv>.<tag>.<ciphertext>`, associated data = version + context (#19). */
@@ -109,6 +117,16 @@ export function isLegacySealed(sealed: string): boolean {
  */
 export function openLegacySecret(sealed: string, key: SealKey): string {
   return decrypt(key, LEGACY_VERSION, Buffer.from(LEGACY_VERSION), sealed);
+}
+
+/**
+ * A keyed digest for a value the Hub hands out and later recognises without storing it (the callback
+ * origin proof): HMAC-SHA256 under a key derived from the same secret material for `purpose` only.
+ */
+export function hubMac(purpose: string, message: string): string {
+  const material = currentSealKey().bytes;
+  const key = Buffer.from(hkdfSync("sha256", material, HKDF_SALT, `ma2h-hub/mac/${purpose}`, 32));
+  return createHmac("sha256", key).update(message, "utf8").digest("base64url");
 }
 
 /** SHA-256 hex of a bearer credential (API key or PAT); only this is stored (§9.1). */

@@ -132,7 +132,10 @@ async function main(): Promise<void> {
   // is the slowest part of a start. The signing key is also ensured on first use (and by the worker).
   void import("../lib/keys/signing-keys")
     .then(({ ensureSigningKey }) => ensureSigningKey())
-    .catch((err: Error) => log.warn("signing key not ensured at start; it is on first use", { error_name: err.name }));
+    // A key this Hub did not generate is named here (kids only) and left out of the keys document.
+    .catch((err: Error) =>
+      log.error("signing keys not ensured at start", { error_name: err.name, error: err.message }),
+    );
   void import("../lib/audit/checkpoints")
     .then(({ runsAsAuditOwner }) => runsAsAuditOwner())
     .then((owner) => {

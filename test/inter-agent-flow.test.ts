@@ -188,7 +188,7 @@ describe("refusals (§4, §8.0, §8.5)", () => {
     const off = await agent(OFF, quiet).post("/v1/messages", envelope("notify", OFF, { to: `agent:${OFF}` }));
     expect(off.status).toBe(422);
     expect(off.body.error).toMatchObject({ code: "invalid_field" });
-    expect(off.body.error.message).toContain("inter-agent leg not enabled for this account");
+    expect(off.body.error.message).toContain("this account has not opted in to the inter-agent leg");
 
     await optIn("acme");
     const unknown = await agent(A).post("/v1/messages", envelope("notify", A, { to: "agent:nobody/here" }));

@@ -707,7 +707,9 @@ describe("(d) dp-023: addressed submit honesty", () => {
     const res = await raw(N1, addressed("notify", N1, `agent:${N2}`), initech);
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("invalid_field");
-    expect(res.body.error.message).toMatch(/inter-agent leg not enabled for this account/);
+    expect(res.body.error.message).toMatch(
+      /this account has not opted in to the inter-agent leg.*GET \/v1\/agents\/me/,
+    );
     expect(await db().message.count({ where: { toAddress: `agent:${N2}` } })).toBe(0);
   });
 

@@ -512,11 +512,13 @@ describe("real responses match the document", () => {
     check("get", "/v1/agents/{agent_id}/presence", presence);
   });
 
-  it("presence, and the unauthenticated documents (§8.0, §9.7, §15.3)", async () => {
+  it("presence, the agent's own read, and the unauthenticated documents (§8.0, §9.7, §15.3)", async () => {
     const presence = `/v1/agents/${encodeURIComponent(A)}/presence`;
     check("get", "/v1/agents/{agent_id}/presence", await alice().get(presence));
     check("get", "/v1/agents/{agent_id}/presence", await agent().get(presence)); // 403
     check("get", "/v1/agents/{agent_id}/presence", await anonymous().get(presence)); // 401
+    check("get", "/v1/agents/me", await agent().get("/v1/agents/me"));
+    check("get", "/v1/agents/me", await alice().get("/v1/agents/me")); // 401: not an agent credential
     check("get", "/.well-known/ma2h", await anonymous().get("/.well-known/ma2h"));
     check("get", "/.well-known/ma2h-keys", await anonymous().get("/.well-known/ma2h-keys"));
   });

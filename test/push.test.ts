@@ -311,26 +311,29 @@ describe("rotating an HMAC secret (docs/agents.md)", () => {
 });
 
 describe("signing keys", () => {
-  it("after a rotation new pushes verify with the new kid and both keys are published", async () => {
-    const before = (await (await fetch(jwksUrl())).json()) as { keys: Array<{ kid: string }> };
+  it("after a rotation of the account's key new pushes verify with the new kid and both keys are published", async () => {
     const first = await push("/k/before", null);
     await resolve(first.id, { resolution: "answered", value: "ship" });
     const [old] = await rx.waitFor("/k/before", 1);
+    // The account's push key, as its agents learn it (the Hub-wide key signs directives, not pushes).
+    const mine = (await api().get("/v1/agents/me")).body.push_signing.key_id as string;
+    const before = (await (await fetch(jwksUrl())).json()) as { keys: Array<{ kid: string }> };
+    expect(before.keys.map((k) => k.kid)).toContain(mine);
     const agentSide = new AgentVerifier({ callbackUrl: first.url, jwksUrl: jwksUrl() });
     const oldVerdict = await agentSide.verify(old!.headers, old!.body, old!.at / 1000);
-    expect(oldVerdict).toMatchObject({ ok: true, kid: before.keys[0]!.kid });
+    expect(oldVerdict).toMatchObject({ ok: true, kid: mine });
 
-    const rotated = await rotateSigningKey();
+    const rotated = await rotateSigningKey({ accountSlug: "acme" });
     const res = await fetch(jwksUrl());
     expect(res.headers.get("cache-control")).toBe("max-age=300");
     const after = (await res.json()) as { keys: Array<{ kid: string }> };
-    expect(after.keys.map((k) => k.kid)).toEqual([rotated.kid, before.keys[0]!.kid]);
+    expect(after.keys.map((k) => k.kid)).toEqual([rotated.kid, ...before.keys.map((k) => k.kid)]);
     expect(JSON.stringify(after)).not.toMatch(/"d"/);
     // A push signed just before the rotation still verifies against the new document.
     const late = new AgentVerifier({ callbackUrl: first.url, jwksUrl: jwksUrl(), keys: after.keys as Jwk[] });
     expect(await late.verify(old!.headers, old!.body, old!.at / 1000)).toMatchObject({
       ok: true,
-      kid: before.keys[0]!.kid,
+      kid: mine,
     });
 
     // Processes re-read the active key within 5 s (docs/decisions.md); the old one keeps verifying meanwhile.

@@ -14,16 +14,17 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb } from "../lib/db";
 import { resetEnvCache } from "../lib/env";
-import { activeSigningKey, ensureSigningKey, rotateSigningKey } from "../lib/keys/signing-keys";
+import { activeSigningKey, ensureSigningKey, publishedKeys, rotateSigningKey } from "../lib/keys/signing-keys";
 import { openConnection } from "../lib/notifications/slack/connection";
 import { vapidKeys } from "../lib/notifications/web-push/vapid";
 import { createAccount } from "../lib/principals/accounts";
 import { createAgent } from "../lib/principals/agents";
 import { addBinding, resolveCallbackSecret } from "../lib/principals/bindings";
-import { SEALED, SEAL_PURPOSES, sealContext } from "../lib/sealed/catalogue";
+import { rowKeyContext, SEALED, SEAL_PURPOSES, sealContext } from "../lib/sealed/catalogue";
 import { resealLegacyValues } from "../lib/sealed/reseal";
 import { lockedRows } from "../lib/sealed/rows";
 import { deriveSealKey, openSecret, sealSecret } from "../lib/secrets";
+import { ed25519KeyPair, kidFor } from "../lib/protocol/signing";
 import { createTestDatabase } from "./support/database";
 import { repoRoot, startHub } from "./support/hub";
 
@@ -38,6 +39,8 @@ let bindingB: string;
 let accountId: string;
 let subscriptionId: string;
 let kids: string[];
+/** Binding B's destination, which enters its secret's context. */
+const destinationB = { scheme: "https", host: "b.example", port: 443, path_prefix: "/" };
 
 function useSecret(secret: string): void {
   process.env.AUTH_SECRET = secret;
@@ -169,6 +172,69 @@ describe("sealed values are bound to their purpose and row", () => {
     expect(await resolveCallbackSecret(bindingA, "hooks")).toBe("secret-of-a");
   });
 
+  it("a binding pointed at another destination no longer opens its secret (bound to scheme, host, port, prefix)", async () => {
+    expect(await resolveCallbackSecret(bindingA, "hooks")).toBe("secret-of-a");
+    for (const [column, value] of [
+      ["host", "evil.example"],
+      ["scheme", "http"],
+      ["port", 8443],
+      ["path_prefix", "/elsewhere"],
+    ] as const) {
+      const before = (
+        await sql<Record<string, unknown>>(`SELECT ${column} AS v FROM callback_bindings WHERE id = $1`, [bindingA])
+      )[0]?.v;
+      await sql(`UPDATE callback_bindings SET ${column} = $1 WHERE id = $2`, [value, bindingA]);
+      // Before the destination entered the context, the secret opened and went wherever the row said.
+      await expect(resolveCallbackSecret(bindingA, "hooks"), column).rejects.toThrow(/authentication failed/);
+      await sql(`UPDATE callback_bindings SET ${column} = $1 WHERE id = $2`, [before, bindingA]);
+    }
+    expect(await resolveCallbackSecret(bindingA, "hooks")).toBe("secret-of-a");
+  });
+
+  it("a binding secret sealed before its destination was bound is sealed again at start, then opens", async () => {
+    const bare = rowKeyContext("bindingSecret", { binding_id: bindingA, ref: "hooks" });
+    await sql("UPDATE binding_secrets SET sealed = $1 WHERE binding_id = $2", [
+      sealSecret("secret-of-a", bare),
+      bindingA,
+    ]);
+    await expect(resolveCallbackSecret(bindingA, "hooks")).rejects.toThrow(/authentication failed/);
+    expect(await resealLegacyValues(client)).toEqual({ resealed: 1, unopenable: [] });
+    expect(await resolveCallbackSecret(bindingA, "hooks")).toBe("secret-of-a");
+    expect(await resealLegacyValues(client)).toEqual({ resealed: 0, unopenable: [] });
+  });
+
+  it("publishes only keys the Hub generated: a planted public key is left out and stops the start", async () => {
+    const planted = ed25519KeyPair();
+    const kid = kidFor(planted.publicKey);
+    const x = Buffer.from(planted.publicKey).toString("base64url");
+    await sql("INSERT INTO signing_keys (kid, public_key, sealed_private_key, created_at) VALUES ($1, $2, '', now())", [
+      kid,
+      x,
+    ]);
+    // Our own private half under the planted public half: opens, but derives another public key.
+    const mixed = ed25519KeyPair();
+    const mixedKid = kidFor(mixed.publicKey);
+    const ours = openSecret(
+      (await sql<{ s: string }>("SELECT sealed_private_key AS s FROM signing_keys WHERE kid = $1", [kids[1]]))[0]!.s,
+      sealContext("signingKey", { kid: kids[1]! }),
+    );
+    await sql("INSERT INTO signing_keys (kid, public_key, sealed_private_key, created_at) VALUES ($1, $2, $3, now())", [
+      mixedKid,
+      Buffer.from(mixed.publicKey).toString("base64url"),
+      sealSecret(ours, sealContext("signingKey", { kid: mixedKid })),
+    ]);
+    try {
+      const published = (await publishedKeys()).keys.map((k) => k.kid);
+      expect(published).toContain(kids[1]);
+      expect(published).not.toContain(kid);
+      expect(published).not.toContain(mixedKid);
+      await expect(ensureSigningKey()).rejects.toThrow(new RegExp(`${kid}.*${mixedKid}|${mixedKid}.*${kid}`));
+    } finally {
+      await sql("DELETE FROM signing_keys WHERE kid IN ($1, $2)", [kid, mixedKid]);
+    }
+    await expect(ensureSigningKey()).resolves.toBeUndefined();
+  });
+
   it("a signing key's sealed half moved to another kid does not open: the Hub does not sign with it", async () => {
     const [k1, k2] = kids as [string, string];
     const swap = `UPDATE signing_keys SET sealed_private_key = CASE kid WHEN $1 THEN (SELECT sealed_private_key FROM signing_keys WHERE kid = $2)
@@ -232,7 +298,7 @@ describe("sealed values are bound to their purpose and row", () => {
     await expect(resolveCallbackSecret(bindingB, "hooks")).rejects.toThrow(/old format/);
     // Put it back, as the operator would by re-entering the secret.
     await sql("UPDATE binding_secrets SET sealed = $1 WHERE binding_id = $2", [
-      sealSecret("secret-of-b", sealContext("bindingSecret", { binding_id: bindingB, ref: "hooks" })),
+      sealSecret("secret-of-b", sealContext("bindingSecret", { binding_id: bindingB, ref: "hooks", ...destinationB })),
       bindingB,
     ]);
   });
@@ -298,7 +364,7 @@ describe("ma2h-hub secrets rotate --from-env", () => {
   }, 60_000);
 
   it("rolls everything back, naming the row, when a value opens under neither secret", async () => {
-    const ctx = sealContext("bindingSecret", { binding_id: bindingB, ref: "hooks" });
+    const ctx = sealContext("bindingSecret", { binding_id: bindingB, ref: "hooks", ...destinationB });
     await sql("UPDATE binding_secrets SET sealed = $1 WHERE binding_id = $2", [
       sealSecret("secret-of-b", ctx, deriveSealKey(STRAY)),
       bindingB,

@@ -146,7 +146,7 @@ describe("POST /v1/messages", () => {
     const before = await count();
     const to = await agent().post("/v1/messages", envelope("notify", A, { to: `agent:${B}` }));
     expect([to.status, to.body.error.code]).toEqual([422, "invalid_field"]);
-    expect(to.body.error.message).toMatch(/inter-agent leg not enabled/);
+    expect(to.body.error.message).toMatch(/inter-agent leg/);
     // §4.1: a session that is not one of the caller's own (never registered here) is 422.
     const session = await agent().post(
       "/v1/messages",

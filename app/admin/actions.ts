@@ -9,7 +9,8 @@ import { revalidatePath } from "next/cache";
 import { redriveDelivery } from "@/lib/delivery/admin";
 import { agentInAccount, createAgent } from "@/lib/principals/agents";
 import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
-import { addBinding, addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
+import { addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
+import { addBindingWithProof } from "@/lib/delivery/origin-proof";
 import { changeRole, removeMember } from "@/lib/principals/members";
 import { addMemberFromBrowser, revokeInvitation } from "@/lib/principals/invitations";
 import { adminAction } from "@/lib/next/action";
@@ -59,7 +60,7 @@ export async function addBindingAction(_prev: ActionState, form: FormData): Prom
   return adminAction(field(form, "account"), async ({ seat }) => {
     const agent = await agentInAccount(seat.accountId, field(form, "agent"));
     const prefix = field(form, "path_prefix").trim();
-    const b = await addBinding(
+    const b = await addBindingWithProof(
       {
         agentRef: { agentId: agent.agentId, accountSlug: seat.slug },
         origin: field(form, "origin").trim(),

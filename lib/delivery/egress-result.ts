@@ -15,12 +15,12 @@ export type EgressErrorClass =
   | "network_error";
 
 export type EgressResult =
-  | { ok: true; status: number; latencyMs: number }
+  | { ok: true; status: number; latencyMs: number; body?: Buffer }
   | { ok: false; errorClass: EgressErrorClass; detail: string; latencyMs: number };
 
 /** A result before its latency is stamped by `postJson`. */
 export type EgressFailure = { ok: false; errorClass: EgressErrorClass; detail: string };
-export type EgressOutcome = { ok: true; status: number } | EgressFailure;
+export type EgressOutcome = { ok: true; status: number; body?: Buffer } | EgressFailure;
 
 export const failure = (errorClass: EgressErrorClass, detail: string): EgressFailure => ({
   ok: false,

@@ -16,6 +16,10 @@ export interface SendOptions {
   contentType?: string;
   maxResponseBytes: number;
   ca?: string | Buffer;
+  /** Default POST. A GET sends no body (the origin-proof fetch). */
+  method?: "POST" | "GET";
+  /** Keep the response body (up to maxResponseBytes) instead of discarding it. */
+  keepBody?: boolean;
 }
 
 /** Set by us only: a caller cannot retarget, reframe or mislabel the request. */
@@ -85,7 +89,7 @@ export function sendPinned(
       host: pinned.address, // the vetted IP: net.connect does no lookup for an IP literal
       port: target.port,
       path: target.path,
-      method: "POST",
+      method: options.method ?? "POST",
       headers: requestHeaders(target, body, options.headers, options.contentType ?? "application/json"),
       agent: false as const,
       signal,
@@ -120,12 +124,16 @@ export function sendPinned(
         return settle(failure("response_too_large", `declared ${declared} bytes > ${options.maxResponseBytes}`));
       }
       let seen = 0;
+      const kept: Buffer[] = [];
       res.on("data", (chunk: Buffer) => {
         seen += chunk.length;
         if (seen > options.maxResponseBytes)
           settle(failure("response_too_large", `more than ${options.maxResponseBytes} bytes`));
+        else if (options.keepBody) kept.push(chunk);
       });
-      res.on("end", () => settle({ ok: true, status: res.statusCode ?? 0 }));
+      res.on("end", () =>
+        settle({ ok: true, status: res.statusCode ?? 0, ...(options.keepBody ? { body: Buffer.concat(kept) } : {}) }),
+      );
       res.on("error", (e) => settle(classify(e, "http", signal)));
       res.on("close", () =>
         settle(

@@ -52,11 +52,20 @@ export function postBytes(
   return post(url, body, contentType, options);
 }
 
+/**
+ * GET `url` and keep its body (at most `maxResponseBytes`), under every guard a push has — for the
+ * callback origin proof (lib/delivery/origin-proof.ts). Never throws for anything the network does.
+ */
+export function getSmall(url: string, options: PostJsonOptions): Promise<EgressResult> {
+  return post(url, "", "text/plain", options, { method: "GET", keepBody: true });
+}
+
 async function post(
   url: string,
   body: string | Buffer,
   contentType: string,
   options: PostJsonOptions,
+  mode: { method: "GET" | "POST"; keepBody: boolean } = { method: "POST", keepBody: false },
 ): Promise<EgressResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -79,7 +88,7 @@ async function post(
       target,
       pinned,
       body,
-      { headers: options.headers, contentType, maxResponseBytes, ca: options.ca },
+      { headers: options.headers, contentType, maxResponseBytes, ca: options.ca, ...mode },
       deadline.signal,
     );
     return stamp(sent);

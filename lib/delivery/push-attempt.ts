@@ -13,7 +13,7 @@ import { metrics } from "../metrics/registry";
 import { callbackOf, type Callback } from "../protocol/message";
 import { signResponsePush, type SigningKey } from "../protocol/signing";
 import { findCallbackBinding, resolveCallbackSecret } from "../principals/bindings";
-import { activeSigningKey } from "../keys/signing-keys";
+import { accountSigningKey } from "../keys/signing-keys";
 import { stampDeliveredQuery } from "../messages/delivery-track";
 import { envelopeOf } from "../messages/record";
 import { hubResponse } from "../messages/serialize";
@@ -47,10 +47,12 @@ interface Prepared {
 
 /**
  * The key that signs this attempt (§9.2): the callback's HMAC secret under `auth.scheme: hmac`, else
- * the Hub's active ed25519 key; plus the bearer / API-key credential when the callback names one.
- * Null when the binding no longer yields the secret.
+ * the active ed25519 key of the message's ACCOUNT — never the Hub-wide one, so an answer of one
+ * account does not verify at a receiver that pins another account's key id; plus the bearer /
+ * API-key credential when the callback names one. Null when the binding no longer yields the secret.
  */
 async function credentials(
+  accountId: string,
   bindingId: string,
   auth: Callback["auth"],
 ): Promise<{ key: SigningKey; headers: Record<string, string> } | null> {
@@ -65,7 +67,7 @@ async function credentials(
     if (auth.scheme === "bearer") headers.authorization = `Bearer ${token}`;
     else headers["x-api-key"] = token;
   }
-  const { privateKey } = await activeSigningKey();
+  const { privateKey } = await accountSigningKey(accountId);
   return { key: { alg: "ed25519", privateKey }, headers };
 }
 
@@ -81,7 +83,7 @@ async function prepare(deliveryId: string): Promise<Prepared | null> {
   const ref = auth?.scheme === "hmac" ? auth.secret_ref : auth?.token_ref;
   const binding = await findCallbackBinding(message.agentRowId, d.callbackUrl, ref);
   if (!binding) return null; // revoked since submit (§9.4: credentials only to a bound host)
-  const creds = await credentials(binding.bindingId, auth);
+  const creds = await credentials(message.accountId, binding.bindingId, auth);
   if (!creds) return null;
 
   const response = hubResponse(message, message.resolution);

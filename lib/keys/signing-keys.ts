@@ -1,19 +1,36 @@
 /**
- * The Hub's ed25519 signing keys (§9.2 for non-hmac pushes; later §9.7/§9.8). The private key is
- * sealed at rest with lib/secrets (AES-256-GCM under HKDF of AUTH_SECRET or MA2H_SECRETS_KEY), the
- * same derivation web, worker and CLI share. The first key is created race-safely (an advisory
- * lock: web and worker starting together create one). Rotation adds a key that signs from then on;
- * the previous one stays published for the overlap so in-flight verifiers keep working.
+ * The Hub's ed25519 signing keys. The private key is sealed at rest with lib/secrets (AES-256-GCM
+ * under HKDF of AUTH_SECRET or MA2H_SECRETS_KEY), the same derivation web, worker and CLI share.
+ *
+ * Two kinds, one table:
+ * - the Hub-wide key (no account) signs §9.7 directives and §9.8 mailbox entries — they reach an
+ *   agent over its own authenticated drain, so who signed is never in doubt;
+ * - an account's key signs the §9.2 pushes of that account's messages. A push travels to a URL the
+ *   receiver cannot authenticate the sender of, so one key for every account would let account B's
+ *   answer verify at account A's receiver; with a key per account, A's receiver pins A's key id
+ *   (learned from `GET /v1/agents/me`) and refuses B's. Kids are opaque digests of the public key:
+ *   the public document names no account.
+ *
+ * A key is created race-safely (an advisory lock: web and worker starting together create one).
+ * Rotation adds a key that signs from then on; the previous one stays published for the overlap so
+ * in-flight verifiers keep working. Only keys this Hub generated are published: a row whose private
+ * half is missing, does not open, or does not match its public half (a key inserted by someone who
+ * can write the table) is left out of `/.well-known/ma2h-keys` and stops the Hub at start.
  */
+import { ed25519 } from "@noble/curves/ed25519.js";
 import { clock } from "../clock";
-import { db } from "../db";
+import { db, type Tx } from "../db";
 import { env } from "../env";
+import { log } from "../log";
+import { HubError } from "../protocol/errors";
 import { ed25519KeyPair, jwkFromEd25519, kidFor } from "../protocol/signing";
 import { openSecret, sealSecret } from "../secrets";
 import { sealContext } from "../sealed/catalogue";
 
 const KEY_LOCK = 0x6d61326b; // "ma2k"
 const CACHE_MS = 5_000;
+/** The cache slot of the Hub-wide key (account ids are `acc_…`, never this). */
+const HUB = "*";
 
 export interface ActiveSigningKey {
   kid: string;
@@ -24,68 +41,171 @@ export interface ActiveSigningKey {
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 const unb64 = (text: string) => new Uint8Array(Buffer.from(text, "base64url"));
 
-let cached: { key: ActiveSigningKey; at: number } | null = null;
+const cached = new Map<string, { key: ActiveSigningKey; at: number }>();
 
 const sealPrivateKey = (kid: string, privateKey: Uint8Array) =>
   sealSecret(b64(privateKey), sealContext("signingKey", { kid }));
 
-/** Makes sure a signing key exists; safe to call from every process at start. */
-export async function ensureSigningKey(): Promise<void> {
+/** Serialises key creation per owner: the Hub-wide key, or one account's. */
+async function lockOwner(tx: Tx, accountId: string | null): Promise<void> {
+  if (accountId === null) await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK})`;
+  else await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK}, hashtext(${accountId}))`;
+}
+
+async function createKey(tx: Tx, accountId: string | null, now: Date): Promise<{ kid: string; createdAt: Date }> {
+  const { privateKey, publicKey } = ed25519KeyPair();
+  const kid = kidFor(publicKey);
+  await tx.signingKey.create({
+    data: {
+      kid,
+      accountId,
+      publicKey: b64(publicKey),
+      sealedPrivateKey: sealPrivateKey(kid, privateKey),
+      createdAt: now,
+    },
+  });
+  return { kid, createdAt: now };
+}
+
+/** The owner's key, created when it has none yet (first push of an account, first `agents/me`). */
+async function ensureKey(accountId: string | null): Promise<void> {
   await db().$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK})`;
-    if ((await tx.signingKey.count()) > 0) return;
-    const { privateKey, publicKey } = ed25519KeyPair();
-    const kid = kidFor(publicKey);
-    await tx.signingKey.create({
-      data: {
-        kid,
-        publicKey: b64(publicKey),
-        sealedPrivateKey: sealPrivateKey(kid, privateKey),
-        createdAt: clock.now(),
-      },
-    });
+    await lockOwner(tx, accountId);
+    if ((await tx.signingKey.count({ where: { accountId, retiredAt: null } })) > 0) return;
+    await createKey(tx, accountId, clock.now());
   });
 }
 
-/** The newest key signs. */
-export async function activeSigningKey(): Promise<ActiveSigningKey> {
+/**
+ * At start (web and worker): the Hub-wide key exists, and every key still published is one this Hub
+ * generated. Throws naming the kids that are not, so a planted public key never verifies anything.
+ */
+export async function ensureSigningKey(): Promise<void> {
+  await ensureKey(null);
+  const foreign = (await publishableRows()).filter((r) => !generatedHere(r)).map((r) => r.kid);
+  if (foreign.length > 0) {
+    throw new Error(
+      `signing key(s) ${foreign.join(", ")} in signing_keys were not generated by this Hub: the private half is ` +
+        "missing, does not open under the current secret, or does not match the public half. They are not " +
+        "published; delete the row(s), or restore the secret they were sealed under (docs/security.md)",
+    );
+  }
+}
+
+async function loadActive(accountId: string | null): Promise<ActiveSigningKey> {
+  const slot = accountId ?? HUB;
   const now = Date.now();
-  if (cached && now - cached.at < CACHE_MS) return cached.key;
-  let row = await db().signingKey.findFirst({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
+  const hit = cached.get(slot);
+  if (hit && now - hit.at < CACHE_MS) return hit.key;
+  const where = { accountId, retiredAt: null };
+  let row = await db().signingKey.findFirst({ where, orderBy: { createdAt: "desc" } });
   if (!row) {
-    await ensureSigningKey();
-    row = await db().signingKey.findFirstOrThrow({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
+    await ensureKey(accountId);
+    row = await db().signingKey.findFirstOrThrow({ where, orderBy: { createdAt: "desc" } });
   }
   // Bound to its kid (#19): another key's sealed half copied into this row does not open.
   const privateKey = unb64(openSecret(row.sealedPrivateKey, sealContext("signingKey", { kid: row.kid })));
   const key = { kid: row.kid, privateKey, publicKey: unb64(row.publicKey) };
-  cached = { key, at: now };
+  cached.set(slot, { key, at: now });
   return key;
 }
 
-/** Adds a key that signs from now on; the previous ones retire but stay published for the overlap. */
-export async function rotateSigningKey(): Promise<{ kid: string; createdAt: Date }> {
+/** The Hub-wide key that signs §9.7 directives and §9.8 entries: its newest. */
+export function activeSigningKey(): Promise<ActiveSigningKey> {
+  return loadActive(null);
+}
+
+/** The key that signs the §9.2 pushes of the account's messages: its newest, created on first use. */
+export function accountSigningKey(accountId: string): Promise<ActiveSigningKey> {
+  return loadActive(accountId);
+}
+
+/**
+ * What an agent pins (`GET /v1/agents/me`): the kid that signs its account's pushes now, and every
+ * kid of the account still published (the previous ones for the rotation overlap), newest first.
+ */
+export async function accountKeyIds(accountId: string): Promise<{ active: string; published: string[] }> {
+  const active = (await accountSigningKey(accountId)).kid;
+  const rows = await db().signingKey.findMany({
+    where: { accountId, OR: [{ retiredAt: null }, { retiredAt: { gt: overlapStart() } }] },
+    orderBy: { createdAt: "desc" },
+    select: { kid: true },
+  });
+  return { active, published: rows.map((r) => r.kid) };
+}
+
+/**
+ * Adds a key that signs from now on; the previous ones retire but stay published for the overlap.
+ * Without `accountSlug`: the Hub-wide key; with it: that account's push key.
+ */
+export async function rotateSigningKey(
+  opts: { accountSlug?: string } = {},
+): Promise<{ kid: string; createdAt: Date; account: string | null }> {
+  let accountId: string | null = null;
+  if (opts.accountSlug !== undefined) {
+    const account = await db().account.findUnique({ where: { slug: opts.accountSlug }, select: { id: true } });
+    if (!account) throw new HubError("not_found", `account ${opts.accountSlug} not found`);
+    accountId = account.id;
+  }
   const now = clock.now();
-  return db().$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK})`;
-    await tx.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: now } });
-    const { privateKey, publicKey } = ed25519KeyPair();
-    const kid = kidFor(publicKey);
-    await tx.signingKey.create({
-      data: { kid, publicKey: b64(publicKey), sealedPrivateKey: sealPrivateKey(kid, privateKey), createdAt: now },
-    });
-    cached = null;
-    return { kid, createdAt: now };
+  const created = await db().$transaction(async (tx) => {
+    await lockOwner(tx, accountId);
+    await tx.signingKey.updateMany({ where: { accountId, retiredAt: null }, data: { retiredAt: now } });
+    return createKey(tx, accountId, now);
+  });
+  cached.delete(accountId ?? HUB);
+  return { ...created, account: opts.accountSlug ?? null };
+}
+
+function overlapStart(): Date {
+  return new Date(clock.now().getTime() - env().MA2H_SIGNING_KEY_OVERLAP_DAYS * 86_400_000);
+}
+
+interface KeyRow {
+  kid: string;
+  publicKey: string;
+  sealedPrivateKey: string;
+}
+
+/** Every key within its publication window: active, or retired within the overlap. */
+function publishableRows(): Promise<KeyRow[]> {
+  return db().signingKey.findMany({
+    where: { OR: [{ retiredAt: null }, { retiredAt: { gt: overlapStart() } }] },
+    orderBy: { createdAt: "desc" },
+    select: { kid: true, publicKey: true, sealedPrivateKey: true },
   });
 }
 
-/** The `/.well-known/ma2h-keys` document: the active key and any retired within the overlap. */
+/** Verdicts per exact row content: a row is immutable once written, so each is checked once. */
+const verdicts = new Map<string, boolean>();
+
+/**
+ * Did this Hub generate the key? Its sealed private half opens under our secret for its kid, derives
+ * exactly its public half, and the kid is that public half's digest. Only we can seal such a row.
+ */
+function generatedHere(row: KeyRow): boolean {
+  const memo = `${row.kid}\n${row.publicKey}\n${row.sealedPrivateKey}`;
+  const known = verdicts.get(memo);
+  if (known !== undefined) return known;
+  let ok = false;
+  try {
+    const privateKey = unb64(openSecret(row.sealedPrivateKey, sealContext("signingKey", { kid: row.kid })));
+    const publicKey = ed25519.getPublicKey(privateKey);
+    ok = b64(publicKey) === row.publicKey && kidFor(publicKey) === row.kid;
+  } catch {
+    ok = false;
+  }
+  if (!ok) log.error("signing key not published: not generated by this Hub", { kid: row.kid });
+  verdicts.set(memo, ok);
+  return ok;
+}
+
+/**
+ * The `/.well-known/ma2h-keys` document: the Hub-wide key and every account's push key, each active
+ * or retired within the overlap — only keys this Hub generated. Kids only, no owner: the document
+ * is public and names no account.
+ */
 export async function publishedKeys(): Promise<{ keys: ReturnType<typeof jwkFromEd25519>[] }> {
-  const overlapMs = env().MA2H_SIGNING_KEY_OVERLAP_DAYS * 86_400_000;
-  const since = new Date(clock.now().getTime() - overlapMs);
-  const rows = await db().signingKey.findMany({
-    where: { OR: [{ retiredAt: null }, { retiredAt: { gt: since } }] },
-    orderBy: { createdAt: "desc" },
-  });
+  const rows = (await publishableRows()).filter(generatedHere);
   return { keys: rows.map((r) => jwkFromEd25519(unb64(r.publicKey), r.kid)) };
 }

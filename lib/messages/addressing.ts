@@ -11,7 +11,7 @@ import type { Destination } from "../protocol/submit-ack";
 import { presenceOf } from "../presence/state";
 import type { AgentPrincipal } from "../principals/types";
 import { policyOf, senderAllowed } from "../principals/sender-allowlist";
-import { interAgentEnabledOf } from "../principals/accounts";
+import { interAgentStateOf } from "../principals/accounts";
 import { accountWideFor } from "../sessions/read";
 import type { Tx } from "../db";
 import { HUB_OWNED_KEYS } from "./serialize";
@@ -74,8 +74,14 @@ export async function resolveDestination(
 ): Promise<ResolvedDestination | null> {
   if (message.to === undefined) return null;
   const { agentId, sessionId } = parseAddress(message.to);
-  if (!(await interAgentEnabledOf(principal.accountId))) {
-    throw new HubError("invalid_field", "to: inter-agent leg not enabled for this account");
+  const leg = await interAgentStateOf(principal.accountId);
+  if (!leg.effective) {
+    // Says which switch is off — the sender's own account, nothing about anyone else — and where a
+    // sender learns it beforehand.
+    const why = leg.optedIn
+      ? "the inter-agent leg is not enabled on this Hub (MA2H_INTER_AGENT)"
+      : "this account has not opted in to the inter-agent leg (an account owner turns it on in Settings, or: ma2h-hub account set <slug> --inter-agent on)";
+    throw new HubError("invalid_field", `to: ${why}; GET /v1/agents/me says whether it is on`);
   }
   const [row] = await tx.$queryRaw<DestinationRow[]>`
     SELECT id AS agent_row_id, senders_restricted, allowed_senders FROM agents

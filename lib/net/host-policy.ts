@@ -5,6 +5,9 @@
  * IP-literal host must lie in. Pure. Host names are compared after WHATWG URL parsing (lower-cased,
  * IDNA-encoded), the same form a parsed origin's host has; an IP literal never matches a name entry
  * and a name never matches a range (its addresses are the egress guard's business, at send time).
+ * An entry prefixed `shared:` (`shared:*.relay.example`) is allowed like any other and, besides, may
+ * be bound by several accounts at once (lib/principals/bindings.ts: an origin is otherwise one
+ * account's unless another proves control of it).
  */
 import { addressInAny, type Cidr, parseCidr } from "./cidr";
 import { parseHostLiteral } from "./ip-parse";
@@ -15,6 +18,8 @@ export interface HostPolicy {
   suffixes: string[];
   names: string[];
   ranges: Cidr[];
+  /** The `shared:` entries again: hosts several accounts may bind. */
+  shared: { suffixes: string[]; names: string[]; ranges: Cidr[] };
 }
 
 /** The WHATWG form of a host name, or null when it is not one (an IP, a port, a path, junk). */
@@ -35,23 +40,37 @@ function hostName(text: string): string | null {
 
 /** Parses the list; throws naming the first malformed entry (a policy that cannot be read allows nothing). */
 export function parseHostPolicy(text: string): HostPolicy {
-  const policy: HostPolicy = { entries: [], suffixes: [], names: [], ranges: [] };
+  const policy: HostPolicy = {
+    entries: [],
+    suffixes: [],
+    names: [],
+    ranges: [],
+    shared: { suffixes: [], names: [], ranges: [] },
+  };
   for (const raw of text.split(",")) {
-    const entry = raw.trim();
-    if (!entry) continue;
-    policy.entries.push(entry);
+    const written = raw.trim();
+    if (!written) continue;
+    policy.entries.push(written);
+    const shared = written.startsWith("shared:");
+    const entry = shared ? written.slice("shared:".length).trim() : written;
+    const lists = shared ? [policy, policy.shared] : [policy];
     const range = parseCidr(entry);
     if (range) {
-      policy.ranges.push(range);
+      for (const l of lists) l.ranges.push(range);
       continue;
     }
     const name = hostName(entry.startsWith("*.") ? entry.slice(2) : entry);
     if (!name) {
-      throw new Error(`${JSON.stringify(entry)} is neither a host suffix (*.example.com), a host name nor a CIDR`);
+      throw new Error(`${JSON.stringify(written)} is neither a host suffix (*.example.com), a host name nor a CIDR`);
     }
-    (entry.startsWith("*.") ? policy.suffixes : policy.names).push(name);
+    for (const l of lists) (entry.startsWith("*.") ? l.suffixes : l.names).push(name);
   }
   return policy;
+}
+
+/** May several accounts bind `host`? Only a `shared:` entry says so. */
+export function hostShared(policy: HostPolicy, host: string): boolean {
+  return hostAllowed({ ...policy.shared, entries: [], shared: policy.shared }, host);
 }
 
 /** Does `host` (a parsed URL host: lower-cased, IPv6 in brackets) satisfy the policy? */

@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import { ackRequestSchema, ackSchema } from "../protocol/ack";
 import {
+  agentSelfSchema,
   agentStopResultSchema,
   cancelResultSchema,
   directiveRecordSchema,
@@ -56,6 +57,7 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   SessionEnvelope: sessionEnvelopeSchema,
   SessionList: sessionListSchema,
   AgentStopResult: agentStopResultSchema,
+  AgentSelf: agentSelfSchema,
   Capability: capabilitySchema,
   Jwks: jwksSchema,
   Response: responseSchema,
@@ -257,6 +259,16 @@ function paths(): Obj {
         security: HUMAN,
         parameters: [ref("parameters", "DirectiveId")],
         responses: { "200": ok("The directive", "Directive"), ...errors(401, 403, 404) },
+      },
+    },
+    "/v1/agents/me": {
+      get: {
+        operationId: "getAgentSelf",
+        summary: "The calling agent: its push signing key id and its account's inter-agent state",
+        description:
+          "With the agent's own key (a personal access token is `401`). `push_signing.key_id` is the kid, in `/.well-known/ma2h-keys`, of the key that signs this agent's account's pushes now; `key_ids` lists every kid of the account still published, newest first (the previous one stays for the overlap after `ma2h-hub signing-key rotate --account`). The keys document lists every account's keys under opaque kids, so a receiver pins this one and refuses any other (`keyId` / `--key-id` / `MA2H_KEY_ID` in `@ma2h/agent`). Directives (§9.7) and mailbox entries (§9.8) are signed by the Hub-wide key, not this one. `inter_agent.enabled` is whether this agent may send `to`-addressed messages now: the account owner's opt-in (`account_opted_in`) and the deployment's ceiling (`hub_allows`) both on.",
+        security: AGENT,
+        responses: { "200": ok("The agent", "AgentSelf"), ...errors(401) },
       },
     },
     "/v1/agents/{agent_id}/presence": {

@@ -7,10 +7,10 @@
 import { db } from "../db";
 import { clock } from "../clock";
 import { callbackOriginPolicy } from "../env";
-import { hostAllowed } from "../net/host-policy";
+import { hostAllowed, hostShared } from "../net/host-policy";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
-import { sealSecret } from "../secrets";
+import { hubMac, sealSecret } from "../secrets";
 import { sealContext } from "../sealed/catalogue";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
@@ -66,15 +66,70 @@ function assertWithinOriginPolicy(origin: Origin, opts: AdminOptions | undefined
   );
 }
 
-/** Approves `origin` (+ path prefix) for the agent with one sealed secret. */
-export async function addBinding(input: AddBindingInput, opts?: AdminOptions): Promise<BindingInfo> {
+/** Where an account that wants an origin another account binds serves its proof (docs/security.md). */
+export const ORIGIN_PROOF_PATH = "/.well-known/ma2h-callback-proof";
+
+/**
+ * The token that proves `accountId` controls `origin`: a keyed digest of both (lib/secrets `hubMac`),
+ * so the Hub recognises it without storing it and one account's token proves nothing for another.
+ */
+export function originProofToken(accountId: string, origin: string): string {
+  return `ma2h-callback-proof=${hubMac("callback-origin-proof", `${accountId}\n${origin}`)}`;
+}
+
+/** The refusal of an origin another account binds; `proof` is where and what to serve. */
+export class OriginClaimedError extends HubError {
+  readonly proof: { url: string; token: string };
+  constructor(origin: string, proof: { url: string; token: string }) {
+    super(
+      "not_authorized",
+      `origin ${origin} is already bound by another account of this Hub. To bind it here too, prove this ` +
+        `account controls it: serve a line "${proof.token}" at ${proof.url} (text/plain) and add the ` +
+        "binding again; or the Hub's operator lets accounts share it (MA2H_CALLBACK_ORIGIN_POLICY shared:<host>)",
+    );
+    this.proof = proof;
+  }
+}
+
+/**
+ * §9.2 across accounts: one receiver, one account. A push carries the answer of whichever account's
+ * message named the URL, so an origin already bound by another account is refused unless the
+ * operator's policy marks its host `shared:` or the caller proved control (`proven`, checked by
+ * lib/delivery/origin-proof.ts — the fetch lives with the Hub's one outbound client).
+ */
+async function assertOriginOurs(origin: Origin, accountId: string, proven: boolean): Promise<void> {
+  const policy = callbackOriginPolicy();
+  if (proven || (policy && hostShared(policy, origin.host))) return;
+  const other = await db().callbackBinding.findFirst({
+    where: { ...origin, revokedAt: null, agent: { accountId: { not: accountId } } },
+    select: { id: true },
+  });
+  if (!other) return;
+  const text = formatOrigin(origin);
+  throw new OriginClaimedError(text, { url: `${text}${ORIGIN_PROOF_PATH}`, token: originProofToken(accountId, text) });
+}
+
+/**
+ * Approves `origin` (+ path prefix) for the agent with one sealed secret. An origin another account
+ * binds needs `proven` (lib/delivery/origin-proof.ts `addBindingWithProof` sets it after the proof).
+ */
+export async function addBinding(
+  input: AddBindingInput,
+  opts?: AdminOptions & { proven?: boolean },
+): Promise<BindingInfo> {
   const origin = parseOrigin(input.origin);
   const pathPrefix = parsePathPrefix(input.pathPrefix);
   assertWithinOriginPolicy(origin, opts);
   checkSecret(input.secretRef, input.secret);
   const agent = await resolveAgent(input.agentRef);
+  await assertOriginOurs(origin, agent.accountId, opts?.proven === true);
   const id = mintId("binding");
-  const sealed = sealSecret(input.secret, sealContext("bindingSecret", { binding_id: id, ref: input.secretRef }));
+  // Bound to its destination too: pointed elsewhere, the binding no longer opens its secret.
+  const destination = { scheme: origin.scheme, host: origin.host, port: origin.port, path_prefix: pathPrefix };
+  const sealed = sealSecret(
+    input.secret,
+    sealContext("bindingSecret", { binding_id: id, ref: input.secretRef, ...destination }),
+  );
   const now = clock.now();
   await db().$transaction(async (tx) => {
     await tx.callbackBinding.create({ data: { id, agentRowId: agent.id, ...origin, pathPrefix, createdAt: now } });
@@ -115,10 +170,20 @@ export async function addBindingSecret(
   checkSecret(ref, secret);
   const binding = await db().callbackBinding.findFirst({
     where: { id: bindingId, revokedAt: null, agent: inScope(opts) },
-    select: { agent: { select: { accountId: true, agentId: true } } },
+    select: {
+      scheme: true,
+      host: true,
+      port: true,
+      pathPrefix: true,
+      agent: { select: { accountId: true, agentId: true } },
+    },
   });
   if (!binding) throw new HubError("not_found", `binding ${bindingId} not found`);
-  const sealed = sealSecret(secret, sealContext("bindingSecret", { binding_id: bindingId, ref }));
+  const { scheme, host, port, pathPrefix } = binding;
+  const sealed = sealSecret(
+    secret,
+    sealContext("bindingSecret", { binding_id: bindingId, ref, scheme, host, port, path_prefix: pathPrefix }),
+  );
   await uniquely(`binding ${bindingId} already has a secret named ${ref}`, () =>
     db().$transaction(async (tx) => {
       await tx.bindingSecret.create({

@@ -81,8 +81,12 @@ export async function assertCallbackAllowed(
 export async function resolveCallbackSecret(bindingId: string, ref: string): Promise<string | null> {
   const row = await db().bindingSecret.findFirst({
     where: { bindingId, ref, binding: { revokedAt: null } },
-    select: { sealed: true },
+    select: { sealed: true, binding: { select: { scheme: true, host: true, port: true, pathPrefix: true } } },
   });
-  // Bound to (binding, ref) (#19): a value copied here from another binding or ref does not open.
-  return row ? openSecret(row.sealed, sealContext("bindingSecret", { binding_id: bindingId, ref })) : null;
+  if (!row) return null;
+  // Bound to (binding, ref) (#19) and to the destination the binding names now, the one the push
+  // goes to: a value copied from another binding or ref, or a binding pointed elsewhere, does not open.
+  const { scheme, host, port, pathPrefix } = row.binding;
+  const ctx = sealContext("bindingSecret", { binding_id: bindingId, ref, scheme, host, port, path_prefix: pathPrefix });
+  return openSecret(row.sealed, ctx);
 }

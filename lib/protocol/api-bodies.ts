@@ -107,6 +107,21 @@ export type PresenceRead = z.infer<typeof presenceReadSchema>;
 export const agentStopResultSchema = z.object({ agent_id: z.string().min(1), stopped: z.boolean() });
 export type AgentStopResult = z.infer<typeof agentStopResultSchema>;
 
+/**
+ * `GET /v1/agents/me` 200 (this Hub's): the calling agent, the key id(s) that sign its account's
+ * §9.2 pushes — what a receiver pins — and whether its account's §8.0 inter-agent leg is on.
+ */
+export const agentSelfSchema = z.object({
+  agent: z.object({ id: z.string().min(1) }),
+  push_signing: z.object({
+    key_id: z.string().min(1),
+    key_ids: z.array(z.string().min(1)).min(1),
+    keys_url: z.string().min(1),
+  }),
+  inter_agent: z.object({ enabled: z.boolean(), account_opted_in: z.boolean(), hub_allows: z.boolean() }),
+});
+export type AgentSelfBody = z.infer<typeof agentSelfSchema>;
+
 /** `/.well-known/ma2h-keys` (§9.2, §9.7): the Hub's public Ed25519 keys as a JWKS. */
 export const jwksSchema = z.object({
   keys: z.array(

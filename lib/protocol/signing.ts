@@ -11,7 +11,10 @@ import { jcs, sha256Hex } from "./jcs";
 
 export type SignatureAlg = "hmac-sha256" | "ed25519";
 export type SigningKey = { alg: "hmac-sha256"; secret: string } | { alg: "ed25519"; privateKey: Uint8Array };
-export type VerificationKey = { alg: "hmac-sha256"; secret: string } | { alg: "ed25519"; publicKey: Uint8Array };
+/** An ed25519 key carries its published `kid` when it came from a keys document (a pinned verifier filters on it). */
+export type VerificationKey =
+  | { alg: "hmac-sha256"; secret: string }
+  | { alg: "ed25519"; publicKey: Uint8Array; kid?: string };
 
 /** The body fields §9.2 binds (a `HubResponse` fits; `agent` and `defaulted` are never bound). */
 export interface ResponseSigningBody {

@@ -12,11 +12,25 @@ export interface SealedColumn {
   column: string;
   /** Columns that together identify one row (unique), in the order they enter the context. */
   rowKey: readonly string[];
+  /**
+   * Columns of a parent row that also enter the context, after the row key: what the value is FOR.
+   * `via` is this table's column naming the parent's `id`.
+   */
+  boundTo?: { table: string; via: string; columns: readonly string[] };
 }
 
 export const SEALED = {
-  /** A callback binding's named secret (§9.4): whose binding, which ref. */
-  bindingSecret: { table: "binding_secrets", column: "sealed", rowKey: ["binding_id", "ref"] },
+  /**
+   * A callback binding's named secret (§9.4): whose binding, which ref — and the binding's
+   * destination (scheme, host, port, path prefix), so a binding pointed at another host by whoever
+   * can write the table no longer opens its secret: it is sent only where it was approved for.
+   */
+  bindingSecret: {
+    table: "binding_secrets",
+    column: "sealed",
+    rowKey: ["binding_id", "ref"],
+    boundTo: { table: "callback_bindings", via: "binding_id", columns: ["scheme", "host", "port", "path_prefix"] },
+  },
   /** The private half of a Hub signing key (§9.2), by its kid. */
   signingKey: { table: "signing_keys", column: "sealed_private_key", rowKey: ["kid"] },
   /** The private half of an audit checkpoint signing key, by its kid. */
@@ -33,15 +47,33 @@ export const SEALED = {
 export type SealPurpose = keyof typeof SEALED;
 
 type RowKeyOf<P extends SealPurpose> = (typeof SEALED)[P]["rowKey"][number];
+type BoundOf<P extends SealPurpose> = (typeof SEALED)[P] extends {
+  boundTo: { columns: readonly (infer C extends string)[] };
+}
+  ? C
+  : never;
+
+/** Every column whose value enters the context, in order: the row key, then the bound parent's. */
+export function contextColumns(purpose: SealPurpose): readonly string[] {
+  const entry: SealedColumn = SEALED[purpose];
+  return [...entry.rowKey, ...(entry.boundTo?.columns ?? [])];
+}
 
 /** The context of the `purpose` value in the row identified by `row` (column → value). */
 export function sealContext<P extends SealPurpose>(
   purpose: P,
-  row: Readonly<Record<RowKeyOf<P>, string | number>>,
+  row: Readonly<Record<RowKeyOf<P> | BoundOf<P>, string | number>>,
 ): SealContext {
-  const key: readonly string[] = SEALED[purpose].rowKey;
   const values = row as Readonly<Record<string, string | number>>;
-  return { purpose, row: key.map((c) => [c, String(values[c])] as const) };
+  return { purpose, row: contextColumns(purpose).map((c) => [c, String(values[c])] as const) };
+}
+
+/**
+ * The context a `boundTo` purpose had before its parent's columns joined it (the row key alone):
+ * only the start-up re-seal opens a value under it, to seal it again under the full context.
+ */
+export function rowKeyContext(purpose: SealPurpose, row: Readonly<Record<string, string>>): SealContext {
+  return { purpose, row: SEALED[purpose].rowKey.map((c) => [c, String(row[c])] as const) };
 }
 
 /** Every purpose, in a fixed order (re-seal and rotation walk them so). */

@@ -5,7 +5,15 @@
  * migrations, under its advisory lock, in one transaction. Idempotent: a second run finds no v1.
  * This and rotate.ts are the only callers of `openLegacySecret`.
  */
-import { currentSealKey, openLegacySecret, sealSecret, type SealKey } from "../secrets";
+import {
+  currentSealKey,
+  isLegacySealed,
+  openLegacySecret,
+  openSecret,
+  type SealContext,
+  sealSecret,
+  type SealKey,
+} from "../secrets";
 import { SEAL_PURPOSES } from "./catalogue";
 import { inTransaction, lockedRows, replaceValue, type SqlClient } from "./rows";
 
@@ -41,6 +49,42 @@ export async function resealLegacyValues(
         report.resealed++;
       }
     }
+    report.resealed += await bindRowKeyOnlyValues(client, keyOf);
     return report;
   });
+}
+
+/**
+ * Values of a `boundTo` purpose sealed before the parent's columns entered their context (a binding
+ * secret sealed for its binding and ref, before its destination): opened under that context once
+ * and sealed again under the full one. A value that opens under neither is left for its reader to
+ * refuse. Without key material nothing can be opened, so nothing is touched.
+ */
+async function bindRowKeyOnlyValues(client: SqlClient, keyOf: () => SealKey): Promise<number> {
+  let key: SealKey | null = null;
+  let count = 0;
+  for (const purpose of SEAL_PURPOSES) {
+    for (const row of await lockedRows(client, purpose, false)) {
+      if (row.rowKeyCtx === null || isLegacySealed(row.value)) continue;
+      try {
+        key ??= keyOf();
+      } catch {
+        return count;
+      }
+      if (opens(row.value, row.ctx, key)) continue;
+      const plaintext = opens(row.value, row.rowKeyCtx, key);
+      if (plaintext === null) continue;
+      await replaceValue(client, row, sealSecret(plaintext, row.ctx, key));
+      count++;
+    }
+  }
+  return count;
+}
+
+function opens(value: string, ctx: SealContext, key: SealKey): string | null {
+  try {
+    return openSecret(value, ctx, key);
+  } catch {
+    return null;
+  }
 }

@@ -5,7 +5,7 @@
  * column names come only from the catalogue, never from input.
  */
 import type { SealContext } from "../secrets";
-import { SEALED, sealContext, type SealPurpose } from "./catalogue";
+import { contextColumns, rowKeyContext, SEALED, type SealedColumn, sealContext, type SealPurpose } from "./catalogue";
 
 /** What both paths need of a database client: node-postgres' `pg.Client` fits. */
 export interface SqlClient {
@@ -15,6 +15,10 @@ export interface SqlClient {
 export interface SealedRow {
   purpose: SealPurpose;
   ctx: SealContext;
+  /** The row key's columns and values: what identifies the row to rewrite. */
+  key: ReadonlyArray<readonly [column: string, value: string]>;
+  /** For a `boundTo` purpose: the context before the parent's columns joined it (re-seal only). */
+  rowKeyCtx: SealContext | null;
   value: string;
   /** Names the row for messages: table, column and identifying values (never the value). */
   label: string;
@@ -24,27 +28,33 @@ const ident = (name: string) => `"${name}"`;
 
 /** The values of `purpose` (only old-format ones with `legacyOnly`), locked until the transaction ends. */
 export async function lockedRows(client: SqlClient, purpose: SealPurpose, legacyOnly: boolean): Promise<SealedRow[]> {
-  const { table, column, rowKey } = SEALED[purpose];
-  const keys = rowKey.map(ident).join(", ");
-  const filter = legacyOnly ? `${ident(column)} LIKE 'v1.%'` : `${ident(column)} IS NOT NULL`;
+  const entry: SealedColumn = SEALED[purpose];
+  const { table, column, rowKey, boundTo } = entry;
+  const keys = rowKey.map((c) => `t.${ident(c)}`).join(", ");
+  const parent = boundTo ? boundTo.columns.map((c) => `, p.${ident(c)}`).join("") : "";
+  const join = boundTo ? ` JOIN ${ident(boundTo.table)} p ON p."id" = t.${ident(boundTo.via)}` : "";
+  const filter = legacyOnly ? `t.${ident(column)} LIKE 'v1.%'` : `t.${ident(column)} IS NOT NULL`;
   const { rows } = await client.query(
-    `SELECT ${keys}, ${ident(column)} AS value FROM ${ident(table)} WHERE ${filter} ORDER BY ${keys} FOR UPDATE`,
+    `SELECT ${keys}${parent}, t.${ident(column)} AS value FROM ${ident(table)} t${join}
+      WHERE ${filter} ORDER BY ${keys} FOR UPDATE OF t`,
   );
   return rows.map((r) => {
-    const row = Object.fromEntries(rowKey.map((c) => [c, String(r[c])]));
+    const row = Object.fromEntries(contextColumns(purpose).map((c) => [c, String(r[c])]));
     const ctx = sealContext(purpose, row as never);
-    const ids = ctx.row.map(([c, v]) => `${c}=${v}`).join(", ");
-    return { purpose, ctx, value: String(r.value), label: `${table}.${column} (${ids})` };
+    const key = rowKey.map((c) => [c, String(r[c])] as const);
+    const ids = key.map(([c, v]) => `${c}=${v}`).join(", ");
+    const rowKeyCtx = boundTo ? rowKeyContext(purpose, row) : null;
+    return { purpose, ctx, key, rowKeyCtx, value: String(r.value), label: `${table}.${column} (${ids})` };
   });
 }
 
 /** Replaces one row's value; the old value in the WHERE makes a concurrent change visible (0 rows). */
 export async function replaceValue(client: SqlClient, row: SealedRow, sealed: string): Promise<void> {
   const { table, column } = SEALED[row.purpose];
-  const where = row.ctx.row.map(([c], i) => `${ident(c)} = $${i + 3}`).join(" AND ");
+  const where = row.key.map(([c], i) => `${ident(c)} = $${i + 3}`).join(" AND ");
   const { rows } = await client.query(
     `UPDATE ${ident(table)} SET ${ident(column)} = $1 WHERE ${ident(column)} = $2 AND ${where} RETURNING 1 AS ok`,
-    [sealed, row.value, ...row.ctx.row.map(([, v]) => v)],
+    [sealed, row.value, ...row.key.map(([, v]) => v)],
   );
   if (rows.length !== 1) throw new Error(`sealed value ${row.label} changed while being re-sealed`);
 }

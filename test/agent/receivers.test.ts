@@ -6,7 +6,7 @@
  * again is refused with 401 and never reaches onResponse; a fresh-signed duplicate is 200 without
  * acting; a throwing onResponse answers 500 and the Hub's retry is acted on. ed25519 (no-auth
  * callback) is verified through HubKeys → `signing_keys_url`, and after `ma2h-hub signing-key
- * rotate` the cached key fails once and the refetched one verifies.
+ * rotate --account` the cached key fails once and the refetched one verifies.
  */
 import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -286,7 +286,7 @@ describe.each(["node", "fetch"] as const)("%s adapter", (kind) => {
 });
 
 describe("key rotation", () => {
-  it("after `ma2h-hub signing-key rotate` the cached key fails once and the refetched one verifies", async () => {
+  it("after `ma2h-hub signing-key rotate --account` the cached key fails once and the refetched one verifies", async () => {
     const jwksFetches: string[] = [];
     const keys = new HubKeys(hub.url, {
       fetch: (input, init) => {
@@ -300,7 +300,7 @@ describe("key rotation", () => {
     expect(jwksFetches).toHaveLength(1);
     const cached = keys.peek()!;
 
-    const rotated = await cli(hub.databaseUrl, ["signing-key", "rotate"]);
+    const rotated = await cli(hub.databaseUrl, ["signing-key", "rotate", "--account", "acme"]);
     expect(rotated.code, rotated.stderr).toBe(0);
     await sleep(5500); // the Hub's processes re-read the active key within 5 s
 

@@ -5,7 +5,7 @@
  * `created_at`, which the §8.1 identical-payload comparison covers, and earn a `409`.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SubmitAck } from "../../../lib/protocol/submit-ack";
 
@@ -18,6 +18,11 @@ export interface SubmitJournal {
   complete(key: string, ack: SubmitAck): Promise<void>;
   /** Keys saved but never completed: the submits a crash may have left unanswered. */
   pending(): Promise<string[]>;
+  /**
+   * Whether `messageId` is the id of one of the acks recorded here (a push verifier's `journal`
+   * option refuses answers to anything else). Optional for journals of your own.
+   */
+  sent?(messageId: string): Promise<boolean>;
 }
 
 interface Entry {
@@ -46,12 +51,19 @@ export class MemorySubmitJournal implements SubmitJournal {
   async ack(key: string): Promise<SubmitAck | null> {
     return this.#entries.get(key)?.ack ?? null;
   }
+  async sent(messageId: string): Promise<boolean> {
+    for (const e of this.#entries.values()) if (e.ack?.id === messageId) return true;
+    return false;
+  }
 }
 
 /**
  * One file per key in `dir` (0700), named by the key's SHA-256 hex so any key is a safe file name,
  * holding `{key, bytes, ack?}` (0600: the bytes include the envelope's `state`). Every write goes to
  * a temporary file first and is renamed over the entry, so a crash never leaves a torn entry.
+ * Each ack's message id is also indexed under `sent/` (an empty file named by the id's SHA-256) so
+ * `sent(id)` is one lookup; an id missing there (a journal written before the index) is looked for
+ * among the entries once and then indexed.
  */
 export class FileSubmitJournal implements SubmitJournal {
   readonly #dir: string;
@@ -102,7 +114,34 @@ export class FileSubmitJournal implements SubmitJournal {
 
   async complete(key: string, ack: SubmitAck): Promise<void> {
     const entry = await this.#read(this.#path(key));
-    if (entry) await this.#write({ ...entry, ack });
+    if (!entry) return;
+    await this.#write({ ...entry, ack });
+    await this.#index(ack.id);
+  }
+
+  #sentPath(messageId: string): string {
+    return join(this.#dir, "sent", createHash("sha256").update(messageId, "utf8").digest("hex"));
+  }
+
+  async #index(messageId: string): Promise<void> {
+    await mkdir(join(this.#dir, "sent"), { recursive: true, mode: 0o700 });
+    await writeFile(this.#sentPath(messageId), "", { mode: 0o600 });
+  }
+
+  async sent(messageId: string): Promise<boolean> {
+    try {
+      await stat(this.#sentPath(messageId));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    await this.#mkdir();
+    for (const name of (await readdir(this.#dir)).filter((n) => /^[0-9a-f]{64}\.json$/.test(n))) {
+      if ((await this.#read(join(this.#dir, name)))?.ack?.id !== messageId) continue;
+      await this.#index(messageId);
+      return true;
+    }
+    return false;
   }
 
   async pending(): Promise<string[]> {

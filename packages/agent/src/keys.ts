@@ -64,7 +64,10 @@ export class HubKeys {
     const keys: VerificationKey[] = [];
     for (const jwk of entries) {
       const publicKey = publicKeyFromJwk(jwk); // anything but an Ed25519 public key is skipped
-      if (publicKey) keys.push({ alg: "ed25519", publicKey });
+      if (!publicKey) continue;
+      const kid = (jwk as { kid?: unknown }).kid;
+      // The kid travels with the key: a receiver that pins its account's key id filters on it.
+      keys.push(typeof kid === "string" ? { alg: "ed25519", publicKey, kid } : { alg: "ed25519", publicKey });
     }
     this.#keys = keys;
     return keys;

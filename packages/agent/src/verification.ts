@@ -17,7 +17,9 @@ export type VerificationFailure =
   | "signature_mismatch"
   | "wrong_addressee"
   | "invalid_shape"
-  | "invalid_body";
+  | "invalid_body"
+  | "unexpected_key"
+  | "not_sent";
 
 /** A refused push or directive: never act on it. `reason` says which check refused it. */
 export class VerificationError extends Error {
@@ -61,20 +63,44 @@ function originOf(url: string): string {
   }
 }
 
+export type KeySource = { fixed: VerificationKey[] } | { hub: HubKeys; keyIds?: readonly string[] };
+
 /**
  * Runs `check` with fixed keys, or with the Hub's: on a signature mismatch under cached keys they
- * are fetched once more and the check repeated. Fetch failures propagate as HubKeysError (the
- * caller's problem to retry, never a refusal).
+ * are fetched once more and the check repeated. With `keyIds` only the Hub's keys of those kids
+ * verify; a signature that one of the Hub's OTHER keys makes (another account's push key) is
+ * refused as `unexpected_key`. Fetch failures propagate as HubKeysError (the caller's problem to
+ * retry, never a refusal).
  */
 export async function checkWithKeys<R extends SignatureCheck | { ok: false; reason: VerificationFailure }>(
-  source: { fixed: VerificationKey[] } | { hub: HubKeys },
+  source: KeySource,
   check: (keys: readonly VerificationKey[]) => R,
-): Promise<R> {
+): Promise<R | { ok: false; reason: "unexpected_key" }> {
   if ("fixed" in source) return check(source.fixed);
+  const pinned = source.keyIds;
+  const usable = (keys: readonly VerificationKey[]) =>
+    pinned === undefined
+      ? keys
+      : keys.filter((k) => k.alg === "ed25519" && k.kid !== undefined && pinned.includes(k.kid));
   const wasCached = source.hub.peek() !== null;
-  const first = check(await source.hub.current());
-  if (first.ok || first.reason !== "signature_mismatch" || !wasCached) return first;
-  return check(await source.hub.refresh());
+  let keys = await source.hub.current();
+  let result = check(usable(keys));
+  if (!result.ok && result.reason === "signature_mismatch" && wasCached) {
+    keys = await source.hub.refresh();
+    result = check(usable(keys));
+  }
+  if (pinned !== undefined && !result.ok && result.reason === "signature_mismatch" && check(keys).ok)
+    return { ok: false, reason: "unexpected_key" };
+  return result;
+}
+
+/** `keyId` as given: one kid or several (a rotation's overlap); undefined when not pinned. */
+export function keyIdsOption(keyId: string | readonly string[] | undefined): string[] | undefined {
+  if (keyId === undefined) return undefined;
+  const ids = typeof keyId === "string" ? [keyId] : [...keyId];
+  if (ids.length === 0 || ids.some((k) => typeof k !== "string" || k === ""))
+    throw new TypeError("keyId must be one or more non-empty key ids (GET /v1/agents/me: push_signing.key_id)");
+  return ids;
 }
 
 /**
@@ -82,19 +108,27 @@ export async function checkWithKeys<R extends SignatureCheck | { ok: false; reas
  * the weaker credential forge for both schemes.
  */
 export function keySource(
-  options: { hmacSecret?: string | string[]; hubUrl?: string; hubKeys?: HubKeys; fetch?: typeof fetch },
+  options: {
+    hmacSecret?: string | string[];
+    hubUrl?: string;
+    hubKeys?: HubKeys;
+    fetch?: typeof fetch;
+    keyId?: string | readonly string[];
+  },
   hubUse: string,
-): { fixed: VerificationKey[] } | { hub: HubKeys } {
+): KeySource {
   const hub = hubKeysFor(options);
+  const keyIds = keyIdsOption(options.keyId);
   if (options.hmacSecret !== undefined) {
     if (hub) throw new TypeError("give hmacSecret or hubUrl/hubKeys, not both: one delivery has one signing scheme");
+    if (keyIds) throw new TypeError("keyId pins one of the Hub's ed25519 keys: it does not apply to hmacSecret");
     const secrets = Array.isArray(options.hmacSecret) ? options.hmacSecret : [options.hmacSecret];
     if (secrets.length === 0 || secrets.some((s) => typeof s !== "string" || s === ""))
       throw new TypeError("hmacSecret must be one or more non-empty secrets");
     return { fixed: secrets.map((secret) => ({ alg: "hmac-sha256", secret })) };
   }
   if (!hub) throw new TypeError(`give hmacSecret (hmac-sha256) or hubUrl/hubKeys (${hubUse})`);
-  return { hub };
+  return keyIds ? { hub, keyIds } : { hub };
 }
 
 export function windowOption(windowSeconds: number | undefined): number | undefined {

@@ -2,8 +2,10 @@
  * §9.2 receipt of a pushed Response: the one function an agent's callback calls before it may act.
  * It rebuilds the signed context from the body it received (recomputing `payload_sha256`) and the
  * callback URL it registered, screens `v1` (dp-025), checks `t` against its own clock, verifies the
- * signature with the hmac secret(s) OR the Hub's ed25519 keys, validates the §6 shape, and only then
- * records the `jti` (a forged request cannot poison the replay store). The rules are lib/protocol's.
+ * signature with the hmac secret(s) OR the Hub's ed25519 keys — only the pinned `keyId` when given,
+ * so another account's push signed by the same Hub is refused — validates the §6 shape, refuses an
+ * `in_reply_to` its submit journal never sent (when given one), and only then records the `jti` (a
+ * forged request cannot poison the replay store). The rules are lib/protocol's.
  */
 import { type HubResponse, responseSchema } from "../../../lib/protocol/response";
 import type { VerificationKey } from "../../../lib/protocol/signing";
@@ -22,12 +24,28 @@ export interface VerifyPushOptions {
   /** Other schemes: the Hub whose ed25519 keys sign (found via its capability document). */
   hubUrl?: string;
   hubKeys?: HubKeys;
+  /**
+   * With hubUrl/hubKeys: the key id(s) that sign this agent's account's pushes (`GET /v1/agents/me`
+   * → `push_signing.key_id`; several during a rotation overlap). Any other key — the same Hub's key
+   * of another account included — is refused (`unexpected_key`). Unset: any key the Hub publishes.
+   */
+  keyId?: string | readonly string[];
+  /**
+   * The agent's own submit journal (e.g. FileSubmitJournal): a push answering a message it never
+   * submitted (`in_reply_to` not among its acks) is refused (`not_sent`).
+   */
+  journal?: SentJournal;
   /** Default: one in-memory store for the whole process. */
   replayStore?: ReplayStore;
   /** ±seconds around the agent's clock (default 120, §9.2). */
   windowSeconds?: number;
   now?: () => Date;
   fetch?: typeof fetch;
+}
+
+/** What a verifier needs of a submit journal: whether a message id is one of its own submits. */
+export interface SentJournal {
+  sent(messageId: string): Promise<boolean>;
 }
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined>;
@@ -41,6 +59,10 @@ export async function verifyPush(
   if (typeof options?.callbackUrl !== "string" || options.callbackUrl === "")
     throw new TypeError("callbackUrl is required: the URL exactly as registered in callback.url");
   const source = keySource(options, "every other scheme");
+  if (options.journal !== undefined && typeof options.journal?.sent !== "function")
+    throw new TypeError(
+      "journal must be a submit journal with sent(messageId) (MemorySubmitJournal, FileSubmitJournal)",
+    );
   const windowSeconds = windowOption(options.windowSeconds);
   const now = options.now?.() ?? new Date();
 
@@ -66,6 +88,9 @@ export async function verifyPush(
   // §6: what was signed is still checked for shape before an agent reads it.
   const parsed = responseSchema.safeParse(body);
   if (!parsed.success) fail("invalid_shape", `the pushed body is not a §6 Response: ${parsed.error.message}`);
+  // Signed by our Hub for our callback URL, yet not an answer to anything we asked: refused.
+  if (options.journal && !(await options.journal.sent(parsed.data.in_reply_to)))
+    fail("not_sent", `${parsed.data.in_reply_to} is not a message this agent's journal submitted`);
 
   const store = options.replayStore ?? defaultReplayStore();
   if (!(await store.checkAndRecord(result.jti, result.rememberUntil, now))) fail("replayed");

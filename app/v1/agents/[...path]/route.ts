@@ -1,17 +1,22 @@
-import { humanCaller, humanReader } from "@/lib/http/callers";
+import { agentCaller, humanCaller, humanReader } from "@/lib/http/callers";
 import { json, noSuchEndpoint, route } from "@/lib/http/handler";
 import { agentPathId, presenceAccountParam, presenceForHuman, presencePathAgentId } from "@/lib/presence/read";
+import { agentSelf } from "@/lib/principals/agent-self";
 import { HubError } from "@/lib/protocol/errors";
 import { stopOrResume } from "@/lib/sessions/access";
 
 export const dynamic = "force-dynamic";
 
 /**
+ * `GET /v1/agents/me` (this Hub's, docs/api.md): the calling agent's push signing key id and its
+ * account's inter-agent state — an agent credential only.
+ *
  * §15.3 `GET /v1/agents/{agent_id}/presence?account=<slug>`. A catch-all, because agent ids contain
  * `/`: the id is read from the raw path, so `%2F` and a literal `/` both work. The account names
  * whose agent this is (lib/presence/read.ts).
  */
 export const GET = route(async ({ req, url }) => {
+  if (url.pathname === "/v1/agents/me") return json(await agentSelf(await agentCaller(req)));
   const agentId = presencePathAgentId(url.pathname);
   if (agentId === null) throw new HubError("not_found", "no such endpoint");
   const human = await humanReader(req);

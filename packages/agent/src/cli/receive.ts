@@ -13,7 +13,7 @@ import { type VerifyPushOptions, verifyPush } from "../verify-push";
 import { type CommandSpec, type FlagSpec, type Parsed, UsageError } from "./args";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { CliFailure } from "./output";
-import { hubUrl, readBytes, STORE_FLAG, setting, stateKey, storeDir } from "./settings";
+import { agentJournal, hubUrl, readBytes, STORE_FLAG, setting, stateKey, storeDir } from "./settings";
 
 const RECEIVE_FLAGS: Record<string, FlagSpec> = {
   body: { kind: "string", value: "FILE|-", help: "the pushed request body, byte for byte (- for stdin)" },
@@ -26,6 +26,16 @@ const RECEIVE_FLAGS: Record<string, FlagSpec> = {
   },
   "state-key-env": { kind: "string", value: "NAME", help: "env var holding the state key (default MA2H_STATE_KEY)" },
   url: { kind: "string", value: "URL", help: "the Hub whose published ed25519 keys verify (default $MA2H_URL)" },
+  "key-id": {
+    kind: "list",
+    value: "KID",
+    help: "ed25519: accept only this key id, your account's (GET /v1/agents/me); repeat during rotation (default $MA2H_KEY_ID, comma-separated)",
+  },
+  journal: {
+    kind: "boolean",
+    help: "refuse an answer to a message this agent's journal in the store never submitted (needs --agent-id / $MA2H_AGENT_ID)",
+  },
+  "agent-id": { kind: "string", value: "ID", help: "whose journal --journal reads (default $MA2H_AGENT_ID)" },
   ...STORE_FLAG,
 };
 
@@ -51,8 +61,15 @@ function need(args: Parsed, flag: string): string {
   return v;
 }
 
+/** The pinned key ids: --key-id (repeatable), else MA2H_KEY_ID (comma-separated); undefined when neither. */
+function keyIds(args: Parsed): string[] | undefined {
+  const given = args.lists["key-id"] ?? (process.env.MA2H_KEY_ID ?? "").split(",");
+  const ids = given.map((k) => k.trim()).filter((k) => k !== "");
+  return ids.length ? ids : undefined;
+}
+
 /** The verification inputs: the HMAC secrets from the environment, else the Hub's ed25519 keys. */
-function trust(args: Parsed): Pick<VerifyPushOptions, "hmacSecret" | "hubUrl"> {
+function trust(args: Parsed): Pick<VerifyPushOptions, "hmacSecret" | "hubUrl" | "keyId"> {
   const named = args.lists["secret-env"];
   const secrets: string[] = [];
   for (const name of named ?? ["MA2H_CALLBACK_SECRET"]) {
@@ -60,17 +77,27 @@ function trust(args: Parsed): Pick<VerifyPushOptions, "hmacSecret" | "hubUrl"> {
     if (value) secrets.push(value);
     else if (named) throw new UsageError(`--secret-env ${name}: the variable is not set`);
   }
-  if (secrets.length) return { hmacSecret: secrets };
+  const pinned = keyIds(args);
+  if (secrets.length) {
+    if (args.lists["key-id"]) throw new UsageError("--key-id pins an ed25519 key: it does not apply to an hmac secret");
+    return { hmacSecret: secrets };
+  }
   if (setting(args, "url", "MA2H_URL") === undefined)
     throw new UsageError("nothing to verify with: set MA2H_CALLBACK_SECRET (hmac) or --url / MA2H_URL (ed25519)");
-  return { hubUrl: hubUrl(args) };
+  return pinned ? { hubUrl: hubUrl(args), keyId: pinned } : { hubUrl: hubUrl(args) };
 }
 
 async function verified(args: Parsed, replayStore: VerifyPushOptions["replayStore"]) {
   const callbackUrl = need(args, "callback-url");
   const signature = need(args, "signature");
   const body = readBytes(need(args, "body"), "body");
-  return verifyPush({ "ma2h-signature": signature }, body, { callbackUrl, replayStore, ...trust(args) });
+  const journal = args.booleans.journal ? agentJournal(args) : undefined;
+  return verifyPush({ "ma2h-signature": signature }, body, {
+    callbackUrl,
+    replayStore,
+    ...trust(args),
+    ...(journal ? { journal } : {}),
+  });
 }
 
 export async function verify(args: Parsed): Promise<ExitCode> {

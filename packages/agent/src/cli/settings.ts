@@ -52,15 +52,21 @@ export interface Connection {
   journal: FileSubmitJournal;
 }
 
+/** The agent's submit journal under the store directory (what `ma2h ask` writes, `receive --journal` reads). */
+export function agentJournal(args: Parsed): FileSubmitJournal {
+  const agentId = required(args, "agent-id", "MA2H_AGENT_ID");
+  // One journal per agent: the Hub scopes an idempotency key to agent.id (§8.1). Not per URL, so a
+  // rerun that spells the Hub's address differently (or reaches it through a proxy) still recovers.
+  const scope = createHash("sha256").update(agentId).digest("hex").slice(0, 16);
+  return new FileSubmitJournal(join(storeDir(args), "journal", scope));
+}
+
 /** The client, with a file journal scoped to this agent under the store directory. */
 export function connect(args: Parsed): Connection {
   const url = hubUrl(args);
   const agentId = required(args, "agent-id", "MA2H_AGENT_ID");
   const apiKey = required(args, "api-key", "MA2H_API_KEY");
-  // One journal per agent: the Hub scopes an idempotency key to agent.id (§8.1). Not per URL, so a
-  // rerun that spells the Hub's address differently (or reaches it through a proxy) still recovers.
-  const scope = createHash("sha256").update(agentId).digest("hex").slice(0, 16);
-  const journal = new FileSubmitJournal(join(storeDir(args), "journal", scope));
+  const journal = agentJournal(args);
   return { client: new Ma2hClient({ url, apiKey, agentId, runtime: "cli", journal }), journal };
 }
 
