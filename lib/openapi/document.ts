@@ -378,6 +378,16 @@ function paths(): Obj {
         responses: { "200": ok("A JWKS of Ed25519 keys", "Jwks"), default: ref("responses", "Error") },
       },
     },
+    "/.well-known/ma2h-audit-keys": {
+      get: {
+        operationId: "getAuditKeys",
+        summary: "The public keys that sign the audit chain's checkpoints",
+        description:
+          "Save it to verify an audit export without the database (`ma2h-hub audit verify --file … --keys …`). Only keys the Hub generated itself; retired ones stay listed.",
+        security: NONE,
+        responses: { "200": ok("A JWKS of Ed25519 keys", "Jwks"), default: ref("responses", "Error") },
+      },
+    },
   };
 }
 
@@ -466,6 +476,7 @@ function components(): Obj {
       Ma2hWarning: {
         description:
           "Present only when the accepted body had a field that was ignored as unknown (§10) but looks meant for a block of the message: `ignored-field=<name>; use=<where it belongs>`, several comma-separated. Today: a top-level `allowed_resolvers` (it belongs in `request` or `action`).",
+        required: false,
         schema: { type: "string" },
       },
       RetryAfter: {
