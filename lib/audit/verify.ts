@@ -46,7 +46,18 @@ function merge(into: VerifyReport, r: VerifyReport): void {
   into.unsealed += r.unsealed;
   into.checkpoints += r.checkpoints;
   into.unsigned_before.push(...r.unsigned_before);
-  into.first_broken ??= r.first_broken;
+  // Across streams, the earliest row wins (ids are the table's sequence), so a report does not depend
+  // on the order the streams were walked in.
+  if (r.first_broken && (!into.first_broken || earlier(r.first_broken.id, into.first_broken.id))) {
+    into.first_broken = r.first_broken;
+  }
+}
+
+/** Whether break id `a` comes before `b`: row ids by number; a row before a checkpoint or line name. */
+function earlier(a: string, b: string): boolean {
+  const row = /^\d+$/u;
+  if (row.test(a) && row.test(b)) return BigInt(a) < BigInt(b);
+  return row.test(a) && !row.test(b);
 }
 
 /** Splits checkpoints into the validly signed ones and the first that is not (a break). */
