@@ -184,6 +184,16 @@ const schema = z.object({
   // Browser push (docs/notifications.md "Browser push"): the VAPID `sub` (RFC 8292 §2.1), a
   // mailto: or https: URL; unset → derived (webPushSettings below).
   MA2H_VAPID_SUBJECT: optionalText,
+  // Push services a browser subscription may name beyond the known ones (lib/notifications/web-push/
+  // endpoint.ts), in MA2H_CALLBACK_ORIGIN_POLICY's notation; a malformed list refuses the start.
+  MA2H_PUSH_SERVICES: optionalText.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    try {
+      parseHostPolicy(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+    }
+  }),
   // Metrics (docs/DEPLOYMENT.md "Metrics"): GET /metrics exists only with a token; a worker serves
   // its own on MA2H_WORKER_METRICS_PORT.
   MA2H_METRICS_TOKEN: bearerToken,
