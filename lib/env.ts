@@ -195,9 +195,12 @@ const schema = z.object({
     }
   }),
   // Metrics (docs/DEPLOYMENT.md "Metrics"): GET /metrics exists only with a token; a worker serves
-  // its own on MA2H_WORKER_METRICS_PORT.
+  // its own on MA2H_WORKER_METRICS_PORT — under its own token when MA2H_WORKER_METRICS_TOKEN is set,
+  // on MA2H_WORKER_METRICS_HOST when set (workerMetricsSettings below).
   MA2H_METRICS_TOKEN: bearerToken,
   MA2H_WORKER_METRICS_PORT: optionalPort,
+  MA2H_WORKER_METRICS_TOKEN: bearerToken,
+  MA2H_WORKER_METRICS_HOST: optionalText,
 });
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
@@ -214,8 +217,14 @@ export function env(): Env {
   const e = parsed.data;
   refuseDevRelaxationsInProduction(e);
   // Fail closed: a metrics port without a token would be a listener that refuses everyone.
-  if (e.MA2H_WORKER_METRICS_PORT !== undefined && e.MA2H_METRICS_TOKEN === undefined)
-    throw new Error("Invalid configuration: MA2H_WORKER_METRICS_PORT is set but MA2H_METRICS_TOKEN is not");
+  if (
+    e.MA2H_WORKER_METRICS_PORT !== undefined &&
+    e.MA2H_WORKER_METRICS_TOKEN === undefined &&
+    e.MA2H_METRICS_TOKEN === undefined
+  )
+    throw new Error(
+      "Invalid configuration: MA2H_WORKER_METRICS_PORT is set but neither MA2H_WORKER_METRICS_TOKEN nor MA2H_METRICS_TOKEN is",
+    );
   // The long-poll cap is 60 s by §8.2; a larger configured value is clamped, never honoured.
   e.MA2H_MAX_WAIT_SECONDS = Math.min(e.MA2H_MAX_WAIT_SECONDS, 60);
   e.MA2H_EXPIRY_SWEEP_MS = Math.min(e.MA2H_EXPIRY_SWEEP_MS, 5000);
@@ -292,10 +301,28 @@ export function resetEnvCache(): void {
   cached = null;
 }
 
-/** The metrics settings; null when MA2H_METRICS_TOKEN is unset (metrics are off). */
-export function metricsSettings(): { token: string; workerPort: number | undefined } | null {
+/** The web's metrics settings; null when MA2H_METRICS_TOKEN is unset (metrics are off). */
+export function metricsSettings(): { token: string } | null {
   const e = env();
-  return e.MA2H_METRICS_TOKEN ? { token: e.MA2H_METRICS_TOKEN, workerPort: e.MA2H_WORKER_METRICS_PORT } : null;
+  return e.MA2H_METRICS_TOKEN ? { token: e.MA2H_METRICS_TOKEN } : null;
+}
+
+/**
+ * The worker's own `GET /metrics`; null without MA2H_WORKER_METRICS_PORT. Its token is
+ * MA2H_WORKER_METRICS_TOKEN, else the web's. Its address is MA2H_WORKER_METRICS_HOST, else — in
+ * trusted-proxy mode, where `HOST` is opened to the proxy's network and the worker's plaintext
+ * listener has no proxy in front of it — loopback, else `HOST` (docs/DEPLOYMENT.md "Metrics").
+ */
+export function workerMetricsSettings(): { port: number; host: string; token: string } | null {
+  const e = env();
+  const token = e.MA2H_WORKER_METRICS_TOKEN ?? e.MA2H_METRICS_TOKEN;
+  if (e.MA2H_WORKER_METRICS_PORT === undefined || token === undefined) return null;
+  const proxied = e.MA2H_TRUST_PROXY && !e.TLS_CERT_FILE && !e.TLS_KEY_FILE;
+  return {
+    port: e.MA2H_WORKER_METRICS_PORT,
+    host: e.MA2H_WORKER_METRICS_HOST ?? (proxied ? "127.0.0.1" : e.HOST),
+    token,
+  };
 }
 
 /** The §8.6 limits as the rest of the Hub sees them. */

@@ -10,7 +10,11 @@ import { endpointAllowed } from "./endpoint";
 const saved = { ...process.env };
 
 function configure(vars: Record<string, string | undefined>): void {
-  process.env = { ...saved, DATABASE_URL: "postgresql://unused", AUTH_SECRET: "unit-test-auth-secret-0123456789abcdef" };
+  process.env = {
+    ...saved,
+    DATABASE_URL: "postgresql://unused",
+    AUTH_SECRET: "unit-test-auth-secret-0123456789abcdef",
+  };
   for (const k of ["MA2H_PUSH_SERVICES", "MA2H_DEV_MODE", "MA2H_DEV_CALLBACK_ALLOWLIST", "MA2H_TRUST_PROXY"])
     delete process.env[k];
   for (const [k, v] of Object.entries(vars)) if (v !== undefined) process.env[k] = v;
