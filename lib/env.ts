@@ -121,6 +121,8 @@ const schema = z.object({
   MA2H_MAX_PARKED_PER_AGENT: int(1000, 1),
   MA2H_MAX_STREAMS_PER_PERSON: int(10, 1),
   MA2H_MAX_PARKED_PER_PROCESS: int(20_000, 1),
+  // The share of that ceiling one account's agents may hold in one process, in percent.
+  MA2H_MAX_PARKED_PER_ACCOUNT_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
   // The per-process credential cache (#20, lib/principals/credential-cache.ts): 0 turns it off.
   MA2H_AUTH_CACHE_TTL_MS: int(5000, 0),
   MA2H_AUTH_CACHE_MAX_ENTRIES: int(10_000, 1),
@@ -357,6 +359,11 @@ export function heldLimits() {
     streamsPerPerson: e.MA2H_MAX_STREAMS_PER_PERSON,
     /** Everything one web process holds at once (parked requests and streams). */
     parkedPerProcess: e.MA2H_MAX_PARKED_PER_PROCESS,
+    /** What one account's agents may hold of it together, in one web process (at least 1). */
+    parkedPerAccount: Math.max(
+      1,
+      Math.floor((e.MA2H_MAX_PARKED_PER_PROCESS * e.MA2H_MAX_PARKED_PER_ACCOUNT_PERCENT) / 100),
+    ),
   };
 }
 
