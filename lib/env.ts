@@ -123,6 +123,8 @@ const schema = z.object({
   MA2H_MAX_PARKED_PER_PROCESS: int(20_000, 1),
   // The share of that ceiling one account's agents may hold in one process, in percent.
   MA2H_MAX_PARKED_PER_ACCOUNT_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
+  // Failed authentications one source address may make per minute (lib/http/auth-throttle.ts).
+  MA2H_AUTH_FAILURES_PER_MINUTE: int(30, 1),
   // The per-process credential cache (#20, lib/principals/credential-cache.ts): 0 turns it off.
   MA2H_AUTH_CACHE_TTL_MS: int(5000, 0),
   MA2H_AUTH_CACHE_MAX_ENTRIES: int(10_000, 1),
