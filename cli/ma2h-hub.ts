@@ -30,9 +30,10 @@ const STRING_FLAGS = [
   "agent-session-visibility",
   "inter-agent",
   "allow",
+  "from",
 ];
 /** Flags without a value; a given one reads as "true" in `Flags`. */
-const BOOLEAN_FLAGS = ["any"];
+const BOOLEAN_FLAGS = ["any", "all"];
 
 function parse(argv: string[]) {
   return parseArgs({

@@ -153,6 +153,8 @@ const schema = z.object({
   MA2H_INBOUND_MAX_BATCH: int(32, 1),
   MA2H_INBOUND_RETENTION_DAYS: int(30, 1),
   MA2H_INBOUND_MAILBOX_DEPTH: int(1000, 1),
+  // Of that depth, the un-acked addressed messages one sending agent may hold in one mailbox.
+  MA2H_INBOUND_MAX_PER_SENDER: int(100, 1),
   MA2H_PRESENCE_FRESHNESS_SECONDS: int(90, 1),
   // §16 sessions (sessionLimits() below; lib/sessions reads it).
   MA2H_SESSION_MIN_TTL_SECONDS: int(60, 1),
@@ -378,6 +380,8 @@ export function inboundLimits() {
     retentionDays: e.MA2H_INBOUND_RETENTION_DAYS,
     /** Un-acked directives one mailbox may hold; authoring beyond it is `429 rate_limited`. */
     mailboxDepth: e.MA2H_INBOUND_MAILBOX_DEPTH,
+    /** Un-acked `message` entries one sending agent may hold in one mailbox; beyond it `429`. */
+    maxPerSender: e.MA2H_INBOUND_MAX_PER_SENDER,
     presenceFreshnessSeconds: e.MA2H_PRESENCE_FRESHNESS_SECONDS,
   };
 }
