@@ -16,6 +16,7 @@ import { env } from "../env";
 import { log } from "../log";
 import { processWide } from "../process-wide";
 import { HubError } from "../protocol/errors";
+import { queuePrefix } from "../queue/queues";
 import { countInWindow } from "../rate-limit";
 
 /** Addresses one process remembers as blocked; past it, expired entries go first, then the oldest. */
@@ -27,10 +28,9 @@ function refusal(secondsLeft: number): HubError {
   });
 }
 
-/** The store key: per Hub (MA2H_QUEUE_PREFIX separates Hubs sharing one Redis) and address. */
+/** The store key: per Hub (the queues' prefix, so Hubs sharing one Redis never share a count) and address. */
 function storeKey(source: string): string {
-  const prefix = env().MA2H_QUEUE_PREFIX;
-  return prefix ? `auth-fail:${prefix}:${source}` : `auth-fail:${source}`;
+  return `auth-fail:${queuePrefix()}:${source}`;
 }
 
 class AuthThrottle {
