@@ -164,6 +164,21 @@ export const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  "agent mailbox": {
+    usage: "agent mailbox purge <agent.id> [--account <slug>] (--from <agent.id> | --all)",
+    args: 2,
+    async run([verb, agentId], f) {
+      // Ends live entries at once rather than at the retention horizon: a peer's flood, or everything.
+      if (verb !== "purge") throw usageError(`unknown command: agent mailbox ${verb}`);
+      if ((f.from === undefined) === (f.all === undefined)) throw usageError("give one of --from <agent.id> or --all");
+      const { purgeMailbox } = await import("../lib/mailbox/purge");
+      const r = await purgeMailbox(agentRef(agentId!, f), f.from !== undefined ? { from: f.from } : { all: true });
+      return {
+        json: { mailbox: r },
+        text: `${r.ended} live ${r.ended === 1 ? "entry" : "entries"} of ${r.agent.id} (${r.agent.account})${r.from === null ? "" : ` from ${r.from}`} ended`,
+      };
+    },
+  },
   "agent senders": {
     usage: "agent senders <agent.id> [--account <slug>] [--allow <agent.id>[,<agent.id>…] | --any]",
     args: 1,

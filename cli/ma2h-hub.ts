@@ -34,9 +34,10 @@ const STRING_FLAGS = [
   "agent-session-visibility",
   "inter-agent",
   "allow",
+  "from",
 ];
 /** Flags without a value; a given one reads as "true" in `Flags`. */
-const BOOLEAN_FLAGS = ["any", "allow-unsealed"];
+const BOOLEAN_FLAGS = ["any", "allow-unsealed", "all"];
 
 function parse(argv: string[]) {
   return parseArgs({

@@ -30,8 +30,15 @@ export function capabilityDocument(): Record<string, unknown> {
       // across all its keys and the Hub's web processes; over it is 429 + Retry-After. Clients that
       // do not know the field ignore it (§10).
       max_parked_per_agent: heldLimits().parkedPerAgent,
-      // §8.6: addressed submits count against this budget only (lib/http/routes/submit.ts).
-      ...(interAgent.enabled ? { inter_agent_requests_per_minute: interAgent.requestsPerMinute } : {}),
+      // §8.6: addressed submits count against this budget only (lib/http/routes/submit.ts); and
+      // (extension, docs/decisions.md) the un-acked addressed messages one sender may hold in one
+      // destination's mailbox — over it, 429 + Retry-After.
+      ...(interAgent.enabled
+        ? {
+            inter_agent_requests_per_minute: interAgent.requestsPerMinute,
+            max_pending_per_sender: inbound.maxPerSender,
+          }
+        : {}),
     },
     retention_days: l.retentionDays,
     replay_window_seconds: l.replayWindowSeconds,

@@ -121,6 +121,10 @@ const schema = z.object({
   MA2H_MAX_PARKED_PER_AGENT: int(1000, 1),
   MA2H_MAX_STREAMS_PER_PERSON: int(10, 1),
   MA2H_MAX_PARKED_PER_PROCESS: int(20_000, 1),
+  // The share of that ceiling one account's agents may hold in one process, in percent.
+  MA2H_MAX_PARKED_PER_ACCOUNT_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
+  // Failed authentications one source address may make per minute (lib/http/auth-throttle.ts).
+  MA2H_AUTH_FAILURES_PER_MINUTE: int(30, 1),
   // The per-process credential cache (#20, lib/principals/credential-cache.ts): 0 turns it off.
   MA2H_AUTH_CACHE_TTL_MS: int(5000, 0),
   MA2H_AUTH_CACHE_MAX_ENTRIES: int(10_000, 1),
@@ -149,6 +153,8 @@ const schema = z.object({
   MA2H_INBOUND_MAX_BATCH: int(32, 1),
   MA2H_INBOUND_RETENTION_DAYS: int(30, 1),
   MA2H_INBOUND_MAILBOX_DEPTH: int(1000, 1),
+  // Of that depth, the un-acked addressed messages one sending agent may hold in one mailbox.
+  MA2H_INBOUND_MAX_PER_SENDER: int(100, 1),
   MA2H_PRESENCE_FRESHNESS_SECONDS: int(90, 1),
   // §16 sessions (sessionLimits() below; lib/sessions reads it).
   MA2H_SESSION_MIN_TTL_SECONDS: int(60, 1),
@@ -184,10 +190,23 @@ const schema = z.object({
   // Browser push (docs/notifications.md "Browser push"): the VAPID `sub` (RFC 8292 §2.1), a
   // mailto: or https: URL; unset → derived (webPushSettings below).
   MA2H_VAPID_SUBJECT: optionalText,
+  // Push services a browser subscription may name beyond the known ones (lib/notifications/web-push/
+  // endpoint.ts), in MA2H_CALLBACK_ORIGIN_POLICY's notation; a malformed list refuses the start.
+  MA2H_PUSH_SERVICES: optionalText.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    try {
+      parseHostPolicy(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+    }
+  }),
   // Metrics (docs/DEPLOYMENT.md "Metrics"): GET /metrics exists only with a token; a worker serves
-  // its own on MA2H_WORKER_METRICS_PORT.
+  // its own on MA2H_WORKER_METRICS_PORT — under its own token when MA2H_WORKER_METRICS_TOKEN is set,
+  // on MA2H_WORKER_METRICS_HOST when set (workerMetricsSettings below).
   MA2H_METRICS_TOKEN: bearerToken,
   MA2H_WORKER_METRICS_PORT: optionalPort,
+  MA2H_WORKER_METRICS_TOKEN: bearerToken,
+  MA2H_WORKER_METRICS_HOST: optionalText,
 });
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
@@ -204,8 +223,14 @@ export function env(): Env {
   const e = parsed.data;
   refuseDevRelaxationsInProduction(e);
   // Fail closed: a metrics port without a token would be a listener that refuses everyone.
-  if (e.MA2H_WORKER_METRICS_PORT !== undefined && e.MA2H_METRICS_TOKEN === undefined)
-    throw new Error("Invalid configuration: MA2H_WORKER_METRICS_PORT is set but MA2H_METRICS_TOKEN is not");
+  if (
+    e.MA2H_WORKER_METRICS_PORT !== undefined &&
+    e.MA2H_WORKER_METRICS_TOKEN === undefined &&
+    e.MA2H_METRICS_TOKEN === undefined
+  )
+    throw new Error(
+      "Invalid configuration: MA2H_WORKER_METRICS_PORT is set but neither MA2H_WORKER_METRICS_TOKEN nor MA2H_METRICS_TOKEN is",
+    );
   // The long-poll cap is 60 s by §8.2; a larger configured value is clamped, never honoured.
   e.MA2H_MAX_WAIT_SECONDS = Math.min(e.MA2H_MAX_WAIT_SECONDS, 60);
   e.MA2H_EXPIRY_SWEEP_MS = Math.min(e.MA2H_EXPIRY_SWEEP_MS, 5000);
@@ -282,10 +307,28 @@ export function resetEnvCache(): void {
   cached = null;
 }
 
-/** The metrics settings; null when MA2H_METRICS_TOKEN is unset (metrics are off). */
-export function metricsSettings(): { token: string; workerPort: number | undefined } | null {
+/** The web's metrics settings; null when MA2H_METRICS_TOKEN is unset (metrics are off). */
+export function metricsSettings(): { token: string } | null {
   const e = env();
-  return e.MA2H_METRICS_TOKEN ? { token: e.MA2H_METRICS_TOKEN, workerPort: e.MA2H_WORKER_METRICS_PORT } : null;
+  return e.MA2H_METRICS_TOKEN ? { token: e.MA2H_METRICS_TOKEN } : null;
+}
+
+/**
+ * The worker's own `GET /metrics`; null without MA2H_WORKER_METRICS_PORT. Its token is
+ * MA2H_WORKER_METRICS_TOKEN, else the web's. Its address is MA2H_WORKER_METRICS_HOST, else — in
+ * trusted-proxy mode, where `HOST` is opened to the proxy's network and the worker's plaintext
+ * listener has no proxy in front of it — loopback, else `HOST` (docs/DEPLOYMENT.md "Metrics").
+ */
+export function workerMetricsSettings(): { port: number; host: string; token: string } | null {
+  const e = env();
+  const token = e.MA2H_WORKER_METRICS_TOKEN ?? e.MA2H_METRICS_TOKEN;
+  if (e.MA2H_WORKER_METRICS_PORT === undefined || token === undefined) return null;
+  const proxied = e.MA2H_TRUST_PROXY && !e.TLS_CERT_FILE && !e.TLS_KEY_FILE;
+  return {
+    port: e.MA2H_WORKER_METRICS_PORT,
+    host: e.MA2H_WORKER_METRICS_HOST ?? (proxied ? "127.0.0.1" : e.HOST),
+    token,
+  };
 }
 
 /** The §8.6 limits as the rest of the Hub sees them. */
@@ -320,6 +363,11 @@ export function heldLimits() {
     streamsPerPerson: e.MA2H_MAX_STREAMS_PER_PERSON,
     /** Everything one web process holds at once (parked requests and streams). */
     parkedPerProcess: e.MA2H_MAX_PARKED_PER_PROCESS,
+    /** What one account's agents may hold of it together, in one web process (at least 1). */
+    parkedPerAccount: Math.max(
+      1,
+      Math.floor((e.MA2H_MAX_PARKED_PER_PROCESS * e.MA2H_MAX_PARKED_PER_ACCOUNT_PERCENT) / 100),
+    ),
   };
 }
 
@@ -332,6 +380,8 @@ export function inboundLimits() {
     retentionDays: e.MA2H_INBOUND_RETENTION_DAYS,
     /** Un-acked directives one mailbox may hold; authoring beyond it is `429 rate_limited`. */
     mailboxDepth: e.MA2H_INBOUND_MAILBOX_DEPTH,
+    /** Un-acked `message` entries one sending agent may hold in one mailbox; beyond it `429`. */
+    maxPerSender: e.MA2H_INBOUND_MAX_PER_SENDER,
     presenceFreshnessSeconds: e.MA2H_PRESENCE_FRESHNESS_SECONDS,
   };
 }

@@ -30,13 +30,18 @@ async function increment(key: string, windowStart: Date): Promise<number> {
   return rows[0]?.count ?? 1;
 }
 
-/** Counts one submit for `key`; throws 429 when the window's budget is spent. */
-export async function consumeSubmitBudget(key: string, perMinute = limits().requestsPerMinute): Promise<void> {
+/** Counts one event under `key` in the current one-minute window: the count so far and the seconds left. */
+export async function countInWindow(key: string): Promise<{ count: number; secondsLeft: number }> {
   const now = clock.now().getTime();
   const windowStart = new Date(now - (now % WINDOW_MS));
   const count = await increment(key, windowStart);
+  return { count, secondsLeft: (windowStart.getTime() + WINDOW_MS - now) / 1000 };
+}
+
+/** Counts one submit for `key`; throws 429 when the window's budget is spent. */
+export async function consumeSubmitBudget(key: string, perMinute = limits().requestsPerMinute): Promise<void> {
+  const { count, secondsLeft } = await countInWindow(key);
   if (count > perMinute) {
-    const secondsLeft = (windowStart.getTime() + WINDOW_MS - now) / 1000;
     throw new HubError("rate_limited", `over ${perMinute} submits per minute for this agent`, {
       retryAfterSeconds: secondsLeft,
     });

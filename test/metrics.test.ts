@@ -180,7 +180,9 @@ describe("without MA2H_METRICS_TOKEN", () => {
       process.env.MA2H_WORKER_METRICS_PORT = "9464";
       delete process.env.MA2H_METRICS_TOKEN;
       resetEnvCache();
-      expect(() => env()).toThrow(/MA2H_WORKER_METRICS_PORT is set but MA2H_METRICS_TOKEN is not/);
+      expect(() => env()).toThrow(
+        /MA2H_WORKER_METRICS_PORT is set but neither MA2H_WORKER_METRICS_TOKEN nor MA2H_METRICS_TOKEN is/,
+      );
       process.env.MA2H_METRICS_TOKEN = "short";
       resetEnvCache();
       expect(() => env()).toThrow(/MA2H_METRICS_TOKEN: must be at least 32 bytes/);

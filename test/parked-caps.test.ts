@@ -220,7 +220,12 @@ describe("small caps on more web processes", () => {
     [small, ...reds] = await Promise.all([
       startHub({
         databaseUrl: hub.databaseUrl,
-        env: { MA2H_MAX_PARKED_PER_AGENT: "2", MA2H_MAX_PARKED_PER_PROCESS: "3" },
+        // The whole ceiling open to one account: the share has its own test (parked-share.test.ts).
+        env: {
+          MA2H_MAX_PARKED_PER_AGENT: "2",
+          MA2H_MAX_PARKED_PER_PROCESS: "3",
+          MA2H_MAX_PARKED_PER_ACCOUNT_PERCENT: "100",
+        },
       }),
       ...[0, 1].map(() =>
         startHub({

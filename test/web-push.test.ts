@@ -242,6 +242,8 @@ describe("subscriptions", () => {
     const cases: Array<[unknown, string | null, string, number, string]> = [
       [{ ...good.json, endpoint: "http://127.0.0.1:9/x" }, cookie, hub.url, 400, "validation_error"], // plaintext, not allowlisted
       [{ ...good.json, endpoint: "ftp://push.example/x" }, cookie, hub.url, 400, "validation_error"],
+      // https, but not a known push service (nor in MA2H_PUSH_SERVICES): the Hub would POST anywhere.
+      [{ ...good.json, endpoint: "https://push.example/x" }, cookie, hub.url, 400, "validation_error"],
       [
         { ...good.json, keys: { ...good.json.keys, auth: randomBytes(8).toString("base64url") } },
         cookie,

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import { env, metricsSettings } from "../lib/env";
+import { env, workerMetricsSettings } from "../lib/env";
 import { log } from "../lib/log";
 import { hubRelease } from "../lib/release";
 import { closeDb } from "../lib/db";
@@ -27,16 +27,17 @@ import { isLoopback, transportMode } from "../server/transport";
 
 /**
  * The worker's own `GET /metrics` on MA2H_WORKER_METRICS_PORT (its push attempts and expiries are
- * counted in this process; docs/decisions.md "Metrics"). Same token and transport rule as the web:
- * HTTPS with the web's certificate in TLS mode, loopback peers only in dev mode; in trusted-proxy
- * mode plaintext on HOST, like the web's own port behind its proxy. Anything else is the 404 envelope.
+ * counted in this process; docs/decisions.md "Metrics"). Its token is MA2H_WORKER_METRICS_TOKEN or
+ * the web's; the transport rule is the web's: HTTPS with the web's certificate in TLS mode, loopback
+ * peers only in dev mode; in trusted-proxy mode plaintext, no proxy in front of it — so on loopback
+ * unless MA2H_WORKER_METRICS_HOST says otherwise (lib/env.ts). Anything else is the 404 envelope.
  */
 async function serveMetrics(): Promise<http.Server | null> {
-  const settings = metricsSettings();
-  if (!settings?.workerPort) return null;
+  const settings = workerMetricsSettings();
+  if (!settings) return null;
   const e = env();
   const mode = transportMode(e);
-  const { token } = settings;
+  const { token, port, host } = settings;
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const devRefused = mode === "dev" && !isLoopback(req.socket.remoteAddress);
     if (!devRefused && isMetricsRequest(req)) return void answerScrape(req, res, token, "worker", refreshWorkerGauges);
@@ -54,9 +55,9 @@ async function serveMetrics(): Promise<http.Server | null> {
       : http.createServer(onRequest);
   await new Promise<void>((ok, fail) => {
     server.once("error", fail);
-    server.listen({ port: settings.workerPort, host: e.HOST }, ok);
+    server.listen({ port, host }, ok);
   });
-  log.info("worker metrics listening", { port: settings.workerPort, host: e.HOST });
+  log.info("worker metrics listening", { port, host });
   return server;
 }
 

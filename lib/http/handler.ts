@@ -6,6 +6,7 @@ import { isHubError, HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { limits } from "../env";
 import { log, type Logger } from "../log";
+import { countFailedAuthentication, sourceOf, throttledSource } from "./auth-throttle";
 import { readJsonObject } from "./body";
 
 export interface RouteContext {
@@ -49,7 +50,11 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
     const reqLog = log.child({ request_id: requestId });
     let res: Response;
     let code: string | undefined;
+    const source = sourceOf(req);
     try {
+      // An address with too many failed authentications is refused before any lookup (auth-throttle.ts).
+      const blocked = throttledSource(source);
+      if (blocked) throw blocked;
       const maxBytes = limits().maxBodyBytes;
       res = await fn({
         req,
@@ -78,6 +83,13 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
         });
         code = "internal_error";
         res = errorResponse(new HubError("internal_error", "internal error"));
+      }
+    }
+    if (code === "unauthenticated") {
+      const over = await countFailedAuthentication(source);
+      if (over) {
+        code = over.code;
+        res = errorResponse(over);
       }
     }
     res.headers.set("x-request-id", requestId);

@@ -9,7 +9,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits, limits } from "../env";
 import { activeSigningKey } from "../keys/signing-keys";
-import { acquireHeld } from "../limits/parked";
+import { acquireAgentSlot } from "../limits/parked";
 import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeenThrottled } from "../presence/throttle";
 import type { Directive } from "../protocol/directive";
@@ -181,7 +181,7 @@ export async function drainMailbox(
   if (rows.length === 0 && waitMs > 0) {
     // #18: a parked drain holds a slot of the agent's parked-request cap (shared with long-polls),
     // released in the `finally` on every way out — a claim, timeout, abort, error or shutdown.
-    const release = await acquireHeld("agent", principal.agentRowId);
+    const release = await acquireAgentSlot(principal);
     try {
       rows = await parkUntilClaimed(principal.agentRowId, sessionId, max, waitMs, options.signal);
     } finally {

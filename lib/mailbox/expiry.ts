@@ -15,32 +15,46 @@ import { entryEndAudit } from "../audit/entry-end";
 import { COMMAND_KINDS, ENTRY_KIND } from "../protocol/entry-kinds";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
-import { db } from "../db";
+import { db, type Tx } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { inboundLimits } from "../env";
 import { publishEntryEnd } from "../pubsub/inbox";
 
+/**
+ * Ends the live entries `which` selects as an undelivered entry ends: `expired` if never drained,
+ * a drained command entry `bounced` with `prior: "delivered"`; audited as `actor`, each command
+ * entry's end published (an undeliverable `message` entry wakes the worker). Returns how many ended.
+ */
+export async function endLiveEntries(tx: Tx, which: Prisma.Sql, actor: string, now: Date): Promise<number> {
+  const ended = await tx.$queryRaw<{ id: string; account_id: string; state: DirectiveEnd; kind: string }[]>`
+    UPDATE mailbox_entries
+       SET state = CASE WHEN state = 'queued' OR kind <> ALL(${[...COMMAND_KINDS]}) THEN 'expired' ELSE 'bounced' END,
+           prior = CASE WHEN state = 'delivered' AND kind = ANY(${[...COMMAND_KINDS]}) THEN 'delivered' ELSE NULL END,
+           ended_at = ${now}
+     WHERE state IN ('queued', 'delivered') AND (${which})
+    RETURNING id, account_id, state, kind`;
+  const commands = ended.filter((r) => r.kind === ENTRY_KIND.directive || r.kind === ENTRY_KIND.message);
+  if (commands.length > 0) {
+    await writeAudit(
+      tx,
+      commands.map((r) => entryEndAudit(r, r.state, actor, now)),
+    );
+    for (const r of commands) await publishEntryEnd(tx, r);
+  }
+  return ended.length;
+}
+
 /** Ends every live directive whose drop time has passed (or just `onlyId`); returns how many. */
 export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string): Promise<number> {
-  return db().$transaction(async (tx) => {
-    const ended = await tx.$queryRaw<{ id: string; account_id: string; state: DirectiveEnd; kind: string }[]>`
-      UPDATE mailbox_entries
-         SET state = CASE WHEN state = 'queued' OR kind <> ALL(${[...COMMAND_KINDS]}) THEN 'expired' ELSE 'bounced' END,
-             prior = CASE WHEN state = 'delivered' AND kind = ANY(${[...COMMAND_KINDS]}) THEN 'delivered' ELSE NULL END,
-             ended_at = ${now}
-       WHERE state IN ('queued', 'delivered')
-         AND (drop_at <= ${now} OR (kind = ${ENTRY_KIND.message} AND state = 'queued' AND expires_at <= ${now}))
-         AND (${onlyId ?? null}::text IS NULL OR id = ${onlyId ?? null})
-      RETURNING id, account_id, state, kind`;
-    const commands = ended.filter((r) => r.kind === ENTRY_KIND.directive || r.kind === ENTRY_KIND.message);
-    if (commands.length > 0) {
-      await writeAudit(
-        tx,
-        commands.map((r) => entryEndAudit(r, r.state, "system:expiry", now)),
-      );
-      for (const r of commands) await publishEntryEnd(tx, r);
-    }
-    return ended.length;
-  });
+  return db().$transaction((tx) =>
+    endLiveEntries(
+      tx,
+      Prisma.sql`(drop_at <= ${now} OR (kind = ${ENTRY_KIND.message} AND state = 'queued' AND expires_at <= ${now}))
+         AND (${onlyId ?? null}::text IS NULL OR id = ${onlyId ?? null})`,
+      "system:expiry",
+      now,
+    ),
+  );
 }
 
 /** Deletes directives that ended more than `inbound.retention_days` ago. */

@@ -18,7 +18,7 @@
 import { clock } from "../clock";
 import { db } from "../db";
 import { inboundLimits, streamLimits } from "../env";
-import { acquireHeld, type Release } from "../limits/parked";
+import { acquireAgentSlot, type Release } from "../limits/parked";
 import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeen } from "../presence/seen";
 import type { AgentPrincipal } from "../principals/types";
@@ -60,7 +60,7 @@ export function entryEvent(entry: DrainedEntry): string {
 export async function openMailboxStream(principal: AgentPrincipal, sessionId: string): Promise<MailboxStream> {
   const session = await presentSession(principal, sessionId, { touchpoint: "presented", renew: true });
   await recordAgentSeen(principal.agentRowId);
-  const release = await acquireHeld("agent", principal.agentRowId);
+  const release = await acquireAgentSlot(principal);
   const now = clock.now();
   const byLease = leaseHoldEnd(session).getTime();
   const byHold = now.getTime() + streamLimits().maxHoldSeconds * 1000;

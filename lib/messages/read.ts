@@ -10,7 +10,7 @@
  */
 import { clock } from "../clock";
 import { limits } from "../env";
-import { acquireHeld, type Release } from "../limits/parked";
+import { acquireAgentSlot, type Release } from "../limits/parked";
 import { recordAgentSeenThrottled } from "../presence/throttle";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
@@ -77,7 +77,7 @@ export async function readMessage(
       for (;;) {
         const remaining = deadline - clock.now().getTime();
         if (settled(row) || remaining <= 0 || !waiting) break;
-        held ??= await acquireHeld("agent", principal.agentRowId);
+        held ??= await acquireAgentSlot(principal);
         // Wake strictly after expires_at, so the re-read applies the expiry (§7).
         const untilExpiry = row.expiresAt ? Math.max(row.expiresAt.getTime() + 1 - clock.now().getTime(), 0) : Infinity;
         if (untilExpiry < remaining) {

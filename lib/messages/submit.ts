@@ -336,7 +336,9 @@ async function createMessage(
  * §8.7.1: an addressed message parks in the destination's mailbox as a `message` entry — same id,
  * the attested `from`, the delivered form — in the submit's own transaction, so the message and its
  * delivery obligation exist together or not at all (§3.1). The mailbox depth bounds addressed mail
- * as it bounds directives (§8.6), under the same per-mailbox lock authors take.
+ * as it bounds directives (§8.6), under the same per-mailbox lock authors take; and one sender's
+ * share of it is bounded too (`inbound.maxPerSender`), so a peer cannot fill another agent's
+ * mailbox for the whole retention window and crowd out everyone else's mail.
  */
 async function parkMessageEntry(
   tx: Tx,
@@ -357,6 +359,21 @@ async function parkMessageEntry(
       retryAfterSeconds: 60,
     });
   }
+  const mine = await tx.mailboxEntry.count({
+    where: {
+      agentRowId: destination.agentRowId,
+      kind: ENTRY_KIND.message,
+      state: { in: ["queued", "delivered"] },
+      senderRowId: principal.agentRowId,
+    },
+  });
+  if (mine >= l.maxPerSender) {
+    throw new HubError(
+      "rate_limited",
+      `the destination's mailbox already holds ${mine} un-acked messages from this agent (max_pending_per_sender)`,
+      { retryAfterSeconds: 60 },
+    );
+  }
   const from = attestedFrom(principal, message);
   const to = message.to as string;
   const expiresMs = message.expires_at === undefined ? null : dateTimeToMillis(message.expires_at);
@@ -368,6 +385,7 @@ async function parkMessageEntry(
       kind: ENTRY_KIND.message,
       toSession: destination.sessionId,
       fromActor: from,
+      senderRowId: principal.agentRowId,
       ma2hVersion: message.ma2h_version,
       title: message.title,
       priority: message.priority ?? "normal",

@@ -54,7 +54,8 @@ export async function answerScrape(
   refresh: () => Promise<void>,
 ): Promise<void> {
   if (!bearerMatches(req, token)) {
-    const err = new HubError("unauthenticated", "a scrape needs Authorization: Bearer <MA2H_METRICS_TOKEN>");
+    const name = role === "worker" ? "MA2H_WORKER_METRICS_TOKEN, else MA2H_METRICS_TOKEN" : "MA2H_METRICS_TOKEN";
+    const err = new HubError("unauthenticated", `a scrape needs Authorization: Bearer <${name}>`);
     return answerError(req, res, err, { "www-authenticate": 'Bearer realm="metrics"' });
   }
   try {

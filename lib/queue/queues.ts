@@ -42,7 +42,7 @@ function logErrors<E extends { on(event: "error", fn: (err: Error) => void): unk
  * Redis key prefix per Hub database: two Hubs (or test runs) sharing one Redis never take each
  * other's jobs. Override with MA2H_QUEUE_PREFIX.
  */
-function queuePrefix(): string {
+export function queuePrefix(): string {
   const e = env();
   return e.MA2H_QUEUE_PREFIX ?? `ma2h-${createHash("sha256").update(e.DATABASE_URL).digest("hex").slice(0, 10)}`;
 }

@@ -46,7 +46,10 @@ function isP256Point(b64: string): boolean {
 
 /** What the browser's `PushSubscription.toJSON()` gives (W3C Push API), as POSTed by the inbox. */
 export const subscriptionInput = z.object({
-  endpoint: z.string().max(2048).refine(endpointAllowed, "must be an https URL of a push service"),
+  endpoint: z
+    .string()
+    .max(2048)
+    .refine(endpointAllowed, "must be an https URL of a known push service (MA2H_PUSH_SERVICES adds others)"),
   expirationTime: z.number().nullable().optional(),
   keys: z.object({
     // RFC 8291 §3.1: the user agent's P-256 public key, uncompressed (0x04 ‖ X ‖ Y).
