@@ -26,6 +26,7 @@ import {
   screenPageFormPost,
 } from "./request-guard";
 import { admitRequest, DEV_MODE_WARNING, transportMode } from "./transport";
+import { closeIfBodyUnread } from "./unread-body";
 
 const SHUTDOWN_BUDGET_MS = 8000;
 
@@ -71,6 +72,8 @@ async function main(): Promise<void> {
     if (metricsToken !== undefined) observeRequest(req, res);
     screenForwarded(req, proxies);
     applyPageHeaders(req, res, httpsOnly);
+    // Before anything can answer: a body left unread closes the connection after the answer.
+    closeIfBodyUnread(req, res);
     if (!admitRequest(mode, req, res) || !admitRequestHead(req, res)) return;
     if (metricsToken !== undefined && isMetricsRequest(req)) {
       void answerScrape(req, res, metricsToken, "web", refreshWebGauges);
