@@ -26,6 +26,7 @@ import {
   screenPageFormPost,
 } from "./request-guard";
 import { admitRequest, DEV_MODE_WARNING, transportMode } from "./transport";
+import { logRunningCode } from "./running-code";
 import { closeIfBodyUnread } from "./unread-body";
 
 const SHUTDOWN_BUDGET_MS = 8000;
@@ -45,6 +46,7 @@ function preloadRoutes(app: ReturnType<typeof next>): void {
 }
 
 async function main(): Promise<void> {
+  logRunningCode("web");
   const e = env();
   const mode = transportMode(e);
   if (mode === "dev") log.warn(DEV_MODE_WARNING);
