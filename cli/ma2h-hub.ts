@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import v8 from "node:v8";
-import { root } from "../bin/launcher.mjs";
+import { root, runningCode } from "../bin/launcher.mjs";
 import { applyEmbeddedEnvFromDisk } from "../server/embedded-env";
 import { hasProcessWide } from "../lib/process-wide";
 import { isHubError } from "../lib/protocol/errors";
@@ -104,6 +104,12 @@ async function main(): Promise<number> {
   // and hold the exit until that is done (a second on a busy box). A short-lived CLI runs it on the
   // baseline compiler only; set before the first query compiles the module (#20, docs/decisions.md).
   v8.setFlagsFromString("--liftoff-only");
+  // A notice (stderr: stdout stays the command's answer) when the slower sources run (bin/launcher.mjs).
+  const running = runningCode("ma2h-hub");
+  if (running.code === "source")
+    process.stderr.write(
+      `ma2h-hub: running the TypeScript sources (${running.reason}); npm run build:node compiles them\n`,
+    );
   // Beside a zero-setup Hub (no DATABASE_URL), talk to its embedded database under ./.data/.
   applyEmbeddedEnvFromDisk(root);
   const argv = process.argv.slice(2);

@@ -2,24 +2,31 @@
  * The Prisma client (driver adapter on node-postgres) and the pool beneath it. One per process: it is
  * kept on globalThis because Next bundles and the tsx-loaded server may each evaluate this module.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { env } from "./env";
+import { log } from "./log";
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
 const KEY = Symbol.for("ma2h.db");
 type Holder = { [KEY]?: { client: PrismaClient; pool: pg.Pool } };
+/** Process-wide like the client: the module that wraps `$transaction` may not be the one a caller's `db()` is in. */
+const TX_KEY = Symbol.for("ma2h.db.transaction");
+type TxHolder = { [TX_KEY]?: AsyncLocalStorage<{ open: boolean }> };
 
 function state(): { client: PrismaClient; pool: pg.Pool } {
   const g = globalThis as Holder;
   if (!g[KEY]) {
     // One pool for both: the client's queries and the hot paths' single statements (statementRows)
-    // share its connections and its bound; it is ours, so metrics read its counts (poolStats).
-    const pool = new pg.Pool({ connectionString: env().DATABASE_URL, max: 10 });
+    // share its connections and its bound; it is ours, so metrics read its counts (poolStats). Code
+    // inside a transaction reads through its `tx` only: a second connection taken while one is held
+    // deadlocks the pool once every connection is held by a transaction waiting for another.
+    const pool = new pg.Pool({ connectionString: env().DATABASE_URL, max: env().MA2H_DATABASE_POOL_MAX });
     // No query logging in any mode: queries carry `state` and envelopes (§9.6).
     // Prisma's interactive-transaction defaults (2 s to get a connection, 5 s to finish) turn a burst
     // of submits from one agent — serialised on its inbox-depth lock while holding pooled
@@ -28,12 +35,63 @@ function state(): { client: PrismaClient; pool: pg.Pool } {
       adapter: new PrismaPg(pool),
       transactionOptions: { maxWait: 15_000, timeout: 20_000 },
     });
+    watchTransactions(client);
     g[KEY] = { client, pool };
   }
   return g[KEY];
 }
 
+/**
+ * The deadlock the pool bound invites: code inside an interactive transaction (which holds one
+ * pooled connection) that takes another — a read through `db()` or `statementRows` without its
+ * `tx`, a nested `$transaction` — waits for a free connection; under a burst every connection is
+ * held by such a transaction and none is ever freed, until the transaction timeout answers 500
+ * (P2028). Each such call is logged as an error with where it came from, whatever the load, so a
+ * test (test/pool-bursts.test.ts) or an operator sees the path before a burst finds it.
+ */
+(globalThis as TxHolder)[TX_KEY] ??= new AsyncLocalStorage();
+const insideTransaction = (globalThis as TxHolder)[TX_KEY] as AsyncLocalStorage<{ open: boolean }>;
+
+function watchTransactions(client: PrismaClient): void {
+  const transaction = client.$transaction.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: the overloads of $transaction, passed through unchanged
+  (client as any).$transaction = (arg: unknown, ...rest: unknown[]) => {
+    if (typeof arg !== "function") return transaction(arg, ...rest);
+    return transaction(
+      async (tx: Tx) => {
+        // Closed when the callback ends: work it started that outlives it is not inside.
+        const scope = { open: true };
+        try {
+          return await insideTransaction.run(scope, () => (arg as (tx: Tx) => Promise<unknown>)(tx));
+        } finally {
+          scope.open = false;
+        }
+      },
+      ...rest,
+    );
+  };
+}
+
+function noteSecondConnection(): void {
+  if (!insideTransaction.getStore()?.open) return;
+  log.error("a second pooled connection taken inside a transaction: read through its tx", {
+    at: callerOutsideDb(new Error().stack ?? ""),
+  });
+}
+
+/** The first stack frames outside this module and node_modules: file and line only. */
+function callerOutsideDb(stack: string): string {
+  return stack
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().replace(/^at /, ""))
+    .filter((line) => !/node_modules|node:|lib\/db\.ts/.test(line))
+    .slice(0, 3)
+    .join(" < ");
+}
+
 export function db(): PrismaClient {
+  noteSecondConnection();
   return state().client;
 }
 
@@ -53,6 +111,7 @@ export function poolStats(): { total: number; idle: number; waiting: number } | 
  */
 export async function statementRows<T>(query: Prisma.Sql, tx?: Tx): Promise<T[]> {
   if (tx) return tx.$queryRaw<T[]>(query);
+  noteSecondConnection();
   const result = await state().pool.query({ name: statementName(query.text), text: query.text, values: query.values });
   return result.rows as T[];
 }

@@ -52,6 +52,8 @@ const optionalPort = z.preprocess(
 
 const schema = z.object({
   DATABASE_URL: z.string().min(1, "DATABASE_URL is required"),
+  // The per-process query pool (lib/db.ts); no path holds more than one of its connections at once.
+  MA2H_DATABASE_POOL_MAX: int(10, 1),
   REDIS_URL: z
     .string()
     .optional()

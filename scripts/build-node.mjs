@@ -5,13 +5,14 @@
 // tsx). Code splitting: what an entry imports with `await import()` becomes a chunk under
 // dist/chunks/ that loads only when used (the CLI's commands, say), and code the entries share is
 // one chunk. Next's .next build is separate (`next build`); the web bundle finds it from the
-// repository root. dist/<name>.inputs.json lists the repository files an entry and its chunks were
-// made from: bin/launcher.mjs runs a bundle only while none of them is newer than it, and the
-// TypeScript through tsx otherwise, so an edit in development is never masked by a stale bundle.
+// repository root. dist/<name>.inputs.json maps each repository file an entry and its chunks were
+// made from to the SHA-256 of its content: bin/launcher.mjs runs a bundle only while every one of
+// them still has that content, and the TypeScript through tsx otherwise, so an edit in development
+// is never masked by a stale bundle — and a source rewritten unchanged (`prisma generate`) keeps it.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
-import { ENTRIES, root } from "../bin/launcher.mjs";
+import { contentHash, ENTRIES, root } from "../bin/launcher.mjs";
 
 const dist = join(root, "dist");
 // A build cut short leaves no lists of inputs, so the launcher runs the sources.
@@ -52,5 +53,6 @@ for (const name of Object.keys(ENTRIES)) {
   };
   visit(out);
   if (files.size === 0) throw new Error(`no inputs recorded for ${out}`);
-  writeFileSync(join(dist, `${name}.inputs.json`), `${JSON.stringify({ inputs: [...files].sort() })}\n`);
+  const inputs = Object.fromEntries([...files].sort().map((file) => [file, contentHash(join(root, file))]));
+  writeFileSync(join(dist, `${name}.inputs.json`), `${JSON.stringify({ inputs }, null, 1)}\n`);
 }

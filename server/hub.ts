@@ -13,6 +13,7 @@ import { nodeArgs, root } from "../bin/launcher.mjs";
 import { env, productionTransportConfigured, resetEnvCache } from "../lib/env";
 import { log } from "../lib/log";
 import { deployMigrations } from "./migrate";
+import { logRunningCode } from "./running-code";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-db";
 import { persistedSecret } from "./embedded-env";
 import { transportMode } from "./transport";
@@ -74,6 +75,7 @@ async function applyEmbeddedDefaults(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  logRunningCode("hub");
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
   if (!existsSync(resolve(root, ".next/BUILD_ID"))) {

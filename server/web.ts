@@ -27,6 +27,8 @@ import {
   screenPageFormPost,
 } from "./request-guard";
 import { admitRequest, DEV_MODE_WARNING, transportMode } from "./transport";
+import { logRunningCode } from "./running-code";
+import { closeIfBodyUnread } from "./unread-body";
 
 const SHUTDOWN_BUDGET_MS = 8000;
 
@@ -45,6 +47,7 @@ function preloadRoutes(app: ReturnType<typeof next>): void {
 }
 
 async function main(): Promise<void> {
+  logRunningCode("web");
   const e = env();
   const mode = transportMode(e);
   if (mode === "dev") log.warn(DEV_MODE_WARNING);
@@ -72,6 +75,8 @@ async function main(): Promise<void> {
     if (metricsToken !== undefined) observeRequest(req, res);
     screenForwarded(req, proxies);
     applyPageHeaders(req, res, httpsOnly);
+    // Before anything can answer: a body left unread closes the connection after the answer.
+    closeIfBodyUnread(req, res);
     if (!admitRequest(mode, req, res) || !admitRequestHead(req, res)) return;
     if (metricsToken !== undefined && isMetricsRequest(req)) {
       void answerScrape(req, res, metricsToken, "web", refreshWebGauges);

@@ -44,6 +44,14 @@ describe("Hub logs", () => {
     await until(() => fx.web.output().includes('"msg":"worker running"'), "worker running (stdout)");
     expect(fx.web.output()).toContain("DEV MODE: serving plaintext HTTP"); // a warn line, on stderr
     expect(fx.web.output()).toContain('"msg":"migrations"');
+    // Each process says at start which code it runs (bin/launcher.mjs): here, the fresh build's bundles.
+    const running = fx.web
+      .output()
+      .split("\n")
+      .filter((l) => l.includes('"msg":"running the compiled bundle"'))
+      .map((l) => JSON.parse(l).entry)
+      .sort();
+    expect(running).toEqual(["hub", "web", "worker"]);
     const res = await client(fx.web.url, acme.keys[A]).get("/v1/messages/msg_00000000000000000000000000");
     expect(res.status).toBe(404);
     const requestId = res.headers.get("x-request-id") as string;

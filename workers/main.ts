@@ -24,6 +24,7 @@ import { refreshWorkerGauges } from "../lib/gauges/refresh";
 import { answerScrape, isMetricsRequest } from "../lib/metrics/endpoint";
 import { HubError } from "../lib/protocol/errors";
 import { isLoopback, transportMode } from "../server/transport";
+import { logRunningCode } from "../server/running-code";
 
 /**
  * The worker's own `GET /metrics` on MA2H_WORKER_METRICS_PORT (its push attempts and expiries are
@@ -62,6 +63,7 @@ async function serveMetrics(): Promise<http.Server | null> {
 }
 
 async function main(): Promise<void> {
+  logRunningCode("worker");
   const e = env();
   await ensureSigningKey();
   await ensureAuditKey();

@@ -74,7 +74,9 @@ export async function resolveDestination(
 ): Promise<ResolvedDestination | null> {
   if (message.to === undefined) return null;
   const { agentId, sessionId } = parseAddress(message.to);
-  const leg = await interAgentStateOf(principal.accountId);
+  // Every read here goes through `tx`: this runs inside the submit's transaction, which holds a
+  // pooled connection; taking a second one deadlocks the pool under a burst of addressed submits.
+  const leg = await interAgentStateOf(principal.accountId, tx);
   if (!leg.effective) {
     // Says which switch is off — the sender's own account, nothing about anyone else — and where a
     // sender learns it beforehand.
@@ -92,7 +94,7 @@ export async function resolveDestination(
 
   // §8.1 / §16.4 (choice A24): the sender sees its own principal's sessions always, a sibling's
   // only under the account grant within the deployment ceiling.
-  const visible = row.agent_row_id === principal.agentRowId || (await accountWideFor(principal));
+  const visible = row.agent_row_id === principal.agentRowId || (await accountWideFor(principal, tx));
   // The newest session-bearing activity, and the newest of a session still live (§15.1).
   let lastSeen: Date | null;
   let liveSeen: Date | null;

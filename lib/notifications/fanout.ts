@@ -8,6 +8,7 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import { envelopeOf } from "../messages/record";
 import { enqueueNotify } from "../queue/enqueue";
 import { EARLY_MS } from "./claims";
@@ -15,38 +16,54 @@ import { CHANNEL_EMAIL, KIND_NEW } from "./kinds";
 import { plannedRows } from "./planned-rows";
 import type { PlanItem } from "./preferences";
 import { audienceOf, stillTellable } from "./recipients";
-import { scheduleFollowUps } from "./reminders";
+import { followUpRows } from "./reminders";
 import { sendOne } from "./send";
 import { sendDueDigests, sendNotifyRows } from "./digest";
 import { planChannelPost, slackDueMessages, slackWork } from "./slack/posts";
 
 const SEND_PARALLELISM = 8;
 
-/** Turns the message's outbox row into notification rows; a no-op once processed. */
+/**
+ * Turns the message's outbox row into notification rows; a no-op once processed. The rows are
+ * planned first — the audience, each person's preferences, the account's settings, each channel's
+ * reach are reads of their own — and written in one transaction that reads through its `tx` only
+ * (a read through the pool while it holds a connection could wait forever for a second one).
+ */
 export async function fanOut(messageId: string): Promise<void> {
   const now = clock.now();
+  const box = await db().notificationOutbox.findUnique({ where: { messageId }, select: { processedAt: true } });
+  if (!box || box.processedAt) return;
+  const planned = await db().message.findUnique({
+    where: { id: messageId },
+    select: { accountId: true, envelope: true, type: true, status: true, priority: true },
+  });
+  let newRows: Prisma.NotificationCreateManyInput[] = [];
+  if (planned && stillTellable(planned.type, planned.status)) {
+    // The `new` rows: the item's audience (recipients.ts — resolvers for an ask/task, every seated
+    // human for a notify), on each channel that reaches them (a channel that reaches nobody — email
+    // without SMTP_URL — makes no rows: nothing would ever send them), each person's plan deciding
+    // whether, when, and whether in a digest.
+    const envelope = envelopeOf(planned);
+    const item = { type: envelope.type, priority: planned.priority } as PlanItem;
+    const people = (await audienceOf(planned.accountId, envelope)).map((r) => r.userId);
+    newRows = await plannedRows({ id: messageId, ...planned }, people, KIND_NEW, item, now, now);
+  }
+  // Reminder and escalation rows, due later, made with the fan-out (reminders.ts).
+  const followUps = await followUpRows(messageId, now);
   await db().$transaction(async (tx) => {
     const box = await tx.notificationOutbox.findUnique({ where: { messageId }, select: { processedAt: true } });
-    if (!box || box.processedAt) return;
+    if (!box || box.processedAt) return; // another fan-out of it committed first
     const message = await tx.message.findUnique({
       where: { id: messageId },
-      select: { accountId: true, envelope: true, type: true, status: true, priority: true },
+      select: { accountId: true, type: true, status: true },
     });
     if (message && stillTellable(message.type, message.status)) {
-      // The `new` rows: the item's audience (recipients.ts — resolvers for an ask/task, every seated
-      // human for a notify), on each channel that reaches them (a channel that reaches nobody — email
-      // without SMTP_URL — makes no rows: nothing would ever send them), each person's plan deciding
-      // whether, when, and whether in a digest.
-      const envelope = envelopeOf(message);
-      const item = { type: envelope.type, priority: message.priority } as PlanItem;
-      const people = (await audienceOf(message.accountId, envelope)).map((r) => r.userId);
-      const rows = await plannedRows({ id: messageId, ...message }, people, KIND_NEW, item, now, now);
-      await tx.notification.createMany({ data: rows, skipDuplicates: true });
+      await tx.notification.createMany({ data: newRows, skipDuplicates: true });
       // #17: the account's Slack channel post of the item, an obligation of its own (slack/posts.ts).
       await planChannelPost(tx, { id: messageId, accountId: message.accountId, type: message.type }, now);
+      // Only while it is open: settled since the plan, nobody needs reminding.
+      await tx.notification.createMany({ data: followUps, skipDuplicates: true });
     }
-    // Reminder and escalation rows, due later, made with the fan-out (reminders.ts).
-    await scheduleFollowUps(tx, messageId, now);
     await tx.notificationOutbox.update({ where: { messageId }, data: { processedAt: now } });
   });
 }

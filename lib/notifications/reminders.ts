@@ -10,7 +10,8 @@ import { z } from "zod";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
-import { db, type Tx } from "../db";
+import { db } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import { log } from "../log";
 import { PRIORITIES, type Priority } from "../messages/listing";
 import { envelopeOf } from "../messages/record";
@@ -164,24 +165,24 @@ export async function setReminderOverrides(
 const addMinutes = (at: Date, m: number) => new Date(at.getTime() + Math.round(m * 60_000));
 
 /**
- * Called by `fanOut` inside its transaction: the item's reminder rows (each resolving human, at
- * created + N) and escalation rows (each owner/admin, at created + M), as the person's delivery plan
- * allows (quiet hours may move them later, or a preference drop them). Under the unique key
- * (message, person, channel, kind), so a repeated fan-out makes each row once. Only for an open
- * ask/task, and only on channels that reach the person (planned-rows.ts). The policy in force at
- * fan-out time applies; a later change of it does not move rows already made.
+ * Planned by `fanOut` before its transaction, which writes them: the item's reminder rows (each
+ * resolving human, at created + N) and escalation rows (each owner/admin, at created + M), as the
+ * person's delivery plan allows (quiet hours may move them later, or a preference drop them). Under
+ * the unique key (message, person, channel, kind), so a repeated fan-out makes each row once. Only
+ * for an open ask/task, and only on channels that reach the person (planned-rows.ts). The policy in
+ * force at fan-out time applies; a later change of it does not move rows already made.
  */
-export async function scheduleFollowUps(tx: Tx, messageId: string, now: Date): Promise<void> {
-  const m = await tx.message.findUnique({
+export async function followUpRows(messageId: string, now: Date): Promise<Prisma.NotificationCreateManyInput[]> {
+  const m = await db().message.findUnique({
     where: { id: messageId },
     select: { id: true, accountId: true, type: true, status: true, priority: true, envelope: true, createdAt: true },
   });
-  if (m?.status !== "open" || (m.type !== "ask" && m.type !== "task")) return;
+  if (m?.status !== "open" || (m.type !== "ask" && m.type !== "task")) return [];
   const priority = m.priority as Priority;
   const delays = (await reminderPolicy(m.accountId))[priority];
-  if (!delays) return;
+  if (!delays) return [];
   const item: PlanItem = { type: m.type, priority };
-  const rows = [];
+  const rows: Prisma.NotificationCreateManyInput[] = [];
   if (delays.remindMinutes !== null) {
     const people = (await resolvingHumans(m.accountId, envelopeOf(m))).map((r) => r.userId);
     rows.push(
@@ -194,5 +195,5 @@ export async function scheduleFollowUps(tx: Tx, messageId: string, now: Date): P
       ...(await plannedRows(m, people, KIND_ESCALATION, item, addMinutes(m.createdAt, delays.escalateMinutes), now)),
     );
   }
-  if (rows.length > 0) await tx.notification.createMany({ data: rows, skipDuplicates: true });
+  return rows;
 }

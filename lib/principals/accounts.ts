@@ -1,5 +1,5 @@
 /** Accounts: the tenancy boundary every agent, membership and message belongs to. */
-import { db } from "../db";
+import { db, type Tx } from "../db";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { AUDIT_EVENT } from "../audit/events";
@@ -53,8 +53,8 @@ export async function findAccount(slug: string): Promise<AccountRow> {
  * with `scope: "account"`). Off by default; effective only beneath the deployment ceiling
  * `MA2H_SESSION_AGENT_LIST_VISIBILITY` (lib/sessions/read.ts applies both).
  */
-export async function agentSessionVisibilityOf(accountId: string): Promise<boolean> {
-  const row = await db().account.findUnique({ where: { id: accountId }, select: { agentSessionVisibility: true } });
+export async function agentSessionVisibilityOf(accountId: string, q: Tx = db()): Promise<boolean> {
+  const row = await q.account.findUnique({ where: { id: accountId }, select: { agentSessionVisibility: true } });
   return row?.agentSessionVisibility === true;
 }
 
@@ -128,8 +128,9 @@ export function setAgentSessionVisibility(
  */
 export async function interAgentStateOf(
   accountId: string,
+  q: Tx = db(),
 ): Promise<{ optedIn: boolean; ceiling: boolean; effective: boolean }> {
-  const row = await db().account.findUnique({ where: { id: accountId }, select: { interAgentEnabled: true } });
+  const row = await q.account.findUnique({ where: { id: accountId }, select: { interAgentEnabled: true } });
   const optedIn = row?.interAgentEnabled === true;
   const ceiling = interAgentSettings().enabled;
   return { optedIn, ceiling, effective: optedIn && ceiling };
@@ -139,8 +140,8 @@ export async function interAgentStateOf(
  * §8.0: whether the account's agents may address each other now — the deployment ceiling AND the
  * account's opt-in. A Hub MUST NOT accept `to`-addressed submits for an account for which this is false.
  */
-export async function interAgentEnabledOf(accountId: string): Promise<boolean> {
-  return (await interAgentStateOf(accountId)).effective;
+export async function interAgentEnabledOf(accountId: string, q: Tx = db()): Promise<boolean> {
+  return (await interAgentStateOf(accountId, q)).effective;
 }
 
 /**

@@ -11,7 +11,7 @@
  * a read never shows `active` past `expires_at`.
  */
 import { clock } from "../clock";
-import { db } from "../db";
+import { db, type Tx } from "../db";
 import { sessionLimits } from "../env";
 import type { Prisma } from "../generated/prisma/client";
 import { HubError } from "../protocol/errors";
@@ -24,8 +24,8 @@ import { type SessionRow, sessionResource } from "./record";
 const LIST_LIMIT = 500;
 
 /** Whether this agent's account lets its agents read each other's sessions (ceiling ∧ grant). */
-export async function accountWideFor(principal: AgentPrincipal): Promise<boolean> {
-  return sessionLimits().agentListVisibility && (await agentSessionVisibilityOf(principal.accountId));
+export async function accountWideFor(principal: AgentPrincipal, q: Tx = db()): Promise<boolean> {
+  return sessionLimits().agentListVisibility && (await agentSessionVisibilityOf(principal.accountId, q));
 }
 
 /** Rows still readable at `now`: live, or ended within the retention window. */

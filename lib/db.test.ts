@@ -1,0 +1,74 @@
+/**
+ * The pool beneath the Prisma client (lib/db.ts) against a real PostgreSQL: its size is
+ * MA2H_DATABASE_POOL_MAX, and a second pooled connection taken inside a transaction — the pattern
+ * that deadlocks the pool under a burst — is logged as an error wherever it happens, while reads
+ * through the transaction's own `tx`, and work that merely started inside it, are not.
+ */
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { useTestDatabase } from "../test/support/test-database";
+import { closeDb, db, poolStats } from "./db";
+import { resetEnvCache } from "./env";
+
+useTestDatabase();
+
+let lines: string[] = [];
+beforeAll(async () => {
+  await closeDb();
+  process.env.MA2H_DATABASE_POOL_MAX = "2";
+  resetEnvCache();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.env.LOG_LEVEL = "silent";
+});
+
+function captureErrors(): void {
+  lines = [];
+  process.env.LOG_LEVEL = "error";
+  const write = process.stderr.write.bind(process.stderr);
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = String(chunk);
+    if (text.includes('"level":"error"')) {
+      lines.push(text);
+      return true;
+    }
+    return (write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+  });
+}
+const secondConnections = () =>
+  lines.filter((l) => l.includes("a second pooled connection taken inside a transaction"));
+
+describe("the database pool", () => {
+  it("holds at most MA2H_DATABASE_POOL_MAX connections, queueing the rest", async () => {
+    await Promise.all(Array.from({ length: 12 }, () => db().$queryRaw`SELECT 1 AS one FROM pg_sleep(0.05)`));
+    expect(poolStats()?.total).toBeLessThanOrEqual(2);
+  });
+
+  it("logs a read through db() inside a transaction, with where it came from", async () => {
+    captureErrors();
+    await db().$transaction(async (tx) => {
+      await tx.account.count();
+      await db().account.count();
+    });
+    expect(secondConnections()).toHaveLength(1);
+    expect(JSON.parse(secondConnections()[0] as string).at).toMatch(/db\.test\.ts/);
+    // A nested transaction is one too.
+    await db().$transaction(async () => {
+      await db().$transaction(async (inner) => inner.account.count());
+    });
+    expect(secondConnections()).toHaveLength(2);
+  });
+
+  it("logs nothing for reads through tx, nor for work the transaction left running", async () => {
+    captureErrors();
+    let later: Promise<unknown> = Promise.resolve();
+    await db().$transaction(async (tx) => {
+      await tx.account.count();
+      await tx.$queryRaw`SELECT 1`;
+      later = new Promise((ok) => setTimeout(ok, 20)).then(() => db().account.count());
+    });
+    await later;
+    await db().account.count();
+    expect(secondConnections()).toEqual([]);
+  });
+});
