@@ -30,14 +30,24 @@ async function increment(key: string, windowStart: Date): Promise<number> {
   return rows[0]?.count ?? 1;
 }
 
-/** Counts one submit for `key`; throws 429 when the window's budget is spent. */
-export async function consumeSubmitBudget(key: string, perMinute = limits().requestsPerMinute): Promise<void> {
+/** What the agent's own budget counts: §8.6 submits, and session registrations (§16.1) with them. */
+export const AGENT_BUDGET_COUNTS = "submits and session registrations";
+
+/**
+ * Counts one request for `key`; throws 429 when the window's budget is spent. `counts` names what
+ * the budget counts, so the refusal reads right for whichever request spent it last.
+ */
+export async function consumeSubmitBudget(
+  key: string,
+  perMinute = limits().requestsPerMinute,
+  counts = AGENT_BUDGET_COUNTS,
+): Promise<void> {
   const now = clock.now().getTime();
   const windowStart = new Date(now - (now % WINDOW_MS));
   const count = await increment(key, windowStart);
   if (count > perMinute) {
     const secondsLeft = (windowStart.getTime() + WINDOW_MS - now) / 1000;
-    throw new HubError("rate_limited", `over ${perMinute} submits per minute for this agent`, {
+    throw new HubError("rate_limited", `over ${perMinute} ${counts} per minute for this agent`, {
       retryAfterSeconds: secondsLeft,
     });
   }
