@@ -1,4 +1,8 @@
-/** `ma2h-hub signing-key …` and `ma2h-hub deliveries …` (the signed return leg, §9.2, §8.3). Domain modules load when a command runs (#20). */
+/**
+ * `ma2h-hub signing-key …`, `ma2h-hub deliveries …` (the signed return leg, §9.2, §8.3) and
+ * `ma2h-hub message show` (a message's outcome and §14.2 response track, purged or not). Domain
+ * modules load when a command runs (#20).
+ */
 import { usageError, type Command } from "./command";
 
 export const DELIVERY_COMMANDS: Record<string, Command> = {
@@ -28,6 +32,21 @@ export const DELIVERY_COMMANDS: Record<string, Command> = {
         deliveries.map((d) => `${d.id}  ${d.status}  ${d.attempts.length} attempt(s)  ${d.callback_url}`).join("\n") ||
         "no deliveries";
       return { json: { deliveries }, text };
+    },
+  },
+  "message show": {
+    usage: "message show <msg_id>",
+    args: 1,
+    async run([id]) {
+      const { messageForOperator } = await import("../lib/messages/operator-view");
+      const m = await messageForOperator(id!);
+      const outcome = m.status ? `${m.status}${m.actor ? ` by ${m.actor}` : ""}` : "outcome not kept";
+      const delivery = `response track ${m.delivery_state ?? "-"}`;
+      const purged = m.purged ? `; purged ${m.purged_at}` : "";
+      return {
+        json: { message: m },
+        text: `${m.id}  ${m.type ?? "?"}  ${m.account ?? "?"}/${m.agent ?? "?"}  ${outcome}  ${delivery}${purged}`,
+      };
     },
   },
   "deliveries redrive": {

@@ -224,6 +224,7 @@ export function env(): Env {
   }
   const e = parsed.data;
   refuseDevRelaxationsInProduction(e);
+  refuseMessageRetentionShorterThanInbound(e);
   // Fail closed: a metrics port without a token would be a listener that refuses everyone.
   if (
     e.MA2H_WORKER_METRICS_PORT !== undefined &&
@@ -268,6 +269,23 @@ function refuseDevRelaxationsInProduction(e: z.infer<typeof schema>): void {
     `Refusing to start: ${relaxations.join(" and ")} ${relaxations.length > 1 ? "are" : "is"} set in ${production}. ` +
       "Development relaxations are never honoured by a production Hub (MA2H §9.4: a relaxation fails closed); " +
       `unset ${relaxations.join(" and ")}.`,
+  );
+}
+
+/**
+ * An addressed message's mailbox entry lives up to `MA2H_INBOUND_RETENTION_DAYS` (§13.3), and the
+ * sender learns how it ended from the message itself — its §8.2 pull is authoritative for the
+ * entry's `expired` (§14.2). Purging the message sooner would leave the entry's end with nobody to
+ * read it, so a message retention shorter than the inbound one is refused at start, in every
+ * process that reads the configuration, rather than silently stretched.
+ */
+function refuseMessageRetentionShorterThanInbound(e: z.infer<typeof schema>): void {
+  if (e.MA2H_RETENTION_DAYS >= e.MA2H_INBOUND_RETENTION_DAYS) return;
+  throw new Error(
+    `Refusing to start: MA2H_RETENTION_DAYS (${e.MA2H_RETENTION_DAYS}) is shorter than ` +
+      `MA2H_INBOUND_RETENTION_DAYS (${e.MA2H_INBOUND_RETENTION_DAYS}). A message must stay pullable (§8.2) ` +
+      "for as long as its mailbox entry can still end (§13.3); raise MA2H_RETENTION_DAYS or lower " +
+      "MA2H_INBOUND_RETENTION_DAYS.",
   );
 }
 

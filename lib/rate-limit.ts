@@ -38,11 +38,21 @@ export async function countInWindow(key: string): Promise<{ count: number; secon
   return { count, secondsLeft: (windowStart.getTime() + WINDOW_MS - now) / 1000 };
 }
 
-/** Counts one submit for `key`; throws 429 when the window's budget is spent. */
-export async function consumeSubmitBudget(key: string, perMinute = limits().requestsPerMinute): Promise<void> {
+/** What the agent's own budget counts: §8.6 submits, and session registrations (§16.1) with them. */
+export const AGENT_BUDGET_COUNTS = "submits and session registrations";
+
+/**
+ * Counts one request for `key`; throws 429 when the window's budget is spent. `counts` names what
+ * the budget counts, so the refusal reads right for whichever request spent it last.
+ */
+export async function consumeSubmitBudget(
+  key: string,
+  perMinute = limits().requestsPerMinute,
+  counts = AGENT_BUDGET_COUNTS,
+): Promise<void> {
   const { count, secondsLeft } = await countInWindow(key);
   if (count > perMinute) {
-    throw new HubError("rate_limited", `over ${perMinute} submits per minute for this agent`, {
+    throw new HubError("rate_limited", `over ${perMinute} ${counts} per minute for this agent`, {
       retryAfterSeconds: secondsLeft,
     });
   }

@@ -8,6 +8,8 @@
  * 403 for agent credentials, `%2F` and a literal `/`). Bodies are checked against the official
  * schemas.
  */
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -567,5 +569,72 @@ describe("§14.2 retention: expired never after delivered", () => {
     expect((await agent(A).get(`/v1/messages/${undelivered}`)).status).toBe(410);
     expect((await agent(A).post(`/v1/messages/${undelivered}/ack`, {})).status).toBe(410);
     expect(await audit(undelivered, "response.delivered_to_agent")).toHaveLength(0);
+
+    // The account's audit export (JSON Lines, as an owner downloads it) names the track's terminal.
+    const alice = await db().user.findUniqueOrThrow({ where: { email: "alice@acme.test" } });
+    const cookie = `purge-export-${Date.now()}`;
+    await createWebSession(alice.id, cookie, new Date(Date.now() + 3_600_000));
+    const exported = await fetch(`${hub.web.url}/admin/acme/audit/export?kind=response.delivery_expired`, {
+      headers: { cookie: `${SESSION_COOKIE_NAMES[1]}=${cookie}` },
+    });
+    expect(exported.status).toBe(200);
+    const lines = (await exported.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.message_id === undelivered)).toMatchObject([
+      { event: "response.delivery_expired", actor: "system:retention", detail: { delivery_state: "expired" } },
+    ]);
+    expect(lines.filter((l) => l.message_id === delivered)).toHaveLength(0);
+
+    // The operator's `ma2h-hub message show <id> --json` prints it from the tombstone.
+    const show = (id: string) =>
+      JSON.parse(
+        execFileSync(process.execPath, ["bin/ma2h-hub.js", "message", "show", id, "--json"], {
+          cwd: fileURLToPath(new URL("..", import.meta.url)),
+          env: { ...process.env, DATABASE_URL: hub.databaseUrl },
+          encoding: "utf8",
+        }),
+      ).message;
+    expect(show(undelivered)).toMatchObject({
+      id: undelivered,
+      account: "acme",
+      agent: A,
+      type: "ask",
+      status: "answered",
+      purged: true,
+      delivery_state: "expired",
+      delivery_expired_at: expect.any(String),
+    });
+    expect(show(delivered)).toMatchObject({ purged: true, delivery_state: null, delivery_expired_at: null });
+  });
+
+  it("ma2h-hub message show prints a live message's response track; an unknown id is not_found", async () => {
+    const id = await submit("ask");
+    const show = (args: string[]) => {
+      try {
+        return JSON.parse(
+          execFileSync(process.execPath, ["bin/ma2h-hub.js", "message", "show", ...args, "--json"], {
+            cwd: fileURLToPath(new URL("..", import.meta.url)),
+            env: { ...process.env, DATABASE_URL: hub.databaseUrl },
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "pipe"],
+          }),
+        );
+      } catch (err) {
+        return JSON.parse((err as { stdout: string }).stdout);
+      }
+    };
+    expect(show([id]).message).toMatchObject({ id, status: "open", delivery_state: null, purged: false });
+    await resolve(id, { resolution: "answered", value: "ship" });
+    expect(show([id]).message).toMatchObject({ status: "answered", actor: "human:alice", delivery_state: null });
+    expect((await rawGet(id)).status).toBe(200);
+    expect(show([id]).message).toMatchObject({
+      delivery_state: "delivered-to-agent",
+      delivered_at: expect.any(String),
+    });
+    expect((await agent(A).post(`/v1/messages/${id}/ack`, {})).status).toBe(200);
+    expect(show([id]).message).toMatchObject({ delivery_state: "acknowledged", acknowledged_at: expect.any(String) });
+    expect(show(["msg_doesnotexist"])).toEqual({ error: { code: "not_found", message: "no such message" } });
   });
 });

@@ -50,12 +50,14 @@ const R = "restricted/bot"; // allowlist: only B may address it
 const R0 = "sealed/bot"; // allowlist: nobody may address it
 const HASH = "hash#bot"; // §4 sender-side symmetry
 const K = "kill/bot"; // (f)
+const OC = "opclosed/bot"; // §16.3: `to` naming its own operator-closed session
 // globex: opted in — another account.
 const G = "globex/bot";
 // vis: opted in, agent session visibility on.
 const V1 = "vis/sender";
 const V2 = "vis/worker";
 const V3 = "vis/never-seen";
+const V4 = "vis/operator-closed";
 // initech: never opted in.
 const N1 = "initech/a";
 const N2 = "initech/b";
@@ -72,9 +74,9 @@ let rx: Receiver;
 const hub = useHubFixture({
   server: "hub", // web + worker: the bounce consequences are the worker's
   accounts: {
-    acme: { agents: [A, B, C, P, X, R, R0, HASH, K], humans: [{ handle: "alice", role: "owner" }] },
+    acme: { agents: [A, B, C, P, X, R, R0, HASH, K, OC], humans: [{ handle: "alice", role: "owner" }] },
     globex: { agents: [G] },
-    vis: { agents: [V1, V2, V3] },
+    vis: { agents: [V1, V2, V3, V4], humans: [{ handle: "olga", role: "owner" }] },
     initech: { agents: [N1, N2] },
   },
   receivers: 1,
@@ -718,6 +720,30 @@ describe("(d) dp-023: addressed submit honesty", () => {
     await own.close();
     const res = await raw(A, addressed("notify", A, own.address));
     expect([res.status, res.body.error.code]).toEqual([410, "destination_gone"]);
+  });
+
+  it("an operator-closed session: 410 destination_gone regardless of ownership, the self-closed body (§16.3)", async () => {
+    // The sender's own other session, closed by the operator (the stop closes every live one).
+    const own = await Bridge.open(OC);
+    const operatorClose = await human("alice").delete(`/v1/sessions/${own.session}`);
+    expect(operatorClose.body.session).toMatchObject({ state: "closed", closed_by_operator: true });
+    const self = await raw(OC, addressed("notify", OC, own.address));
+    expect([self.status, self.body.error.code]).toEqual([410, "destination_gone"]);
+    // Another agent's, where session visibility lets the sender tell ended from unknown.
+    const selfClosed = await Bridge.open(V2, vis);
+    await selfClosed.close();
+    const killed = await Bridge.open(V4, vis);
+    const olga = client(hub.url, vis.tokens.olga);
+    expect((await olga.delete(`/v1/sessions/${killed.session}`)).body.session).toMatchObject({
+      closed_by_operator: true,
+    });
+    const other = await raw(V1, addressed("ask", V1, killed.address), vis);
+    expect([other.status, other.body.error.code]).toEqual([410, "destination_gone"]);
+    // Nothing tells the closer apart: the body is the self-closed session's, byte for byte.
+    const plain = await raw(V1, addressed("ask", V1, selfClosed.address), vis);
+    expect(other.text.replaceAll(killed.session, "S")).toBe(plain.text.replaceAll(selfClosed.session, "S"));
+    for (const res of [self, other]) expect(res.text).not.toMatch(/operator/i);
+    expect(await db().message.count({ where: { toAddress: { in: [own.address, killed.address] } } })).toBe(0);
   });
 
   it("visibility on: another agent's terminal session is 410 destination_gone; the ack carries presence with last_seen", async () => {

@@ -82,9 +82,16 @@ describe("§8.6 session registration counts against the rate", () => {
     for (let i = 0; i < PER_MINUTE / 2; i++) expect((await agent(REGISTRAR).post("/v1/sessions", {})).status).toBe(201);
     const sessions = () => db().agentSession.count({ where: { agent: { agentId: REGISTRAR } } });
     const before = await sessions();
-    expectRateLimited(await agent(REGISTRAR).post("/v1/sessions", {}));
+    const refused = await agent(REGISTRAR).post("/v1/sessions", {});
+    expectRateLimited(refused);
+    // The refusal names what the budget counts, which reads right for a registration too.
+    expect(refused.body.error.message).toBe(
+      `over ${PER_MINUTE} submits and session registrations per minute for this agent`,
+    );
     expect(await sessions()).toBe(before);
-    expectRateLimited(await submit(REGISTRAR, "notify"));
+    const submitRefused = await submit(REGISTRAR, "notify");
+    expectRateLimited(submitRefused);
+    expect(submitRefused.body.error.message).toBe(refused.body.error.message);
   });
 });
 

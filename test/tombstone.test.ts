@@ -179,4 +179,40 @@ describe("the tombstone of a purged message (§8.2, §14.2)", () => {
     // The submitter's pull stays 410 gone (§8.2).
     expect(await agentRead(unread)).toEqual({ status: 410, code: "gone" });
   });
+
+  it("an identical replay of a purged message is 410 gone however old its key; a new payload past the TTL is a first submit", async () => {
+    const body = envelope("ask", A, { title: "Replayed after purge?" });
+    const id = await submit(body);
+    await answerAsHuman(users.alice as string, id, { kind: "answer", value: "ship" });
+    const purgedAt = new Date(clock.now().getTime() + 400 * 86_400_000);
+    expect(await purgeExpiredRetention(purgedAt)).toBeGreaterThanOrEqual(1);
+    // Retention (≥ 1 day) outlasts the idempotency TTL (1 day by default): the key is past its TTL.
+    clock.advance(401 * 86_400_000);
+    const attempt = async (b: Record<string, unknown>) => {
+      try {
+        return { status: 202, id: (await submitMessage(agent, b)).ack.id };
+      } catch (err) {
+        if (isHubError(err)) return { status: err.status, code: err.code, message: err.message };
+        throw err;
+      }
+    };
+    const keyed = () => db().message.count({ where: { idempotencyKey: body.idempotency_key as string } });
+    // The stale envelope's question was asked and answered: no second decision, the pull's 410.
+    expect(await attempt(structuredClone(body))).toEqual({
+      status: 410,
+      code: "gone",
+      message: "the message for this idempotency_key was deleted after retention",
+    });
+    expect(
+      await attempt({ ...structuredClone(body), agent: { ...(body.agent as object), run_id: "run_restarted" } }),
+    ).toMatchObject({
+      status: 410,
+    });
+    expect(await keyed()).toBe(0);
+    // A different payload under the key past its TTL is a new message (§8.1 dedups for the TTL).
+    const fresh = await attempt({ ...structuredClone(body), title: "A new question" });
+    expect(fresh).toMatchObject({ status: 202 });
+    expect(fresh.id).not.toBe(id);
+    expect(await keyed()).toBe(1);
+  });
 });

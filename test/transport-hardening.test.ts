@@ -156,6 +156,19 @@ describe("production refuses dev settings at start (§9.4)", () => {
   });
 });
 
+describe("retention settings that contradict each other are refused at start", () => {
+  it("message retention shorter than inbound retention: the web and the worker exit, naming both", async () => {
+    const env = { MA2H_RETENTION_DAYS: "7", MA2H_INBOUND_RETENTION_DAYS: "30" };
+    const said = "Refusing to start: MA2H_RETENTION_DAYS (7) is shorter than MA2H_INBOUND_RETENTION_DAYS (30)";
+    const [web, worker] = await Promise.all([refusal(env), refusal(env, "worker")]);
+    expect(web.code).not.toBe(0);
+    expect(web.output).toContain(said);
+    expect(web.output).not.toContain("web listening");
+    expect(worker.code).not.toBe(0);
+    expect(worker.output).toContain(said);
+  });
+});
+
 describe("trusted-proxy mode: only 127.0.0.1 is the proxy; ::1 is a client", () => {
   let hub: HubProcess;
   let token: string;

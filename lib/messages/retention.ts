@@ -51,7 +51,9 @@ export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500
             messageId: r.message_id,
             actor: "system:retention",
             event: AUDIT_EVENT.responseDeliveryExpired,
-            detail: { resolution_id: r.resolution_id },
+            // The track's terminal by name, so an audit export (JSON Lines) says it without
+            // knowing event kinds.
+            detail: { resolution_id: r.resolution_id, delivery_state: "expired" },
             at: now,
           })),
         );

@@ -234,9 +234,13 @@ interface Replay {
   expiry: CommitResult;
 }
 
+const keyConflict = () =>
+  new HubError("idempotency_conflict", "idempotency_key was already used with a different payload");
+
 /**
  * §8.1 idempotency on (agent, key), run-independent. An identical replay returns the original ack
- * with the current status; a differing payload is a 409. Records older than the TTL are reclaimed.
+ * with the current status (`410 gone` once the message was purged); a differing payload is a 409,
+ * or a first submit when the original was purged and the record is older than the TTL.
  */
 async function claimIdempotencyKey(
   tx: Tx,
@@ -254,16 +258,22 @@ async function claimIdempotencyKey(
     where: { id: record.messageId },
     select: { id: true, status: true, type: true, destination: true },
   });
-  if (!original && now.getTime() - record.createdAt.getTime() > ttlMs) {
-    await tx.idempotencyRecord.delete({
-      where: { agentRowId_idempotencyKey: { agentRowId: principal.agentRowId, idempotencyKey: key } },
-    });
-    return null;
+  if (!original) {
+    // Purged after retention (§8.2). The identical envelope is a retry of a question already asked
+    // and closed: it reads the pull's `410`, however old the key, never a second human decision.
+    if (record.payloadHash === hash) {
+      throw new HubError("gone", "the message for this idempotency_key was deleted after retention");
+    }
+    // Another payload: past the TTL the key is free again (§8.1 dedups for at least the TTL).
+    if (now.getTime() - record.createdAt.getTime() > ttlMs) {
+      await tx.idempotencyRecord.delete({
+        where: { agentRowId_idempotencyKey: { agentRowId: principal.agentRowId, idempotencyKey: key } },
+      });
+      return null;
+    }
+    throw keyConflict();
   }
-  if (record.payloadHash !== hash) {
-    throw new HubError("idempotency_conflict", "idempotency_key was already used with a different payload");
-  }
-  if (!original) throw new HubError("gone", "the message for this idempotency_key was deleted after retention");
+  if (record.payloadHash !== hash) throw keyConflict();
   // The current status of the owning track (§8.1): an overdue open ask reads `expired`, never
   // `open` (§7), an undeliverable addressed one `cancelled` / `dismissed`; an addressed notify reads
   // its mailbox track; with the stored `destination` snapshot.

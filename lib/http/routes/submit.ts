@@ -19,7 +19,11 @@ export const submitRoute = route(async ({ req, log, body }) => {
   // §8.6: addressed submits (`to`) count against the separate inter-agent budget only, so agent
   // chatter cannot spend the budget of the agent's human-facing asks.
   if (typeof payload === "object" && payload !== null && "to" in payload) {
-    await consumeSubmitBudget(`inter-agent:${principal.agentRowId}`, interAgentSettings().requestsPerMinute);
+    await consumeSubmitBudget(
+      `inter-agent:${principal.agentRowId}`,
+      interAgentSettings().requestsPerMinute,
+      "addressed submits",
+    );
   } else {
     await consumeSubmitBudget(principal.agentRowId);
   }
