@@ -50,16 +50,52 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "account set": {
-    usage: "account set <slug> --agent-session-visibility on|off | --inter-agent on|off",
+    usage:
+      "account set <slug> --agent-session-visibility on|off | --inter-agent on|off | --email-answer-sensitive-without-sign-in on|off",
     args: 1,
     async run([slug], f) {
       // One setting per call: each has its own `changed` and `effective`.
-      const given = ["agent-session-visibility", "inter-agent"].filter((n) => f[n] !== undefined);
-      if (given.length !== 1) throw usageError("give one of --agent-session-visibility on|off or --inter-agent on|off");
+      const given = ["agent-session-visibility", "inter-agent", "email-answer-sensitive-without-sign-in"].filter(
+        (n) => f[n] !== undefined,
+      );
+      if (given.length !== 1)
+        throw usageError(
+          "give one of --agent-session-visibility on|off, --inter-agent on|off or --email-answer-sensitive-without-sign-in on|off",
+        );
       const name = given[0]!;
       const choice = f[name];
       if (choice !== "on" && choice !== "off") throw usageError(`--${name} must be on or off`);
       const accounts = await import("../lib/principals/accounts");
+      if (name === "email-answer-sensitive-without-sign-in") {
+        // The operator acts as an owner would, audited as the CLI (lib/principals/admin-scope.ts).
+        const account = await accounts.findAccount(slug!);
+        const { setEmailAnswerSensitiveWithoutSignIn } = await import("../lib/notifications/settings-store");
+        const { accountNotificationSettings } = await import("../lib/notifications/settings");
+        const { actorOf } = await import("../lib/principals/admin-scope");
+        const r = await setEmailAnswerSensitiveWithoutSignIn(
+          { accountId: account.id, role: "owner", actor: actorOf(undefined) },
+          choice === "on",
+        );
+        // It relaxes only what the account's email answering allows at all.
+        const base = (await accountNotificationSettings(account.id)).emailAnswerWithoutSignIn;
+        const on = choice === "on";
+        const said = on
+          ? "high/urgent and restricted asks may be answered from an email without signing in"
+          : "high/urgent and restricted asks need sign-in to answer from an email";
+        return {
+          json: {
+            account: {
+              slug: account.slug,
+              email_answer_sensitive_without_sign_in: on,
+              changed: r.changed,
+              effective: on && base,
+            },
+          },
+          text:
+            `${r.changed ? "" : "unchanged: "}in ${account.slug}, ${said}` +
+            (on && !base ? " (no effect: answering from an email without signing in is off for the account)" : ""),
+        };
+      }
       const { interAgentSettings, sessionLimits } = await import("../lib/env");
       if (name === "inter-agent") {
         const r = await accounts.setInterAgentEnabled(slug!, choice === "on");

@@ -33,6 +33,7 @@ const STRING_FLAGS = [
   "confirm",
   "agent-session-visibility",
   "inter-agent",
+  "email-answer-sensitive-without-sign-in",
   "allow",
   "from",
 ];

@@ -228,12 +228,21 @@ test("members: added in the UI, role changed, removed — the removed member's o
     await page.getByTestId("member-handle").fill("carl");
     await page.getByTestId("member-role").selectOption("member");
     await page.getByTestId("add-member-submit").click();
-    await expect(page.getByTestId("add-member-ok")).toContainText("carl@acme.test");
-    await expect(page.locator('[data-testid="member-row"][data-handle="carl"]')).toHaveAttribute("data-role", "member");
+    await expect(page.getByTestId("add-member-ok")).toContainText("carl@acme.test invited as carl");
+    // Never a silent seat: carl, new to the Hub, is invited until he accepts.
+    await expect(page.locator('[data-testid="invitation-row"][data-handle="carl"]')).toHaveCount(1);
+    await expect(page.locator('[data-testid="member-row"][data-handle="carl"]')).toHaveCount(0);
 
-    // carl signs in with SSO (no email was sent) and has an open session.
+    // carl signs in with SSO (no email was sent), accepts in his inbox, and has an open session.
     const carl = await signedInContext(browser, "carl");
     try {
+      await carl.page.getByTestId("accept-invitation-acme-submit").click();
+      await expect(carl.page.getByTestId("invitations")).toHaveCount(0);
+      await page.reload();
+      await expect(page.locator('[data-testid="member-row"][data-handle="carl"]')).toHaveAttribute(
+        "data-role",
+        "member",
+      );
       await expect(carl.page.getByTestId("nav-admin")).toHaveCount(0);
 
       await page.getByTestId("role-carl-select").selectOption("viewer");
@@ -268,10 +277,15 @@ test("members: added in the UI, role changed, removed — the removed member's o
     await page.getByTestId("member-handle").fill("ada");
     await page.getByTestId("member-role").selectOption("admin");
     await page.getByTestId("add-member-submit").click();
-    await expect(page.locator('[data-testid="member-row"][data-handle="ada"]')).toHaveAttribute("data-role", "admin");
+    await expect(page.locator('[data-testid="invitation-row"][data-handle="ada"]')).toHaveCount(1);
     const ada = await signedInContext(browser, "ada");
     acceptDialogs(ada.page);
     try {
+      await ada.page.getByTestId("accept-invitation-acme-submit").click();
+      await expect(ada.page.getByTestId("invitations")).toHaveCount(0);
+      await page.reload();
+      await expect(page.locator('[data-testid="member-row"][data-handle="ada"]')).toHaveAttribute("data-role", "admin");
+      await ada.page.reload(); // the navigation shows Admin once the seat exists
       await ada.page.getByTestId("nav-admin").click();
       await ada.page.waitForURL(/\/admin\/acme\/agents$/);
       await ada.page.goto("/admin/acme/members");

@@ -30,8 +30,9 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   const acme = await provisionAccount(
     "acme",
     // session-bot: sessions.spec.ts's own, which it stops and resumes; traffic-a and traffic-b:
-    // traffic.spec.ts's pair, which address each other (#23) and of which it stops traffic-b.
-    ["deploybot/dev-team", "xss-bot", "session-bot", "traffic-a", "traffic-b"],
+    // traffic.spec.ts's pair, which address each other (#23) and of which it stops traffic-b;
+    // revoke-bot: sessions.spec.ts's too, which it stops with its keys revoked.
+    ["deploybot/dev-team", "xss-bot", "session-bot", "traffic-a", "traffic-b", "revoke-bot"],
     [
       { handle: "alice", role: "owner" },
       { handle: "bob", role: "member" },

@@ -63,3 +63,32 @@ test("invite → accept: nothing of the account reaches the invited person until
     await hugo.context.close();
   }
 });
+
+test("an address new to the Hub is invited too: listed under Invited, no seat until it accepts", async ({
+  browser,
+}) => {
+  const olive = await signedInContext(browser, OLIVE);
+  try {
+    const page = olive.page;
+    const email = `newcomer-${marker()
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "")}@nowhere.test`;
+    await page.goto("/admin/initrode/members");
+    await page.getByTestId("member-email").fill(email);
+    await page.getByTestId("member-handle").fill("newcomer");
+    await page.getByTestId("member-role").selectOption("member");
+    await page.getByTestId("add-member-submit").click();
+    await expect(page.getByTestId("add-member-ok")).toContainText(`${email} invited as newcomer (member)`);
+    await expect(page.getByTestId("add-member-ok")).toContainText("ask them to sign in");
+    const row = page.locator('[data-testid="invitation-row"][data-handle="newcomer"]');
+    await expect(row).toHaveAttribute("data-status", "invited");
+    await expect(row).toContainText(email);
+    await expect(page.locator('[data-testid="member-row"][data-handle="newcomer"]')).toHaveCount(0);
+    // Withdrawn, it leaves nothing behind on the page.
+    acceptDialogs(page);
+    await page.getByTestId("revoke-invitation-newcomer-submit").click();
+    await expect(row).toHaveCount(0);
+  } finally {
+    await olive.context.close();
+  }
+});

@@ -111,6 +111,27 @@ test("an owner saves the account's defaults and toggles answering from an email;
     await page.reload();
     await expect(page.getByTestId("email-answer-state")).toContainText("on");
 
+    // High-priority and restricted asks need sign-in by default; the owner relaxes it and back.
+    await expect(page.getByTestId("email-answer-sensitive-state")).toContainText("off");
+    await expect(page.getByTestId("email-answer-sensitive-state")).toContainText("people must sign in");
+    await page.getByTestId("toggle-email-answer-sensitive-submit").click();
+    await expect(page.getByTestId("toggle-email-answer-sensitive-ok")).toContainText(
+      "may answer high/urgent and restricted asks from an email without signing in",
+    );
+    await page.reload();
+    await expect(page.getByTestId("email-answer-sensitive-state")).toContainText("the email link alone is enough");
+    await page.getByTestId("toggle-email-answer-sensitive-submit").click();
+    await expect(page.getByTestId("toggle-email-answer-sensitive-ok")).toContainText("must sign in");
+    await page.reload();
+    await expect(page.getByTestId("email-answer-sensitive-state")).toContainText("off");
+    const sensitive = (await auditEvents(page, "demo", "notification.email_answer_changed")).filter(
+      (e) => (e.detail as { sensitive?: boolean } | undefined)?.sensitive === true,
+    );
+    expect(sensitive.map((e) => [e.actor, (e.detail as { enabled: boolean }).enabled])).toEqual([
+      ["human:dana", true],
+      ["human:dana", false],
+    ]);
+
     // The reminder delays: a bad value is refused with its field named and changes nothing; a good
     // one is saved, shown in force (with the escalation following at twice it), and audited.
     const delays = page.getByTestId("reminder-form");
@@ -135,7 +156,8 @@ test("an owner saves the account's defaults and toggles answering from an email;
       detail: { changed: ["channels.email.digest", "channels.email.notify"] },
     });
     const answers = await auditEvents(page, "demo", "notification.email_answer_changed");
-    expect(answers.slice(-2).map((e) => [e.actor, e.detail])).toEqual([
+    const base = answers.filter((e) => (e.detail as { sensitive?: boolean } | undefined)?.sensitive !== true);
+    expect(base.slice(-2).map((e) => [e.actor, e.detail])).toEqual([
       ["human:dana", { enabled: false }],
       ["human:dana", { enabled: true }],
     ]);

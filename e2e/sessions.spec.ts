@@ -96,6 +96,47 @@ test("alice stops the agent from its page after confirming; its registration is 
   expect(new Set(actors)).toEqual(new Set(["human:alice"]));
 });
 
+test("Stop says the keys still work outside sessions; Stop and revoke keys cuts the agent off in one audited step", async () => {
+  const { page } = alice;
+  const AGENT2 = "revoke-bot";
+  const { hubUrl, keys } = e2eState();
+  const key = keys.acme![AGENT2] as string;
+  const submit = () =>
+    fetch(`${hubUrl}/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(envelope("notify", AGENT2)),
+    });
+  const session = await fetch(`${hubUrl}/v1/sessions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: "{}",
+  });
+  expect(session.status).toBe(201);
+  expect((await submit()).status).toBe(202);
+
+  expect((await page.goto(`/inbox/agents/acme/${AGENT2}`))?.status()).toBe(200);
+  await page.getByTestId("stop-agent").click();
+  const dialog = page.getByRole("dialog", { name: `Stop ${AGENT2}?` });
+  await expect(dialog.getByTestId("stop-agent-keys-note")).toContainText(
+    "Stop does not revoke its API keys: outside a session the agent can still submit messages",
+  );
+  await dialog.getByTestId("stop-agent-revoke-keys").click();
+  await expect(page.getByTestId("agent-stop-ok")).toContainText(`Stopped ${AGENT2} and revoked 1 API key`);
+  await expect(page.getByTestId("agent-stopped")).toContainText("Stopped by human:alice since");
+
+  // The key no longer authenticates anything: neither a submit nor a registration.
+  const refused = await submit();
+  expect(refused.status).toBe(401);
+
+  await page.goto(`/admin/acme/audit?actor=${encodeURIComponent("human:alice")}`);
+  const stopped = page.locator('[data-testid="audit-row"][data-event="agent.stopped"]').filter({ hasText: AGENT2 });
+  await expect(stopped).toHaveCount(1);
+  await expect(
+    page.locator('[data-testid="audit-row"][data-event="key.revoked"]').filter({ hasText: AGENT2 }),
+  ).toHaveCount(1);
+});
+
 test("an item submitted from a session shows that session, linked to the agent's page", async () => {
   const { page } = alice;
   const a = api("acme", AGENT);

@@ -2,7 +2,7 @@
  * Slack "who clicked" (#17, docs/notifications.md "Slack: who clicked"), in a real browser: a bind
  * link — minted here in the database as the interactions endpoint would — opened signed out goes
  * through the Hub's sign-in (the dev IdP's real pages) and back to the confirmation, which names the
- * Slack user, workspace, person and account; Confirm binds kim; Settings → Slack lists the binding;
+ * Slack user (by the name the signed click gave, and the id), workspace, person and account; Confirm binds kim; Settings → Slack lists the binding;
  * Remove ends it. initech (kim's account) gets a Slack connection that posts nowhere (no channel, no
  * direct messages) for the duration of this spec only.
  */
@@ -40,8 +40,9 @@ test("a bind link opened signed out: sign in, confirm, see it in settings, remov
   );
   const token = randomBytes(32).toString("base64url");
   await sql(
-    `INSERT INTO slack_bind_tokens (token_hash, account_id, team_id, slack_user_id, expires_at, created_at)
-     VALUES ($1, $2, 'T0INITECH', $3, now() + interval '15 minutes', now())`,
+    `INSERT INTO slack_bind_tokens (token_hash, account_id, team_id, slack_user_id, slack_user_name, team_domain,
+       expires_at, created_at)
+     VALUES ($1, $2, 'T0INITECH', $3, 'kim.k', 'initech-corp', now() + interval '15 minutes', now())`,
     [hashCredential(token), accountId, SLACK_USER],
   );
   const path = `/slack/bind/${token}`;
@@ -55,8 +56,10 @@ test("a bind link opened signed out: sign in, confirm, see it in settings, remov
 
     await expect(page.locator("body")).toHaveAttribute("data-state", "ready");
     await expect(page.getByTestId("slack-bind-warning")).toContainText(
-      `Slack user ${SLACK_USER} of workspace Initech Slack will answer as you (kim@initech.test) in account initech`,
+      `Slack user @kim.k (${SLACK_USER}) of workspace Initech Slack will answer as you (kim@initech.test) in account initech`,
     );
+    await expect(page.getByTestId("slack-bind-summary").getByTestId("slack-bind-user-name")).toHaveText("@kim.k");
+    await expect(page.getByTestId("slack-bind-team-domain")).toHaveText("initech-corp.slack.com");
     await expect(page.getByTestId("slack-bind-warning")).toContainText("Only continue if that Slack user is you.");
     await page.reload(); // opening (and reloading) binds nothing
     expect(await bindingsOfKim()).toEqual([]);

@@ -244,6 +244,41 @@ describe("account settings", () => {
     expect([bad.code, both.code]).toEqual([2, 2]);
     expect(await optedIn()).toBe(false);
   });
+
+  it("account set --email-answer-sensitive-without-sign-in relaxes the sign-in for high/urgent and restricted asks, audited", async () => {
+    const [{ id: acmeId }] = await sql("SELECT id FROM accounts WHERE slug = 'acme'");
+    expect(await ok("account", "set", "acme", "--email-answer-sensitive-without-sign-in", "on")).toEqual({
+      account: { slug: "acme", email_answer_sensitive_without_sign_in: true, changed: true, effective: true },
+    });
+    const again = await cli(["account", "set", "acme", "--email-answer-sensitive-without-sign-in", "on"]);
+    expect(again.stdout).toBe(
+      "unchanged: in acme, high/urgent and restricted asks may be answered from an email without signing in\n",
+    );
+    expect((await ok("account", "set", "acme", "--email-answer-sensitive-without-sign-in", "off")).account).toEqual({
+      slug: "acme",
+      email_answer_sensitive_without_sign_in: false,
+      changed: true,
+      effective: false,
+    });
+    expect(
+      await sql(
+        `SELECT actor, detail FROM audit_events WHERE account_id = '${acmeId}'
+           AND event = 'notification.email_answer_changed' ORDER BY id`,
+      ),
+    ).toEqual([
+      { actor: "system:cli", detail: { sensitive: true, enabled: true } },
+      { actor: "system:cli", detail: { sensitive: true, enabled: false } },
+    ]);
+    const bad = await fails(
+      "validation_error",
+      "account",
+      "set",
+      "acme",
+      "--email-answer-sensitive-without-sign-in",
+      "1",
+    );
+    expect(bad.code).toBe(2);
+  });
 });
 
 describe("agents and keys", () => {

@@ -11,6 +11,7 @@
 import type { ParsedMail } from "mailparser";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
+import { setEmailAnswerSensitiveWithoutSignIn } from "../lib/notifications/settings-store";
 import { createWebSession } from "../lib/principals/web-sessions";
 import { addBinding } from "../lib/principals/bindings";
 import { hashCredential } from "../lib/secrets";
@@ -51,6 +52,13 @@ const hub = useHubFixture({
         { handle: "tom", role: "member" },
       ],
     },
+    careful: {
+      agents: ["bot/careful"],
+      humans: [
+        { handle: "cora", role: "owner" },
+        { handle: "max", role: "member" },
+      ],
+    },
   },
   setup: async (h) => {
     smtp = await startMailCapture();
@@ -64,6 +72,12 @@ const hub = useHubFixture({
     const strict = await db().account.findUniqueOrThrow({ where: { slug: "strict" } });
     await db().accountNotificationSettings.create({
       data: { accountId: strict.id, emailAnswerWithoutSignIn: false, updatedAt: new Date() },
+    });
+    // acme's owner relaxed the sign-in for high/urgent and restricted asks (the tests above answer
+    // restricted asks with the link alone); `careful` keeps the default.
+    const acme = await db().account.findUniqueOrThrow({ where: { slug: "acme" } });
+    await db().accountNotificationSettings.create({
+      data: { accountId: acme.id, emailAnswerSensitiveWithoutSignIn: true, updatedAt: new Date() },
     });
   },
   env: (h) => ({
@@ -389,6 +403,50 @@ describe("with the account's setting off (strict)", () => {
     expect([done.status, stateOf(done.html)]).toEqual([200, "answered"]);
     s = await messageState(id);
     expect([s.row.status, s.row.resolution?.actor]).toEqual(["answered", "human:sol"]);
+  });
+});
+
+describe("high/urgent and restricted asks (the default)", () => {
+  it("need a sign-in to answer from the mail; an ordinary ask does not; an owner relaxes it, audited", async () => {
+    const high = await submit("careful", "bot/careful", "ask", { priority: "high" });
+    const named = await submit("careful", "bot/careful", "ask", {
+      request: { mode: "confirm", allowed_resolvers: ["human:max"] },
+    });
+    const plain = await submit("careful", "bot/careful", "ask", { priority: "normal" });
+    const highLink = linksOf((await mailsAbout(high.title, 2)).get("max@careful.test")).get("Ship") as string;
+    const namedLink = linksOf((await mailsAbout(named.title, 1)).get("max@careful.test")).get("Approve") as string;
+    const plainLink = linksOf((await mailsAbout(plain.title, 2)).get("max@careful.test")).get("Ship") as string;
+
+    for (const link of [highLink, namedLink]) {
+      const shown = await open(link);
+      expect([shown.status, stateOf(shown.html)]).toEqual([403, "sign_in"]);
+      expect(shown.html).toContain("high priority, or names who may answer it");
+      expect(shown.html).not.toContain('method="post"');
+      const posted = await confirm(link);
+      expect([posted.status, stateOf(posted.html)]).toEqual([403, "sign_in"]);
+    }
+    expect(stateOf((await open(plainLink)).html)).toBe("ready");
+    for (const m of [high, named]) expect((await messageState(m.id)).row.status).toBe("open");
+
+    // max's own session answers the restricted one.
+    const max = await sessionCookie("max", "careful");
+    const done = await confirm(namedLink, { cookie: max });
+    expect([done.status, stateOf(done.html)]).toEqual([200, "answered"]);
+    expect((await messageState(named.id)).row.resolution?.actor).toBe("human:max");
+
+    // Only an owner relaxes it; then the link alone answers the high one; audited.
+    const careful = await db().account.findUniqueOrThrow({ where: { slug: "careful" } });
+    const asMax = { accountId: careful.id, role: "member" as const, actor: "human:max" };
+    await expect(setEmailAnswerSensitiveWithoutSignIn(asMax, true)).rejects.toMatchObject({ code: "not_authorized" });
+    expect(stateOf((await open(highLink)).html)).toBe("sign_in");
+    const asCora = { accountId: careful.id, role: "owner" as const, actor: "human:cora" };
+    expect(await setEmailAnswerSensitiveWithoutSignIn(asCora, true)).toEqual({ changed: true });
+    const relaxed = await confirm(highLink);
+    expect([relaxed.status, stateOf(relaxed.html)]).toEqual([200, "answered"]);
+    const audit = await db().auditEvent.findMany({
+      where: { accountId: careful.id, event: "notification.email_answer_changed" },
+    });
+    expect(audit.map((a) => [a.actor, a.detail])).toEqual([["human:cora", { sensitive: true, enabled: true }]]);
   });
 });
 

@@ -23,6 +23,8 @@ import { listMembers, removeMember } from "../lib/principals/members";
 import { createTokenForUser } from "../lib/principals/tokens";
 import { addUser } from "../lib/principals/users";
 import { bindIdentity, personForNewIdentity } from "../lib/principals/identities";
+import { issuerOf } from "../lib/web-auth/providers";
+import { signInVerdict } from "../lib/web-auth/sign-in";
 import { createWebSession, humanForSessionToken, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
@@ -122,7 +124,7 @@ async function openStream(session: string) {
 }
 
 describe("adding a person from the browser", () => {
-  it("invites a person seated elsewhere; a new address, and the CLI, seat directly", async () => {
+  it("invites a person seated elsewhere; the CLI seats directly", async () => {
     const p = await bravoPerson("pia");
     const r = await addMemberFromBrowser(p.email, "acme", "pia", "member", asAdam);
     expect(r.kind).toBe("invited");
@@ -138,13 +140,54 @@ describe("adding a person from the browser", () => {
     const audit = await db().auditEvent.findFirstOrThrow({ where: { accountId: acmeId, event: "invitation.created" } });
     expect(audit).toMatchObject({ actor: "human:adam", detail: { user_id: p.userId, handle: "pia", role: "member" } });
 
-    const fresh = await addMemberFromBrowser("newbie@elsewhere.test", "acme", "newbie", "viewer", asAdam);
-    expect(fresh.kind).toBe("added");
-    expect((await listMembers(acmeId)).map((m) => m.handle)).toContain("newbie");
-
     const q = await bravoPerson("quinn");
     await addUser(q.email, "acme", "quinn", "member"); // the operator's CLI
     expect((await listMembers(acmeId)).map((m) => m.handle)).toContain("quinn");
+  });
+
+  it("an address new to the Hub is invited too, never seated: it signs in only to answer the invitation", async () => {
+    // In bravo, whose audit stream the other tests here do not count.
+    const asBea = { actor: "human:bea", accountId: bravoId, role: "owner" };
+    const email = "newbie@elsewhere.test";
+    expect(await personForNewIdentity(email, true, null)).toBeNull(); // nobody added it yet
+    const fresh = await addMemberFromBrowser(email, "bravo", "newbie", "viewer", asBea);
+    expect(fresh.kind).toBe("invited");
+    const newbie = await db().user.findUniqueOrThrow({ where: { email }, include: { memberships: true } });
+    expect(newbie.memberships).toEqual([]);
+    expect((await listMembers(bravoId)).map((m) => m.handle)).not.toContain("newbie");
+    expect(await pendingInvitationsFor(newbie.id)).toMatchObject([
+      { accountSlug: "bravo", handle: "newbie", role: "viewer", invitedBy: "human:bea" },
+    ]);
+    // Nothing of bravo reaches the address: no notification row for it.
+    const ask = await submit(BRAVO_BOT, "bravo", "bravo ask before newbie accepts");
+    expect(await notifiedAbout(ask, newbie.id)).toBe(0);
+    // Its first sign-in (a verified email) is let in, to the invitation; declined, no more.
+    process.env.AUTH_OIDC_ISSUER = "https://idp.test";
+    process.env.AUTH_OIDC_CLIENT_ID = "hub";
+    process.env.AUTH_OIDC_CLIENT_SECRET = "secret";
+    resetEnvCache();
+    const verdict = (subject: string) =>
+      signInVerdict({
+        providerId: "oidc",
+        subject,
+        email,
+        profile: { email_verified: true },
+        accessToken: undefined,
+        signedInAs: null,
+      });
+    expect(await verdict("sub-newbie")).toEqual({ allowed: true });
+    await bindIdentity(newbie.id, "oidc", issuerOf("oidc"), "sub-newbie");
+    expect(await verdict("sub-newbie")).toEqual({ allowed: true }); // bound, invitation live
+    await declineInvitation(newbie.id, fresh.invitation.id);
+    expect(await verdict("sub-newbie")).toEqual({ allowed: false, reason: "no_seat" });
+    expect(await personForNewIdentity(email, true, null)).toBeNull();
+    // Invited again and accepted: the seat, with the invited handle and role.
+    const again = await addMemberFromBrowser(email, "bravo", "newbie", "viewer", asBea);
+    expect(await verdict("sub-newbie")).toEqual({ allowed: true });
+    await acceptInvitation(newbie.id, again.invitation.id);
+    expect((await listMembers(bravoId)).find((m) => m.handle === "newbie")).toMatchObject({ role: "viewer" });
+    for (const k of ["AUTH_OIDC_ISSUER", "AUTH_OIDC_CLIENT_ID", "AUTH_OIDC_CLIENT_SECRET"]) delete process.env[k];
+    resetEnvCache();
   });
 
   it("refuses an existing member, a second invitation, a taken handle and an owner invited by an admin", async () => {
@@ -321,10 +364,12 @@ describe("removing a seat", () => {
       }),
     ).toMatchObject({ detail: { invitation_id: acmeInv.invitation.id } });
 
-    // Re-invited, the address starts clean: it has no seat, so it is seated directly and its next
-    // first sign-in binds afresh (the old identity is gone).
+    // Re-added, the address starts clean: it has no seat, so it is invited (never seated silently)
+    // and its next first sign-in binds afresh (the old identity is gone) to accept.
+    expect(await personForNewIdentity(p.email, true, null)).toBeNull();
     const back = await addMemberFromBrowser(p.email, "acme", "wes", "member", asAdam);
-    expect(back.kind).toBe("added");
+    expect(back.kind).toBe("invited");
+    expect(await db().membership.count({ where: { userId: p.userId } })).toBe(0);
     expect(await personForNewIdentity(p.email, true, null)).toBe(p.userId);
     // Each unbound identity and revoked token is in the person's own stream, not an account's.
     const own = await db().auditEvent.findMany({ where: { userId: p.userId, actor: "system:last_seat_removed" } });

@@ -50,9 +50,18 @@ const userId = async (handle: string, slug = "acme") =>
 const acmeId = async () => (await db().account.findUniqueOrThrow({ where: { slug: "acme" } })).id;
 
 /** A bind link for a Slack user of acme's workspace, as the interactions endpoint mints it. */
-async function link(slackUserId: string, opts: { teamId?: string; at?: Date } = {}): Promise<string> {
+async function link(
+  slackUserId: string,
+  opts: { teamId?: string; at?: Date; slackUserName?: string; teamDomain?: string } = {},
+): Promise<string> {
   const url = await mintBindLink(
-    { accountId: await acmeId(), teamId: opts.teamId ?? TEAM, slackUserId },
+    {
+      accountId: await acmeId(),
+      teamId: opts.teamId ?? TEAM,
+      slackUserId,
+      slackUserName: opts.slackUserName,
+      teamDomain: opts.teamDomain,
+    },
     hub.url,
     opts.at ?? new Date(),
   );
@@ -108,6 +117,28 @@ describe("the bind page", () => {
     expect(await bindAudits()).toEqual([]);
     const row = await db().slackBindToken.findFirstOrThrow({ where: { slackUserId: "U0BOB" } });
     expect(row.usedAt).toBeNull();
+  });
+
+  it("names the Slack user and the workspace as the signed click gave them, escaped, beside the ids", async () => {
+    const path = await link("U0BOBBY", { slackUserName: "bob <b>smith</b>\u202e", teamDomain: "acme-hq" });
+    const bob = await cookieOf("bob");
+    const shown = await open(path, bob);
+    expect([shown.status, shown.state]).toEqual([200, "ready"]);
+    const name = "@bob &#60;b&#62;smith&#60;/b&#62;</strong>";
+    expect(shown.html).toContain(
+      `<dd><strong data-testid="slack-bind-user-name">${name} (<code data-testid="slack-bind-user">U0BOBBY</code>)</dd>`,
+    );
+    expect(shown.html).toContain(`Slack user <strong>${name} (<code>U0BOBBY</code>) of workspace`);
+    expect(shown.html).toContain('<span data-testid="slack-bind-team-domain">acme-hq.slack.com</span>');
+    expect(shown.html).not.toContain("<b>smith");
+    expect(shown.html).not.toContain("\u202e");
+    // The result page after Confirm names them the same way.
+    const done = await confirm(path, bob);
+    expect([done.status, done.state]).toEqual([200, "bound"]);
+    expect(done.html).toContain(name);
+    const bound = await db().slackIdentity.findFirstOrThrow({ where: { slackUserId: "U0BOBBY" } });
+    expect(bound.userId).toBe(await userId("bob"));
+    await unbindSlackIdentity(bound.userId, bound.id, new Date()); // the later tests bind bob afresh
   });
 
   it("a POST binds exactly the signed-in person, once; the spent link is refused", async () => {

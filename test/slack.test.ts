@@ -342,6 +342,23 @@ describe("answering from Slack", () => {
     // Unbound: an ephemeral with a bind link.
     expect((await click(interactionUrl(), ACME_SECRET, { ...base, userId: "UNOBODY" })).status).toBe(200);
     expect(ephemeralsTo("UNOBODY").at(-1)).toMatch(new RegExp(`${hub.url}/slack/bind/[A-Za-z0-9_-]{43}`));
+    // The link keeps what the signed click said of the clicker and the workspace (the page shows it).
+    expect(
+      (
+        await click(interactionUrl(), ACME_SECRET, {
+          ...base,
+          userId: "UNAMED",
+          userName: "nina\u202e.k",
+          teamDomain: "acme-hq",
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      await db().slackBindToken.findFirst({
+        where: { slackUserId: "UNAMED" },
+        select: { slackUserName: true, teamDomain: true },
+      }),
+    ).toEqual({ slackUserName: "nina.k", teamDomain: "acme-hq" });
     // Bound, but no seat in acme; bound viewer: an ephemeral refusal.
     for (const user of ["UOTTO", "UVIC"]) {
       expect((await click(interactionUrl(), ACME_SECRET, { ...base, userId: user })).status).toBe(200);

@@ -108,8 +108,8 @@ export async function revokeBindingAction(_prev: ActionState, form: FormData): P
 }
 
 /**
- * A person with no seat anywhere gets the seat at once (they sign in with SSO); a person who already
- * sits in another account is invited and accepts in their own inbox (#18, lib/principals/invitations.ts).
+ * Always an invitation, accepted in the person's own inbox — a person new to the Hub signs in to
+ * accept it (lib/principals/invitations.ts); never a seat they did not take.
  */
 export async function addMemberAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return adminAction(field(form, "account"), async ({ seat }) => {
@@ -121,16 +121,10 @@ export async function addMemberAction(_prev: ActionState, form: FormData): Promi
       opts(seat),
     );
     revalidatePath(`/admin/${seat.slug}/members`);
-    if (r.kind === "invited") {
-      const i = r.invitation;
-      return {
-        ok: true,
-        message: `${i.email} invited as ${i.handle} (${i.role}). The seat is theirs once they accept it in their inbox.`,
-      };
-    }
+    const i = r.invitation;
     return {
       ok: true,
-      message: `${r.user.email} added as ${r.user.handle} (${r.user.role}). No email is sent: they sign in with SSO.`,
+      message: `${i.email} invited as ${i.handle} (${i.role}). No email is sent: ask them to sign in to this Hub and accept it in their inbox; the seat is theirs only then.`,
     };
   });
 }

@@ -11,7 +11,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { log } from "../log";
 import { humanResolveRefusal } from "../messages/access";
-import { envelopeOf } from "../messages/record";
+import { allowedResolversOf, envelopeOf } from "../messages/record";
 import { resolveMessage } from "../messages/resolve";
 import { effectiveOptions } from "../protocol/ask-contract";
 import { isHubError } from "../protocol/errors";
@@ -40,12 +40,36 @@ export type LinkState =
   | { kind: "refused" }
   /** A session of someone else is open in this browser: the link is not theirs to use. */
   | { kind: "other_person" }
-  /** The account wants a session for email answers, and there is none. */
-  | { kind: "sign_in"; item: LinkItem }
+  /**
+   * A session is wanted and there is none: the account wants one for every email answer
+   * (`account`), or for this item because of its priority or its named resolvers (`sensitive`).
+   */
+  | { kind: "sign_in"; item: LinkItem; why: "account" | "sensitive" }
   | { kind: "ready"; item: LinkItem }
   | { kind: "answered"; item: LinkItem };
 
 type Checked = { state: LinkState; tokenHash?: string; userId?: string; messageId?: string; option?: string };
+
+/** Priorities whose asks an email link alone does not answer by default. */
+const SENSITIVE_PRIORITIES = new Set(["high", "urgent"]);
+
+/**
+ * Why the link alone (no Hub session) may not answer, or null when it may: the account must allow
+ * it at all, and — for a high/urgent item or one whose agent named its resolvers (§9.1
+ * `allowed_resolvers`) — the owner must also have allowed it for those. A mail can be forwarded or
+ * read over a shoulder; a named resolver or a high priority says the answer matters enough to want
+ * the person's own sign-in.
+ */
+async function sessionWanted(
+  accountId: string,
+  priority: string,
+  envelope: ReturnType<typeof envelopeOf>,
+): Promise<"account" | "sensitive" | null> {
+  const settings = await accountNotificationSettings(accountId);
+  if (!settings.emailAnswerWithoutSignIn) return "account";
+  const sensitive = SENSITIVE_PRIORITIES.has(priority) || allowedResolversOf(envelope) !== undefined;
+  return sensitive && !settings.emailAnswerSensitiveWithoutSignIn ? "sensitive" : null;
+}
 
 /** Every check, in order, as of `now`; reads only. `sessionUserId` is the browser's signed-in person, if any. */
 async function check(token: string, sessionUserId: string | null, now: Date): Promise<Checked> {
@@ -76,8 +100,10 @@ async function check(token: string, sessionUserId: string | null, now: Date): Pr
     optionLabel: option?.label ?? link.option,
   };
   const ids = { tokenHash: link.tokenHash, userId: link.userId, messageId: row.id, option: link.option };
-  if (sessionUserId === null && !(await accountNotificationSettings(row.accountId)).emailAnswerWithoutSignIn)
-    return { state: { kind: "sign_in", item }, ...ids };
+  if (sessionUserId === null) {
+    const why = await sessionWanted(row.accountId, row.priority, envelope);
+    if (why !== null) return { state: { kind: "sign_in", item, why }, ...ids };
+  }
   return { state: { kind: "ready", item }, ...ids };
 }
 

@@ -71,3 +71,38 @@ export async function setEmailAnswerWithoutSignIn(who: SettingsActor, enabled: u
   });
   return { changed: true };
 }
+
+/**
+ * Owners only: whether the email link alone also answers high/urgent asks and asks with an
+ * explicit `allowed_resolvers` (off by default: those need a Hub session). Audited like the switch
+ * above, naming which one changed.
+ */
+export async function setEmailAnswerSensitiveWithoutSignIn(
+  who: SettingsActor,
+  enabled: unknown,
+): Promise<{ changed: boolean }> {
+  if (who.role !== "owner")
+    throw new HubError(
+      "not_authorized",
+      "only an owner may change answering high-priority and restricted asks from an email without signing in",
+    );
+  if (typeof enabled !== "boolean") throw new HubError("validation_error", "enabled: must be true or false");
+  const current = await accountNotificationSettings(who.accountId);
+  if (current.emailAnswerSensitiveWithoutSignIn === enabled) return { changed: false };
+  const now = clock.now();
+  await db().$transaction(async (tx) => {
+    await tx.accountNotificationSettings.upsert({
+      where: { accountId: who.accountId },
+      create: { accountId: who.accountId, emailAnswerSensitiveWithoutSignIn: enabled, updatedAt: now },
+      update: { emailAnswerSensitiveWithoutSignIn: enabled, updatedAt: now },
+    });
+    await writeAudit(tx, {
+      accountId: who.accountId,
+      actor: who.actor,
+      event: AUDIT_EVENT.notificationEmailAnswerChanged,
+      detail: { sensitive: true, enabled },
+      at: now,
+    });
+  });
+  return { changed: true };
+}

@@ -10,6 +10,11 @@ export interface AccountNotificationSettingsRow {
   defaults: unknown;
   /** Answering from an email link without a Hub session (owners; on by default). */
   emailAnswerWithoutSignIn: boolean;
+  /**
+   * While the above is on: whether it also covers high/urgent asks and asks with an explicit
+   * `allowed_resolvers` (owners; off by default — those need a session).
+   */
+  emailAnswerSensitiveWithoutSignIn: boolean;
   /** Reminder and escalation delays (reminders.ts). */
   reminders: unknown;
 }
@@ -19,6 +24,7 @@ export async function accountNotificationSettings(accountId: string): Promise<Ac
   return {
     defaults: row?.defaults ?? {},
     emailAnswerWithoutSignIn: row?.emailAnswerWithoutSignIn ?? true,
+    emailAnswerSensitiveWithoutSignIn: row?.emailAnswerSensitiveWithoutSignIn ?? false,
     reminders: row?.reminders ?? {},
   };
 }

@@ -16,6 +16,7 @@ import { db, type Tx } from "../db";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { hashCredential } from "../secrets";
+import { hasLiveInvitation } from "./invitations";
 
 /** The person an identity is bound to, or null. */
 export async function userForIdentity(issuer: string, subject: string): Promise<string | null> {
@@ -25,7 +26,7 @@ export async function userForIdentity(issuer: string, subject: string): Promise<
 
 /**
  * Who an identity not seen before may be bound to: the invited person (a user with at least one
- * seat) whose email the provider asserts verified — and, when that person already has an identity,
+ * seat, or an invitation they can still accept) whose email the provider asserts verified — and, when that person already has an identity,
  * only if the browser is signed in as that same person (`signedInAs`), linking a second sign-in.
  * The browser's session never chooses the person: it can only permit a link to itself.
  */
@@ -39,7 +40,8 @@ export async function personForNewIdentity(
     where: { email: email.trim().toLowerCase() },
     include: { _count: { select: { memberships: true, identities: true } } },
   });
-  if (!user || user._count.memberships === 0) return null;
+  if (!user) return null;
+  if (user._count.memberships === 0 && !(await hasLiveInvitation(user.id))) return null;
   if (user._count.identities > 0 && signedInAs !== user.id) return null;
   return user.id;
 }

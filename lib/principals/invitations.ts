@@ -4,9 +4,11 @@
  * alone, so one account's admin may not put another account's member anywhere: the invitation
  * grants nothing — no membership row, hence no inbox item, resolver right, notification or live
  * update — until the person accepts it in their own inbox, which creates the membership with the
- * invited handle and role. A brand-new address (no person yet, or one whose last seat is gone and
- * who therefore cannot sign in to accept) still gets a seat directly and signs in with SSO; the CLI,
- * run by the operator of the whole Hub, always adds directly (`addUser`, users.ts).
+ * invited handle and role. A brand-new address (no person yet, or one whose last seat is gone) is
+ * invited too — never seated silently: its person is made without a seat, may sign in while the
+ * invitation is live (lib/web-auth/sign-in.ts) and sees only the invitation until accepting it. A
+ * mistyped or stale address thus receives nothing of the account. The CLI, run by the operator of
+ * the whole Hub, always adds directly (`addUser`, users.ts).
  *
  * Every change of an invitation is audited in its account (created, accepted, declined, revoked);
  * all of them run under the account lock (seat-locks.ts), as seat changes do.
@@ -24,7 +26,7 @@ import { findAccount } from "./accounts";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { requireMatch } from "./field-format";
 import { ROLES, type Role } from "./types";
-import { type AddedUser, addUser, HANDLE_PATTERN, normaliseEmail, parseRole } from "./users";
+import { HANDLE_PATTERN, normaliseEmail, parseRole } from "./users";
 
 /** How long an invitation can be accepted (docs/decisions.md, "Hardening: invitations and seat removal"). */
 export const INVITATION_TTL_MS = 14 * 24 * 3600 * 1000;
@@ -55,17 +57,18 @@ export interface PendingInvitation {
   expiresAt: Date;
 }
 
-/** What adding a member from the browser did: a direct seat, or an invitation to accept. */
-export type BrowserAdd =
-  | { kind: "added"; user: AddedUser }
-  | { kind: "invited"; invitation: { id: string; email: string; handle: string; role: Role; expiresAt: Date } };
+/** What adding a member from the browser did: always an invitation to accept (never a seat). */
+export type BrowserAdd = {
+  kind: "invited";
+  invitation: { id: string; email: string; handle: string; role: Role; expiresAt: Date };
+};
 
 const asRole = (role: string): Role => ((ROLES as readonly string[]).includes(role) ? (role as Role) : "viewer");
 
 /**
- * The web admin's "add a member": a person who already holds a seat anywhere is invited (they may
- * accept or decline); anyone else gets the seat directly, as the CLI gives it. An existing member of
- * the account is refused, whichever path.
+ * The web admin's "add a member": always an invitation the person accepts or declines — whether
+ * they hold a seat elsewhere, once held one, or are new to the Hub (their person row is made in the
+ * invitation's transaction, with no seat). An existing member of the account is refused.
  */
 export async function addMemberFromBrowser(
   email: string,
@@ -79,14 +82,15 @@ export async function addMemberFromBrowser(
   const seatRole = parseRole(role);
   if (seatRole === "owner") requireOwnerFor(opts, "add an owner");
   const account = await findAccount(accountSlug);
-  const person = await db().user.findUnique({
-    where: { email: normalised },
-    select: { id: true, _count: { select: { memberships: true } } },
-  });
-  if (!person || person._count.memberships === 0)
-    return { kind: "added", user: await addUser(normalised, accountSlug, handle, seatRole, opts) };
-  const invitation = await createInvitation(account.id, accountSlug, person.id, handle, seatRole, opts);
-  return { kind: "invited", invitation: { ...invitation, email: normalised, handle, role: seatRole } };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const invitation = await createInvitation(account.id, accountSlug, normalised, handle, seatRole, opts);
+      return { kind: "invited", invitation: { ...invitation, email: normalised, handle, role: seatRole } };
+    } catch (err) {
+      // A concurrent first add of the same address made its person row first: go again once.
+      if (!isUniqueViolation(err) || attempt >= 2) throw err;
+    }
+  }
 }
 
 /** Whether a pending invitation can still be accepted at `now`. */
@@ -103,7 +107,7 @@ async function requireFreeHandle(tx: Tx, accountId: string, accountSlug: string,
 async function createInvitation(
   accountId: string,
   accountSlug: string,
-  userId: string,
+  email: string,
   handle: string,
   role: Role,
   opts: AdminOptions,
@@ -111,6 +115,13 @@ async function createInvitation(
   return db().$transaction(async (tx) => {
     await lockAccount(tx, accountId);
     const now = clock.now();
+    // The person, made here with no seat when the address is new to the Hub.
+    const { id: userId } = await tx.user.upsert({
+      where: { email },
+      create: { id: mintId("user"), email },
+      update: {},
+      select: { id: true },
+    });
     if (await tx.membership.findUnique({ where: { accountId_userId: { accountId, userId } } }))
       throw new HubError("invalid_field", `this person is already a member of account ${accountSlug}`);
     if (await tx.invitation.findFirst({ where: { accountId, userId, ...live(now) }, select: { id: true } }))
@@ -190,6 +201,11 @@ export async function revokeInvitation(
     });
     return { id: inv.id, handle: inv.handle };
   });
+}
+
+/** Whether the person has an invitation they can still accept (it lets them sign in to answer it). */
+export async function hasLiveInvitation(userId: string): Promise<boolean> {
+  return (await db().invitation.count({ where: { userId, ...live(clock.now()) } })) > 0;
 }
 
 /** The person's invitations they can still accept, oldest first (their inbox shows them). */

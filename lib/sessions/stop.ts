@@ -17,6 +17,7 @@ import { clock } from "../clock";
 import type { Tx } from "../db";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
+import { announceCredentialChange, credentialTransaction } from "../principals/credential-cache";
 import { ADMIN_ROLES } from "../principals/seats";
 import type { Seat } from "../principals/types";
 import { endSessions } from "./end";
@@ -91,6 +92,55 @@ export async function stopAgent(
       });
   });
   return { agent_id: agent.agentId, stopped: true };
+}
+
+/**
+ * The agent page's "Stop and revoke keys": a stop alone ends sessions but leaves the agent's API
+ * keys working outside them (submits, polls, its mailbox, §16.4.1 binds only registration), so an
+ * operator who wants the agent cut off does both in ONE transaction — the agent's lock, the stop,
+ * every live key revoked (each process's credential cache told on commit, credential-cache.ts) — and
+ * one `agent.stopped` row naming the keys, beside a `key.revoked` row per key for the key's history.
+ * Rotating a new key and resuming bring the agent back. Idempotent: a stopped agent without live
+ * keys changes nothing and writes nothing.
+ */
+export async function stopAgentAndRevokeKeys(
+  seat: Seat,
+  agent: { rowId: string; agentId: string; accountId: string },
+): Promise<{ agent_id: string; stopped: true; keys_revoked: string[] }> {
+  const actor = assertOperator(seat);
+  const revoked = await credentialTransaction(async (tx) => {
+    const now = await lockAgent(tx, agent.rowId);
+    const { closed, newlyStopped } = await stopInTx(tx, agent, actor, now, null);
+    const keys = await tx.apiKey.findMany({
+      where: { agentRowId: agent.rowId, revokedAt: null },
+      select: { id: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    const ids = keys.map((k) => k.id);
+    if (ids.length > 0) {
+      await tx.apiKey.updateMany({ where: { id: { in: ids }, revokedAt: null }, data: { revokedAt: now } });
+      for (const id of ids) await announceCredentialChange(tx, { kind: "key", id });
+    }
+    if (newlyStopped || closed.length > 0 || ids.length > 0)
+      await writeAudit(tx, [
+        {
+          accountId: agent.accountId,
+          actor,
+          event: AUDIT_EVENT.agentStopped,
+          detail: { agent_id: agent.agentId, sessions_closed: closed, keys_revoked: ids },
+          at: now,
+        },
+        ...ids.map((id) => ({
+          accountId: agent.accountId,
+          actor,
+          event: AUDIT_EVENT.keyRevoked,
+          detail: { agent_id: agent.agentId, key_id: id },
+          at: now,
+        })),
+      ]);
+    return ids;
+  });
+  return { agent_id: agent.agentId, stopped: true, keys_revoked: revoked };
 }
 
 /**

@@ -2,10 +2,12 @@
  * Who may sign in. No open sign-up: a person gets in only if an owner/admin added their email, and
  * the first sign-in binds issuer + subject only when the provider asserts that email verified — to
  * that email's person, whoever is signed in on the browser (#18). A person with an identity already
- * links another only while signed in as themselves. A bound identity whose person holds no seat any
- * more is refused like an uninvited one.
+ * links another only while signed in as themselves. A person with no seat yet signs in only while
+ * an invitation of theirs is live — to accept or decline it in the inbox. A bound identity whose
+ * person holds neither a seat nor a live invitation is refused like an uninvited one.
  */
 import { personForNewIdentity, userForIdentity } from "../principals/identities";
+import { hasLiveInvitation } from "../principals/invitations";
 import { hasAnySeat } from "../principals/seats";
 import { issuerOf } from "./providers";
 
@@ -26,7 +28,10 @@ export interface SignInAttempt {
 
 export async function signInVerdict(a: SignInAttempt): Promise<SignInVerdict> {
   const bound = await userForIdentity(issuerOf(a.providerId), a.subject);
-  if (bound) return (await hasAnySeat(bound)) ? { allowed: true } : { allowed: false, reason: "no_seat" };
+  if (bound)
+    return (await hasAnySeat(bound)) || (await hasLiveInvitation(bound))
+      ? { allowed: true }
+      : { allowed: false, reason: "no_seat" };
   const verified = await emailVerified(a);
   if (await personForNewIdentity(a.email, verified, a.signedInAs)) return { allowed: true };
   return { allowed: false, reason: verified ? "not_invited" : "email_not_verified" };

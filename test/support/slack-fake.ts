@@ -151,6 +151,10 @@ export interface Click {
   channelId: string;
   value: string;
   actionId?: string;
+  /** The payload's `user.username` (the id lower-cased by default). */
+  userName?: string;
+  /** The payload's `team.domain` ("test" by default). */
+  teamDomain?: string;
   /** Seconds since the epoch; now by default. */
   timestamp?: number;
 }
@@ -163,8 +167,8 @@ export function signSlack(secret: string, timestamp: string, body: string): stri
 export async function click(interactionUrl: string, secret: string, c: Click): Promise<Response> {
   const payload = {
     type: "block_actions",
-    team: { id: c.teamId, domain: "test" },
-    user: { id: c.userId, username: c.userId.toLowerCase(), team_id: c.teamId },
+    team: { id: c.teamId, domain: c.teamDomain ?? "test" },
+    user: { id: c.userId, username: c.userName ?? c.userId.toLowerCase(), team_id: c.teamId },
     api_app_id: "A1",
     container: { type: "message", channel_id: c.channelId, is_ephemeral: false },
     channel: { id: c.channelId, name: "x" },

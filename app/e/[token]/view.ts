@@ -57,7 +57,11 @@ ${itemLink(state.item)}`,
       return {
         title: "Sign in to answer",
         body: `${summary(state.item)}
-<p>This account asks you to sign in before answering from an email.</p>
+<p data-testid="email-answer-sign-in-why">${
+          state.why === "sensitive"
+            ? "This item is high priority, or names who may answer it: sign in before answering it from an email."
+            : "This account asks you to sign in before answering from an email."
+        }</p>
 <p><a data-testid="email-answer-sign-in" href="/signin?callbackUrl=${encodeURIComponent(self)}">Sign in</a>, and you come back here to confirm.</p>`,
       };
     case "answered":

@@ -3,21 +3,24 @@
  * The operator's hard stop on an agent's page (§16.4.1), for owners and admins: **Stop agent**
  * asks first in a modal dialog on the page (a `<dialog>` opened with `showModal()`: focus moves into
  * it, starting on Cancel, stays there, and Escape cancels), then closes every live session and blocks
- * new ones; while the agent is stopped, **Resume** lifts the stop. The server checks everything again
+ * new ones. The dialog says what a stop leaves alone — the API keys, which still work outside
+ * sessions — and offers **Stop and revoke keys**, which also revokes them in the same audited step.
+ * While the agent is stopped, **Resume** lifts the stop. The server checks everything again
  * (app/inbox/agents/actions.ts); the page re-renders with the new state.
  */
 import { useActionState, useId, useRef, useState } from "react";
 import type { ActionState } from "@/lib/next/action-state";
-import { resumeAgentAction, stopAgentAction } from "../agents/actions";
+import { resumeAgentAction, stopAgentAction, stopAgentRevokeKeysAction } from "../agents/actions";
 
 export function AgentStopControl({ account, agent, stopped }: { account: string; agent: string; stopped: boolean }) {
   const [stopState, stopAction, stopping] = useActionState<ActionState, FormData>(stopAgentAction, null);
+  const [revokeState, revokeAction, revoking] = useActionState<ActionState, FormData>(stopAgentRevokeKeysAction, null);
   const [resumeState, resumeAction, resuming] = useActionState<ActionState, FormData>(resumeAgentAction, null);
-  const [last, setLast] = useState<"stop" | "resume" | null>(null);
+  const [last, setLast] = useState<"stop" | "revoke" | "resume" | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   const id = useId();
-  const state = last === "stop" ? stopState : last === "resume" ? resumeState : null;
+  const state = last === "stop" ? stopState : last === "revoke" ? revokeState : last === "resume" ? resumeState : null;
   const hidden = (
     <>
       <input type="hidden" name="account" value={account} />
@@ -39,7 +42,7 @@ export function AgentStopControl({ account, agent, stopped }: { account: string;
             type="button"
             className="btn btn-danger"
             aria-haspopup="dialog"
-            disabled={stopping}
+            disabled={stopping || revoking}
             data-testid="stop-agent"
             onClick={() => {
               dialog.current?.showModal();
@@ -62,6 +65,21 @@ export function AgentStopControl({ account, agent, stopped }: { account: string;
               Every live session of this agent closes now, marked as closed by an operator, and the agent cannot
               register a new session until a person resumes it. Its messages and directives stay as they are.
             </p>
+            <p className="notice notice-warn" data-testid="stop-agent-keys-note">
+              Stop does not revoke its API keys: outside a session the agent can still submit messages, read answers and
+              drain its mailbox. <strong>Stop and revoke keys</strong> also revokes every key of the agent at once
+              (audited); it is back only when an admin issues a new key and someone resumes it.
+            </p>
+            <form
+              action={revokeAction}
+              id={`${id}-revoke`}
+              onSubmit={() => {
+                setLast("revoke");
+                dialog.current?.close();
+              }}
+            >
+              {hidden}
+            </form>
             <form
               action={stopAction}
               onSubmit={() => {
@@ -82,6 +100,14 @@ export function AgentStopControl({ account, agent, stopped }: { account: string;
                 </button>
                 <button type="submit" className="btn btn-danger" data-testid="stop-agent-confirm">
                   Stop agent
+                </button>
+                <button
+                  type="submit"
+                  form={`${id}-revoke`}
+                  className="btn btn-danger"
+                  data-testid="stop-agent-revoke-keys"
+                >
+                  Stop and revoke keys
                 </button>
               </div>
             </form>

@@ -3,7 +3,7 @@
  * The agent page's actions. The operator's hard stop (§16.4.1) — also offered on the agent traffic
  * view (#23) — in `seatAction`: same-origin check → the signed-in person → their seat in the
  * account the form names → the agent looked up within that account → `stopAgent` / `resumeAgent`
- * (lib/sessions/stop.ts), the verbs behind `POST /v1/agents/{agent_id}/stop|resume`, which refuse a
+ * (lib/sessions/stop.ts) — or `stopAgentAndRevokeKeys`, the stop that also revokes the agent's keys — the verbs behind `POST /v1/agents/{agent_id}/stop|resume`, which refuse a
  * member or viewer (`not_authorized`) and audit the change as `human:<handle>`. Without a seat
  * there the answer is "no such agent", as for an unknown one, so the form is no oracle for other
  * accounts.
@@ -14,30 +14,39 @@ import type { ActionState } from "@/lib/next/action-state";
 import { field, fieldsAll } from "@/lib/next/form";
 import { describeSenders, setSenderAllowlist } from "@/lib/principals/sender-allowlist";
 import { agentForStop } from "@/lib/sessions/access";
-import { resumeAgent, stopAgent } from "@/lib/sessions/stop";
+import { resumeAgent, stopAgent, stopAgentAndRevokeKeys } from "@/lib/sessions/stop";
 
-async function stopOrResume(form: FormData, which: "stop" | "resume"): Promise<ActionState> {
+async function stopOrResume(form: FormData, which: "stop" | "stop_revoke" | "resume"): Promise<ActionState> {
   const account = field(form, "account");
   const agentId = field(form, "agent");
   const page = `/inbox/agents/${encodeURIComponent(account)}/${agentId.split("/").map(encodeURIComponent).join("/")}`;
   return seatAction({ account, refusal: "no such agent", signInReturnTo: page }, async ({ seat }) => {
     const agent = await agentForStop(seat, agentId);
-    if (which === "stop") await stopAgent(seat, agent);
-    else await resumeAgent(seat, agent);
+    let message: string;
+    if (which === "stop") {
+      await stopAgent(seat, agent);
+      message = `Stopped ${agent.agentId}: its sessions are closed and it cannot register a new one until resumed. Its API keys still work outside sessions.`;
+    } else if (which === "stop_revoke") {
+      const r = await stopAgentAndRevokeKeys(seat, agent);
+      const n = r.keys_revoked.length;
+      message = `Stopped ${agent.agentId} and revoked ${n} API key${n === 1 ? "" : "s"}: it can neither register a session nor use the API until a new key is issued and it is resumed.`;
+    } else {
+      await resumeAgent(seat, agent);
+      message = `Resumed ${agent.agentId}: it may register sessions again.`;
+    }
     revalidatePath("/inbox/agents/[account]/[...agent]", "page");
     revalidatePath("/inbox/traffic"); // the same control on the agent traffic view (#23)
-    return {
-      ok: true,
-      message:
-        which === "stop"
-          ? `Stopped ${agent.agentId}: its sessions are closed and it cannot register a new one until resumed.`
-          : `Resumed ${agent.agentId}: it may register sessions again.`,
-    };
+    return { ok: true, message };
   });
 }
 
 export async function stopAgentAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return stopOrResume(form, "stop");
+}
+
+/** Stop, and revoke every API key of the agent, in one audited transaction (stopAgentAndRevokeKeys). */
+export async function stopAgentRevokeKeysAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return stopOrResume(form, "stop_revoke");
 }
 
 export async function resumeAgentAction(_prev: ActionState, form: FormData): Promise<ActionState> {

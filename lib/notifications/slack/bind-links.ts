@@ -23,9 +23,35 @@ export function bindUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/slack/bind/${token}`;
 }
 
-/** Mints a bind link for a Slack user of the account's workspace; the raw token lives only in the URL. */
+/** Longest Slack name or domain kept for the page; Slack's own limits are well under it. */
+const NAME_MAX = 80;
+
+/**
+ * A name from the click payload as the page may show it: control characters (a newline, a bidi
+ * override that reorders what the person reads) removed, trimmed, bounded; empty → null.
+ */
+export function displayable(value: string | null | undefined): string | null {
+  if (typeof value !== "string") return null;
+  const clean = value
+    .replace(/[\p{Cc}\p{Cf}]/gu, "")
+    .trim()
+    .slice(0, NAME_MAX);
+  return clean === "" ? null : clean;
+}
+
+/**
+ * Mints a bind link for a Slack user of the account's workspace; the raw token lives only in the URL.
+ * The Slack username and workspace domain come from the signed click and are only shown, never
+ * matched: the id is what gets bound.
+ */
 export async function mintBindLink(
-  link: { accountId: string; teamId: string; slackUserId: string },
+  link: {
+    accountId: string;
+    teamId: string;
+    slackUserId: string;
+    slackUserName?: string | null;
+    teamDomain?: string | null;
+  },
   publicUrl: string,
   now: Date,
 ): Promise<string> {
@@ -33,7 +59,11 @@ export async function mintBindLink(
   await db().slackBindToken.create({
     data: {
       tokenHash: hashCredential(token),
-      ...link,
+      accountId: link.accountId,
+      teamId: link.teamId,
+      slackUserId: link.slackUserId,
+      slackUserName: displayable(link.slackUserName),
+      teamDomain: displayable(link.teamDomain),
       expiresAt: new Date(now.getTime() + BIND_LINK_TTL_MS),
       createdAt: now,
     },
@@ -45,6 +75,9 @@ export interface BindLink {
   accountId: string;
   teamId: string;
   slackUserId: string;
+  /** What the signed click named the Slack user and workspace domain (null when it named nothing). */
+  slackUserName: string | null;
+  teamDomain: string | null;
   expiresAt: Date;
 }
 
@@ -66,7 +99,14 @@ export async function checkBindLink(
   if (row.expiresAt <= now) return { ok: false, reason: "expired" };
   return {
     ok: true,
-    link: { accountId: row.accountId, teamId: row.teamId, slackUserId: row.slackUserId, expiresAt: row.expiresAt },
+    link: {
+      accountId: row.accountId,
+      teamId: row.teamId,
+      slackUserId: row.slackUserId,
+      slackUserName: row.slackUserName,
+      teamDomain: row.teamDomain,
+      expiresAt: row.expiresAt,
+    },
   };
 }
 

@@ -9,8 +9,12 @@ import { type LinkProblem, checkBindLink } from "./bind-links";
 
 export interface BindPreview {
   slackUserId: string;
+  /** The Slack username from the signed click, or null (a link minted before names were kept). */
+  slackUserName: string | null;
   teamId: string;
   teamName: string;
+  /** The workspace's domain (`<domain>.slack.com`) from the signed click, or null. */
+  teamDomain: string | null;
   email: string;
   slug: string;
   /** The person's Slack user in the account today, which the binding would replace. */
@@ -24,7 +28,7 @@ export type PreviewState =
 export async function previewBindLink(token: string, userId: string, now: Date): Promise<PreviewState> {
   const state = await checkBindLink(token, now);
   if (!state.ok) return { kind: state.reason };
-  const { accountId, teamId, slackUserId } = state.link;
+  const { accountId, teamId, slackUserId, slackUserName, teamDomain } = state.link;
   const [seat, connection, holder, mine, user] = await Promise.all([
     db().membership.findUnique({
       where: { accountId_userId: { accountId, userId } },
@@ -50,8 +54,10 @@ export async function previewBindLink(token: string, userId: string, now: Date):
     kind: "ready",
     preview: {
       slackUserId,
+      slackUserName,
       teamId,
       teamName: connection.teamName,
+      teamDomain,
       email: user.email,
       slug: seat.account.slug,
       replaces: mine?.slackUserId ?? null,

@@ -35,8 +35,14 @@ import { verifySlackSignature } from "./signature";
 
 const payloadSchema = z.looseObject({
   type: z.string(),
-  team: z.looseObject({ id: z.string() }),
-  user: z.looseObject({ id: z.string().min(1).max(64) }),
+  team: z.looseObject({ id: z.string(), domain: z.string().optional().catch(undefined) }),
+  // `username` (else the older `name`) is the clicker's Slack name, shown on the bind page so the
+  // person confirming sees who it is without the Hub needing the `users:read` scope.
+  user: z.looseObject({
+    id: z.string().min(1).max(64),
+    username: z.string().optional().catch(undefined),
+    name: z.string().optional().catch(undefined),
+  }),
   channel: z.looseObject({ id: z.string() }).optional(),
   container: z.looseObject({ channel_id: z.string().optional() }).optional(),
   actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional() })).optional(),
@@ -102,7 +108,13 @@ async function click(conn: OpenConnection, payload: Payload, rawValue: string): 
   const userId = await slackPersonFor(conn.accountId, slackUserId);
   if (!userId) {
     const link = await mintBindLink(
-      { accountId: conn.accountId, teamId: conn.teamId, slackUserId },
+      {
+        accountId: conn.accountId,
+        teamId: conn.teamId,
+        slackUserId,
+        slackUserName: payload.user.username ?? payload.user.name ?? null,
+        teamDomain: payload.team.domain ?? null,
+      },
       env().publicUrl,
       clock.now(),
     );

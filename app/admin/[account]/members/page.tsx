@@ -138,9 +138,9 @@ export default async function MembersPage({ params }: { params: Promise<{ accoun
       <section className="panel">
         <h2>Add a member</h2>
         <p className="hint">
-          No email is sent. A new person signs in with your identity provider using this address (which it must assert
-          verified); a person who already sits in another account of this Hub is invited instead, and accepts in their
-          inbox. The handle is how the Hub names them to agents, <code>human:&lt;handle&gt;</code>.
+          This invites the person; the seat is theirs only once they accept it in their inbox. No email is sent: tell
+          them to sign in with your identity provider using this address (which it must assert verified). The handle is
+          how the Hub names them to agents, <code>human:&lt;handle&gt;</code>.
         </p>
         <ActionForm action={addMemberAction} hidden={hidden} submit="Add member" testId="add-member">
           <label>

@@ -11,7 +11,11 @@ import { adminAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
 import { field, present } from "@/lib/next/form";
 import { preferencesFromForm } from "@/lib/notifications/preferences-form";
-import { saveAccountDefaults, setEmailAnswerWithoutSignIn } from "@/lib/notifications/settings-store";
+import {
+  saveAccountDefaults,
+  setEmailAnswerSensitiveWithoutSignIn,
+  setEmailAnswerWithoutSignIn,
+} from "@/lib/notifications/settings-store";
 
 export async function saveDefaultsAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   return adminAction(field(form, "account"), async ({ seat }) => {
@@ -32,6 +36,24 @@ export async function setEmailAnswerAction(_prev: ActionState, form: FormData): 
     revalidatePath(`/admin/${seat.slug}/notifications`);
     const now =
       enabled === true ? "may answer from an email without signing in" : "must sign in to answer from an email";
+    return {
+      ok: true,
+      message: r.changed ? `People in ${seat.slug} now ${now}.` : `Unchanged: people already ${now}.`,
+    };
+  });
+}
+
+/** Owners only (setEmailAnswerSensitiveWithoutSignIn): the link alone for high/urgent and restricted asks too. */
+export async function setEmailAnswerSensitiveAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return adminAction(field(form, "account"), async ({ seat }) => {
+    const choice = field(form, "enabled");
+    const enabled = choice === "on" ? true : choice === "off" ? false : choice;
+    const r = await setEmailAnswerSensitiveWithoutSignIn(seat, enabled);
+    revalidatePath(`/admin/${seat.slug}/notifications`);
+    const now =
+      enabled === true
+        ? "may answer high/urgent and restricted asks from an email without signing in"
+        : "must sign in to answer high/urgent and restricted asks from an email";
     return {
       ok: true,
       message: r.changed ? `People in ${seat.slug} now ${now}.` : `Unchanged: people already ${now}.`,

@@ -4,7 +4,7 @@ import { mailSettings } from "@/lib/env";
 import { adminPage } from "@/lib/next/admin-page";
 import { accountDefaults } from "@/lib/notifications/preferences";
 import { accountNotificationSettings } from "@/lib/notifications/settings";
-import { saveDefaultsAction, setEmailAnswerAction } from "./actions";
+import { saveDefaultsAction, setEmailAnswerAction, setEmailAnswerSensitiveAction } from "./actions";
 import { ReminderDelays } from "./reminder-delays";
 
 export const dynamic = "force-dynamic";
@@ -64,6 +64,30 @@ export default async function AccountNotificationsPage({ params }: { params: Pro
           <p className="muted" data-testid="email-answer-owner-only">
             Only an owner of {seat.slug} can change this.
           </p>
+        )}
+        <h3>High-priority and restricted asks</h3>
+        <p className="hint">
+          An item of priority <code>high</code> or <code>urgent</code>, or one whose agent named who may answer it (
+          <code>allowed_resolvers</code>), needs the person signed in to answer from an email — unless this is on. It
+          only matters while the setting above is on.
+        </p>
+        <p data-testid="email-answer-sensitive-state">
+          Now: <strong>{settings.emailAnswerSensitiveWithoutSignIn ? "on" : "off"}</strong> — for those,{" "}
+          {settings.emailAnswerSensitiveWithoutSignIn
+            ? "the email link alone is enough"
+            : "people must sign in to answer from an email"}
+          .
+        </p>
+        {isOwner && (
+          <ActionForm
+            action={setEmailAnswerSensitiveAction}
+            hidden={{ ...hidden, enabled: settings.emailAnswerSensitiveWithoutSignIn ? "off" : "on" }}
+            submit={
+              settings.emailAnswerSensitiveWithoutSignIn ? "Require sign-in for them" : "Allow them without sign-in"
+            }
+            testId="toggle-email-answer-sensitive"
+            className="inline-form"
+          />
         )}
       </section>
       <ReminderDelays accountId={seat.accountId} slug={seat.slug} canEdit />

@@ -1,8 +1,8 @@
 /**
  * The bind page as one small static HTML document (#17, docs/notifications.md "Slack: who clicked"),
  * like the mail's answer page (app/e/[token]/view.ts): no script, nothing loaded from anywhere, one
- * form that POSTs back to the same URL. The confirmation names the Slack user, the workspace, the
- * person and the account, because a forwarded link would bind whoever opens it: the person must see
+ * form that POSTs back to the same URL. The confirmation names the Slack user (by the name the signed
+ * click gave, and the id), the workspace (name, domain, id), the person and the account, because a forwarded link would bind whoever opens it: the person must see
  * that the Slack user is theirs before they confirm. A refusal shows nothing of the account.
  */
 import { escapeHtml } from "@/lib/notifications/text";
@@ -34,10 +34,27 @@ a.cancel{display:inline-block;padding:.5rem 1.25rem}
 
 const SETTINGS = `<p class="note"><a href="/settings/slack">Your Slack bindings</a> are listed, and can be removed, in your settings.</p>`;
 
+/** The Slack user as a person recognises them: the name the signed click gave, then the id. */
+function slackUser(p: BindPreview, testIds = false): string {
+  const tid = (name: string) => (testIds ? ` data-testid="${name}"` : "");
+  const id = `<code${tid("slack-bind-user")}>${escapeHtml(p.slackUserId)}</code>`;
+  return p.slackUserName
+    ? `<strong${tid("slack-bind-user-name")}>@${escapeHtml(p.slackUserName)}</strong> (${id})`
+    : id;
+}
+
+/** The workspace by its name, its domain when the click gave one, and its id. */
+function workspace(p: BindPreview): string {
+  const domain = p.teamDomain
+    ? ` <span data-testid="slack-bind-team-domain">${escapeHtml(p.teamDomain)}.slack.com</span>`
+    : "";
+  return `<span data-testid="slack-bind-team">${escapeHtml(p.teamName)}</span>${domain} <code>${escapeHtml(p.teamId)}</code>`;
+}
+
 function summary(p: BindPreview): string {
   return `<dl data-testid="slack-bind-summary">
-<dt>Slack user</dt><dd><code data-testid="slack-bind-user">${escapeHtml(p.slackUserId)}</code></dd>
-<dt>Workspace</dt><dd><span data-testid="slack-bind-team">${escapeHtml(p.teamName)}</span> <code>${escapeHtml(p.teamId)}</code></dd>
+<dt>Slack user</dt><dd>${slackUser(p, true)}</dd>
+<dt>Workspace</dt><dd>${workspace(p)}</dd>
 <dt>Answers as</dt><dd data-testid="slack-bind-email">${escapeHtml(p.email)}</dd>
 <dt>Account</dt><dd data-testid="slack-bind-account">${escapeHtml(p.slug)}</dd>
 </dl>`;
@@ -51,10 +68,11 @@ function content(state: PageState, token: string): { title: string; body: string
       return {
         title: "Answer from Slack as you?",
         body: `${summary(p)}
-<p class="warn" data-testid="slack-bind-warning">Slack user <code>${escapeHtml(p.slackUserId)}</code> of workspace
+<p class="warn" data-testid="slack-bind-warning">Slack user ${slackUser(p)} of workspace
 <strong>${escapeHtml(p.teamName)}</strong> will answer as you (${escapeHtml(p.email)}) in account
 <strong>${escapeHtml(p.slug)}</strong>: clicks by that Slack user on MA2H buttons will resolve items as you.
 Only continue if that Slack user is you.</p>
+${p.slackUserName ? `<p class="note">The name is the one the Slack user gave themselves; check it in Slack (your profile's member ID is <code>${escapeHtml(p.slackUserId)}</code> if it is you).</p>` : ""}
 ${p.replaces ? `<p data-testid="slack-bind-replaces">It replaces your current Slack user in this account, <code>${escapeHtml(p.replaces)}</code>.</p>` : ""}
 <form method="post" action="${escapeHtml(self)}">
 <button type="submit" data-testid="slack-bind-confirm">Confirm</button>
