@@ -6,7 +6,9 @@
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { useTestDatabase } from "../test/support/test-database";
-import { closeDb, db, poolStats } from "./db";
+import pg from "pg";
+import { closeDb, db, poolStats, statementRows } from "./db";
+import { Prisma } from "./generated/prisma/client";
 import { resetEnvCache } from "./env";
 
 useTestDatabase();
@@ -70,5 +72,25 @@ describe("the database pool", () => {
     await later;
     await db().account.count();
     expect(secondConnections()).toEqual([]);
+  });
+
+  it("survives the server ending an idle pooled connection (a restart, a terminated backend) and reconnects", async () => {
+    await closeDb(); // a fresh pool: only statementRows has used it, Prisma has not connected
+    const [{ pid }] = await statementRows<{ pid: number }>(Prisma.sql`SELECT pg_backend_pid() AS pid`);
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.prependListener("uncaughtException", onUncaught);
+    try {
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      await admin.end();
+      await new Promise((r) => setTimeout(r, 300)); // the idle client's error arrives
+      expect(uncaught).toEqual([]);
+      const [{ one }] = await statementRows<{ one: number }>(Prisma.sql`SELECT 1 AS one`);
+      expect(one).toBe(1);
+    } finally {
+      process.removeListener("uncaughtException", onUncaught);
+    }
   });
 });

@@ -27,6 +27,14 @@ function state(): { client: PrismaClient; pool: pg.Pool } {
     // inside a transaction reads through its `tx` only: a second connection taken while one is held
     // deadlocks the pool once every connection is held by a transaction waiting for another.
     const pool = new pg.Pool({ connectionString: env().DATABASE_URL, max: env().MA2H_DATABASE_POOL_MAX });
+    // An idle pooled connection the server ends (a PostgreSQL restart, a terminated backend, a
+    // dropped database) emits `error` on the pool; with no listener that is an uncaught exception
+    // that ends the process. Prisma's adapter listens only while it is connected (not before its
+    // first query, not after $disconnect), and statementRows uses the pool directly: listen always.
+    // The pool drops the connection and opens a new one on the next query.
+    pool.on("error", (err) =>
+      log.warn("an idle database connection was closed by the server", { error_name: err.name }),
+    );
     // No query logging in any mode: queries carry `state` and envelopes (§9.6).
     // Prisma's interactive-transaction defaults (2 s to get a connection, 5 s to finish) turn a burst
     // of submits from one agent — serialised on its inbox-depth lock while holding pooled
