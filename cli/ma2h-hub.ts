@@ -103,7 +103,7 @@ function errorOf(err: unknown): { code: string; message: string; exit: number } 
 async function main(): Promise<number> {
   // Prisma's query compiler is WebAssembly: V8's optimising tier would recompile it in the background
   // and hold the exit until that is done (a second on a busy box). A short-lived CLI runs it on the
-  // baseline compiler only; set before the first query compiles the module (#20, docs/decisions.md).
+  // baseline compiler only; set before the first query compiles the module (docs/decisions/operations-and-performance.md, "`ma2h-hub` loads only what a command needs").
   v8.setFlagsFromString("--liftoff-only");
   // A notice (stderr: stdout stays the command's answer) when the slower sources run (bin/launcher.mjs).
   const running = runningCode("ma2h-hub");

@@ -81,7 +81,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   rt.idp = idp;
 
   // A loopback port that admin.spec.ts's push receiver listens on: dev mode delivers plaintext to
-  // loopback only for origins on this allowlist (docs/decisions.md, "Dev allowlist").
+  // loopback only for origins on this allowlist (docs/decisions/delivery-and-push.md, "Dev allowlist").
   const receiverPort = await freePort();
   // The notification mails (#16): a fresh directory per run, read by email-answer.spec.ts.
   const mailDir = join(outDir, "e2e-mail");

@@ -171,7 +171,7 @@ describe("§8.0 discovery alias", () => {
       sender_allowlists: true,
     });
     expect(doc.rate_limit.inter_agent_requests_per_minute).toBe(120);
-    // Extension fields (docs/decisions.md "Capability extensions"), from this Hub's configuration.
+    // Extension fields (docs/decisions/protocol.md "Capability extensions"), from this Hub's configuration.
     expect(doc).toMatchObject({ callback_max_attempts: 7, callback_max_duration_seconds: 3600, max_wait_seconds: 45 });
     expect(doc.idempotency_ttl_seconds).toBeGreaterThanOrEqual(86_400);
     // The ed25519 keys' address, absolute and on the Hub's own origin, serving the published JWKS.

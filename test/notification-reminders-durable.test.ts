@@ -110,7 +110,7 @@ describe("a worker SIGKILLed before the reminder is due", () => {
     const created = (await db().message.findUniqueOrThrow({ where: { id } })).createdAt.getTime();
     await until("the new-item mails", () => (mails(title, "[").length === 3 ? true : undefined));
     // …and recorded as sent: a kill between the relay's 250 and that UPDATE would resend them by
-    // design (at-least-once, docs/decisions.md) — this test kills the worker between sends instead.
+    // design (at-least-once, docs/decisions/notifications.md) — this test kills the worker between sends instead.
     await until("the new-item rows sent", async () =>
       (await db().notification.count({ where: { messageId: id, kind: "new", status: "sent" } })) === 3
         ? true

@@ -90,7 +90,7 @@ type TrackColumns = Pick<Resolution, "id" | "deliveredToAgentAt" | "ackedAt" | "
 /**
  * The §14.1 ack envelope as stored: the first ack's attested `by`, time, note and echoed
  * `resolution_id`, at the message's own minor when it is ≥ 0.4 (the ack primitive's floor), else
- * the Hub's 0.5 (docs/decisions.md "Ack version").
+ * the Hub's 0.5 (docs/decisions/delivery-and-push.md "Ack version").
  */
 export function storedAck(messageId: string, messageVersion: string, r: TrackColumns): Ack | null {
   if (r.ackedAt === null || r.ackBy === null) return null;

@@ -33,7 +33,7 @@ export function answerUrl(publicUrl: string, token: string): string {
  * synthesized approve/deny included. None for an `input` ask (it needs a filled-in answer) or a task
  * (checklist and completion are decided in the Hub), and none for a `sensitive` item (§9.6): its mail
  * carries the title and the item's link only — no option label leaves the Hub, and a forwarded or
- * leaked mail cannot decide it without a sign-in (docs/decisions.md).
+ * leaked mail cannot decide it without a sign-in (docs/decisions/notifications.md).
  */
 export function linkableOptions(envelope: Message, sensitive: boolean): ResponseOption[] {
   if (sensitive || envelope.type !== "ask" || envelope.request.mode === "input") return [];

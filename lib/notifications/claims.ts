@@ -10,7 +10,7 @@
  * - `recoverInterrupted`: a row left `sending` past its lease was interrupted (the worker died
  *   mid-send): it is logged as such and made due again, and the resend carries the same Message-ID
  *   — at-least-once across the window between the SMTP server's acceptance and our UPDATE
- *   (docs/decisions.md "Notifications").
+ *   (docs/decisions/notifications.md "Notifications").
  */
 import { clock } from "../clock";
 import { db } from "../db";

@@ -22,7 +22,7 @@ export const MIN_PRIORITY_CHOICES = [...PRIORITIES].reverse();
 export const DIGESTS = ["off", "hourly", "daily"] as const;
 export type Digest = (typeof DIGESTS)[number];
 
-/** The local time of the daily digest (docs/decisions.md "Notifications: preferences and digests"). */
+/** The local time of the daily digest (docs/decisions/notifications.md "Notifications: preferences and digests"). */
 export const DAILY_DIGEST_AT = "08:00";
 
 const channelShape = z.strictObject({
@@ -140,7 +140,7 @@ export type DeliveryPlan =
   | { send: true; at: Date; digest: boolean };
 
 /**
- * The decision, pure (docs/notifications.md "Preferences", docs/decisions.md):
+ * The decision, pure (docs/notifications.md "Preferences", docs/decisions/notifications.md):
  * 1. the channel is off for the item's type → not sent;
  * 2. below the channel's minimum priority → not sent — for new items and reminders; an escalation
  *    goes to owners/admins because nobody acted, so it is not filtered by priority;

@@ -111,7 +111,7 @@ export function parseChannelId(input: unknown): string | null {
  * workspace, the bot token or the signing secret — or a connect with no connection before — removes
  * every Slack binding of the account and every unused bind link: a binding vouches for clicks signed
  * with the secret it was made under, and a new secret's holder could sign any Slack user's click
- * (docs/decisions.md "Slack"). Reconnecting with the very same three keeps them.
+ * (docs/decisions/auth-and-security.md "Slack"). Reconnecting with the very same three keeps them.
  */
 export async function connectSlack(
   who: SlackAdmin,

@@ -24,7 +24,7 @@ import { openConnection } from "./connection";
 import { postStateOf } from "./item-view";
 
 export const CHANNEL_SLOT = "channel";
-/** Item types posted to the account's channel: the ones somebody must act on (docs/decisions.md). */
+/** Item types posted to the account's channel: the ones somebody must act on (docs/decisions/notifications.md). */
 const CHANNEL_TYPES = new Set(["ask", "task"]);
 
 /** A claim outlives any one Slack call (each bounded by MA2H_SLACK_TIMEOUT_MS). */

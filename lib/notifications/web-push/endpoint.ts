@@ -6,7 +6,7 @@
  * person cannot make the Hub POST to a host of their choosing (docs/security.md). A plaintext or
  * loopback endpoint is allowed only in dev mode and only when its exact origin is in
  * MA2H_DEV_CALLBACK_ALLOWLIST: the same list that lets dev callbacks reach a local receiver
- * (docs/decisions.md "Browser push: endpoints"), so tests run a local push service.
+ * (docs/decisions/notifications.md "Browser push: endpoints"), so tests run a local push service.
  */
 import { devCallbackAllowlist, originKey } from "../../delivery/policy";
 import { env } from "../../env";

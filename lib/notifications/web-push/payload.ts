@@ -4,7 +4,7 @@
  * `/inbox/<id>` it opens from them. A `sensitive` item (§9.6) keeps its title: the title is what the
  * inbox list and the mail subject show too, the body and context never leave the Hub this way, and
  * the payload is end-to-end encrypted to the browser (RFC 8291), so the push service reads nothing
- * (docs/decisions.md "Browser push: the payload").
+ * (docs/decisions/notifications.md "Browser push: the payload").
  */
 import type { Urgency } from "web-push";
 
