@@ -131,7 +131,7 @@ async function main(): Promise<number> {
     if (e.exit === 2 && !json) process.stderr.write(`${USAGE}\n`);
   } finally {
     // A redrive enqueues its first attempt (lib/delivery/admin.ts); close that queue connection too.
-    // Only what a command opened, loaded only then: `--help` loads neither Prisma nor BullMQ (#20).
+    // Only what a command opened, loaded only then: `--help` loads neither Prisma nor BullMQ.
     await Promise.allSettled([
       hasProcessWide("ma2h.queues") ? import("../lib/queue/producer").then((m) => m.closeProducers()) : undefined,
       hasProcessWide("ma2h.db") ? import("../lib/db").then((m) => m.closeDb()) : undefined,
@@ -144,6 +144,6 @@ main().then((code) => {
   process.exitCode = code;
   // Everything is closed and written: exit once stdout has taken the output rather than wait on a
   // stray handle — a closed database socket lingers until the server's backend ends, a second on a
-  // busy box (#20).
+  // busy box.
   process.stdout.write("", () => process.exit(code));
 });

@@ -1,7 +1,7 @@
 /**
  * §8.0 capability document, built from the same configuration that enforces each limit. The v0.4
  * modules (inbound, ack, presence), v0.5 sessions (§16, with the §16.4.1 hard stop) and the
- * inter-agent leg (#23, with `ack` and `sessions` as §8.0 requires) are advertised complete.
+ * inter-agent leg (with `ack` and `sessions` as §8.0 requires) are advertised complete.
  */
 import { deliveryPolicy } from "./delivery/policy";
 import { env, heldLimits, inboundLimits, interAgentSettings, limits, sessionLimits, streamLimits } from "./env";

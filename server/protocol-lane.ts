@@ -1,5 +1,5 @@
 /**
- * The protocol lane (#20, docs/PERFORMANCE.md): the three hottest /v1 routes — submit
+ * The protocol lane (docs/PERFORMANCE.md): the three hottest /v1 routes — submit
  * (`POST /v1/messages`), poll and long-poll (`GET /v1/messages/{id}`) and resolve
  * (`POST /v1/messages/{id}/resolve`) — are dispatched from here straight to their handlers
  * (lib/http/routes/), the very ones their App Router route files export to Next (one definition

@@ -1,6 +1,5 @@
 /**
- * Reminders and escalation across a worker SIGKILL, and what the item page shows of them (#16,
- * docs/notifications.md "Reminders and escalation", "On the item"). The Hub runs as a web + worker
+ * Reminders and escalation across a worker SIGKILL, and what the item page shows of them (* docs/notifications.md "Reminders and escalation", "On the item"). The Hub runs as a web + worker
  * pair; a real SMTP server from `smtp-server` receives and `mailparser` reads. The account's
  * delays are set short on its settings row (fractional minutes: 0.1 = 6 s), as an operator sets
  * them. The pinned-clock cases are in test/notification-reminders.test.ts.

@@ -1,5 +1,5 @@
 /**
- * The sealer (#19): links committed audit rows into their stream's hash chain (./chain.ts), off the
+ * The sealer: links committed audit rows into their stream's hash chain (./chain.ts), off the
  * request path — request transactions keep writing plain rows, and the worker's `audit-seal` sweep
  * (lib/jobs/sweeps.ts, every second) calls `sealPending`.
  *

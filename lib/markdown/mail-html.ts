@@ -1,5 +1,5 @@
 /**
- * Agent Markdown as the HTML of a notification mail (#16, docs/notifications.md "What a mail
+ * Agent Markdown as the HTML of a notification mail (docs/notifications.md "What a mail
  * contains"): the same parse and the same sanitizing plugins as the inbox (lib/markdown/sanitize.ts),
  * serialized to static HTML. One step more than the inbox, for a mail only: the agent's links are
  * shown, not linked — each becomes its text followed by its URL in parentheses — so the only

@@ -1,5 +1,5 @@
 /**
- * The one-click answer links of a notification mail (#16, docs/notifications.md "Answering from the
+ * The one-click answer links of a notification mail (docs/notifications.md "Answering from the
  * mail"). A link is `<MA2H_PUBLIC_URL>/e/<token>`: 32 random bytes, base64url — unguessable, and the
  * only thing the link carries. The Hub stores only the token's SHA-256 (the same hash as every other
  * bearer credential, lib/secrets.ts), bound to (notification, item, person, option value), expiring

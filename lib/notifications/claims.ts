@@ -1,5 +1,5 @@
 /**
- * The claim every notification send goes through (#16, docs/notifications.md "Delivery, retries
+ * The claim every notification send goes through (docs/notifications.md "Delivery, retries
  * and failures") — one definition for send.ts (one row a mail) and digest.ts (a batch of rows a
  * mail; a single row is a batch of one):
  * - `claim`: the due pending rows among some ids are moved `pending → sending` by ONE conditional

@@ -1,5 +1,5 @@
 /**
- * A person's notification preferences in one account (#16, docs/notifications.md "Preferences"):
+ * A person's notification preferences in one account (docs/notifications.md "Preferences"):
  * the person's own choices over the account's defaults over the built-in ones, and the one decision
  * every sender asks — should this person be told of this item on this channel, and when?
  *
@@ -78,7 +78,7 @@ export const partialPreferencesShape = z.strictObject({
 export type PartialPreferences = z.infer<typeof partialPreferencesShape>;
 
 /**
- * The built-in defaults (#16, #17): every channel on for asks and tasks, notify off (opt-in),
+ * The built-in defaults: every channel on for asks and tasks, notify off (opt-in),
  * everything, no digest. Slack and push reach only a person who bound a Slack user or subscribed a
  * device — itself an opt-in — so "on" there costs nobody an unwanted message.
  */

@@ -1,5 +1,5 @@
 /**
- * Invitations (#18, docs/admin.md "Invitations"): a seat offered by an account's owner or admin in
+ * Invitations (docs/admin.md "Invitations"): a seat offered by an account's owner or admin in
  * the browser to a person who already sits in another account. A person belongs to no account
  * alone, so one account's admin may not put another account's member anywhere: the invitation
  * grants nothing — no membership row, hence no inbox item, resolver right, notification or live

@@ -1,5 +1,5 @@
 /**
- * An account's Slack app (#17, docs/notifications.md "Slack: connecting"): owners paste the bot
+ * An account's Slack app (docs/notifications.md "Slack: connecting"): owners paste the bot
  * token and signing secret — verified by calling `auth.test` with the token before anything
  * is stored, both sealed (lib/secrets.ts) and never shown again — and owners and admins choose where items go: one
  * channel (`C…`/`G…`) and/or direct messages to people who bound their Slack user. Whoever holds

@@ -1,5 +1,5 @@
 /**
- * Slack posts of items, durable (#17, docs/notifications.md "Slack"). PostgreSQL's `slack_posts`
+ * Slack posts of items, durable (docs/notifications.md "Slack"). PostgreSQL's `slack_posts`
  * rows are the obligation; the notification job (fanout.ts `processNotifications`) does the work
  * and its sweep re-finds whatever a lost job or a killed worker left:
  * - the channel post: `planChannelPost` makes ONE pending row per new ask/task in the fan-out

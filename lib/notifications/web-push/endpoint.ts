@@ -1,5 +1,5 @@
 /**
- * Which push-service endpoints the Hub will talk to (#17): https only, like callbacks (§9.4) — and
+ * Which push-service endpoints the Hub will talk to: https only, like callbacks (§9.4) — and
  * the egress (lib/delivery/egress.ts) refuses private and loopback addresses at send time whatever
  * the scheme. An https endpoint must also be on a known push service: the ones browsers use
  * (`KNOWN_PUSH_SERVICES`) plus whatever the operator adds in MA2H_PUSH_SERVICES — so a signed-in
