@@ -5,7 +5,7 @@ export const metadata = { title: "MA2H Hub" };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // Every page is rendered per request: its scripts carry that request's CSP nonce
-  // (server/page-headers.ts, #19), which a page prerendered at build time could not.
+  // (server/page-headers.ts), which a page prerendered at build time could not.
   await connection();
   return (
     <html lang="en">

@@ -1,4 +1,4 @@
-/** `ma2h-hub audit verify` and `ma2h-hub account purge` (the tamper-evident audit trail, #19). */
+/** `ma2h-hub audit verify` and `ma2h-hub account purge` (the tamper-evident audit trail). */
 import { readFile } from "node:fs/promises";
 import type { VerifyReport } from "../lib/audit/verify";
 import { usageError, type Command, type Output } from "./command";
@@ -25,7 +25,7 @@ function reportOutput(r: VerifyReport): Output {
       first_broken: r.first_broken,
     },
     text: `${r.verified} row(s) verified, ${r.checkpoints} signed checkpoint(s), ${r.unsealed} not sealed yet${unsigned}${broken || "; the chain holds"}`,
-    // A break is the command's finding, not its failure to run: exit 1 with the report (#19).
+    // A break is the command's finding, not its failure to run: exit 1 with the report.
     exitCode: r.first_broken ? 1 : 0,
   };
 }

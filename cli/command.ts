@@ -6,7 +6,7 @@ export type Flags = Partial<Record<string, string>>;
 export interface Output {
   json: Record<string, unknown>;
   text: string;
-  /** The process's exit code when not 0: a finding such as a broken audit chain (#19) is 1. */
+  /** The process's exit code when not 0: a finding such as a broken audit chain is 1. */
   exitCode?: number;
 }
 

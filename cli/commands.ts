@@ -2,7 +2,7 @@
  * The `ma2h-hub` admin commands: each turns parsed arguments into one domain call
  * (lib/principals) and shapes its result as the documented JSON object plus a readable line. Each
  * command imports its domain module when it runs, so `--help` and a usage error load no database
- * client (#20).
+ * client.
  */
 import type { AgentRef } from "../lib/principals/agents";
 import type { BindingInfo } from "../lib/principals/bindings";

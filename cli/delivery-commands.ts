@@ -1,7 +1,7 @@
 /**
  * `ma2h-hub signing-key …`, `ma2h-hub deliveries …` (the signed return leg, §9.2, §8.3) and
  * `ma2h-hub message show` (a message's outcome and §14.2 response track, purged or not). Domain
- * modules load when a command runs (#20).
+ * modules load when a command runs.
  */
 import { usageError, type Command } from "./command";
 

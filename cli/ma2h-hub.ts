@@ -103,7 +103,7 @@ function errorOf(err: unknown): { code: string; message: string; exit: number } 
 async function main(): Promise<number> {
   // Prisma's query compiler is WebAssembly: V8's optimising tier would recompile it in the background
   // and hold the exit until that is done (a second on a busy box). A short-lived CLI runs it on the
-  // baseline compiler only; set before the first query compiles the module (#20, docs/decisions.md).
+  // baseline compiler only; set before the first query compiles the module (docs/decisions/operations-and-performance.md, "`ma2h-hub` loads only what a command needs").
   v8.setFlagsFromString("--liftoff-only");
   // A notice (stderr: stdout stays the command's answer) when the slower sources run (bin/launcher.mjs).
   const running = runningCode("ma2h-hub");
@@ -131,7 +131,7 @@ async function main(): Promise<number> {
     if (e.exit === 2 && !json) process.stderr.write(`${USAGE}\n`);
   } finally {
     // A redrive enqueues its first attempt (lib/delivery/admin.ts); close that queue connection too.
-    // Only what a command opened, loaded only then: `--help` loads neither Prisma nor BullMQ (#20).
+    // Only what a command opened, loaded only then: `--help` loads neither Prisma nor BullMQ.
     await Promise.allSettled([
       hasProcessWide("ma2h.queues") ? import("../lib/queue/producer").then((m) => m.closeProducers()) : undefined,
       hasProcessWide("ma2h.db") ? import("../lib/db").then((m) => m.closeDb()) : undefined,
@@ -144,6 +144,6 @@ main().then((code) => {
   process.exitCode = code;
   // Everything is closed and written: exit once stdout has taken the output rather than wait on a
   // stray handle — a closed database socket lingers until the server's backend ends, a second on a
-  // busy box (#20).
+  // busy box.
   process.stdout.write("", () => process.exit(code));
 });

@@ -1,4 +1,4 @@
-/** `ma2h-hub secrets rotate` (#19): move every sealed value to the current AUTH_SECRET/MA2H_SECRETS_KEY. */
+/** `ma2h-hub secrets rotate`: move every sealed value to the current AUTH_SECRET/MA2H_SECRETS_KEY. */
 import { usageError, type Command } from "./command";
 
 export const SECRETS_COMMANDS: Record<string, Command> = {

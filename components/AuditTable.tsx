@@ -1,6 +1,6 @@
 /**
  * One audit trail as a table, newest first: an account's log (/admin/<account>/audit) or a person's
- * own stream (/settings/activity, #18). Time, who acted, the event kind, and its object — the
+ * own stream (/settings/activity). Time, who acted, the event kind, and its object — the
  * message it concerns (linked) and the detail's ids and names (`AuditDetail`).
  */
 import Link from "next/link";

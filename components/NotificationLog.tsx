@@ -2,10 +2,10 @@ import type { ItemNotificationLog } from "@/lib/notifications/item-log";
 import { LocalTime } from "./Clock";
 
 /**
- * An item's notifications (#16): "reminded <time>" / "escalated <time>" once sent, for everyone who
+ * An item's notifications: "reminded <time>" / "escalated <time>" once sent, for everyone who
  * sees the item; for the account's owners/admins (`log.rows` set) each notification row with its
  * attempts — handle, channel, kind, status, outcome, error class and time; never an address — and
- * the item's Slack channel post (#17): its status, what it shows, attempts and last error.
+ * the item's Slack channel post: its status, what it shows, attempts and last error.
  */
 export function NotificationLog({ log }: { log: ItemNotificationLog }) {
   const { remindedAt, escalatedAt } = log.stamps;

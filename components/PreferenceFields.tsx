@@ -1,5 +1,5 @@
 /**
- * The fields of one set of notification preferences (#16): a person's own on
+ * The fields of one set of notification preferences: a person's own on
  * `/settings/notifications`, an account's defaults on `/admin/<account>/notifications`. Plain
  * inputs inside an ActionForm; names come from lib/notifications/preferences-form.ts, and the
  * server validates everything (preferences.ts).

@@ -152,7 +152,7 @@ test("a binding approved in the UI lets a push callback through; the item shows 
     await expect(page.getByTestId("add-binding-error")).toContainText("path");
 
     // Outside the operator's MA2H_CALLBACK_ORIGIN_POLICY (127.0.0.1/32, *.example.com): refused
-    // here, with the reason, and nothing is approved (#19).
+    // here, with the reason, and nothing is approved.
     await page.getByTestId("binding-origin").fill("https://relay.elsewhere.test");
     await page.getByTestId("binding-ref").fill("cb3");
     await page.getByTestId("binding-secret").fill("x");
@@ -472,7 +472,7 @@ test("the audit log names the right actor for every action, filters, and exports
       .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-actor")));
     expect(new Set(actors)).toEqual(new Set(["human:alice"]));
     // The agent's submits are its own; bob's decline is his. His token changes are his own stream's
-    // (/settings/activity), never the account's (#18).
+    // (/settings/activity), never the account's.
     await page.goto(`/admin/acme/audit?actor=${encodeURIComponent(`agent:${agentId}`)}&kind=message.submitted`);
     await expect(page.locator('[data-testid="audit-row"]').first()).toHaveAttribute("data-actor", `agent:${agentId}`);
     await page.goto("/admin/acme/audit?actor=human%3Abob");

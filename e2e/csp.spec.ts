@@ -1,5 +1,5 @@
 /**
- * The page Content-Security-Policy in a real browser (#19, server/page-headers.ts): /signin and an
+ * The page Content-Security-Policy in a real browser (server/page-headers.ts): /signin and an
  * inbox page carry a policy whose scripts are allowed by a per-request nonce (no 'unsafe-inline')
  * and frame-ancestors 'none'; the page's own scripts run (the inbox hydrates), an inline script
  * without the nonce does not, and the same script with the page's nonce does (the control).

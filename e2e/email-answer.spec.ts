@@ -1,5 +1,5 @@
 /**
- * Answering from the mail (#16): an agent submits an ask; the Hub mails its resolver (the run's
+ * Answering from the mail: an agent submits an ask; the Hub mails its resolver (the run's
  * SMTP server writes each mail under `mailDir`, e2e/global-setup.ts); a browser with NO session opens
  * the mail's "Approve" link, sees the item and the choice, confirms, and lands on the answered page.
  * The agent's pull then carries the answer with that person as the attested actor (§9.1). Opening

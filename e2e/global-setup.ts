@@ -30,7 +30,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   const acme = await provisionAccount(
     "acme",
     // session-bot: sessions.spec.ts's own, which it stops and resumes; traffic-a and traffic-b:
-    // traffic.spec.ts's pair, which address each other (#23) and of which it stops traffic-b;
+    // traffic.spec.ts's pair, which address each other and of which it stops traffic-b;
     // revoke-bot: sessions.spec.ts's too, which it stops with its keys revoked.
     ["deploybot/dev-team", "xss-bot", "session-bot", "traffic-a", "traffic-b", "revoke-bot"],
     [
@@ -45,7 +45,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   // Accounts of their own for the keyboard spec (a predictable list) and the docs screenshots.
   const initech = await provisionAccount("initech", ["triage-bot"], [{ handle: "kim", role: "member" }]);
   const demo = await provisionAccount("demo", ["deploybot/dev-team"], [{ handle: "dana", role: "owner" }]);
-  // The invitations spec's own (#18): olive runs initrode and invites hugo, who sits in vandelay.
+  // The invitations spec's own: olive runs initrode and invites hugo, who sits in vandelay.
   const initrode = await provisionAccount("initrode", ["initrode-bot"], [{ handle: "olive", role: "owner" }]);
   const vandelay = await provisionAccount("vandelay", ["vandelay-bot"], [{ handle: "hugo", role: "member" }]);
   // identities.spec.ts: people whose sign-ins only that spec makes (a shared browser, a second identity).
@@ -81,9 +81,9 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   rt.idp = idp;
 
   // A loopback port that admin.spec.ts's push receiver listens on: dev mode delivers plaintext to
-  // loopback only for origins on this allowlist (docs/decisions.md, "Dev allowlist").
+  // loopback only for origins on this allowlist (docs/decisions/delivery-and-push.md, "Dev allowlist").
   const receiverPort = await freePort();
-  // The notification mails (#16): a fresh directory per run, read by email-answer.spec.ts.
+  // The notification mails: a fresh directory per run, read by email-answer.spec.ts.
   const mailDir = join(outDir, "e2e-mail");
   rmSync(mailDir, { recursive: true, force: true });
   rt.mail = await startMailCapture({ dir: mailDir });
@@ -91,7 +91,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     SMTP_URL: rt.mail.url,
     MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
     MA2H_DEV_CALLBACK_ALLOWLIST: `http://127.0.0.1:${receiverPort}`,
-    // admin.spec.ts: account admins may approve only these callback origins in the browser (#19).
+    // admin.spec.ts: account admins may approve only these callback origins in the browser.
     MA2H_CALLBACK_ORIGIN_POLICY: "127.0.0.1/32, *.example.com",
     AUTH_OIDC_ISSUER: idp.issuer,
     AUTH_OIDC_CLIENT_ID: OIDC_CLIENT.id,

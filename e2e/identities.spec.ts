@@ -1,5 +1,5 @@
 /**
- * Sign-in binds an identity only to its own person (#18), through the dev IdP's real pages: a first
+ * Sign-in binds an identity only to its own person, through the dev IdP's real pages: a first
  * sign-in on a browser where someone else is signed in binds to the invited person whose verified
  * email it carries, in a fresh session that replaces the old one (which ends); a bound identity
  * signing in there gets its own session too. A person links a second identity only while signed in

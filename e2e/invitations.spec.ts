@@ -1,5 +1,5 @@
 /**
- * Invitations in the browser (#18): olive, owner of initrode, adds hugo — who already sits in vandelay —
+ * Invitations in the browser: olive, owner of initrode, adds hugo — who already sits in vandelay —
  * on the Members page; he is listed as invited, not as a member, and sees nothing of initrode until
  * he accepts the invitation in his inbox; then initrode's ask is in his inbox and he is a member.
  * Removed again, he keeps his session and vandelay. The accounts are this spec's own (global-setup.ts).

@@ -1,5 +1,5 @@
 /**
- * The notification settings pages (#16, docs/notifications.md "Preferences"): kim (member of
+ * The notification settings pages (docs/notifications.md "Preferences"): kim (member of
  * initech) reaches `/settings/notifications` from the settings tabs, is told email is off on this
  * Hub (the e2e Hub has no SMTP_URL), saves preferences (a bad time zone is refused and changes
  * nothing) and resets them; she gets the 404 of an unknown page for the account's admin page;

@@ -1,5 +1,5 @@
 /**
- * Slack "who clicked" (#17, docs/notifications.md "Slack: who clicked"), in a real browser: a bind
+ * Slack "who clicked" (docs/notifications.md "Slack: who clicked"), in a real browser: a bind
  * link — minted here in the database as the interactions endpoint would — opened signed out goes
  * through the Hub's sign-in (the dev IdP's real pages) and back to the confirmation, which names the
  * Slack user (by the name the signed click gave, and the id), workspace, person and account; Confirm binds kim; Settings → Slack lists the binding;

@@ -1,5 +1,5 @@
 /**
- * Agent traffic in the browser (#23, §8.7.1 "Human visibility", §14.2, §16.4.1): addressed messages
+ * Agent traffic in the browser (§8.7.1 "Human visibility", §14.2, §16.4.1): addressed messages
  * between acme's agents `traffic-a` and `traffic-b` (e2e/global-setup.ts) stay out of the triage
  * inbox and show on "Agent traffic" with both tracks, for every seat (vic, a viewer, reads them;
  * only owners and admins get Stop).

@@ -1,5 +1,5 @@
 /**
- * "Notify me on this device" (#17, docs/notifications.md "Browser push") in a real browser, up to
+ * "Notify me on this device" (docs/notifications.md "Browser push") in a real browser, up to
  * the subscription request: Chromium cannot reach a real push service here, so
  * `PushManager.prototype.subscribe` is stubbed to hand back a synthetic subscription (and record the
  * `applicationServerKey` it was given). The real service worker registers; the page fetches the

@@ -1,7 +1,7 @@
 /**
  * §8.0 capability document, built from the same configuration that enforces each limit. The v0.4
  * modules (inbound, ack, presence), v0.5 sessions (§16, with the §16.4.1 hard stop) and the
- * inter-agent leg (#23, with `ack` and `sessions` as §8.0 requires) are advertised complete.
+ * inter-agent leg (with `ack` and `sessions` as §8.0 requires) are advertised complete.
  */
 import { deliveryPolicy } from "./delivery/policy";
 import { env, heldLimits, inboundLimits, interAgentSettings, limits, sessionLimits, streamLimits } from "./env";
@@ -26,12 +26,12 @@ export function capabilityDocument(): Record<string, unknown> {
     rate_limit: {
       requests_per_minute: l.requestsPerMinute,
       inbox_depth: l.inboxDepth,
-      // Extension (#18, docs/decisions.md): parked long-polls and drains one agent may hold at once,
+      // Extension (docs/decisions/auth-and-security.md, "What counts, and when"): parked long-polls and drains one agent may hold at once,
       // across all its keys and the Hub's web processes; over it is 429 + Retry-After. Clients that
       // do not know the field ignore it (§10).
       max_parked_per_agent: heldLimits().parkedPerAgent,
       // §8.6: addressed submits count against this budget only (lib/http/routes/submit.ts); and
-      // (extension, docs/decisions.md) the un-acked addressed messages one sender may hold in one
+      // (extension, docs/decisions/auth-and-security.md) the un-acked addressed messages one sender may hold in one
       // destination's mailbox — over it, 429 + Retry-After.
       ...(interAgent.enabled
         ? {
@@ -42,7 +42,7 @@ export function capabilityDocument(): Record<string, unknown> {
     },
     retention_days: l.retentionDays,
     replay_window_seconds: l.replayWindowSeconds,
-    // Extensions for limits §8 calls "advertised" but gives no field (docs/decisions.md).
+    // Extensions for limits §8 calls "advertised" but gives no field (docs/decisions/protocol.md).
     max_wait_seconds: l.maxWaitSeconds,
     idempotency_ttl_seconds: l.idempotencyTtlSeconds,
     callback_max_attempts: p.retry.maxAttempts,
@@ -70,7 +70,7 @@ export function capabilityDocument(): Record<string, unknown> {
     },
     // §16 (lib/sessions): the bounds registration clamps to, the live cap, the deployment ceiling on
     // agents reading sibling sessions (each account narrows it, off by default), how long ended
-    // sessions stay readable, and the §16.4.1 durable stop (all six points, docs/decisions.md).
+    // sessions stay readable, and the §16.4.1 durable stop (all six points, docs/decisions/sessions.md).
     sessions: {
       enabled: true,
       min_ttl_seconds: sessions.minTtlSeconds,

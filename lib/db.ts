@@ -113,8 +113,8 @@ export function poolStats(): { total: number; idle: number; waiting: number } | 
  * Runs one parameterized statement — built with Prisma.sql, so every value travels as a parameter —
  * straight on the pool, or on `tx` inside the caller's transaction. The hot paths (submit, the §7
  * CAS) are a single statement each; on the pool they skip the client's per-query work, which costs
- * several times the statement's own CPU and about a millisecond of latency (docs/PERFORMANCE.md,
- * #20). Rows come back as node-postgres types: int8 and numeric as strings, so such statements
+ * several times the statement's own CPU and about a millisecond of latency (docs/PERFORMANCE.md).
+ * Rows come back as node-postgres types: int8 and numeric as strings, so such statements
  * cast what they return.
  */
 export async function statementRows<T>(query: Prisma.Sql, tx?: Tx): Promise<T[]> {
@@ -126,7 +126,7 @@ export async function statementRows<T>(query: Prisma.Sql, tx?: Tx): Promise<T[]>
 
 /**
  * A name per statement text, so each pooled connection prepares it once and PostgreSQL stops
- * parsing and planning it on every call (#20: the submit statement's planning cost about as much as
+ * parsing and planning it on every call (the submit statement's planning cost about as much as
  * its writes). The texts are the few fixed statements of lib/ — values are always parameters — so
  * the map stays small. Named by a hash of the text: this module may be evaluated twice in one process
  * (see above) over one pool, and a name must never stand for two texts on a connection.

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { type Cidr, parseCidrList } from "./net/cidr";
 import { type HostPolicy, parseHostPolicy } from "./net/host-policy";
 
-/** The peers whose X-Forwarded-* headers trusted-proxy mode believes (#19): loopback unless configured. */
+/** The peers whose X-Forwarded-* headers trusted-proxy mode believes: loopback unless configured. */
 export const DEFAULT_TRUSTED_PROXIES = "127.0.0.1/32,::1/128";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -22,7 +22,7 @@ const optionalText = z
   .transform((v) => (v ? v : undefined));
 
 /**
- * Secret key material (#19): at least 32 bytes, counted as the UTF-8 length of the value as given
+ * Secret key material: at least 32 bytes, counted as the UTF-8 length of the value as given
  * (no trimming, no decoding of hex or base64). A shorter one is refused at start, never padded.
  */
 const MIN_SECRET_BYTES = 32;
@@ -77,9 +77,9 @@ const schema = z.object({
   AUTH_GOOGLE_SECRET: optionalText,
   MA2H_SECRETS_KEY: secretMaterial,
   MA2H_DEV_MODE: flag,
-  /** #20: the benchmark's framework floor route (app/bench/floor); served only in dev mode. */
+  /** The benchmark's framework floor route (app/bench/floor); served only in dev mode. */
   MA2H_BENCH_FLOOR: flag,
-  /** #20: submit, poll and resolve dispatched past Next's router (server/protocol-lane.ts); "0" turns it off. */
+  /** Submit, poll and resolve dispatched past Next's router (server/protocol-lane.ts); "0" turns it off. */
   MA2H_PROTOCOL_LANE: z
     .string()
     .optional()
@@ -93,8 +93,7 @@ const schema = z.object({
     .optional()
     .transform((v) => (v ? v : undefined)),
   MA2H_TRUST_PROXY: flag,
-  // Trusted-proxy mode believes X-Forwarded-* only from a TCP peer in these ranges (#19,
-  // server/forwarded.ts); a malformed list refuses the start rather than trusting a guess.
+  // Trusted-proxy mode believes X-Forwarded-* only from a TCP peer in these ranges (// server/forwarded.ts); a malformed list refuses the start rather than trusting a guess.
   MA2H_TRUSTED_PROXIES: z
     .string()
     .optional()
@@ -127,7 +126,7 @@ const schema = z.object({
   MA2H_MAX_PARKED_PER_ACCOUNT_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
   // Failed authentications one source address may make per minute (lib/http/auth-throttle.ts).
   MA2H_AUTH_FAILURES_PER_MINUTE: int(30, 1),
-  // The per-process credential cache (#20, lib/principals/credential-cache.ts): 0 turns it off.
+  // The per-process credential cache (lib/principals/credential-cache.ts): 0 turns it off.
   MA2H_AUTH_CACHE_TTL_MS: int(5000, 0),
   MA2H_AUTH_CACHE_MAX_ENTRIES: int(10_000, 1),
   // §8.3 push delivery (advertised as callback_max_attempts / callback_max_duration_seconds).
@@ -139,7 +138,7 @@ const schema = z.object({
   MA2H_PUSH_TIMEOUT_MS: int(10_000, 100),
   MA2H_DELIVERY_SWEEP_MS: int(10_000, 100),
   MA2H_DEV_CALLBACK_ALLOWLIST: z.string().default(""),
-  // Which callback origins an account's admins may approve in the browser (#19; the CLI is exempt):
+  // Which callback origins an account's admins may approve in the browser (the CLI is exempt):
   // host suffixes, host names and CIDRs. Unset: any origin the §9.4 rules accept.
   MA2H_CALLBACK_ORIGIN_POLICY: optionalText.superRefine((v, ctx) => {
     if (v === undefined) return;
@@ -172,7 +171,7 @@ const schema = z.object({
     .string()
     .optional()
     .transform((v) => v !== "0" && v !== "false"),
-  // #23 the inter-agent leg (interAgentSettings() below): the deployment ceiling on the per-account
+  // The inter-agent leg (interAgentSettings() below): the deployment ceiling on the per-account
   // opt-in (on unless "0" or "false"; choice A14) and the separate budget of addressed submits (§8.6).
   MA2H_INTER_AGENT: z
     .string()
@@ -185,7 +184,7 @@ const schema = z.object({
   MA2H_SMTP_TIMEOUT_MS: int(30_000, 100),
   MA2H_NOTIFY_RETRY_BASE_MS: int(30_000, 1),
   MA2H_NOTIFY_MAX_ATTEMPTS: int(8, 1),
-  // Slack (#17, docs/notifications.md "Slack"): the Web API base URL (tests point it at a local
+  // Slack (docs/notifications.md "Slack"): the Web API base URL (tests point it at a local
   // fake) and the bound on each call — kept well under a notification claim's lease.
   SLACK_API_URL: z.string().url().default("https://slack.com/api/"),
   MA2H_SLACK_TIMEOUT_MS: int(10_000, 100),
@@ -255,7 +254,7 @@ export function env(): Env {
 /**
  * §9.4: a relaxation MUST fail closed. A Hub that serves HTTPS (TLS_CERT_FILE/TLS_KEY_FILE) or sits
  * behind a TLS proxy (MA2H_TRUST_PROXY) is a production Hub; a leftover dev setting there is refused
- * at start — in every process that reads the configuration — never silently honoured or ignored (#19).
+ * at start — in every process that reads the configuration — never silently honoured or ignored.
  */
 function refuseDevRelaxationsInProduction(e: z.infer<typeof schema>): void {
   const production = productionModeName(e);
@@ -302,7 +301,7 @@ function productionModeName(e: {
 
 /**
  * The browser reaches this Hub over HTTPS only (TLS or trusted-proxy mode): only the `__Secure-`
- * session cookie is read, cookies are issued with that prefix, and pages carry HSTS (#19).
+ * session cookie is read, cookies are issued with that prefix, and pages carry HSTS.
  */
 export function servesHttpsOnly(): boolean {
   return productionModeName(env()) !== null;
@@ -430,7 +429,7 @@ export function sessionLimits() {
 }
 
 /**
- * #23 the inter-agent leg: `enabled` is the deployment ceiling (an account must also opt in, §8.0 /
+ * The inter-agent leg: `enabled` is the deployment ceiling (an account must also opt in, §8.0 /
  * choice A14); addressed submits count against `requestsPerMinute` only (§8.6).
  */
 export function interAgentSettings() {

@@ -24,7 +24,7 @@ const ctx = sealContext("bindingSecret", {
   path_prefix: "/",
 });
 
-/** A value in the format before #19: AES-GCM with the version alone as associated data. */
+/** A value in format v1 (the older one): AES-GCM with the version alone as associated data. */
 function legacySeal(material: string, plaintext: string): string {
   const iv = randomBytes(12);
   const c = createCipheriv("aes-256-gcm", deriveSealKey(material).bytes, iv, { authTagLength: 16 });
@@ -68,7 +68,7 @@ describe("sealSecret / openSecret", () => {
     expect(() => openSecret(sealed, ctx)).toThrow(/authentication failed/);
   });
 
-  // #19: the associated data names the purpose and the row.
+  // The associated data names the purpose and the row.
   it("opens only for the purpose and row it was sealed for", () => {
     const sealed = sealSecret("value", ctx);
     const others = [
@@ -125,7 +125,7 @@ describe("sealSecret / openSecret", () => {
   });
 });
 
-// #19: key material shorter than 32 bytes (UTF-8 length as given) is refused at start.
+// Key material shorter than 32 bytes (UTF-8 length as given) is refused at start.
 describe("secret length", () => {
   const parse = (vars: Record<string, string | undefined>) => {
     Object.assign(process.env, vars);

@@ -3,7 +3,7 @@
  *
  * Sealed values (binding secrets §9.4, signing keys, Slack and VAPID keys, push subscription auth —
  * the list is lib/sealed/catalogue.ts) are AES-256-GCM under a key derived by HKDF-SHA256 from
- * `AUTH_SECRET` (or `MA2H_SECRETS_KEY`). Since #19 the associated data names what a value is and
+ * `AUTH_SECRET` (or `MA2H_SECRETS_KEY`). The associated data names what a value is and
  * whose (a `SealContext`: purpose + the row's identifying fields), so a value copied into another row
  * or column fails to open. API keys and PATs are stored as SHA-256 and compared in constant time (§9.1).
  */
@@ -18,9 +18,9 @@ import {
 } from "node:crypto";
 import { env } from "./env";
 
-/** The current format: `v2.<iv>.<tag>.<ciphertext>`, associated data = version + context (#19). */
+/** The current format: `v2.<iv>.<tag>.<ciphertext>`, associated data = version + context. */
 const VERSION = "v2";
-/** The format before #19: the associated data was the version alone. Opened only by the re-seal. */
+/** Format v1, the older one: the associated data was the version alone. Opened only by the re-seal. */
 const LEGACY_VERSION = "v1";
 const HKDF_INFO = "ma2h-hub/secrets/v1";
 // A fixed, public salt: the key material is the secret; the salt only separates this use of it.
@@ -106,7 +106,7 @@ export function openSecret(sealed: string, ctx: SealContext, key: SealKey = curr
   return decrypt(key, VERSION, associatedData(ctx), sealed);
 }
 
-/** True for a value in the format before #19 (no context in its associated data). */
+/** True for a value in format v1 (no context in its associated data). */
 export function isLegacySealed(sealed: string): boolean {
   return sealed.startsWith(`${LEGACY_VERSION}.`);
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:auth`: what authenticating one request costs in-process (#20), with the credential
+ * `npm run bench:auth`: what authenticating one request costs in-process, with the credential
  * cache off (MA2H_AUTH_CACHE_TTL_MS=0: every call reads PostgreSQL, as before the cache) and on (the
  * default 5 s). On a fresh test database: one agent key and one PAT; `authenticate()` is called
  * ROUNDS times in sequence for each, after a warm-up, and p50/p99/mean per call are printed. Figures

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:resolve`: one resolve alone, to its `200` (#20, docs/PERFORMANCE.md). On a fresh
+ * `npm run bench:resolve`: one resolve alone, to its `200` (docs/PERFORMANCE.md). On a fresh
  * database, the built web (Redis set, limits raised) and no worker, so nothing else runs: 300 open
  * pull asks are resolved one at a time by an operator's PAT over one keep-alive connection, after a
  * warm-up of 100; `GET /healthz` one at a time on the same connection is the framework's floor. The

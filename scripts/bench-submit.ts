@@ -1,6 +1,6 @@
 /**
  * `npm run bench:submit`: submit cost of the built Hub against two floors measured in the same run
- * (#20, docs/PERFORMANCE.md), on one fresh PostgreSQL database:
+ * (docs/PERFORMANCE.md), on one fresh PostgreSQL database:
  * - **bare**: a node:http server doing one parameterized INSERT per request
  *   (scripts/bench/baseline-server.ts) — no framework at all;
  * - **floor**: the same INSERT from a route handler of this same Next.js build, through the Hub's

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz`: drives a fresh, built Hub with generated and mutated requests (#19) and prints the
+ * `npm run fuzz`: drives a fresh, built Hub with generated and mutated requests and prints the
  * counts; exits 1 on a failure, printing the seed and path that replay it.
  *   --runs N      cases after the warm-up (default 100000: the full run; CI runs 2,000 in vitest)
  *   --seed S      the seed (default random, printed)

@@ -1,5 +1,5 @@
 /**
- * The body of a Server Action called from script, checked before Next decodes it (#19). React
+ * The body of a Server Action called from script, checked before Next decodes it. React
  * encodes the arguments as one JSON text (`text/plain`) or, when they hold files, maps, promises
  * and the like, as multipart fields `0`, `1`, … whose JSON refers to one another by `$`-prefixed
  * strings. React's decoder waits for a referenced field that is not there, and Next answers a

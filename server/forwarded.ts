@@ -1,5 +1,5 @@
 /**
- * Which `X-Forwarded-*` headers reach Next (#19, docs/security.md "Forwarded headers"). In
+ * Which `X-Forwarded-*` headers reach Next (docs/security.md "Forwarded headers"). In
  * trusted-proxy mode they are believed only from a TCP peer inside MA2H_TRUSTED_PROXIES; from any
  * other peer — and in TLS or dev mode, where no proxy is trusted — they are removed before Next or
  * the transport gate sees them, so a client cannot claim `https`, another host or another address.

@@ -65,7 +65,7 @@ async function applyEmbeddedDefaults(): Promise<void> {
   if (process.env.DATABASE_URL) return;
   mkdirSync(join(root, ".data"), { recursive: true });
   // Dev mode only when no production transport is configured: env() refuses dev mode alongside
-  // TLS or a trusted proxy (§9.4, #19), and an operator who set those did not ask for it.
+  // TLS or a trusted proxy (§9.4), and an operator who set those did not ask for it.
   if (!productionTransportConfigured()) process.env.MA2H_DEV_MODE = "1";
   process.env.HOST = "127.0.0.1";
   process.env.AUTH_SECRET ||= persistedSecret(join(root, ".data/auth-secret"), () => randomBytes(32).toString("hex"));
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   transportMode(e);
   const applied = await deployMigrations(e.DATABASE_URL, (r) => {
     if (r.resealed) log.info("sealed values re-sealed for their purpose and row", { count: r.resealed });
-    // Old values sealed under a secret changed since: unusable before, left unused now (#19).
+    // Old values sealed under a secret changed since: unusable before, left unused now.
     if (r.unopenable.length)
       log.warn("sealed values that do not open under the current secret; re-enter them", { rows: r.unopenable });
   });

@@ -4,7 +4,7 @@
  * race: a PostgreSQL advisory lock serialises concurrent deployers). `dev <name>` writes the next
  * migration by diffing the schema against a throwaway in-memory PGlite that has the existing
  * migrations applied. The files stay standard Prisma migrations, so `prisma migrate deploy` works too.
- * After the SQL migrations, still under the lock, sealed values in the format before #19 are
+ * After the SQL migrations, still under the lock, sealed values in format v1 (the older one) are
  * re-sealed bound to their purpose and row (lib/sealed/reseal.ts): a SQL migration has no key.
  * The command line (`npm run db:migrate`, `npm run db:migration <name>`) is server/migrate-cli.ts.
  */
@@ -99,7 +99,7 @@ export async function deployMigrations(
       const engine = await engineFor(new WholeScriptPg(pool));
       const out = await engine.applyMigrations({ migrationsList: await migrationsList(), filters });
       engine.free();
-      // #19: on the lock's own connection, so it is serialised with other deployers and rotations.
+      // On the lock's own connection, so it is serialised with other deployers and rotations.
       onReseal(await resealLegacyValues(lock));
       return out.appliedMigrationNames;
     } finally {

@@ -1,5 +1,5 @@
 /**
- * The security headers of every page (#19, docs/security.md "Cookies and page headers"), set in the
+ * The security headers of every page (docs/security.md "Cookies and page headers"), set in the
  * Node server layer so no route can forget them:
  * - a Content-Security-Policy on every HTML response — the inbox, admin and settings screens,
  *   /signin, next-auth's own pages and the error pages alike — with `frame-ancestors 'none'` and a

@@ -1,11 +1,11 @@
 /**
- * The protocol lane (#20, docs/PERFORMANCE.md): the three hottest /v1 routes — submit
+ * The protocol lane (docs/PERFORMANCE.md): the three hottest /v1 routes — submit
  * (`POST /v1/messages`), poll and long-poll (`GET /v1/messages/{id}`) and resolve
  * (`POST /v1/messages/{id}/resolve`) — are dispatched from here straight to their handlers
  * (lib/http/routes/), the very ones their App Router route files export to Next (one definition
- * each), instead of through Next's router and render pipeline. Measured on the 2-core box, that pipeline costs ~1.8 ms of CPU and ~3 ms of latency
- * per POST before a handler runs — more than the Hub's own work per submit — and holds ~70 KiB per
- * parked long-poll.
+ * each), instead of through Next's router and render pipeline. Measured on the 2-core box (docs/PERFORMANCE.md), that
+ * pipeline costs 1.8–2.2 ms of CPU and ~3 ms of latency per POST before a handler runs — more than
+ * the Hub's own work per submit — and a parked long-poll holds ~63 KiB through it, ~21 KiB here.
  *
  * The lane takes only requests whose meaning cannot differ from Next's: exactly those paths, with an
  * id segment of plain id characters (anything to decode, a trailing slash, another verb or HEAD goes

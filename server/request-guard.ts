@@ -1,6 +1,6 @@
 /**
  * Requests the Hub cannot take apart get the §8.5 error envelope from the Node server layer, before
- * Next sees them (all found by the fuzzer, #19):
+ * Next sees them (all found by the fuzzer):
  * - a request head Node's parser refuses (a bad request line, a header with control characters, a
  *   head over the size limit, a bad chunk) — Node's default answer is a bare `400` without a body;
  * - a request-target that is not an origin-form path (`*`, an absolute URL, `//host`), that has a
@@ -69,7 +69,7 @@ const SERVER_ACTION_ID = /^[0-9a-f]{42}$/i;
  * page. Next throws (a 500) on an action id of the wrong shape and on an `Origin` that is not a URL,
  * and answers a cross-site action with a deliberate 500. The same checks here, first: a malformed
  * id or origin is `400`; an origin whose host is not the request's (`X-Forwarded-Host` from a
- * trusted proxy, else `Host`, as Next compares) is `403 not_authorized` (found by the fuzzer, #19).
+ * trusted proxy, else `Host`, as Next compares) is `403 not_authorized` (found by the fuzzer).
  */
 export function serverActionProblem(req: IncomingMessage): HubError | null {
   const path = (req.url ?? "").split("?")[0] as string;
@@ -137,7 +137,7 @@ const FORM_ACTION_MAX_BYTES = 1024 * 1024;
 /**
  * A multipart POST to a page is a Server Action form (the admin forms post one before hydration,
  * without JavaScript); Next decodes the body inside its action handler and answers a malformed one
- * with a 500 (found by the fuzzer, #19). Such a body is read here first, at most 1 MiB, checked to
+ * with a 500 (found by the fuzzer). Such a body is read here first, at most 1 MiB, checked to
  * be multipart form data, and handed to Next as a replay of the same request; a malformed or
  * oversized one is `400 validation_error`. So is the body of a Server Action called from script
  * (a `Next-Action` header) that React's decoder would choke on (./action-reply.ts). The protocol

@@ -3,10 +3,10 @@
  * - `tls`: HTTPS from TLS_CERT_FILE / TLS_KEY_FILE (reloaded on SIGHUP), any peer;
  * - `proxy`: behind a TLS-terminating proxy (MA2H_TRUST_PROXY=1), refusing any request whose
  *   X-Forwarded-Proto is not `https` — a header believed only from MA2H_TRUSTED_PROXIES
- *   (server/forwarded.ts removes it first from any other peer, #19);
+ *   (server/forwarded.ts removes it first from any other peer);
  * - `dev`: plaintext to loopback peers only (MA2H_DEV_MODE=1), with a loud warning.
  * With none of them the Hub refuses to start and says why; a dev setting together with TLS or
- * proxy mode is refused by `env()` (§9.4, #19).
+ * proxy mode is refused by `env()` (§9.4).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Env } from "../lib/env";

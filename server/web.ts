@@ -33,7 +33,7 @@ import { closeIfBodyUnread } from "./unread-body";
 const SHUTDOWN_BUDGET_MS = 8000;
 
 /**
- * Loads every route's code now that the server answers (#20): what Next does from its constructor
+ * Loads every route's code now that the server answers: what Next does from its constructor
  * unless `experimental.preloadEntriesOnStart` is off (next.config.ts), moved after listen so that
  * it does not delay the start. Next has no public call for it; if its internals change, routes load
  * on their first request instead, as in development.
@@ -62,14 +62,14 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
 
   // X-Forwarded-* is believed only from a trusted proxy (server/forwarded.ts); the page headers
-  // (CSP nonce, HSTS) are set here so every response gets them (server/page-headers.ts) — #19.
+  // (CSP nonce, HSTS) are set here so every response gets them (server/page-headers.ts).
   const proxies = mode === "proxy" ? trustedProxies() : null;
   const httpsOnly = servesHttpsOnly();
   // Metrics (lib/metrics/): with no token, nothing is measured and /metrics is an unknown path like
   // any other (Next's not-found page); with one, every request is timed from here and a scrape is
   // answered before Next — after the transport gate, so the token never travels in plaintext.
   const metricsToken = metricsSettings()?.token;
-  // The hottest /v1 routes skip Next's router for their own handlers (server/protocol-lane.ts, #20).
+  // The hottest /v1 routes skip Next's router for their own handlers (server/protocol-lane.ts).
   const lane = e.MA2H_PROTOCOL_LANE;
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (metricsToken !== undefined) observeRequest(req, res);
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   preloadRoutes(app);
   // Choice A22: the liveness stamp that lets the worker's session sweep run (lib/sessions/liveness.ts).
   void import("../lib/sessions/liveness").then(({ startLiveness }) => startLiveness());
-  // Not needed to answer, so after listen (#20): loading the Prisma client and its query compiler
+  // Not needed to answer, so after listen: loading the Prisma client and its query compiler
   // is the slowest part of a start. The signing key is also ensured on first use (and by the worker).
   void import("../lib/keys/signing-keys")
     .then(({ ensureSigningKey }) => ensureSigningKey())

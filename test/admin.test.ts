@@ -169,7 +169,7 @@ describe("members", () => {
     expect(await hasAnySeat(await userOf("alice@acme.test"))).toBe(true);
     expect((await listMembers(acmeId)).map((m) => m.handle)).not.toContain("dave");
     const row = await db().auditEvent.findFirstOrThrow({ where: { accountId: acmeId, event: "member.removed" } });
-    // The account's row names its own seat only, not what else the person lost (#18).
+    // The account's row names its own seat only, not what else the person lost.
     expect(row).toMatchObject({ actor: "human:alice", detail: { handle: "dave", role: "member" } });
     expect(row.detail).not.toHaveProperty("sessions_ended");
   });
@@ -272,7 +272,7 @@ describe("personal access tokens, self-service", () => {
     expect((await listTokens(bob)).find((t) => t.id === mine.id)?.revokedAt).toBeNull();
     await revokeToken(mine.id, { self: true, owner: bob });
     expect((await listTokens(bob)).find((t) => t.id === mine.id)?.revokedAt).not.toBeNull();
-    // Audited in bob's own stream, never in an account's (#18, test/person-audit.test.ts).
+    // Audited in bob's own stream, never in an account's (test/person-audit.test.ts).
     const rows = await db().auditEvent.findMany({
       where: { event: { startsWith: "token." }, detail: { equals: { token_id: mine.id } } },
       orderBy: { id: "asc" },
@@ -555,7 +555,7 @@ describe("audit trail", () => {
       ["key.revoked", "human:adam"],
     ]);
     for (const l of lines) {
-      // #19: each line also carries its stream and seal (null until the worker seals it).
+      // Each line also carries its stream and seal (null until the worker seals it).
       expect(Object.keys(l).sort()).toEqual([
         "actor",
         "at",

@@ -241,7 +241,7 @@ describe("dp-028: allow_edit — the free-form answer, and edited by set members
     expect((await pull(other)).response.response).toMatchObject({ value: "approve after lunch", edited: true });
   });
 
-  it("a blank free-form answer is refused and the ask stays open (docs/decisions.md)", async () => {
+  it("a blank free-form answer is refused and the ask stays open (docs/decisions/protocol.md)", async () => {
     const id = await submitted(ask({ mode: "select", options: OPTIONS, permissions: { allow_edit: true } }));
     expect((await resolve(id, { resolution: "answered", value: "  " })).status).toBe(422);
     await expectStillOpen(id);

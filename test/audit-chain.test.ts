@@ -1,5 +1,5 @@
 /**
- * The tamper-evident audit trail (#19), against real PostgreSQL and a real worker process: rows are
+ * The tamper-evident audit trail, against real PostgreSQL and a real worker process: rows are
  * sealed off the request path within 5 s; TRUNCATE, UPDATE and DELETE are refused with no bypass; a
  * row edited as the table's owner is named by `ma2h-hub audit verify`, live and in an export; a
  * purge leaves a tombstone and other chains intact; concurrent sealers never fork a chain.
@@ -567,7 +567,7 @@ describe("append-only, with no bypass", () => {
       /append-only/,
     );
     await expect(sql("DELETE FROM audit_events WHERE id = $1", [id])).rejects.toThrow(/append-only/);
-    // The session-settable bypass of issue #6 is gone.
+    // No session-settable bypass: the trigger cannot be switched off by a session flag.
     await expect(
       sql("DO $$ BEGIN PERFORM set_config('ma2h.allow_audit_delete', 'on', false); DELETE FROM audit_events; END $$"),
     ).rejects.toThrow(/append-only/);

@@ -1,5 +1,5 @@
 /**
- * The framework floor bench:submit compares the Hub with (app/bench/floor, #20): served only when both
+ * The framework floor bench:submit compares the Hub with (app/bench/floor): served only when both
  * MA2H_DEV_MODE=1 and MA2H_BENCH_FLOOR=1 — it writes unauthenticated rows — and then exactly the
  * baseline's one INSERT through the Hub's pool.
  */

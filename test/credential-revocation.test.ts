@@ -1,5 +1,5 @@
 /**
- * Revocation beats the credential cache (#20, lib/principals/credential-cache.ts) across real
+ * Revocation beats the credential cache (lib/principals/credential-cache.ts) across real
  * processes: two built webs on one PostgreSQL, each with its caches warm. A key or PAT revoked, a
  * role changed or a seat removed through web A's own Server Actions (the admin and settings pages'
  * forms) is refused on web A's very next request, and on web B within a second. The CLI, a third

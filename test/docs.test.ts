@@ -1,5 +1,6 @@
 /**
- * The docs name real files: pure file reads, no server. In README.md, CONTRIBUTING.md and docs/*.md,
+ * The docs name real files: pure file reads, no server. In README.md, CONTRIBUTING.md, docs/*.md and
+ * docs/decisions/*.md,
  * outside fenced code blocks:
  * - every relative Markdown link `[text](path)` / `[text](path#anchor)` / `[text](#anchor)` names an
  *   existing file or folder (resolved from the linking file), and an anchor into a `.md` file is the
@@ -119,10 +120,13 @@ const repoFs: FileSystem = {
 };
 
 function docFiles(): string[] {
-  const docs = readdirSync(join(repoRoot, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`);
-  return ["README.md", "CONTRIBUTING.md", ...docs].filter((f) => repoFs.exists(f));
+  const inFolder = (folder: string) =>
+    readdirSync(join(repoRoot, folder))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `${folder}/${name}`);
+  return ["README.md", "CONTRIBUTING.md", ...inFolder("docs"), ...inFolder("docs/decisions")].filter((f) =>
+    repoFs.exists(f),
+  );
 }
 
 describe("the checks, on a made-up text", () => {

@@ -1,5 +1,5 @@
 /**
- * Answering from the mail (#16, docs/notifications.md "Answering from the mail"), against a real
+ * Answering from the mail (docs/notifications.md "Answering from the mail"), against a real
  * web + worker pair, a real SMTP server (test/support/mail-capture.ts) and a loopback push receiver:
  * one mail per resolver with one link per option; a GET of every link — what a mail scanner does —
  * changes nothing; the POST from the link's page resolves as that person through the normal §7 CAS,

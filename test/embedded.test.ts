@@ -217,7 +217,7 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
       expect(readFileSync(join(data, f), "utf8").trim().length).toBeGreaterThanOrEqual(24);
       expect(statSync(join(data, f)).mode & 0o077).toBe(0);
     }
-    // The web now answers before the worker has started (#20): wait for the worker's line.
+    // The web now answers before the worker has started: wait for the worker's line.
     for (let i = 0; i < 600 && !hub.output().includes('"msg":"worker running"'); i++) await sleep(100);
     const out = hub.output();
     expect(out).toContain('"msg":"embedded database running"');

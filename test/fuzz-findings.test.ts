@@ -1,5 +1,5 @@
 /**
- * What the fuzzer found (#19 item 7), each pinned by a request that failed before the fix: framework
+ * What the fuzzer found, each pinned by a request that failed before the fix: framework
  * 405s and HTML 404s under /v1 and /.well-known, heads Node or Next could not parse, bodies the
  * Hub could not store, a client gone mid-body, and form posts Next answered with a 500. Every answer
  * is a §8.5 envelope and nothing is stored.
@@ -48,7 +48,7 @@ const submit = (body: string) =>
     body,
   );
 
-describe("fuzz findings (#19)", () => {
+describe("fuzz findings", () => {
   it("an unserved verb or path under /v1 and /.well-known is the 404 envelope, not a 405 or an HTML page", async () => {
     const cases: Array<[string, string]> = [
       ["PUT", "/v1/messages"],

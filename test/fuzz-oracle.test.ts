@@ -17,7 +17,7 @@ const envelope = (status: number, code: string) => {
   );
 };
 
-describe("the fuzz oracle (#19)", () => {
+describe("the fuzz oracle", () => {
   it("names the protocol surface by its path alone", () => {
     expect(["/v1", "/v1/messages", "/v1?x", "/.well-known/ma2h", "/.well-known"].every(isProtocolTarget)).toBe(true);
     expect(["/v10", "/inbox", "/signin", "/well-known/ma2h", "*", "/.well-knownx"].some(isProtocolTarget)).toBe(false);
@@ -56,7 +56,7 @@ describe("the fuzz oracle (#19)", () => {
   });
 });
 
-describe("the fuzz cases (#19)", () => {
+describe("the fuzz cases", () => {
   const context: FuzzContext = {
     slug: "fuzz",
     agentIds: ["fuzz/alpha", "fuzz/beta"],

@@ -1,5 +1,5 @@
 /**
- * The CI fuzz run (#19 item 7): 2,000 generated and mutated requests (after a warm-up) against the
+ * The CI fuzz run: 2,000 generated and mutated requests (after a warm-up) against the
  * built Hub, judged by scripts/fuzz/oracle.ts — no status ≥ 500, every 4xx under /v1 and
  * /.well-known a §8.5 envelope, the web process up and its RSS within +50 MiB of its value after
  * the warm-up. The full run is `npm run fuzz` (100,000 cases). The seed is fixed, so a failure here
@@ -19,7 +19,7 @@ const hub = useHubFixture({
   },
 });
 
-describe("fuzzing the running Hub (#19)", () => {
+describe("fuzzing the running Hub", () => {
   it("survives 2,000 cases: no 5xx, §8.5 envelopes under /v1 and /.well-known, bounded RSS", async () => {
     const report = await runFuzz({
       baseUrl: hub.url,

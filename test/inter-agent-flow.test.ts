@@ -1,5 +1,5 @@
 /**
- * The inter-agent leg end to end on a running web + worker pair (#23): an addressed ask from A's
+ * The inter-agent leg end to end on a running web + worker pair: an addressed ask from A's
  * session to B, B's session drains the signed `message` entry and resolves as `agent:B`, A's session
  * drains the `response` entry and acks it; the sender's `mailbox` track follows (queued → delivered
  * → acknowledged); a session that ends holding an un-acked entry bounces it (prior stamped once),
@@ -94,7 +94,7 @@ describe("an addressed ask between two sessions (§4, §6, §8.7.1, §14.2)", ()
     expect(validateOfficial("submit-ack.schema.json", sent.body)).toEqual([]);
     const id = sent.body.id as string;
 
-    // Traffic between agents never notifies people (#23): no outbox row, no notification.
+    // Traffic between agents never notifies people: no outbox row, no notification.
     expect(await db().notificationOutbox.count({ where: { messageId: id } })).toBe(0);
     expect(await db().notification.count({ where: { messageId: id } })).toBe(0);
     expect(await db().auditEvent.count({ where: { messageId: id, event: "message.submitted" } })).toBe(1);

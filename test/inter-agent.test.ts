@@ -1,5 +1,5 @@
 /**
- * The inter-agent leg (#23) on a running Hub (`npm run hub`: web + worker on one test database),
+ * The inter-agent leg on a running Hub (`npm run hub`: web + worker on one test database),
  * proven from the outside: every entry a drain hands over is judged by the INDEPENDENT §9.8
  * verifier (test/support/entry-verify.ts — nothing of lib/) against the Hub's published ed25519
  * key, and every payload and read against the official v0.6 schemas (Ajv).

@@ -1,5 +1,5 @@
 /**
- * #18 items 1 and 4 against a real web process and PostgreSQL: a seat on a person who already sits
+ * Invitations and seat removal against a real web process and PostgreSQL: a seat on a person who already sits
  * elsewhere is an invitation that grants nothing until accepted (no inbox item, no `/v1` right, no
  * notification); one account's admin cannot sign another account's owner out; removing a seat
  * ends that account's access at once — the live inbox stream within a second — and nothing else;

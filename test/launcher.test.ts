@@ -1,5 +1,5 @@
 /**
- * bin/launcher.mjs (#20): every Node entry point — `npm run hub|web|worker|db:migrate`, the hub's
+ * bin/launcher.mjs: every Node entry point — `npm run hub|web|worker|db:migrate`, the hub's
  * children, the `ma2h-hub` CLI and the test helpers — runs its ahead-of-time bundle
  * (scripts/build-node.mjs) only while it is fresh: every source it was made from still has the
  * content recorded at build time. A source edited after the build, or no build at all, runs the

@@ -120,7 +120,7 @@ describe("§8.6 inbox depth (rate_limit.inbox_depth)", () => {
   });
 });
 
-describe("§8.6 inbox depth under concurrency (#20: one statement, a counted row lock)", () => {
+describe("§8.6 inbox depth under concurrency (one statement, a counted row lock)", () => {
   it("accepts exactly inbox_depth of simultaneous asks, keyed or not; the kept count follows every transition", async () => {
     const counted = async () =>
       (await db().agentOpenCount.findFirst({ where: { agent: { agentId: RACE } }, select: { open: true } }))?.open;
@@ -158,7 +158,7 @@ describe("§8.0 discovery alias", () => {
 
   it("advertises the legs it offers and the extension limits as configured, the inter-agent leg with ack and sessions", async () => {
     const doc = await capability();
-    // §8.0: offered legs are advertised (sessions since #21, the inter-agent leg since #23).
+    // §8.0: offered legs are advertised.
     expect(doc.inbound).toMatchObject({ enabled: true, webhook_supported: false, signature_algs: ["ed25519"] });
     expect(doc.ack).toEqual({ enabled: true });
     expect(doc.presence).toMatchObject({ enabled: true });
@@ -171,7 +171,7 @@ describe("§8.0 discovery alias", () => {
       sender_allowlists: true,
     });
     expect(doc.rate_limit.inter_agent_requests_per_minute).toBe(120);
-    // Extension fields (docs/decisions.md "Capability extensions"), from this Hub's configuration.
+    // Extension fields (docs/decisions/protocol.md "Capability extensions"), from this Hub's configuration.
     expect(doc).toMatchObject({ callback_max_attempts: 7, callback_max_duration_seconds: 3600, max_wait_seconds: 45 });
     expect(doc.idempotency_ttl_seconds).toBeGreaterThanOrEqual(86_400);
     // The ed25519 keys' address, absolute and on the Hub's own origin, serving the published JWKS.

@@ -1,5 +1,5 @@
 /**
- * Metrics (#20, docs/DEPLOYMENT.md "Metrics") against a real web + worker pair: `GET /metrics` is
+ * Metrics (docs/DEPLOYMENT.md "Metrics") against a real web + worker pair: `GET /metrics` is
  * refused without the token or with a wrong one (401 envelope), is not there at all without
  * MA2H_METRICS_TOKEN (Next's answer to any unknown path), and its counters move when the test
  * submits, resolves and a push is delivered — the push counted by the worker's own /metrics.

@@ -1,5 +1,5 @@
 /**
- * The notification settings pages on a Hub without `SMTP_URL` (#16, docs/notifications.md
+ * The notification settings pages on a Hub without `SMTP_URL` (docs/notifications.md
  * "Preferences"): both say that email is off, and still show (and keep) the choices. The e2e specs
  * run a Hub with email on, so the off state is shown here, over HTTP with a browser session.
  */

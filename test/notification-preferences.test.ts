@@ -1,5 +1,5 @@
 /**
- * Notification preferences, notify opt-in and digests (#16, docs/notifications.md "Preferences",
+ * Notification preferences, notify opt-in and digests (docs/notifications.md "Preferences",
  * "Digests"), in this process with the Hub clock pinned: the lib verbs submit, fan out
  * (`processNotifications`) and sweep (`sweepNotifications`), and a real SMTP server from
  * `smtp-server` receives the mail, read with `mailparser`. Each person's address is

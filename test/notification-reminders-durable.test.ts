@@ -1,6 +1,5 @@
 /**
- * Reminders and escalation across a worker SIGKILL, and what the item page shows of them (#16,
- * docs/notifications.md "Reminders and escalation", "On the item"). The Hub runs as a web + worker
+ * Reminders and escalation across a worker SIGKILL, and what the item page shows of them (* docs/notifications.md "Reminders and escalation", "On the item"). The Hub runs as a web + worker
  * pair; a real SMTP server from `smtp-server` receives and `mailparser` reads. The account's
  * delays are set short on its settings row (fractional minutes: 0.1 = 6 s), as an operator sets
  * them. The pinned-clock cases are in test/notification-reminders.test.ts.
@@ -110,7 +109,7 @@ describe("a worker SIGKILLed before the reminder is due", () => {
     const created = (await db().message.findUniqueOrThrow({ where: { id } })).createdAt.getTime();
     await until("the new-item mails", () => (mails(title, "[").length === 3 ? true : undefined));
     // …and recorded as sent: a kill between the relay's 250 and that UPDATE would resend them by
-    // design (at-least-once, docs/decisions.md) — this test kills the worker between sends instead.
+    // design (at-least-once, docs/decisions/notifications.md) — this test kills the worker between sends instead.
     await until("the new-item rows sent", async () =>
       (await db().notification.count({ where: { messageId: id, kind: "new", status: "sent" } })) === 3
         ? true

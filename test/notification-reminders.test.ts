@@ -1,5 +1,5 @@
 /**
- * Reminders and escalation (#16, docs/notifications.md "Reminders and escalation") in this
+ * Reminders and escalation (docs/notifications.md "Reminders and escalation") in this
  * process, on a pinned Hub clock: the lib verbs submit, fan out and send (`processNotifications`)
  * while a real SMTP server from `smtp-server` receives and `mailparser` reads. Each human's address
  * is `<handle>@<slug>.test`. The worker pair, a SIGKILL and the item page are in

@@ -1,5 +1,5 @@
 /**
- * Notifications by email, the foundation of #16 (docs/notifications.md): a real SMTP server from
+ * Notifications by email, the foundation (docs/notifications.md): a real SMTP server from
  * `smtp-server` receives what the Hub's worker sends and `mailparser` reads it. The Hub runs as a
  * web + worker pair. Each account's humans get mail at `<handle>@<slug>.test`, and the server's
  * behaviour is chosen by the recipient's domain: `acme` accepts, `flaky`/`flaky2` answer the first DATA of

@@ -1,5 +1,5 @@
 /**
- * Caps on held requests (#18, lib/limits/parked.ts), against real web processes sharing one
+ * Caps on held requests (lib/limits/parked.ts), against real web processes sharing one
  * PostgreSQL (and, for the Redis store, one Redis): parked long-polls and drains per agent — all its
  * keys, all processes together — answered at once with `429` + `Retry-After` over the cap, the
  * process ceiling as `503` + `Retry-After`, inbox streams per person, slots given back on timeout

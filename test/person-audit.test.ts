@@ -1,5 +1,5 @@
 /**
- * A person's own events are theirs (#18): PAT, notification-preference and identity events go to
+ * A person's own events are theirs: PAT, notification-preference and identity events go to
  * the person's own audit stream — never into an account they merely have a seat in — readable by
  * them on /settings/activity (newest first, paged) and on no account's audit page or export. And a
  * person's identities: listed, one removed while another remains, the last refused, someone else's

@@ -1,5 +1,5 @@
 /**
- * §15.3 presence is per account (#18): agent ids are unique per account only, so the read names the
+ * §15.3 presence is per account: agent ids are unique per account only, so the read names the
  * account (`?account=<slug>`) and a same-named agent of another account never stands in for this
  * one. A person seated in both reads each separately; an account without their seat is 404 (the same
  * as one that does not exist); several seats and no `?account=` is a 400 naming the parameter; one

@@ -1,5 +1,5 @@
 /**
- * The protocol lane (server/protocol-lane.ts, #20) answers exactly as Next does: the same requests
+ * The protocol lane (server/protocol-lane.ts) answers exactly as Next does: the same requests
  * — valid and invalid submits, polls, a long-poll woken by a resolve, resolves, and the paths it
  * must leave to Next — sent to a web with the lane and to one without it (MA2H_PROTOCOL_LANE=0) on
  * the same database get the same status, the same body shape and the same protocol headers. And the

@@ -17,7 +17,7 @@ import { startTcpTrap, type Receiver, type TcpTrap } from "./support/receiver";
 let rx: Receiver; // the agent's receiver
 let elsewhere: Receiver; // a redirect target — bound and allowlisted, and still must hear nothing
 let revocable: Receiver; // its own binding, revoked mid-retry
-let prefixed: Receiver; // bound under a path prefix (#19)
+let prefixed: Receiver; // bound under a path prefix
 let prefixedWhole: string; // its whole-origin binding, revoked mid-test
 const traps: Record<string, TcpTrap> = {};
 let revocableBinding: string;
@@ -230,7 +230,7 @@ describe("retries", () => {
   });
 });
 
-describe("a bound path prefix holds (#19)", () => {
+describe("a bound path prefix holds", () => {
   const ESCAPES = [
     "/hooks/..%2fadmin",
     "/hooks/%2e%2e/admin",

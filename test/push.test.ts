@@ -336,7 +336,7 @@ describe("signing keys", () => {
       kid: mine,
     });
 
-    // Processes re-read the active key within 5 s (docs/decisions.md); the old one keeps verifying meanwhile.
+    // Processes re-read the active key within 5 s (docs/decisions/delivery-and-push.md); the old one keeps verifying meanwhile.
     await sleep(5500);
     const second = await push("/k/after", null);
     await resolve(second.id, { resolution: "answered", value: "hold" });

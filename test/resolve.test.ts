@@ -71,7 +71,7 @@ async function raw(path: string, token: string | undefined, body?: string, type?
   return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
 }
 
-describe("who may resolve (§9.1, docs/decisions.md)", () => {
+describe("who may resolve (§9.1, docs/decisions/protocol.md)", () => {
   it("an owner, admin or member resolves by default; the actor is attested, never the body's", async () => {
     for (const handle of ["alice", "carol", "bob"]) {
       const id = await submit();

@@ -1,5 +1,5 @@
 /**
- * The one-statement row read (lib/messages/row-read.ts, #20) returns exactly what the Prisma client
+ * The one-statement row read (lib/messages/row-read.ts) returns exactly what the Prisma client
  * returns for the same message with its resolution — every column, its type and its nulls — for an
  * open ask, a resolved one with a pushed callback and tags, and a notify; and null for an unknown id.
  */

@@ -1,6 +1,6 @@
 /**
- * #19 "Sealed values bound to their purpose and row", against real PostgreSQL: a sealed value copied
- * into another row does not open (and the Hub refuses to use it); values in the format before #19
+ * Sealed values bound to their purpose and row, against real PostgreSQL: a sealed value copied
+ * into another row does not open (and the Hub refuses to use it); values in format v1 (the older one)
  * are re-sealed by the migration runner's start-up step (a real `node bin/run.mjs migrate deploy` child, as `npm run db:migrate` runs it
  * process — deployMigrations cannot run twice in one process) and then open; a short AUTH_SECRET
  * stops a real process at start; `ma2h-hub secrets rotate --from-env` round-trips every sealed value
@@ -51,7 +51,7 @@ async function sql<T = Record<string, any>>(text: string, params: unknown[] = []
   return (await client.query(text, params)).rows as T[];
 }
 
-/** A value in the format before #19: AES-GCM under the same key, the version alone as associated data. */
+/** A value in format v1 (the older one): AES-GCM under the same key, the version alone as associated data. */
 function legacySeal(material: string, plaintext: string): string {
   const iv = randomBytes(12);
   const c = createCipheriv("aes-256-gcm", deriveSealKey(material).bytes, iv, { authTagLength: 16 });
@@ -165,7 +165,7 @@ describe("sealed values are bound to their purpose and row", () => {
     const swap = `UPDATE binding_secrets SET sealed = CASE binding_id WHEN $1 THEN (SELECT sealed FROM binding_secrets WHERE binding_id = $2)
                   ELSE (SELECT sealed FROM binding_secrets WHERE binding_id = $1) END WHERE binding_id IN ($1, $2)`;
     await sql(swap, [bindingA, bindingB]);
-    // Before #19 each would have opened as the other binding's secret and signed its pushes.
+    // In format v1 each would have opened as the other binding's secret and signed its pushes.
     await expect(resolveCallbackSecret(bindingA, "hooks")).rejects.toThrow(/authentication failed/);
     await expect(resolveCallbackSecret(bindingB, "hooks")).rejects.toThrow(/authentication failed/);
     await sql(swap, [bindingA, bindingB]);

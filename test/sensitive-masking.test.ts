@@ -1,5 +1,5 @@
 /**
- * Nothing sensitive reaches a browser that should not see it (#18, §9.6): the item page's bytes —
+ * Nothing sensitive reaches a browser that should not see it (§9.6): the item page's bytes —
  * the HTML and the RSC payload the client components are built from — hold no value of a masked
  * field (every field of a `sensitive: true` ask, an `x-ma2h-sensitive` field of any other), neither
  * in `default_on_expire` nor in the outcome; and a callback URL shows its path only to the account's

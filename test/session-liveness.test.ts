@@ -1,5 +1,5 @@
 /**
- * §16.2: the Hub makes no renewals of its own (docs/decisions.md "No Hub-made renewals"; choice A22,
+ * §16.2: the Hub makes no renewals of its own (docs/decisions/sessions.md "No Hub-made renewals"; choice A22,
  * lib/sessions/liveness.ts). Against this file's own database: with `hub_liveness` last stamped 60 s
  * ago the session sweep expires nothing (the gate only delays it); a web process starting after the
  * gap stamps and renews nothing — a lease that lapsed during the gap keeps its `expires_at`, presenting

@@ -1,5 +1,5 @@
 /**
- * §16.4.1 the durable operator stop on the running Hub (issue #21): two web processes and a worker
+ * §16.4.1 the durable operator stop on the running Hub: two web processes and a worker
  * on one database, terminal sessions purged 3 s after they end. The stop outlives the purge of the
  * session that carried it (R234); `POST /v1/agents/{id}/stop|resume` are a person's (R235, R237,
  * R238); a flood of registrations racing a stop never leaves a session minted after it (R236); a

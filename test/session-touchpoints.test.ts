@@ -316,7 +316,7 @@ describe("what the Hub advertises and shows", () => {
       operator_hard_stop: true,
     });
     expect(doc.inbound.session_param).toBe(true);
-    // §8.0: `inter_agent` only together with `ack` and `sessions` (#23).
+    // §8.0: `inter_agent` only together with `ack` and `sessions`.
     expect(doc.inter_agent.enabled).toBe(true);
     expect(doc.ack.enabled).toBe(true);
   });

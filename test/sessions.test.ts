@@ -1,5 +1,5 @@
 /**
- * §16 sessions on the running Hub (issue #21): registration (R217–R220, the credential gate), reads
+ * §16 sessions on the running Hub: registration (R217–R220, the credential gate), reads
  * under the visibility rules (R229–R232), and closes by the owner and by an operator (R222, R227,
  * R228, the §16.4 kill-switch recording the stop of §16.4.1). Two web processes on one database:
  * the first at the default deployment ceiling (agents may read each other's sessions where the

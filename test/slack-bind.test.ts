@@ -1,5 +1,5 @@
 /**
- * Slack "who clicked" (#17, docs/notifications.md "Slack: who clicked"): a bind link binds the Slack
+ * Slack "who clicked" (docs/notifications.md "Slack: who clicked"): a bind link binds the Slack
  * user to the person signed in to the Hub who confirms it — nobody else. The page over HTTP on the
  * built web (sign-in first, GET changes nothing, POST binds, spent / expired / cross-site / no seat /
  * bound to someone else refused and nothing changes); removal and a removed seat in-process.

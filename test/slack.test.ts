@@ -1,5 +1,5 @@
 /**
- * The Slack channel (#17, docs/notifications.md "Slack"), against a real web + worker pair, the
+ * The Slack channel (docs/notifications.md "Slack"), against a real web + worker pair, the
  * real `@slack/web-api` client talking to a local Slack-compatible server (test/support/slack-fake.ts)
  * and a loopback push receiver: the connection is verified with `auth.test` and sealed; an ask is
  * posted once to the account's channel and as a DM to each bound resolver; a signed click by a bound

@@ -1,5 +1,5 @@
 /**
- * What people see of agent↔agent traffic (#23, §8.7.1 "Human visibility") on real PostgreSQL:
+ * What people see of agent↔agent traffic (§8.7.1 "Human visibility") on real PostgreSQL:
  * addressed messages stay out of the triage inbox (list, paging, facets), and the traffic view
  * (lib/inbox/traffic.ts) lists them for every seat of the account — viewers included, nobody else
  * — with both tracks (§14.2 mailbox; §7 status, resolution and response track), filters, keyset

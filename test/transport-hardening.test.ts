@@ -1,5 +1,5 @@
 /**
- * #19 items 4 and 5 against the real web process: production (TLS or trusted-proxy mode) refuses a
+ * Transport hardening against the real web process: production (TLS or trusted-proxy mode) refuses a
  * leftover dev setting at start (§9.4: a relaxation fails closed); X-Forwarded-* is believed only
  * from a peer in MA2H_TRUSTED_PROXIES; over HTTPS only the `__Secure-` session cookie is read; a
  * malformed cookie is no session (401 / the sign-in redirect, never a 500); HSTS in production only;

@@ -1,5 +1,5 @@
 /**
- * Browser push (#17, docs/notifications.md "Browser push") against a real web + worker pair and a
+ * Browser push (docs/notifications.md "Browser push") against a real web + worker pair and a
  * local HTTP server standing in for the push service. Each device is a synthetic subscription: a
  * P-256 key pair and a 16-byte auth secret made here, posted through `POST /api/push/subscriptions`
  * with the person's session like the inbox does. What arrives is decrypted HERE with node:crypto

@@ -28,7 +28,7 @@ import { logRunningCode } from "../server/running-code";
 
 /**
  * The worker's own `GET /metrics` on MA2H_WORKER_METRICS_PORT (its push attempts and expiries are
- * counted in this process; docs/decisions.md "Metrics"). Its token is MA2H_WORKER_METRICS_TOKEN or
+ * counted in this process; docs/decisions/operations-and-performance.md "Metrics"). Its token is MA2H_WORKER_METRICS_TOKEN or
  * the web's; the transport rule is the web's: HTTPS with the web's certificate in TLS mode, loopback
  * peers only in dev mode; in trusted-proxy mode plaintext, no proxy in front of it — so on loopback
  * unless MA2H_WORKER_METRICS_HOST says otherwise (lib/env.ts). Anything else is the 404 envelope.

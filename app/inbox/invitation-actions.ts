@@ -1,6 +1,6 @@
 "use server";
 /**
- * Answering an invitation (#18, lib/principals/invitations.ts), as the signed-in person only: the
+ * Answering an invitation (lib/principals/invitations.ts), as the signed-in person only: the
  * invitation must be theirs (anyone else's id is "not found"), and accepting creates the seat in
  * one transaction with the handle and role they were invited with.
  */

@@ -1,5 +1,5 @@
 /**
- * The audit hash chain (#19), pure: what a sealed row's hash covers and how a stream's rows link.
+ * The audit hash chain, pure: what a sealed row's hash covers and how a stream's rows link.
  * Each stream — one account's trail, or one person's own stream — is its own chain, sealed by the
  * worker (./seal.ts) in the order it seals, seq 1, 2, 3, …:
  *

@@ -11,7 +11,7 @@ export const AUDIT_EVENT = {
   memberAdded: "member.added",
   memberRoleChanged: "member.role_changed",
   memberRemoved: "member.removed",
-  // A person's own PATs: written to the person's stream, never an account's (#18).
+  // A person's own PATs: written to the person's stream, never an account's.
   tokenCreated: "token.created",
   tokenRevoked: "token.revoked",
   agentCreated: "agent.created",
@@ -34,31 +34,31 @@ export const AUDIT_EVENT = {
   directiveAcknowledged: "directive.acknowledged",
   directiveExpired: "directive.expired",
   directiveBounced: "directive.bounced",
-  // An addressed message's mailbox track (#23, §14.2): consumed by the addressee, or undeliverable.
+  // An addressed message's mailbox track (§14.2): consumed by the addressee, or undeliverable.
   mailboxAcknowledged: "message.mailbox_acknowledged",
   mailboxBounced: "message.mailbox_bounced",
   mailboxExpired: "message.mailbox_expired",
-  // Notification preferences (the person's stream, #18) and account settings (#16, docs/notifications.md).
+  // Notification preferences (the person's stream) and account settings (docs/notifications.md).
   notificationPreferencesChanged: "notification.preferences_changed",
   notificationPreferencesReset: "notification.preferences_reset",
   notificationDefaultsChanged: "notification.defaults_changed",
   notificationEmailAnswerChanged: "notification.email_answer_changed",
-  // A person's own sign-in identities (#18; the person's stream, lib/principals/identities.ts).
+  // A person's own sign-in identities (the person's stream, lib/principals/identities.ts).
   identityLinked: "identity.linked",
   identityUnlinked: "identity.unlinked",
   identitySignedIn: "identity.signed_in",
-  // Notifications (#16): an account's reminder and escalation delays.
+  // Notifications: an account's reminder and escalation delays.
   notificationRemindersChanged: "notifications.reminders_changed",
-  // Invitations (#18): a seat offered to a person who already sits elsewhere, and its end.
+  // Invitations: a seat offered to a person who already sits elsewhere, and its end.
   invitationCreated: "invitation.created",
   invitationAccepted: "invitation.accepted",
   invitationDeclined: "invitation.declined",
   invitationRevoked: "invitation.revoked",
-  // Slack "who clicked" (#17, lib/notifications/slack/bindings.ts): a Slack user bound to a person, and removed —
+  // Slack "who clicked" (lib/notifications/slack/bindings.ts): a Slack user bound to a person, and removed —
   // written to both the account's trail and the person's own stream.
   slackUserBound: "slack.user_bound",
   slackUserUnbound: "slack.user_unbound",
-  // Slack (#17): an account's Slack app connected, its destinations changed, disconnected.
+  // Slack: an account's Slack app connected, its destinations changed, disconnected.
   slackConnected: "slack.connected",
   slackSettingsChanged: "slack.settings_changed",
   slackDisconnected: "slack.disconnected",
@@ -73,7 +73,7 @@ export const AUDIT_EVENT = {
   // §8.0: an owner opts the account into the inter-agent leg, or out; §13.5: who may address an agent.
   accountInterAgentChanged: "account.inter_agent_changed",
   agentSendersChanged: "agent.senders_changed",
-  // A person's own browser push devices (#17; the person's stream, lib/notifications/web-push/subscriptions.ts).
+  // A person's own browser push devices (the person's stream, lib/notifications/web-push/subscriptions.ts).
   pushDeviceAdded: "push.device_added",
   pushDeviceRemoved: "push.device_removed",
 } as const;

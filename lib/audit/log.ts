@@ -5,7 +5,7 @@
  * page and oldest first for the JSON Lines export; or one person's own stream (`listPersonAudit`,
  * no account: their tokens, identities, preferences), which no account query ever matches. `detail` holds ids and names only, never a
  * secret, a credential or a message's content (§9.6), so it is exported as stored. The export also
- * carries each row's stream and seal (`seq`, `prev_hash`, `hash`; null until sealed, #19) — every
+ * carries each row's stream and seal (`seq`, `prev_hash`, `hash`; null until sealed) — every
  * field the chain hash covers (./chain.ts), so `ma2h-hub audit verify --file` checks it offline.
  */
 import type { Prisma } from "../generated/prisma/client";

@@ -1,5 +1,5 @@
 /**
- * `ma2h-hub account purge <slug> --confirm <slug>` (#19): the one way to erase an account's data —
+ * `ma2h-hub account purge <slug> --confirm <slug>`: the one way to erase an account's data —
  * the account row and, by its cascades, its members, agents, messages and audit trail. The trail is
  * append-only with no bypass a Hub session could set, so the purge disables the append-only trigger
  * inside its own transaction: an act only the table's owner may perform (ALTER TABLE), which is why

@@ -1,5 +1,5 @@
 /**
- * The sealer (#19): links committed audit rows into their stream's hash chain (./chain.ts), off the
+ * The sealer: links committed audit rows into their stream's hash chain (./chain.ts), off the
  * request path — request transactions keep writing plain rows, and the worker's `audit-seal` sweep
  * (lib/jobs/sweeps.ts, every second) calls `sealPending`.
  *
@@ -9,7 +9,7 @@
  * COMMITTED, each statement after the lock reads afresh), and seals every unsealed row of the stream
  * in id order. A row whose transaction commits after a higher id was sealed is not skipped: it is
  * unsealed, so the next run seals it with the next seq — the chain's order is seal order, which is id
- * order except for such late commits (docs/decisions.md).
+ * order except for such late commits (docs/decisions/auth-and-security.md).
  */
 import { Prisma } from "../generated/prisma/client";
 import { db, type Tx } from "../db";

@@ -95,7 +95,7 @@ describe("HTTP answers are reported, never followed", () => {
   });
 });
 
-describe("a binary body (Web Push, #17)", () => {
+describe("a binary body (Web Push)", () => {
   it("postBytes sends the bytes under the caller's media type, framed and guarded like postJson", async () => {
     const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f, 0x00]);
     const result = await postBytes(appUrl("/status/201"), bytes, "application/octet-stream", {

@@ -22,7 +22,7 @@ function isJsonContentType(value: string | null): boolean {
 
 /**
  * The body bytes, at most `maxBytes` (null over it). A client that goes away before its body is
- * whole is `400 validation_error`, not a 500 (found by the fuzzer, #19).
+ * whole is `400 validation_error`, not a 500 (found by the fuzzer).
  */
 export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uint8Array | null> {
   try {

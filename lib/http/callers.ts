@@ -14,7 +14,7 @@ export async function agentCaller(req: Request): Promise<AgentPrincipal> {
 
 /**
  * The session cookie of a /v1 request. A value that does not decode (a stray `%`, bad UTF-8) is no
- * cookie at all: a malformed cookie is no session — `401`, never a `500` (#19).
+ * cookie at all: a malformed cookie is no session — `401`, never a `500`.
  */
 function sessionCookie(req: Request): string | undefined {
   const jar = new Map<string, string>();

@@ -98,7 +98,7 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
       path: url.pathname,
       status: res.status,
       code: code ?? null,
-      // The client as server/forwarded.ts resolved it: a trusted proxy's X-Forwarded-For, else the peer (#19).
+      // The client as server/forwarded.ts resolved it: a trusted proxy's X-Forwarded-For, else the peer.
       client_ip: req.headers.get("x-forwarded-for"),
       duration_ms: Math.round(performance.now() - started),
     });
@@ -108,7 +108,7 @@ export function route(fn: (ctx: RouteContext) => Promise<Response>) {
 
 /**
  * A path or verb the protocol does not serve: the §8.5 envelope `404 not_found`, never the
- * framework's bare 405 or HTML 404 page (found by the fuzzer, #19). Each route file exports it under
+ * framework's bare 405 or HTML 404 page (found by the fuzzer). Each route file exports it under
  * the verbs it does not implement; the /v1 and /.well-known catch-alls under all of them.
  */
 export const noSuchEndpoint = route(async () => {

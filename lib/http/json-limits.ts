@@ -1,5 +1,5 @@
 /**
- * What a request body may hold beyond being JSON (#19, found by the fuzzer). Valid JSON can still
+ * What a request body may hold beyond being JSON (found by the fuzzer). Valid JSON can still
  * carry what the Hub cannot keep or sign: a NUL character (PostgreSQL text and jsonb refuse it),
  * a lone UTF-16 surrogate (`"\ud800"`: not a Unicode string, so not UTF-8, and RFC 8785 cannot
  * canonicalize it), a number that overflows to ±Infinity (`1e400`), or nesting so deep that the

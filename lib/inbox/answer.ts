@@ -22,7 +22,7 @@ const ACTION_KINDS = new Set(["answer", "decline", "complete", "dismiss"]);
 
 /**
  * A `HumanAction` from whatever a Server Action call carried: the inbox's own pages send one, but
- * a crafted request can send anything, and a wrong shape is a refusal (`400`), never a 500 (#19).
+ * a crafted request can send anything, and a wrong shape is a refusal (`400`), never a 500.
  */
 export function humanActionFrom(raw: unknown): HumanAction {
   const bad = () => new HubError("validation_error", "not an inbox action");

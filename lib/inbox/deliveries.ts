@@ -1,6 +1,6 @@
 /**
  * An item's push deliveries (§8.3) as the item page shows them. The callback URL is cut on the
- * server, before anything reaches a page (#18): its query string never (the attempt log never
+ * server, before anything reaches a page: its query string never (the attempt log never
  * records one either), its path only to the account's owners and admins — a callback path can carry
  * a capability of the agent's receiver, and the people who merely read or answer the item have no
  * use for it. Everyone else sees the origin only.

@@ -8,7 +8,7 @@
  * stale), and it reconnects while anyone is subscribed.
  * A subscriber that names its person also hears `seats` when that person's seats change
  * (`ma2h_seats`, lib/pubsub/seats.ts): the stream re-reads them, so a removed seat stops routing at
- * once (#18).
+ * once.
  */
 import { forgetProcessWide, processWide, processWideIfMade } from "../process-wide";
 import { log } from "../log";

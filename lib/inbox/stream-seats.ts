@@ -4,7 +4,7 @@
  * changed (`seats`, events.ts), after a lost LISTEN connection (`resync`, a NOTIFY may be gone) and
  * at each keep-alive; when the session has ended or the seats differ it closes, and the browser's
  * EventSource reconnects to a stream of the current seats — so a removed seat stops routing within
- * a second while the person's other accounts keep streaming on the same session (#18).
+ * a second while the person's other accounts keep streaming on the same session.
  */
 import { seatsOf } from "../principals/seats";
 import { humanForSessionToken } from "../principals/web-sessions";

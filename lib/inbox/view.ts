@@ -3,7 +3,7 @@
  * list, so `state` and `client_ref` (§9.1, §9.3) can never reach a page. Values of sensitive input
  * fields (§9.6) are masked here, on the server — in the recorded outcome and in `default_on_expire`
  * — because the whole view model travels to the browser (the resolve panel is a client component):
- * masking only in the display would still put the value in the page payload (#18).
+ * masking only in the display would still put the value in the page payload.
  */
 import type { MessageWithResolution } from "../messages/record";
 import type { Message } from "../protocol/message";

@@ -17,7 +17,7 @@ import { enqueuePush } from "../queue/enqueue";
 import { pruneRateCounters } from "../rate-limit";
 import { sweepSessions } from "../sessions/sweep";
 
-/** The audit sealer's period: a row is sealed within about a second of its commit (#19: within 5 s). */
+/** The audit sealer's period: a row is sealed within about a second of its commit (within 5 s at the latest). */
 const AUDIT_SEAL_MS = 1000;
 const SESSION_SWEEP_MS = 1000;
 
@@ -34,7 +34,7 @@ async function sweepOverdue(): Promise<void> {
   if (expired > 0) log.info("sweep expired messages", { count: expired });
   const dropped = await dropDueDirectives(now);
   if (dropped > 0) log.info("sweep ended undelivered directives", { count: dropped });
-  // #23: undeliverable addressed messages whose wake-up nobody heard (§3.1).
+  // Undeliverable addressed messages whose wake-up nobody heard (§3.1).
   const settled = await settleUndeliverable(clock.now());
   if (settled > 0) log.info("sweep settled undeliverable addressed messages", { count: settled });
 }
@@ -70,18 +70,18 @@ async function sessionSweep(): Promise<void> {
   if (expired + bounced + purged > 0) log.info("session sweep", { expired, bounced, purged });
 }
 
-/** Seals committed audit rows into their streams' hash chains (#19). */
+/** Seals committed audit rows into their streams' hash chains. */
 async function sealAudit(): Promise<void> {
   const sealed = await sealPending();
   if (sealed > 0) log.debug("audit rows sealed", { count: sealed });
 }
 
-/** Audit sealing every second (rows sealed within 5 s, #19); expiry every MA2H_EXPIRY_SWEEP_MS (≤ 5 s), pushes and notifications every MA2H_DELIVERY_SWEEP_MS (≤ 10 s), housekeeping every minute. */
+/** Audit sealing every second (rows sealed within 5 s); expiry every MA2H_EXPIRY_SWEEP_MS (≤ 5 s), pushes and notifications every MA2H_DELIVERY_SWEEP_MS (≤ 10 s), housekeeping every minute. */
 export function sweeps(e: Pick<Env, "MA2H_EXPIRY_SWEEP_MS" | "MA2H_DELIVERY_SWEEP_MS">): Sweep[] {
   return [
     { name: "expiry", periodMs: e.MA2H_EXPIRY_SWEEP_MS, run: sweepOverdue },
     { name: "delivery", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: () => sweepDueDeliveries(e.MA2H_DELIVERY_SWEEP_MS) },
-    // Notifications (#16): unprocessed outbox rows, due and interrupted sends, on the delivery period.
+    // Notifications: unprocessed outbox rows, due and interrupted sends, on the delivery period.
     { name: "notifications", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: sweepNotifications },
     { name: "housekeeping", periodMs: 60_000, run: housekeeping },
     { name: "audit-seal", periodMs: AUDIT_SEAL_MS, run: sealAudit },

@@ -1,5 +1,5 @@
 /**
- * Work woken by the statement that made it due (#20): the §7 transition NOTIFYs its new push
+ * Work woken by the statement that made it due: the §7 transition NOTIFYs its new push
  * obligation's id (lib/messages/lifecycle.ts) and a submit its message's id for the notification
  * fan-out (lib/messages/submit-statement.ts), so the web pays no queue insert per request.
  * - A push's first attempt is run here at once by the push job's own handler — no queue hop, no
@@ -50,7 +50,7 @@ export async function startJobWakes(): Promise<JobWakes> {
       payload: (messageId) => void enqueueNotify(messageId, "new"),
       lost,
     }),
-    // #23: an addressed message's entry ended undeliverable — its receipt and §7 auto-resolution.
+    // An addressed message's entry ended undeliverable — its receipt and §7 auto-resolution.
     notificationListener().subscribe(UNDELIVERABLE_CHANNEL, {
       payload(entryId) {
         const run = settleUndeliverable(clock.now(), entryId)

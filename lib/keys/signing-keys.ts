@@ -103,7 +103,7 @@ async function loadActive(accountId: string | null): Promise<ActiveSigningKey> {
     await ensureKey(accountId);
     row = await db().signingKey.findFirstOrThrow({ where, orderBy: { createdAt: "desc" } });
   }
-  // Bound to its kid (#19): another key's sealed half copied into this row does not open.
+  // Bound to its kid: another key's sealed half copied into this row does not open.
   const privateKey = unb64(openSecret(row.sealedPrivateKey, sealContext("signingKey", { kid: row.kid })));
   const key = { kid: row.kid, privateKey, publicKey: unb64(row.publicKey) };
   cached.set(slot, { key, at: now });

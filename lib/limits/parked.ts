@@ -1,5 +1,5 @@
 /**
- * Caps on held requests (#18): what one caller may keep parked on the Hub at once, so no credential
+ * Caps on held requests: what one caller may keep parked on the Hub at once, so no credential
  * can exhaust a web process's memory or sockets.
  *
  * - `agent`: parked long-polls (§8.2 `GET /v1/messages/{id}?wait=`) and parked drains (§8.7

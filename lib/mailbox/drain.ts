@@ -179,7 +179,7 @@ export async function drainMailbox(
   const sessionId = options.sessionId ?? null;
   let rows = await claimEntries(principal.agentRowId, sessionId, max, clock.now());
   if (rows.length === 0 && waitMs > 0) {
-    // #18: a parked drain holds a slot of the agent's parked-request cap (shared with long-polls),
+    // A parked drain holds a slot of the agent's parked-request cap (shared with long-polls),
     // released in the `finally` on every way out — a claim, timeout, abort, error or shutdown.
     const release = await acquireAgentSlot(principal);
     try {

@@ -13,7 +13,7 @@
  *   window, does.
  * - **An ended session ends its streams at once**: its end NOTIFYs `sessionWakeKey` (lib/sessions/end.ts),
  *   and every wake re-reads the session row.
- * - A stream holds one of the agent's parked-request slots (#18) for its whole life.
+ * - A stream holds one of the agent's parked-request slots for its whole life.
  */
 import { clock } from "../clock";
 import { db } from "../db";

@@ -1,10 +1,10 @@
 /**
- * Agent Markdown as the HTML of a notification mail (#16, docs/notifications.md "What a mail
+ * Agent Markdown as the HTML of a notification mail (docs/notifications.md "What a mail
  * contains"): the same parse and the same sanitizing plugins as the inbox (lib/markdown/sanitize.ts),
  * serialized to static HTML. One step more than the inbox, for a mail only: the agent's links are
  * shown, not linked — each becomes its text followed by its URL in parentheses — so the only
  * clickable links in a Hub mail are the Hub's own (the item, the answer links) and an agent cannot
- * dress a link to elsewhere as an answer button (docs/decisions.md "Notifications: answering from
+ * dress a link to elsewhere as an answer button (docs/decisions/notifications.md "Notifications: answering from
  * the mail"). Images were already turned into links to their source, so they end as text too: no
  * remote image is ever fetched by a mail client.
  */

@@ -45,7 +45,7 @@ export async function loadForSubmitter(
 }
 
 /**
- * §9.1 resolver authorization (docs/decisions.md "Default resolvers"):
+ * §9.1 resolver authorization (docs/decisions/protocol.md "Default resolvers"):
  * - absent `allowed_resolvers`: the submitting agent, plus the account's humans who may resolve —
  *   for an addressed message (§4 `to`) the addressee only, people and submitter excluded;
  * - an explicit list replaces that default; `agent:<id>` / `human:<handle>` match within the

@@ -2,7 +2,7 @@
  * What follows a committed terminal transition outside the transaction: the resolution is counted
  * (metrics — here, so a rolled-back transition never is), and the item's Slack posts are woken for
  * an update. The first push attempt needs nothing here — the transition's own NOTIFY wakes
- * the worker (lib/jobs/wake.ts, #20). Best effort by design (enqueue.ts logs a failure): the
+ * the worker (lib/jobs/wake.ts). Best effort by design (enqueue.ts logs a failure): the
  * sweeps re-derive every pending obligation from PostgreSQL, so a failure delays work, never loses it.
  */
 import { metrics } from "../metrics/registry";
@@ -11,7 +11,7 @@ import type { CommitResult } from "./lifecycle";
 
 export async function afterTerminal(result: CommitResult): Promise<void> {
   if (result.won && result.resolution) metrics().resolutions.inc({ outcome: result.resolution });
-  // #17: the item's Slack posts now show a stale status; the notification job updates them (the
+  // The item's Slack posts now show a stale status; the notification job updates them (the
   // notification sweep is the backstop). Only for an item that was posted to Slack, which the §7
   // statement reports (lifecycle.ts).
   if (result.won && result.messageId && result.slackPosted) await enqueueNotify(result.messageId, "terminal");

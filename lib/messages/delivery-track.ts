@@ -43,7 +43,7 @@ export function stampDeliveredToAgent(
 const inFlight = new Map<string, Promise<Date | null>>();
 
 async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
-  // On the pool (lib/db.ts statementRows, #20): this runs for every long-poll woken by an answer.
+  // On the pool (lib/db.ts statementRows): this runs for every long-poll woken by an answer.
   if ((await statementRows(stampDeliveredSql(resolutionId, at, via, actor))).length === 1) return at;
   // Lost to an earlier stamp, or the row is gone. A fresh statement sees what the UPDATE waited for.
   const [row] = await statementRows<{ delivered_to_agent_at: Date | null }>(
@@ -90,7 +90,7 @@ type TrackColumns = Pick<Resolution, "id" | "deliveredToAgentAt" | "ackedAt" | "
 /**
  * The §14.1 ack envelope as stored: the first ack's attested `by`, time, note and echoed
  * `resolution_id`, at the message's own minor when it is ≥ 0.4 (the ack primitive's floor), else
- * the Hub's 0.5 (docs/decisions.md "Ack version").
+ * the Hub's 0.5 (docs/decisions/delivery-and-push.md "Ack version").
  */
 export function storedAck(messageId: string, messageVersion: string, r: TrackColumns): Ack | null {
   if (r.ackedAt === null || r.ackBy === null) return null;

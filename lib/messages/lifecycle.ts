@@ -26,7 +26,7 @@ export interface TerminalOutcome {
   defaulted: boolean;
   /** The §6 `response` object, or null when the Response carries none (e.g. an expired task). */
   response: Record<string, unknown> | null;
-  /** How a person's answer reached the Hub when not the inbox or /v1 (#16: "email"); audited. */
+  /** How a person's answer reached the Hub when not the inbox or /v1 ("email"); audited. */
   channel?: string;
 }
 
@@ -37,7 +37,7 @@ export interface CommitResult {
   deliveryId?: string;
   /** The message that went terminal (when won), for what follows the commit (after-terminal.ts). */
   messageId?: string;
-  /** Whether the item was posted to Slack (#17), whose posts then need an update (after-terminal.ts). */
+  /** Whether the item was posted to Slack, whose posts then need an update (after-terminal.ts). */
   slackPosted?: boolean;
   /** The resolution it committed (when won), counted after the commit (after-terminal.ts). */
   resolution?: Resolution;
@@ -76,7 +76,7 @@ function guard(kind: TerminalKind, now: Date): Prisma.Sql {
 }
 
 /**
- * One SQL statement (#20): the conditional UPDATE, then — only when it matched — the Resolution, the
+ * One SQL statement: the conditional UPDATE, then — only when it matched — the Resolution, the
  * audit event, the push obligation, the cancellation of the item's pending notifications and the
  * NOTIFYs. Atomic on its own, so a resolve runs it without a transaction (`tx` null) in one round
  * trip; callers that must write more with the transition (cancel's, expiry's, an email answer's
@@ -138,7 +138,7 @@ export async function commitTerminal(
         FROM cas WHERE ${pushes} AND callback_url IS NOT NULL
       RETURNING id
     ), settled AS (
-      -- #16: the item's notifications not yet sent (a reminder, an escalation, a mail held by quiet
+      -- The item's notifications not yet sent (a reminder, an escalation, a mail held by quiet
       -- hours) are cancelled with the transition — a settled item asks no one to act. Statuses are
       -- lib/notifications/send.ts's; not_open is its error class for the same case at send time.
       UPDATE notifications SET status = 'cancelled', last_error_class = 'not_open', updated_at = ${now}::timestamptz

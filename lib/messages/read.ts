@@ -69,7 +69,7 @@ export async function readMessage(
     // Registered before every read, so a commit landing between the read and the sleep still wakes
     // us: a long-poll costs one read before it parks and one after each wake (bench:longpoll).
     let waiting = listening() ? waiters.wait(id, waitMs, options.signal) : null;
-    // #18: a slot of the agent's parked-request cap, taken only when it is about to park (an answer
+    // A slot of the agent's parked-request cap, taken only when it is about to park (an answer
     // ready at once costs none) and released in the `finally` on every way out.
     let held: Release | null = null;
     try {

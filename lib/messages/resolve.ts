@@ -17,7 +17,7 @@ import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 
-/** Where a person's or agent's answer came from, written into the resolution's audit event (#16). */
+/** Where a person's or agent's answer came from, written into the resolution's audit event. */
 export type AnswerChannel = "api" | "inbox" | "email" | "slack";
 
 /**
@@ -53,7 +53,7 @@ export async function resolveMessage(
   const now = clock.now();
   const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel };
   const withResolution = via?.withResolution;
-  // The §7 statement is atomic on its own: one round trip (#20). Only a channel that writes more
+  // The §7 statement is atomic on its own: one round trip. Only a channel that writes more
   // with the resolution (an email answer spends its token) needs a transaction around it.
   const resolved = withResolution
     ? await db().$transaction(async (tx) => {

@@ -1,5 +1,5 @@
 /**
- * The message row with its resolution, read in one statement on the pool (#20): the read in front of
+ * The message row with its resolution, read in one statement on the pool: the read in front of
  * every resolve, cancel and poll — and before each long-poll parks — without the client's per-query
  * cost (lib/db.ts statementRows). The column maps are typed against Prisma's models, so a column added
  * to `messages` or `resolutions` fails the type check here until it is read too.

@@ -1,6 +1,6 @@
 /**
- * §8.1 submit in one SQL statement (#20, docs/PERFORMANCE.md): the message, its idempotency record,
- * the notification obligation (#16), the audit event and the live-inbox NOTIFY commit together in a
+ * §8.1 submit in one SQL statement (docs/PERFORMANCE.md): the message, its idempotency record,
+ * the notification obligation, the audit event and the live-inbox NOTIFY commit together in a
  * single round trip — the guarantees of the interactive transaction in submit.ts, at a fraction of
  * its cost. It only ever creates: when the idempotency key is already taken (a replay, a conflict, a
  * key to reclaim) or the inbox is full while a key is present, it writes nothing and says so, and

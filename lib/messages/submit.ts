@@ -2,7 +2,7 @@
  * §8.1 submit. The checks run in the order the issue pins (docs/ARCHITECTURE.md): credential and
  * `agent.id` match → major version → canonical minor and schema → push parity → idempotency lookup
  * → time-dependent and semantic checks → create. The common case — valid, and a new key or none —
- * commits in one SQL statement (submit-statement.ts, #20); everything else (a replay, a conflict, a
+ * commits in one SQL statement (submit-statement.ts); everything else (a replay, a conflict, a
  * key to reclaim, a check that fails) goes through the transaction below, where lookup and create
  * share one transaction, so a rejected submit changes nothing and concurrent same-key submits
  * create exactly one message.
@@ -139,7 +139,7 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
 }
 
 /**
- * What follows the commit of a new message. Notifications (#16) need nothing here: the outbox row
+ * What follows the commit of a new message. Notifications need nothing here: the outbox row
  * committed with the message, and the worker is woken by the commit's NOTIFY (lib/jobs/wake.ts).
  */
 async function afterCreate(result: SubmitResult, verb: Message["type"]): Promise<SubmitResult> {
@@ -324,10 +324,10 @@ async function createMessage(
       },
     });
   }
-  // Notifications (#16, docs/notifications.md): the obligation to tell people, as a row committed
+  // Notifications (docs/notifications.md): the obligation to tell people, as a row committed
   // with the message; a worker fans it out — for an ask/task to its resolvers, for a notify to
   // those who opted in (lib/notifications/recipients.ts, preferences.ts). Addressed traffic is
-  // between agents: it never notifies people (#23), who watch it in the Agent traffic view.
+  // between agents: it never notifies people, who watch it in the Agent traffic view.
   if (destination === null) await tx.notificationOutbox.create({ data: { messageId: id, createdAt: now } });
   await writeAudit(tx, {
     accountId: principal.accountId,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addressInAny, parseCidrList } from "./cidr";
 
-describe("parseCidrList (MA2H_TRUSTED_PROXIES, #19)", () => {
+describe("parseCidrList (MA2H_TRUSTED_PROXIES)", () => {
   it("reads the default and a mixed list, spaces and empty entries aside", () => {
     const loopback = parseCidrList("127.0.0.1/32,::1/128");
     expect(addressInAny("127.0.0.1", loopback)).toBe(true);

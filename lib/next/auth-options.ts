@@ -4,7 +4,7 @@
  * sessions (lib/principals/web-sessions.ts) to next-auth. The attested actor is later derived from
  * the session's user and the message's account — never from anything the browser sends.
  *
- * A sign-in never binds an identity to the browser's current session (#18). next-auth's callback
+ * A sign-in never binds an identity to the browser's current session. next-auth's callback
  * would link a new identity to whoever is signed in, so on the callback the adapter does not show it
  * the current session at all: the identity goes to its own person (the bound one, or the invited
  * person with that verified email — lib/web-auth/sign-in.ts decides who may), a fresh session is
@@ -134,7 +134,7 @@ export function authOptions(request: AuthRequest = { callback: false }): NextAut
     providers: providerSettings().map(nextAuthProvider),
     session: { strategy: "database", maxAge: SESSION_DAYS * 86_400 },
     // Over HTTPS only (TLS or trusted-proxy mode) the cookies carry the `__Secure-` prefix whatever
-    // MA2H_PUBLIC_URL says, since only that name is read there (lib/principals/web-sessions.ts, #19).
+    // MA2H_PUBLIC_URL says, since only that name is read there (lib/principals/web-sessions.ts).
     useSecureCookies: servesHttpsOnly(),
     pages: { signIn: "/signin", error: "/signin" },
     callbacks: {

@@ -1,7 +1,7 @@
 /**
  * Reading a submitted form in a server action. A Server Action can be called with any arguments
  * (a crafted request names it by id), so the "form" may not be a FormData at all: then every
- * field is missing, and the action refuses as it would an empty form — never a 500 (#19).
+ * field is missing, and the action refuses as it would an empty form — never a 500.
  */
 
 /** A text field of a submitted form; a missing field, a file, or no form at all is "". */

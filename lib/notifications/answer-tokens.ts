@@ -1,5 +1,5 @@
 /**
- * The one-click answer links of a notification mail (#16, docs/notifications.md "Answering from the
+ * The one-click answer links of a notification mail (docs/notifications.md "Answering from the
  * mail"). A link is `<MA2H_PUBLIC_URL>/e/<token>`: 32 random bytes, base64url — unguessable, and the
  * only thing the link carries. The Hub stores only the token's SHA-256 (the same hash as every other
  * bearer credential, lib/secrets.ts), bound to (notification, item, person, option value), expiring
@@ -33,7 +33,7 @@ export function answerUrl(publicUrl: string, token: string): string {
  * synthesized approve/deny included. None for an `input` ask (it needs a filled-in answer) or a task
  * (checklist and completion are decided in the Hub), and none for a `sensitive` item (§9.6): its mail
  * carries the title and the item's link only — no option label leaves the Hub, and a forwarded or
- * leaked mail cannot decide it without a sign-in (docs/decisions.md).
+ * leaked mail cannot decide it without a sign-in (docs/decisions/notifications.md).
  */
 export function linkableOptions(envelope: Message, sensitive: boolean): ResponseOption[] {
   if (sensitive || envelope.type !== "ask" || envelope.request.mode === "input") return [];

@@ -1,5 +1,5 @@
 /**
- * The claim every notification send goes through (#16, docs/notifications.md "Delivery, retries
+ * The claim every notification send goes through (docs/notifications.md "Delivery, retries
  * and failures") — one definition for send.ts (one row a mail) and digest.ts (a batch of rows a
  * mail; a single row is a batch of one):
  * - `claim`: the due pending rows among some ids are moved `pending → sending` by ONE conditional
@@ -10,7 +10,7 @@
  * - `recoverInterrupted`: a row left `sending` past its lease was interrupted (the worker died
  *   mid-send): it is logged as such and made due again, and the resend carries the same Message-ID
  *   — at-least-once across the window between the SMTP server's acceptance and our UPDATE
- *   (docs/decisions.md "Notifications").
+ *   (docs/decisions/notifications.md "Notifications").
  */
 import { clock } from "../clock";
 import { db } from "../db";

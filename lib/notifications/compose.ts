@@ -1,5 +1,5 @@
 /**
- * The email about one ask/task (#16, docs/notifications.md "What a mail contains"): subject
+ * The email about one ask/task (docs/notifications.md "What a mail contains"): subject
  * `[<priority>] <title>` (prefixed `Reminder: ` / `Escalation: ` for those kinds, with an intro line
  * saying since when the item waits), a plain-text body, and an HTML body in which the agent's
  * Markdown (`body`, a task's instructions) goes through the inbox's own sanitizing pipeline

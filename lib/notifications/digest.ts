@@ -1,5 +1,5 @@
 /**
- * Sending `notify` notifications (#16, docs/notifications.md "Digests"): a person's rows due
+ * Sending `notify` notifications (docs/notifications.md "Digests"): a person's rows due
  * together in one account are claimed together — one conditional UPDATE sets them `sending` with a
  * lease and a shared `batchId` — and sent as ONE mail listing each item; a notify the person takes
  * one mail each is the same thing with one row. The claim, each row's own attempt, the retries and

@@ -1,5 +1,5 @@
 /**
- * Answering from the mail (#16, docs/notifications.md "Answering from the mail"): what one answer
+ * Answering from the mail (docs/notifications.md "Answering from the mail"): what one answer
  * link may do now, and doing it. `inspectAnswerLink` only reads — it is what `GET /e/{token}` shows,
  * so a mail scanner that opens every link changes nothing. `answerByLink` is the `POST` from that
  * page: it re-checks everything at that moment and resolves through `resolveMessage` — the same §7

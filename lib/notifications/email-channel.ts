@@ -1,5 +1,5 @@
 /**
- * The email channel's sender (#16): the mail of one row — with one-click answer links only for a
+ * The email channel's sender: the mail of one row — with one-click answer links only for a
  * person who may resolve the item, minted for this attempt (answer-tokens.ts) — sent over SMTP
  * under the row's own stable Message-ID (smtp.ts), so a resend after an interruption folds.
  * `reachable`: everyone while SMTP is configured (`SMTP_URL`); nobody without it.

@@ -1,5 +1,5 @@
 /**
- * The notification machinery (#16, docs/notifications.md). PostgreSQL rows are the obligation; a
+ * The notification machinery (docs/notifications.md). PostgreSQL rows are the obligation; a
  * `notifications.fanout` job only wakes this up, and the sweep re-finds whatever a lost job left:
  * - `fanOut`: a message's unprocessed outbox row becomes one `notifications` row per (recipient,
  *   channel, kind) — inserted with the unique key, so any number of runs create each row once;
@@ -59,7 +59,7 @@ export async function fanOut(messageId: string): Promise<void> {
     });
     if (message && stillTellable(message.type, message.status)) {
       await tx.notification.createMany({ data: newRows, skipDuplicates: true });
-      // #17: the account's Slack channel post of the item, an obligation of its own (slack/posts.ts).
+      // The account's Slack channel post of the item, an obligation of its own (slack/posts.ts).
       await planChannelPost(tx, { id: messageId, accountId: message.accountId, type: message.type }, now);
       // Only while it is open: settled since the plan, nobody needs reminding.
       await tx.notification.createMany({ data: followUps, skipDuplicates: true });
@@ -79,7 +79,7 @@ export async function processNotifications(messageId: string): Promise<void> {
   const notifyMail = message?.type === "notify";
   if (notifyMail) await sendNotifyRows(messageId);
   await sendItemRows(messageId, notifyMail);
-  // #17: the item's Slack channel post if due, and every Slack post that must show it settled.
+  // The item's Slack channel post if due, and every Slack post that must show it settled.
   await slackWork(messageId);
   await wakeForNextDue(messageId);
 }
@@ -145,7 +145,7 @@ export async function sweepNotifications(): Promise<void> {
   const ids = new Set([
     ...boxes.map((b) => b.messageId),
     ...due.map((d) => d.messageId),
-    // #17: due or interrupted Slack channel posts, and posts still showing a settled item as open.
+    // Due or interrupted Slack channel posts, and posts still showing a settled item as open.
     ...(await slackDueMessages(now)),
   ]);
   for (const id of ids) await enqueueNotify(id, "sweep");

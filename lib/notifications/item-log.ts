@@ -1,8 +1,8 @@
 /**
- * What the item page shows of its notifications (#16, docs/notifications.md "On the item"): to
+ * What the item page shows of its notifications (docs/notifications.md "On the item"): to
  * everyone who sees the item, when it was first reminded and escalated; to the account's
  * owners/admins also every notification row — person (handle), channel, kind, status and each
- * attempt's outcome, error class and time, and the item's Slack channel post (#17). No address,
+ * attempt's outcome, error class and time, and the item's Slack channel post. No address,
  * token or mail content: the rows hold none.
  */
 import { db } from "../db";
@@ -37,7 +37,7 @@ export interface NotificationRowView {
   attempts: NotificationAttemptView[];
 }
 
-/** The item's post in the account's Slack channel (#17): its own obligation, not a person's row. */
+/** The item's post in the account's Slack channel: its own obligation, not a person's row. */
 export interface SlackChannelPostView {
   status: string;
   /** What the post shows now: "open", or the terminal status it was updated to. */

@@ -1,5 +1,5 @@
 /**
- * The one table of notification channels and kinds (#16, #17). A notification row is keyed by
+ * The one table of notification channels and kinds. A notification row is keyed by
  * (message, person, channel, kind): `new` when the item arrives, `reminder` to its resolvers after
  * the account's delay, `escalation` to the account's owners/admins after a longer one.
  *

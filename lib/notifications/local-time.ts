@@ -1,6 +1,5 @@
 /**
- * Wall-clock time in a person's IANA time zone, for quiet hours and digest boundaries (#16,
- * docs/notifications.md "Preferences"). Pure: no clock, no database — `now` is always passed in.
+ * Wall-clock time in a person's IANA time zone, for quiet hours and digest boundaries (* docs/notifications.md "Preferences"). Pure: no clock, no database — `now` is always passed in.
  * Local times that a DST change skips or repeats are read as Temporal's "compatible"
  * disambiguation does: a skipped time (spring forward) moves forward by the gap, a repeated one
  * (fall back) is its earlier occurrence.

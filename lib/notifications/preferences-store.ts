@@ -1,10 +1,10 @@
 /**
- * Writing a person's own notification preferences in one account (#16, `/settings/notifications`).
+ * Writing a person's own notification preferences in one account (`/settings/notifications`).
  * The person is the caller's, never one the form names; the seat proves they belong to the account.
  * A save stores the whole set (so a later change of the account's defaults no longer moves them);
  * a reset deletes it, and they follow the account's defaults again. Both are audited with field
  * names only — no time zone or other value a person chose — in the person's own stream, naming the
- * account by slug: a person's choices are theirs, not the account's to read (#18).
+ * account by slug: a person's choices are theirs, not the account's to read.
  */
 import { AUDIT_EVENT } from "../audit/events";
 import { personActor, writePersonAudit } from "../audit/write";

@@ -131,7 +131,7 @@ describe("the plan", () => {
   });
 });
 
-describe("channels other than email (#17)", () => {
+describe("channels other than email", () => {
   const on = (channel: "slack" | "push", digest: "off" | "hourly" | "daily" = "off") =>
     with_({ channels: { [channel]: { notify: true, digest } } });
 

@@ -1,5 +1,5 @@
 /**
- * A person's notification preferences in one account (#16, docs/notifications.md "Preferences"):
+ * A person's notification preferences in one account (docs/notifications.md "Preferences"):
  * the person's own choices over the account's defaults over the built-in ones, and the one decision
  * every sender asks — should this person be told of this item on this channel, and when?
  *
@@ -22,7 +22,7 @@ export const MIN_PRIORITY_CHOICES = [...PRIORITIES].reverse();
 export const DIGESTS = ["off", "hourly", "daily"] as const;
 export type Digest = (typeof DIGESTS)[number];
 
-/** The local time of the daily digest (docs/decisions.md "Notifications: preferences and digests"). */
+/** The local time of the daily digest (docs/decisions/notifications.md "Notifications: preferences and digests"). */
 export const DAILY_DIGEST_AT = "08:00";
 
 const channelShape = z.strictObject({
@@ -78,7 +78,7 @@ export const partialPreferencesShape = z.strictObject({
 export type PartialPreferences = z.infer<typeof partialPreferencesShape>;
 
 /**
- * The built-in defaults (#16, #17): every channel on for asks and tasks, notify off (opt-in),
+ * The built-in defaults: every channel on for asks and tasks, notify off (opt-in),
  * everything, no digest. Slack and push reach only a person who bound a Slack user or subscribed a
  * device — itself an opt-in — so "on" there costs nobody an unwanted message.
  */
@@ -140,7 +140,7 @@ export type DeliveryPlan =
   | { send: true; at: Date; digest: boolean };
 
 /**
- * The decision, pure (docs/notifications.md "Preferences", docs/decisions.md):
+ * The decision, pure (docs/notifications.md "Preferences", docs/decisions/notifications.md):
  * 1. the channel is off for the item's type → not sent;
  * 2. below the channel's minimum priority → not sent — for new items and reminders; an escalation
  *    goes to owners/admins because nobody acted, so it is not filtered by priority;

@@ -1,5 +1,5 @@
 /**
- * Who may be told of a new item (#16, docs/notifications.md "Who is told"); each person's
+ * Who may be told of a new item (docs/notifications.md "Who is told"); each person's
  * preferences (preferences.ts `deliveryPlan`) then decide whether and when:
  * - an ask or task: exactly the humans who may resolve it — the same §9.1 rule the inbox and
  *   `resolveMessage` apply (`humanResolveRefusal`): the humans `allowed_resolvers` names, or, when

@@ -1,5 +1,5 @@
 /**
- * Reminders and escalation (#16, docs/notifications.md "Reminders and escalation"): per account and
+ * Reminders and escalation (docs/notifications.md "Reminders and escalation"): per account and
  * priority, one reminder to the item's resolvers after N minutes unresolved and one escalation to
  * the account's owners/admins after M. Durable like expiry (§7): they are `notifications` rows made
  * at fan-out time, due at the item's created time + N (or + M) — no timer holds them. The job's
@@ -29,7 +29,7 @@ export interface FollowUpDelays {
 }
 export type ReminderPolicy = Record<Priority, FollowUpDelays>;
 
-/** The built-in reminder delays (#16); each escalation defaults to twice its reminder delay. */
+/** The built-in reminder delays; each escalation defaults to twice its reminder delay. */
 export const DEFAULT_REMIND_MINUTES: Record<Priority, number | null> = {
   urgent: 30,
   high: 30,

@@ -1,5 +1,5 @@
 /**
- * Sending one notification row (#16, docs/notifications.md): the row is claimed first, only the
+ * Sending one notification row (docs/notifications.md): the row is claimed first, only the
  * claim's holder records its outcome, a row interrupted mid-send is recovered and sent again with
  * the same Message-ID, and a failure is retried or failed — all by claims.ts, as a batch of one.
  * Every send re-checks that the item is open and that the person may still resolve it (an

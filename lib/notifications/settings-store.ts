@@ -1,5 +1,5 @@
 /**
- * Writing an account's notification settings (#16, `/admin/<account>/notifications`): owners and
+ * Writing an account's notification settings (`/admin/<account>/notifications`): owners and
  * admins set the defaults of its people's preferences; only owners turn "answer from an email
  * without signing in" on or off (it decides whether a mail link alone may answer for a person).
  * Each verb re-checks the role it needs (the page's gate is not trusted alone), validates, changes

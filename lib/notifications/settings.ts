@@ -1,5 +1,5 @@
 /**
- * An account's notification settings (#16): read with the built-in defaults where the account has
+ * An account's notification settings: read with the built-in defaults where the account has
  * no row. The JSON parts are parsed by their owners — `defaults` by preferences.ts, `reminders` by
  * reminders.ts.
  */

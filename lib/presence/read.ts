@@ -1,7 +1,7 @@
 /**
  * §15.3 owner-only, per-account presence read. An agent is named by its account too (`?account=`),
  * because agent ids are unique per account only: a same-named agent of another account must never
- * stand in for this one (#18). Within an account where the person holds a seat (viewers included,
+ * stand in for this one. Within an account where the person holds a seat (viewers included,
  * like the inbox), an id that exists nowhere is the `unknown` body (§15.3: indistinguishable). An
  * account where they hold no seat — or that does not exist — is `404`, the same for every agent id.
  * Without `?account=`: the person's only account; with seats in several it is a `400` naming the

@@ -17,7 +17,7 @@ export interface AdminOptions {
   accountId?: string;
   /**
    * The acting person's role in that account (the web admin). An `admin` may not grant, change or
-   * remove the `owner` role (docs/decisions.md, "Owners are made by owners"); unset — the CLI — has
+   * remove the `owner` role (docs/decisions/inbox-and-admin.md, "Owners are made by owners"); unset — the CLI — has
    * the operator's full authority.
    */
   role?: string;

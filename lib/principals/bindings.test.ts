@@ -76,7 +76,7 @@ describe("findCallbackBinding", () => {
     "https://user@good.example/hooks",
     "https://other.example/",
     "not a url",
-    // #19: escapes of the bound /hooks prefix, however a receiver would decode or normalise them
+    // Escapes of the bound /hooks prefix, however a receiver would decode or normalise them
     "https://good.example/hooks/..%2fadmin",
     "https://good.example/hooks/%2e%2e/admin",
     "https://good.example/hooks;x/y",
@@ -190,7 +190,7 @@ describe("binding secrets and revocation", () => {
   });
 });
 
-describe("MA2H_CALLBACK_ORIGIN_POLICY (#19)", () => {
+describe("MA2H_CALLBACK_ORIGIN_POLICY", () => {
   const web = { actor: "human:alice", accountId: "" };
   const add = (origin: string, opts?: { actor: string; accountId: string }) =>
     addBinding(

@@ -52,7 +52,7 @@ export interface AddBindingInput {
 }
 
 /**
- * MA2H_CALLBACK_ORIGIN_POLICY (#19): an account's administrator (the web admin, `opts.accountId`
+ * MA2H_CALLBACK_ORIGIN_POLICY: an account's administrator (the web admin, `opts.accountId`
  * set) may approve only origins the operator's policy allows, so a tenant admin cannot make the Hub
  * a relay to arbitrary hosts; the Hub's operator (the CLI) is exempt. Unset: no restriction.
  */

@@ -84,7 +84,7 @@ export async function resolveCallbackSecret(bindingId: string, ref: string): Pro
     select: { sealed: true, binding: { select: { scheme: true, host: true, port: true, pathPrefix: true } } },
   });
   if (!row) return null;
-  // Bound to (binding, ref) (#19) and to the destination the binding names now, the one the push
+  // Bound to (binding, ref) and to the destination the binding names now, the one the push
   // goes to: a value copied from another binding or ref, or a binding pointed elsewhere, does not open.
   const { scheme, host, port, pathPrefix } = row.binding;
   const ctx = sealContext("bindingSecret", { binding_id: bindingId, ref, scheme, host, port, path_prefix: pathPrefix });

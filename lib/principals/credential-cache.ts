@@ -1,9 +1,9 @@
 /**
- * The per-process credential cache (#20): what an API key or PAT authenticated as, for a few seconds,
+ * The per-process credential cache: what an API key or PAT authenticated as, for a few seconds,
  * so a steady stream of requests from one agent does not read PostgreSQL to authenticate each one.
  * Keyed by the credential's SHA-256 (`hashCredential`), never the secret; only successful lookups
  * are kept (an unknown or revoked credential is read every time, so a new key works at once
- * everywhere). TTL and size: docs/decisions.md, "Credential cache".
+ * everywhere). TTL and size: docs/decisions/operations-and-performance.md, "Credential cache".
  *
  * Revocation stays immediate (docs/security.md, "Credential cache"):
  * - The revoking transaction NOTIFYs `ma2h_credentials` (lib/pubsub/credentials.ts), sent on commit,

@@ -2,9 +2,9 @@
  * A person's sign-in identities (issuer + subject): which person an identity belongs to, who a new
  * one may be bound to, binding, the record of each sign-in, and the person's own list and removal
  * (/settings/identities). Every link, unlink and sign-in is written to the person's own audit stream
- * (lib/audit/write.ts `writePersonAudit`), never an account's (#18).
+ * (lib/audit/write.ts `writePersonAudit`), never an account's.
  *
- * The binding rule (#18): an identity is bound only to the invited person whose email the provider
+ * The binding rule: an identity is bound only to the invited person whose email the provider
  * asserts verified — never to whoever happens to be signed in on the browser. A person who already
  * has an identity gets another one only while signed in as themselves (proof they hold the first);
  * otherwise a new subject with their email is refused, so an email alone never opens a bound person.
@@ -139,7 +139,7 @@ export async function unlinkIdentity(
 /**
  * Unbinds every identity of a person whose last seat is gone (members.ts), in the removal's own
  * transaction, each recorded in the person's own stream: a recycled or re-invited address then
- * binds afresh at its next first sign-in instead of inheriting the old issuer + subject (#18).
+ * binds afresh at its next first sign-in instead of inheriting the old issuer + subject.
  */
 export async function unbindIdentitiesOf(tx: Tx, userId: string): Promise<number> {
   const rows = await tx.authIdentity.findMany({ where: { userId } });

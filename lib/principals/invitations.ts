@@ -1,5 +1,5 @@
 /**
- * Invitations (#18, docs/admin.md "Invitations"): a seat offered by an account's owner or admin in
+ * Invitations (docs/admin.md "Invitations"): a seat offered by an account's owner or admin in
  * the browser to a person who already sits in another account. A person belongs to no account
  * alone, so one account's admin may not put another account's member anywhere: the invitation
  * grants nothing — no membership row, hence no inbox item, resolver right, notification or live
@@ -28,7 +28,7 @@ import { requireMatch } from "./field-format";
 import { ROLES, type Role } from "./types";
 import { HANDLE_PATTERN, normaliseEmail, parseRole } from "./users";
 
-/** How long an invitation can be accepted (docs/decisions.md, "Hardening: invitations and seat removal"). */
+/** How long an invitation can be accepted (docs/decisions/auth-and-security.md, "Hardening: invitations and seat removal"). */
 export const INVITATION_TTL_MS = 14 * 24 * 3600 * 1000;
 
 /** The actor of a revocation the Hub makes itself, when the invited person's last seat is removed. */

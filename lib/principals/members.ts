@@ -130,7 +130,7 @@ export interface LastSeatEnd {
  * credential cache drops the person's PATs (credential-cache.ts), and the person's live
  * inbox streams are told at once (`publishSeatChange`, so they close within a second). Nothing else
  * of the person changes while they keep a seat elsewhere — one account's admin cannot sign a member
- * of another account out (#18). When it was their last seat the person is gone from the Hub: their
+ * of another account out. When it was their last seat the person is gone from the Hub: their
  * browser sessions end, their PATs are revoked, their SSO identities unbound and their pending
  * invitations revoked, so a recycled or re-invited address starts clean. The last owner cannot be
  * removed.
@@ -164,7 +164,7 @@ export async function removeMember(
 }
 
 /**
- * A Slack user bound in this account answers as this seat (#17, docs/notifications.md "Slack: who
+ * A Slack user bound in this account answers as this seat (docs/notifications.md "Slack: who
  * clicked"), so it goes with the seat and a re-seated person binds afresh. Written here on the
  * table, not through lib/notifications/slack (which reads seats), so the folders do not import each other.
  */

@@ -67,7 +67,7 @@ describe("path prefixes", () => {
 });
 
 /**
- * SSRF corpus, path-prefix part (#19): with `/hooks` bound, each of these could reach another path
+ * SSRF corpus, path-prefix part: with `/hooks` bound, each of these could reach another path
  * on the receiver once a server or proxy decodes or normalises it. Every one must lie outside the
  * prefix, while the whole-origin binding (`/`) still covers it and the control URL stays inside.
  */

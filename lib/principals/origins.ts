@@ -51,7 +51,7 @@ export function parseOrigin(input: string): Origin {
  * Why a URL path cannot be judged against a bound path prefix, or null when it is in normal form.
  * A receiver (or a proxy in front of it) may decode `%2e`/`%2f`/`%5c`, read `\\` as `/`, drop `;`
  * parameters or collapse `//`, and so serve a path other than the one we compared: any of them, or a
- * path the URL parser had to rewrite (dot segments, tabs), is refused rather than interpreted (#19).
+ * path the URL parser had to rewrite (dot segments, tabs), is refused rather than interpreted.
  */
 function pathProblem(raw: string, parsed: string): string | null {
   if (raw.includes("\\")) return "a backslash";
@@ -117,7 +117,7 @@ export interface CallbackPath {
 
 /**
  * True when the path is the prefix itself or below it, compared on decoded segment boundaries;
- * `/` covers every path. A path not in normal form lies within no narrower prefix (#19).
+ * `/` covers every path. A path not in normal form lies within no narrower prefix.
  */
 export function pathWithin(path: CallbackPath, prefix: string): boolean {
   if (prefix === "/") return true;

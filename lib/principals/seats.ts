@@ -37,7 +37,7 @@ export async function seatsOf(userId: string): Promise<AccountSeat[]> {
 
 /** The person's seat (handle and role) in an account, or null when they hold none there. */
 export async function seatFor(userId: string, accountId: string): Promise<Seat | null> {
-  // One statement on the pool (lib/db.ts statementRows, #20): read on every resolve by a person.
+  // One statement on the pool (lib/db.ts statementRows): read on every resolve by a person.
   const [m] = await statementRows<{ accountId: string; handle: string; role: string }>(
     Prisma.sql`SELECT account_id AS "accountId", handle, role FROM memberships
                 WHERE account_id = ${accountId} AND user_id = ${userId}`,

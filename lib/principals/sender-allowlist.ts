@@ -8,7 +8,7 @@
  *
  * The list holds wire `agent.id`s, not agent rows: the submit compares the sender's attested id.
  * An id that is not (yet) an agent of the account may be listed — so a destination can be locked
- * down before the sender is provisioned — and is reported back as `unknown` (docs/decisions.md).
+ * down before the sender is provisioned — and is reported back as `unknown` (docs/decisions/inter-agent.md).
  */
 import { db } from "../db";
 import { HubError } from "../protocol/errors";

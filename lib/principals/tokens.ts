@@ -1,7 +1,7 @@
 /**
  * Operator personal access tokens: `ma2h_pat_…`, stored as SHA-256 only, shown once.
  * A token belongs to a person, not an account, so its audit rows go to the person's own stream
- * (lib/audit/write.ts `writePersonAudit`) — never into an account they merely have a seat in (#18).
+ * (lib/audit/write.ts `writePersonAudit`) — never into an account they merely have a seat in.
  */
 import { db, type Tx } from "../db";
 import { clock } from "../clock";
@@ -97,7 +97,7 @@ export async function revokeToken(
 /**
  * Revokes every live PAT of a person in the caller's transaction (their last seat is gone,
  * members.ts; a `credentialTransaction`, so every credential cache drops them), each recorded as `token.revoked` in the person's own stream — never in an
- * account's trail (#18).
+ * account's trail.
  */
 export async function revokeTokensOf(tx: Tx, userId: string): Promise<number> {
   const live = await tx.personalAccessToken.findMany({ where: { userId, revokedAt: null }, select: { id: true } });

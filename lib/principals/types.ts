@@ -1,7 +1,7 @@
 /** Who is calling. Resolved from `Authorization: Bearer …` / `X-API-Key: …` by authenticate.ts. */
 export type Role = "owner" | "admin" | "member" | "viewer";
 export const ROLES: readonly Role[] = ["owner", "admin", "member", "viewer"];
-/** §9.1 (and docs/decisions.md): these roles may resolve; owner/admin also administer. */
+/** §9.1 (and docs/decisions/protocol.md): these roles may resolve; owner/admin also administer. */
 export const RESOLVING_ROLES: readonly Role[] = ["owner", "admin", "member"];
 
 export interface AgentPrincipal {

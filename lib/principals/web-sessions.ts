@@ -64,7 +64,7 @@ export const SESSION_COOKIE_NAMES = ["__Secure-next-auth.session-token", "next-a
  * The session token the browser presented, or undefined. A Hub served over HTTPS only (TLS or
  * trusted-proxy mode) reads the `__Secure-` cookie alone: a browser sets that prefix only from a
  * secure origin, so a plain-named cookie planted over plaintext or by a sibling subdomain is no
- * session there (#19). In dev mode (plaintext, loopback) next-auth issues the plain name.
+ * session there. In dev mode (plaintext, loopback) next-auth issues the plain name.
  */
 export function sessionTokenFrom(get: (name: string) => string | undefined): string | undefined {
   const names = servesHttpsOnly() ? SESSION_COOKIE_NAMES.slice(0, 1) : SESSION_COOKIE_NAMES;

@@ -4,7 +4,7 @@ import { ACTOR_PATTERN, dateTimeString, patternString, V04_PATTERN } from "./wir
 
 /**
  * The longest ack `note` the Hub accepts, in code points, on both legs (§14.1 "a short note";
- * docs/decisions.md): the response-leg ack and the mailbox ack.
+ * docs/decisions/delivery-and-push.md): the response-leg ack and the mailbox ack.
  */
 export const ACK_NOTE_MAX_CHARS = 2000;
 

@@ -42,7 +42,7 @@ export const capabilitySchema = z
       .optional(),
     retention_days: integerMin(1).optional(),
     replay_window_seconds: integerMin(1).optional(),
-    // This Hub's extension (docs/decisions.md "Signing keys URL"): the JWKS of its ed25519 keys.
+    // This Hub's extension (docs/decisions/agent-sdk.md "Signing keys URL"): the JWKS of its ed25519 keys.
     signing_keys_url: uriString().optional(),
     inbound: inboundSchema.optional(),
     sessions: z

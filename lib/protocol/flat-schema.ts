@@ -15,7 +15,7 @@
  * the labels of `enum`. v0.6 (§5.2): the root's `type` may be absent or a type array admitting an
  * object.
  *
- * This Hub's reading of "FLAT" (docs/decisions.md): nested objects, arrays of objects and `$ref`
+ * This Hub's reading of "FLAT" (docs/decisions/protocol.md): nested objects, arrays of objects and `$ref`
  * are refused (`422 invalid_field`, the message saying which), as is any keyword this validator would
  * not enforce — refused rather than silently ignored, so an agent never believes a constraint holds
  * that nobody checked.
@@ -367,7 +367,7 @@ export function sensitiveProperties(schema: unknown): string[] {
  * A `pattern` is an agent's regular expression run on a person's text, in a process that serves
  * everyone: a catastrophically backtracking one must not stall it. So the match runs in a `node:vm`
  * context with a time limit, and a pattern that overruns it counts as not matching (the answer is
- * refused with the pattern named; docs/decisions.md).
+ * refused with the pattern named; docs/decisions/protocol.md).
  */
 export const PATTERN_TIME_LIMIT_MS = 50;
 let sandbox: { context: vm.Context; test: (pattern: string, value: string) => boolean } | null = null;

@@ -44,7 +44,7 @@ function valueProblem(request: AskRequest, value: unknown, offMenu = false): str
   const values = effectiveOptions(request).map((o) => o.value);
   if (typeof value !== "string") return `must be a string for mode ${request.mode}`;
   if (values.includes(value)) return null;
-  // docs/decisions.md: a free-form answer says something; a blank one is refused like a missing value.
+  // docs/decisions/protocol.md: a free-form answer says something; a blank one is refused like a missing value.
   if (offMenu) return value.trim() === "" ? "a free-form answer must not be blank" : null;
   const hint =
     request.permissions?.allow_edit === true

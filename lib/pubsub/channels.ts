@@ -16,9 +16,9 @@ export const INBOX_CHANNEL = "ma2h_inbox";
 export const SEATS_CHANNEL = "ma2h_seats";
 
 /**
- * Carry the id of work a statement just made due, for the worker to start at once (lib/jobs/wake.ts,
- * #20): a push obligation committed with its terminal transition, and a new message whose
- * notifications (#16) are to be fanned out. The sweeps re-find whatever nobody heard.
+ * Carry the id of work a statement just made due, for the worker to start at once (lib/jobs/wake.ts):
+ * a push obligation committed with its terminal transition, and a new message whose
+ * notifications are to be fanned out. The sweeps re-find whatever nobody heard.
  */
 export const PUSH_CHANNEL = "ma2h_push_due";
 export const FANOUT_CHANNEL = "ma2h_fanout_due";

@@ -28,7 +28,7 @@ export const PUSH_JOB = {
 } satisfies JobContract<z.ZodType>;
 
 /**
- * Notifications (#16): fan one new ask/task out to its recipients and send what is due. The payload
+ * Notifications: fan one new ask/task out to its recipients and send what is due. The payload
  * names the message; the work is re-derived from its outbox and notification rows every time.
  */
 export const NOTIFY_JOB = {

@@ -20,7 +20,7 @@ export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
 /**
  * Without an `error` listener BullMQ prints store errors raw with console.error (not JSON, and a
- * driver error can quote query parameters); log them by name and code only (docs/decisions.md).
+ * driver error can quote query parameters); log them by name and code only (docs/decisions/operations-and-performance.md).
  */
 function logErrors<E extends { on(event: "error", fn: (err: Error) => void): unknown }>(
   emitter: E,

@@ -1,5 +1,5 @@
 /**
- * Every sealed value the Hub keeps (#19): per purpose, the table and column that hold it and the
+ * Every sealed value the Hub keeps: per purpose, the table and column that hold it and the
  * columns that identify its row. The identifying values are the value's `SealContext` (its AEAD
  * associated data, lib/secrets.ts), so a value copied into another row or column does not open.
  * The start-up re-seal (reseal.ts) and `ma2h-hub secrets rotate` (rotate.ts) walk this list; a
@@ -35,12 +35,12 @@ export const SEALED = {
   signingKey: { table: "signing_keys", column: "sealed_private_key", rowKey: ["kid"] },
   /** The private half of an audit checkpoint signing key, by its kid. */
   auditSigningKey: { table: "audit_signing_keys", column: "sealed_private_key", rowKey: ["kid"] },
-  /** An account's Slack bot token and signing secret (#17): one purpose each, same row. */
+  /** An account's Slack bot token and signing secret: one purpose each, same row. */
   slackBotToken: { table: "slack_connections", column: "bot_token_sealed", rowKey: ["account_id"] },
   slackSigningSecret: { table: "slack_connections", column: "signing_secret_sealed", rowKey: ["account_id"] },
-  /** The Hub's VAPID private key (#17), the singleton row. */
+  /** The Hub's VAPID private key, the singleton row. */
   vapidPrivateKey: { table: "hub_vapid_keys", column: "private_key_sealed", rowKey: ["id"] },
-  /** A browser push subscription's RFC 8291 auth secret (#17), by subscription id. */
+  /** A browser push subscription's RFC 8291 auth secret, by subscription id. */
   pushSubscriptionAuth: { table: "push_subscriptions", column: "auth_sealed", rowKey: ["id"] },
 } as const satisfies Record<string, SealedColumn>;
 

@@ -1,5 +1,5 @@
 /**
- * The start-up re-seal (#19): values sealed before purpose binding (format v1, associated data the
+ * The start-up re-seal: values sealed before purpose binding (format v1, associated data the
  * version alone) are opened and sealed again for their purpose and row (v2). A SQL migration cannot
  * do it — it has no key — so the migration runner (server/migrate.ts) calls this after the SQL
  * migrations, under its advisory lock, in one transaction. Idempotent: a second run finds no v1.
@@ -21,7 +21,7 @@ export interface ResealReport {
   resealed: number;
   /**
    * Old values that do not open under the current key (sealed under a secret changed since, so
-   * already unusable before #19). Left as they are — still unusable, never opened — and named so
+   * already unusable in format v1). Left as they are — still unusable, never opened — and named so
    * the operator can re-enter them; blocking start over them would take the whole Hub down.
    */
   unopenable: string[];

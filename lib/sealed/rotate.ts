@@ -1,5 +1,5 @@
 /**
- * `ma2h-hub secrets rotate --from-env OLD_VAR` (#19, docs/DEPLOYMENT.md "Rotating AUTH_SECRET"):
+ * `ma2h-hub secrets rotate --from-env OLD_VAR` (docs/DEPLOYMENT.md "Rotating AUTH_SECRET"):
  * every sealed value in the catalogue is opened under the key of the OLD secret and sealed again
  * under the current one, in ONE transaction under the migration lock — all of it or nothing. A value
  * already under the current key is left (so a re-run after success is harmless); a value that opens
@@ -30,7 +30,7 @@ export interface RotateReport {
 
 function tryOpen(row: SealedRow, key: SealKey): string | null {
   try {
-    // An old-format value (a Hub that never started since #19) is bound to nothing yet: it opens
+    // An old-format value (a Hub that has not started since format v2) is bound to nothing yet: it opens
     // only here and in the start-up re-seal, and leaves in the new format.
     return isLegacySealed(row.value) ? openLegacySecret(row.value, key) : openSecret(row.value, row.ctx, key);
   } catch {

@@ -1,7 +1,7 @@
 /**
  * Who may sign in. No open sign-up: a person gets in only if an owner/admin added their email, and
  * the first sign-in binds issuer + subject only when the provider asserts that email verified — to
- * that email's person, whoever is signed in on the browser (#18). A person with an identity already
+ * that email's person, whoever is signed in on the browser. A person with an identity already
  * links another only while signed in as themselves. A person with no seat yet signs in only while
  * an invitation of theirs is live — to accept or decline it in the inbox. A bound identity whose
  * person holds neither a seat nor a live invitation is refused like an uninvited one.

@@ -1,5 +1,5 @@
 /**
- * The fuzz cases (#19): generated and mutated envelopes, resolve, cancel, ack and directive bodies,
+ * The fuzz cases: generated and mutated envelopes, resolve, cancel, ack and directive bodies,
  * ids, query strings and headers, sent to every route family of the Hub — the protocol (`/v1`,
  * `/.well-known`), the pages, sign-in and the auth routes — plus request heads no client library
  * would send. Everything is drawn from fast-check arbitraries, so a seed (and a path) replays a case.

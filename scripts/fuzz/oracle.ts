@@ -1,5 +1,5 @@
 /**
- * What a fuzz case must get back (#19): a response (no hang, no dropped connection), never a status
+ * What a fuzz case must get back: a response (no hang, no dropped connection), never a status
  * of 500 or more, and under `/v1` and `/.well-known` every 4xx a §8.5 error envelope —
  * `{"error":{"code","message"}}` with a code of the §8.5 table whose status is the one answered.
  * Pure: the CLI, the CI test and the oracle's own unit test share it.

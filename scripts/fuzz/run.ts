@@ -1,5 +1,5 @@
 /**
- * One fuzz run against a running Hub (#19): a warm-up, then `runs` cases from `seed`, each sent and
+ * One fuzz run against a running Hub: a warm-up, then `runs` cases from `seed`, each sent and
  * judged (./oracle.ts); the web process must stay up and its RSS within the budget of its value
  * after the warm-up. fast-check drives it, so a failure is reported with the seed and path that
  * replay it (and shrunk to a smaller case).

@@ -19,7 +19,7 @@ import type { FuzzContext } from "./cases";
  * 429s: raised out of the way. Its V8 heap is capped at 256 MiB: uncapped, V8 on a machine with
  * free memory grows the heap by hundreds of MiB before it collects the garbage of big bodies, which
  * measures V8's laziness, not the Hub. Capped, a leak still shows — as RSS growth, or as an
- * out-of-memory exit that fails the run (docs/decisions.md).
+ * out-of-memory exit that fails the run (docs/decisions/auth-and-security.md).
  */
 export const FUZZ_HUB_ENV = {
   MA2H_RATE_LIMIT_PER_MINUTE: "1000000000",

@@ -1,5 +1,5 @@
 /**
- * A local Slack-compatible Web API (#17) for the real `@slack/web-api` client the Hub uses
+ * A local Slack-compatible Web API for the real `@slack/web-api` client the Hub uses
  * (`SLACK_API_URL=<fake>/api/`): `auth.test`, `chat.postMessage`, `chat.update`,
  * `chat.postEphemeral`, with form or JSON bodies as the client sends them, the bearer token checked
  * against the workspaces it knows, and `{ok:false, error}` replies when a test asks for a failure.

@@ -1,5 +1,5 @@
 /**
- * The caller of the push routes (#17): only the signed-in person's browser session — these routes
+ * The caller of the push routes: only the signed-in person's browser session — these routes
  * are the inbox's own, so no bearer credential is taken — and, for a write, only from the Hub's own
  * pages (the rule: lib/http/same-origin.ts), read from the request itself: a cookie rides along on
  * any cross-site request.

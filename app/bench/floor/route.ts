@@ -1,5 +1,5 @@
 /**
- * The framework's floor for `npm run bench:submit` (#20, docs/PERFORMANCE.md): a route handler of
+ * The framework's floor for `npm run bench:submit` (docs/PERFORMANCE.md): a route handler of
  * this same Next.js build doing the benchmark baseline's one parameterized INSERT through the Hub's
  * own pool (lib/db.ts) — no authentication, validation, audit or NOTIFY — so the Hub's submit is
  * compared with what the framework itself costs. Answers 404 unless both MA2H_DEV_MODE=1 and

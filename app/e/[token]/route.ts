@@ -1,5 +1,5 @@
 /**
- * `GET /e/{token}` and `POST /e/{token}` (#16, docs/notifications.md "Answering from the mail"). A
+ * `GET /e/{token}` and `POST /e/{token}` (docs/notifications.md "Answering from the mail"). A
  * GET only shows — mail scanners open every link, so it never spends a token, opens a session or
  * writes an audit row. The POST comes from that page's plain form and decides, through the lib/
  * verb that re-checks everything at that moment. Neither logs the URL (it is the credential), and

@@ -1,5 +1,5 @@
 /**
- * The answer-link page as one small static HTML document (#16): no script, no stylesheet or image
+ * The answer-link page as one small static HTML document: no script, no stylesheet or image
  * from anywhere, one form that POSTs back to the same URL — it works in any browser, with or without
  * JavaScript, and outside the signed-in shells. Every state says plainly what happened; a refusal
  * shows nothing of any item.

@@ -47,17 +47,17 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
   }
   const a = item.agent;
   // Push deliveries for anyone who sees the item; the callback's path and redrive for the account's
-  // owners and admins only (#18: everyone else gets the origin, cut on the server).
+  // owners and admins only (everyone else gets the origin, cut on the server).
   const seat = await adminSeat(human.userId, item.account);
   const deliveries = await deliveriesForItem(item.id, seat !== null);
   const track = await itemTrackFor(item.id); // §14.2 response track / §15.4 presence
-  // #16: "reminded"/"escalated" for anyone who sees the item; the notification rows for owners/admins.
+  // "reminded"/"escalated" for anyone who sees the item; the notification rows for owners/admins.
   const notifications = await itemNotificationLog(item.id, seat !== null);
   // §4.1 / §16: the session that submitted it, with its state while the Hub keeps it.
   const session = a.session
     ? await submittingSession(human.userId, { account: item.account, agentId: a.id }, a.session)
     : null;
-  // #23, §8.7.1: an addressed message is readable by every seat; its `message` entry gives the
+  // §8.7.1: an addressed message is readable by every seat; its `message` entry gives the
   // attested `from` the destination received and the §14.2 mailbox track.
   const entry = item.to ? await addressedEntryFor(item.id) : null;
   return (

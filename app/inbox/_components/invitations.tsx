@@ -4,7 +4,7 @@ import { pendingInvitationsFor } from "@/lib/principals/invitations";
 import { acceptInvitationAction, declineInvitationAction } from "../invitation-actions";
 
 /**
- * The signed-in person's pending invitations to other accounts (#18), above their inbox: each says
+ * The signed-in person's pending invitations to other accounts, above their inbox: each says
  * which account, the handle and role offered and who invited; accept creates the seat, decline ends
  * it. Nothing of that account reaches them until they accept. Renders nothing when there are none.
  */

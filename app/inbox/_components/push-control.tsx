@@ -1,6 +1,6 @@
 "use client";
 /**
- * "Notify me on this device" (#17, docs/notifications.md "Browser push"): registers the service
+ * "Notify me on this device" (docs/notifications.md "Browser push"): registers the service
  * worker (public/sw.js), subscribes this browser to Web Push under the Hub's VAPID key and posts the
  * subscription for the signed-in person; shows "On for this device" with "Turn off" while the browser
  * holds one. A browser without service workers or the Push API shows nothing.

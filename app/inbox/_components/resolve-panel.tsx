@@ -22,7 +22,7 @@ function initialState(item: ItemView): FormState {
   const fallback = ask?.defaultOnExpire ?? null;
   return {
     comment: "",
-    // Prefilled from default_on_expire when present (§5.2, docs/decisions.md).
+    // Prefilled from default_on_expire when present (§5.2, docs/decisions/inbox-and-admin.md).
     option:
       ask && ask.mode !== "input" && typeof fallback === "string" && ask.options.some((o) => o.value === fallback)
         ? fallback

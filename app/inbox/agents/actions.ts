@@ -1,7 +1,7 @@
 "use server";
 /**
  * The agent page's actions. The operator's hard stop (§16.4.1) — also offered on the agent traffic
- * view (#23) — in `seatAction`: same-origin check → the signed-in person → their seat in the
+ * view — in `seatAction`: same-origin check → the signed-in person → their seat in the
  * account the form names → the agent looked up within that account → `stopAgent` / `resumeAgent`
  * (lib/sessions/stop.ts) — or `stopAgentAndRevokeKeys`, the stop that also revokes the agent's keys — the verbs behind `POST /v1/agents/{agent_id}/stop|resume`, which refuse a
  * member or viewer (`not_authorized`) and audit the change as `human:<handle>`. Without a seat
@@ -35,7 +35,7 @@ async function stopOrResume(form: FormData, which: "stop" | "stop_revoke" | "res
       message = `Resumed ${agent.agentId}: it may register sessions again.`;
     }
     revalidatePath("/inbox/agents/[account]/[...agent]", "page");
-    revalidatePath("/inbox/traffic"); // the same control on the agent traffic view (#23)
+    revalidatePath("/inbox/traffic"); // the same control on the agent traffic view
     return { ok: true, message };
   });
 }

@@ -25,7 +25,7 @@ export async function GET(req: Request): Promise<Response> {
   const human = await humanForSessionToken(token);
   if (!human) return errorResponse(new HubError("unauthenticated", "sign in first"));
   const seats = await streamSeats(token, human.userId);
-  // #18: one of the person's MA2H_MAX_STREAMS_PER_PERSON slots (429 over it), released by `stop`.
+  // One of the person's MA2H_MAX_STREAMS_PER_PERSON slots (429 over it), released by `stop`.
   let release: Release;
   try {
     release = await acquireHeld("person-stream", human.userId);
@@ -47,7 +47,7 @@ export async function GET(req: Request): Promise<Response> {
           stop();
         }
       };
-      // #18: a seat change (or a possibly missed one) re-checks the seats; a stale stream closes.
+      // A seat change (or a possibly missed one) re-checks the seats; a stale stream closes.
       const recheck = (then = () => {}) =>
         void seats.stillValid().then(
           (ok) => (ok ? then() : stop()),
@@ -87,7 +87,7 @@ export async function GET(req: Request): Promise<Response> {
       };
       req.signal.addEventListener("abort", () => stop(), { once: true });
       if (req.signal.aborted) stop(); // gone while subscribing: the listener above never fires
-      recheck(); // #18: a seat change between reading the seats and subscribing was not heard
+      recheck(); // A seat change between reading the seats and subscribing was not heard
       // Subscribed: from here on nothing is missed. `ready` tells the page to catch up once on what
       // changed between its render and now (and after every reconnect).
       write("retry: 2000\nevent: ready\ndata: {}\n\n");

@@ -64,7 +64,7 @@ function Select({
 }
 
 /**
- * Agent traffic (#23, §8.7.1 "Human visibility"): the addressed messages between the agents of the
+ * Agent traffic (§8.7.1 "Human visibility"): the addressed messages between the agents of the
  * person's accounts — out of the triage inbox, readable and auditable here by every seat, viewers
  * included. Like the directives page it spans every account the person sits in (an Account filter
  * narrows). Owners and admins can stop either side of an exchange (§16.4.1): the same control and

@@ -10,7 +10,7 @@ const PAGE = 50;
 
 /**
  * The person's own audit stream, newest first: their tokens, sign-in identities and notification
- * preferences. No account's admin sees these (#18); only the person, here.
+ * preferences. No account's admin sees these; only the person, here.
  */
 export default async function ActivityPage({
   searchParams,

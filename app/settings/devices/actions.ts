@@ -1,6 +1,6 @@
 "use server";
 /**
- * A person's own browser push devices (#17): remove one. The person is the session's; someone
+ * A person's own browser push devices: remove one. The person is the session's; someone
  * else's device id is 404 and untouched (lib/notifications/web-push/subscriptions.ts).
  */
 import { revalidatePath } from "next/cache";

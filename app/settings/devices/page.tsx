@@ -7,7 +7,7 @@ import { removeDeviceAction } from "./actions";
 
 export const dynamic = "force-dynamic";
 
-/** The person's browsers subscribed to push notifications (#17): label, added, last push; remove one. */
+/** The person's browsers subscribed to push notifications: label, added, last push; remove one. */
 export default async function DevicesPage() {
   const human = await requireHuman("/settings/devices");
   const devices = await listDevices(human.userId);

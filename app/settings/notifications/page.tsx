@@ -10,7 +10,7 @@ import { resetPreferencesAction, savePreferencesAction } from "./actions";
 export const dynamic = "force-dynamic";
 
 /**
- * How I am told (#16, docs/notifications.md "Preferences"): one form per account I have a seat in —
+ * How I am told (docs/notifications.md "Preferences"): one form per account I have a seat in —
  * channels, minimum priority, notify opt-in and digests, quiet hours in my time zone.
  */
 export default async function NotificationSettingsPage() {

@@ -1,6 +1,6 @@
 "use server";
 /**
- * A person's own Slack bindings (#17): remove one. The person is the session's; someone else's
+ * A person's own Slack bindings: remove one. The person is the session's; someone else's
  * binding id (or an unknown one) removes nothing and reads as not found (lib/notifications/slack/bindings.ts).
  */
 import { revalidatePath } from "next/cache";

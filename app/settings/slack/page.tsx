@@ -7,7 +7,7 @@ import { unbindSlackAction } from "./actions";
 export const dynamic = "force-dynamic";
 
 /**
- * The person's Slack bindings (#17, docs/notifications.md "Slack: who clicked"): per account, the
+ * The person's Slack bindings (docs/notifications.md "Slack: who clicked"): per account, the
  * Slack user whose clicks on MA2H buttons answer as them; remove one.
  */
 export default async function SlackPage() {

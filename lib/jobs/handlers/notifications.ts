@@ -1,5 +1,5 @@
 /**
- * The `notifications.fanout` job (#16): fan one new ask/task out to its recipients and send each
+ * The `notifications.fanout` job: fan one new ask/task out to its recipients and send each
  * due notification (lib/notifications/fanout.ts). Enqueued by the worker when it hears the submit's
  * NOTIFY (lib/jobs/wake.ts), again for each retry, and re-derived from PostgreSQL by the
  * notification sweep — a lost job loses nothing.

@@ -1,5 +1,5 @@
 /**
- * The Slack Web API, through the real `@slack/web-api` client (#17): the base URL from
+ * The Slack Web API, through the real `@slack/web-api` client: the base URL from
  * `SLACK_API_URL` (tests run a local Slack-compatible server), every call bounded by
  * `MA2H_SLACK_TIMEOUT_MS`, and NO retries inside the client — a failed post is retried by our own
  * durable machinery (claims.ts for direct messages, posts.ts for channel posts), with backoff.

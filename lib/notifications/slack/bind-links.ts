@@ -1,5 +1,5 @@
 /**
- * Bind links (#17, docs/notifications.md "Slack: who clicked"): when a Slack user who is not bound
+ * Bind links (docs/notifications.md "Slack: who clicked"): when a Slack user who is not bound
  * in the account clicks a button, the Hub answers with an ephemeral message carrying
  * `<MA2H_PUBLIC_URL>/slack/bind/<token>` — 32 random bytes, only the SHA-256 stored (lib/secrets.ts),
  * single-use, valid for `BIND_LINK_TTL_MS`. Whoever opens it signs in to the Hub and confirms; the

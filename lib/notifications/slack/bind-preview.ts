@@ -1,5 +1,5 @@
 /**
- * What the bind page shows before anything changes (#17, docs/notifications.md "Slack: who
+ * What the bind page shows before anything changes (docs/notifications.md "Slack: who
  * clicked"): a GET only reads — link scanners and previews open every link — and tells the signed-in
  * person plainly which Slack user of which workspace would answer as them, in which account. The
  * same refusals as the redeem (bind-links.ts), so the page says "no" before the person confirms.

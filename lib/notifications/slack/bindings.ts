@@ -1,5 +1,5 @@
 /**
- * Who a Slack user is in the Hub (#17, docs/notifications.md "Slack: who clicked"). A Slack user id
+ * Who a Slack user is in the Hub (docs/notifications.md "Slack: who clicked"). A Slack user id
  * answers as a Hub person only after that person, signed in to the Hub, confirmed a bind link
  * (bind-links.ts) — never by matching emails: a Slack workspace admin can give any account any email.
  * Bindings are per account: one Slack user answers as one person there, and a person has at most one

@@ -1,5 +1,5 @@
 /**
- * The Block Kit message of one item (#17, docs/notifications.md "Slack: what a post shows"), pure.
+ * The Block Kit message of one item (docs/notifications.md "Slack: what a post shows"), pure.
  * Every agent-supplied string is shown as escaped, verbatim mrkdwn — `&`, `<`, `>` escaped, so no
  * agent text becomes a link, a mention or a command; `verbatim` so Slack links nothing by itself.
  * - open: title, priority, agent, a short body excerpt, the option buttons of a `confirm`/`select`

@@ -1,5 +1,5 @@
 /**
- * The Slack channel's sender (#17, docs/notifications.md "Slack"): a direct message from the
+ * The Slack channel's sender (docs/notifications.md "Slack"): a direct message from the
  * account's connected Slack app to the person's bound Slack user (bindings.ts), as a Block Kit
  * message (blocks.ts) with answer buttons only when the person may resolve the item; the posted
  * `(channel, ts)` is recorded (posts.ts) so the message is updated when the item settles.

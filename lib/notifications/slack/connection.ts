@@ -1,5 +1,5 @@
 /**
- * An account's Slack app (#17, docs/notifications.md "Slack: connecting"): owners paste the bot
+ * An account's Slack app (docs/notifications.md "Slack: connecting"): owners paste the bot
  * token and signing secret — verified by calling `auth.test` with the token before anything
  * is stored, both sealed (lib/secrets.ts) and never shown again — and owners and admins choose where items go: one
  * channel (`C…`/`G…`) and/or direct messages to people who bound their Slack user. Whoever holds
@@ -111,7 +111,7 @@ export function parseChannelId(input: unknown): string | null {
  * workspace, the bot token or the signing secret — or a connect with no connection before — removes
  * every Slack binding of the account and every unused bind link: a binding vouches for clicks signed
  * with the secret it was made under, and a new secret's holder could sign any Slack user's click
- * (docs/decisions.md "Slack"). Reconnecting with the very same three keeps them.
+ * (docs/decisions/auth-and-security.md "Slack"). Reconnecting with the very same three keeps them.
  */
 export async function connectSlack(
   who: SlackAdmin,

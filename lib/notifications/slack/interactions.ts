@@ -1,5 +1,5 @@
 /**
- * A click on a Slack button (#17, docs/notifications.md "Slack: who may click"), arriving at
+ * A click on a Slack button (docs/notifications.md "Slack: who may click"), arriving at
  * `POST /api/slack/interactions/{account}` — one URL per account, so the right signing secret is
  * known before the body is trusted. In order:
  * 1. the account and its connection (unknown or not connected: 404, like any unknown thing);

@@ -1,5 +1,5 @@
 /**
- * What a Slack post of an item shows, read from PostgreSQL (#17): the item's fields for blocks.ts,
+ * What a Slack post of an item shows, read from PostgreSQL: the item's fields for blocks.ts,
  * and — once settled — its outcome (the chosen option's label), who decided (the Resolution's
  * attested actor) and the channel the answer came by (the audit event's `channel`, e.g. "slack").
  */

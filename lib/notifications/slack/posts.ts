@@ -1,5 +1,5 @@
 /**
- * Slack posts of items, durable (#17, docs/notifications.md "Slack"). PostgreSQL's `slack_posts`
+ * Slack posts of items, durable (docs/notifications.md "Slack"). PostgreSQL's `slack_posts`
  * rows are the obligation; the notification job (fanout.ts `processNotifications`) does the work
  * and its sweep re-finds whatever a lost job or a killed worker left:
  * - the channel post: `planChannelPost` makes ONE pending row per new ask/task in the fan-out
@@ -24,7 +24,7 @@ import { openConnection } from "./connection";
 import { postStateOf } from "./item-view";
 
 export const CHANNEL_SLOT = "channel";
-/** Item types posted to the account's channel: the ones somebody must act on (docs/decisions.md). */
+/** Item types posted to the account's channel: the ones somebody must act on (docs/decisions/notifications.md). */
 const CHANNEL_TYPES = new Set(["ask", "task"]);
 
 /** A claim outlives any one Slack call (each bounded by MA2H_SLACK_TIMEOUT_MS). */

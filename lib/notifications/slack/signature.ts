@@ -1,5 +1,5 @@
 /**
- * Slack's request signing, v0 (#17; Slack's "Verifying requests from Slack"): the signature is
+ * Slack's request signing, v0 (Slack's "Verifying requests from Slack"): the signature is
  * `v0=` + hex HMAC-SHA256(signing secret, `v0:<X-Slack-Request-Timestamp>:<raw body>`). Checked in
  * constant time, and only within five minutes of the Hub's clock either way, so a captured request
  * cannot be replayed later. Pure: the caller reads the raw body and the clock.

@@ -1,5 +1,5 @@
 /**
- * The browser push channel's sender (#17, docs/notifications.md "Browser push"). `reachable`: the
+ * The browser push channel's sender (docs/notifications.md "Browser push"). `reachable`: the
  * people with at least one subscribed device. `send`: one push to each of the person's devices
  * (device-send.ts); the row is `sent` when at least one device's push service accepted it. A device
  * whose push service answers `404`/`410` is forgotten; that is not the row's failure if another

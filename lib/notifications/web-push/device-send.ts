@@ -1,5 +1,5 @@
 /**
- * One push to one device (#17): the payload encrypted to the browser's keys (RFC 8291 aes128gcm)
+ * One push to one device: the payload encrypted to the browser's keys (RFC 8291 aes128gcm)
  * under a VAPID JWT (RFC 8292), both built by web-push's `generateRequestDetails`, then POSTed
  * through the Hub's SSRF-safe egress (lib/delivery/egress.ts) — never web-push's own https client,
  * which has no address guard. The outcome is classified by RFC 8030's answers: 2xx accepted,
@@ -21,7 +21,7 @@ export type DeviceOutcome =
   | { kind: "permanent"; errorClass: string; status: number | null };
 
 export interface Device {
-  /** The subscription's id: its auth secret is sealed for it (#19). */
+  /** The subscription's id: its auth secret is sealed for it. */
   id: string;
   endpoint: string;
   p256dh: string;

@@ -1,12 +1,12 @@
 /**
- * Which push-service endpoints the Hub will talk to (#17): https only, like callbacks (§9.4) — and
+ * Which push-service endpoints the Hub will talk to: https only, like callbacks (§9.4) — and
  * the egress (lib/delivery/egress.ts) refuses private and loopback addresses at send time whatever
  * the scheme. An https endpoint must also be on a known push service: the ones browsers use
  * (`KNOWN_PUSH_SERVICES`) plus whatever the operator adds in MA2H_PUSH_SERVICES — so a signed-in
  * person cannot make the Hub POST to a host of their choosing (docs/security.md). A plaintext or
  * loopback endpoint is allowed only in dev mode and only when its exact origin is in
  * MA2H_DEV_CALLBACK_ALLOWLIST: the same list that lets dev callbacks reach a local receiver
- * (docs/decisions.md "Browser push: endpoints"), so tests run a local push service.
+ * (docs/decisions/notifications.md "Browser push: endpoints"), so tests run a local push service.
  */
 import { devCallbackAllowlist, originKey } from "../../delivery/policy";
 import { env } from "../../env";

@@ -1,4 +1,4 @@
-/** The push channel's pure rules (#17): RFC 8030 answers per device, the row's result, TTL, Urgency. */
+/** The push channel's pure rules: RFC 8030 answers per device, the row's result, TTL, Urgency. */
 import { describe, expect, it } from "vitest";
 import { rowResult } from "./channel";
 import { outcomeForStatus } from "./device-send";

@@ -1,10 +1,10 @@
 /**
- * What one push carries and how the push service is asked to treat it (#17). The payload is only
+ * What one push carries and how the push service is asked to treat it. The payload is only
  * `{id, title, priority}` — the service worker (public/sw.js) builds the notification and the
  * `/inbox/<id>` it opens from them. A `sensitive` item (§9.6) keeps its title: the title is what the
  * inbox list and the mail subject show too, the body and context never leave the Hub this way, and
  * the payload is end-to-end encrypted to the browser (RFC 8291), so the push service reads nothing
- * (docs/decisions.md "Browser push: the payload").
+ * (docs/decisions/notifications.md "Browser push: the payload").
  */
 import type { Urgency } from "web-push";
 

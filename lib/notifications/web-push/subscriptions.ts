@@ -1,5 +1,5 @@
 /**
- * A person's browser push subscriptions (#17, docs/notifications.md "Browser push"): one per device
+ * A person's browser push subscriptions (docs/notifications.md "Browser push"): one per device
  * (browser profile), added from the inbox's "Notify me on this device", listed and removed in
  * /settings/devices. Each add and removal is written to the person's own audit stream, never with
  * the endpoint or keys (the endpoint is a capability URL: whoever holds it can push to the device).

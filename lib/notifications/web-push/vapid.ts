@@ -1,5 +1,5 @@
 /**
- * The Hub's VAPID key pair (RFC 8292, #17): generated once, on first need, by whichever process
+ * The Hub's VAPID key pair (RFC 8292): generated once, on first need, by whichever process
  * needs it first, and kept in the singleton row `hub_vapid_keys` with the private key sealed
  * (lib/secrets.ts). Two processes racing on the first use both insert under the fixed id with
  * ON CONFLICT DO NOTHING and both read back the one row that won, so the Hub never has two pairs —
@@ -13,7 +13,7 @@ import { sealContext } from "../../sealed/catalogue";
 
 /** The one row's id. */
 const SINGLETON = 1;
-/** What the private key is sealed for (#19): the VAPID key of the singleton row. */
+/** What the private key is sealed for: the VAPID key of the singleton row. */
 const SEALED_FOR = sealContext("vapidPrivateKey", { id: SINGLETON });
 
 export interface VapidKeys {

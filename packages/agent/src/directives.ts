@@ -11,7 +11,7 @@
  * Rejected (unverified) entries are reported to `onRejected` and NOT acked: the signature is what
  * makes a directive ours to consume, so an unverifiable one is not ours to consume either; a
  * transient cause (clock skew, a key rotation not yet fetched) heals on redelivery, and until then
- * the person sees it un-acknowledged, which is the truth (docs/decisions.md).
+ * the person sees it un-acknowledged, which is the truth (docs/decisions/agent-sdk.md).
  */
 import type { Directive } from "../../../lib/protocol/directive";
 import { checkDirectiveSenders, type DirectiveSenders, directiveSenderAccepted } from "./directive-senders";

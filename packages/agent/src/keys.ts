@@ -1,6 +1,6 @@
 /**
  * The Hub's ed25519 verification keys (§9.2 pushes without hmac, §9.7 directives), found through the
- * capability document's `signing_keys_url` (this Hub's extension field, docs/decisions.md "Signing
+ * capability document's `signing_keys_url` (this Hub's extension field, docs/decisions/agent-sdk.md "Signing
  * keys URL"; `/.well-known/ma2h-keys` when a Hub does not publish it), cached, and fetched again when
  * no cached key verifies — a rotation since the last fetch (the old key stays published for the
  * overlap, so in-flight signatures keep verifying).

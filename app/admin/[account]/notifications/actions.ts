@@ -1,6 +1,6 @@
 "use server";
 /**
- * The account's notification settings (#16): owners and admins save the defaults of its people's
+ * The account's notification settings: owners and admins save the defaults of its people's
  * preferences; only owners turn answering from an email without signing in on or off. Each runs in
  * `adminAction` (same origin, the session's owner/admin seat in the form's account, re-checked on
  * every call); lib/notifications/settings-store.ts re-checks the role each change needs,

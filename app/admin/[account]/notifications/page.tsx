@@ -10,7 +10,7 @@ import { ReminderDelays } from "./reminder-delays";
 export const dynamic = "force-dynamic";
 
 /**
- * The account's notification settings (#16, docs/notifications.md): the defaults its people's
+ * The account's notification settings (docs/notifications.md): the defaults its people's
  * preferences start from (owners and admins), answering from an email without signing in (owners
  * only), and the reminder and escalation delays.
  */

@@ -1,6 +1,6 @@
 "use server";
 /**
- * The account's reminder and escalation delays (#16): owners/admins only (`adminAction` re-checks
+ * The account's reminder and escalation delays: owners/admins only (`adminAction` re-checks
  * the seat on every call); the form's fields are parsed and checked in lib/, which writes and audits.
  */
 import { revalidatePath } from "next/cache";

@@ -18,7 +18,7 @@ function current(o: ReminderOverrides, p: (typeof PRIORITIES)[number], key: "rem
 }
 
 /**
- * The account's reminder and escalation delays (#16, docs/notifications.md "Reminders and
+ * The account's reminder and escalation delays (docs/notifications.md "Reminders and
  * escalation"), a section of the account's notification settings page: per priority, minutes
  * after an item's creation until one reminder to its resolvers and one escalation to the owners
  * and admins. Everyone with the page sees the delays in force; owners/admins change them.

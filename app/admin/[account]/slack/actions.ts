@@ -1,6 +1,6 @@
 "use server";
 /**
- * The account's Slack app (#17): connect, choose where items go, disconnect. Owners and admins
+ * The account's Slack app: connect, choose where items go, disconnect. Owners and admins
  * only — `adminAction` re-checks the seat on every call and lib/slack/connection.ts re-checks the
  * role, validates, verifies the token with Slack, seals and audits. The token and the signing
  * secret are write-only: no action ever returns them.

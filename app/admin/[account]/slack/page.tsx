@@ -7,7 +7,7 @@ import { connectSlackAction, disconnectSlackAction, setSlackDestinationsAction }
 export const dynamic = "force-dynamic";
 
 /**
- * The account's Slack app (#17, docs/notifications.md "Slack"): owners connect it with the bot
+ * The account's Slack app (docs/notifications.md "Slack"): owners connect it with the bot
  * token and signing secret (write-only: the page shows only the workspace, when and by whom) and
  * disconnect it; owners and admins choose a channel and/or direct messages.
  */

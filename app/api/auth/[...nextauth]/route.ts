@@ -9,11 +9,11 @@ export const dynamic = "force-dynamic";
 
 /**
  * next-auth's routes. The options know whether this is a provider's callback and which session the
- * browser held: a sign-in never binds to that session's person (lib/next/auth-options.ts, #18).
+ * browser held: a sign-in never binds to that session's person (lib/next/auth-options.ts).
  */
 const handler = async (req: NextRequest, ctx: { params: Promise<{ nextauth: string[] }> }) => {
   // next-auth parses a JSON-typed body itself and throws (a 500) when it is not JSON: a 400 here
-  // instead (found by the fuzzer, #19). Its own forms post urlencoded bodies.
+  // instead (found by the fuzzer). Its own forms post urlencoded bodies.
   if (req.method === "POST" && /^application\/json/i.test(req.headers.get("content-type") ?? "")) {
     try {
       JSON.parse(await req.clone().text());

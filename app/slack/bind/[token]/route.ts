@@ -1,5 +1,5 @@
 /**
- * `GET /slack/bind/{token}` and `POST /slack/bind/{token}` (#17, docs/notifications.md "Slack: who
+ * `GET /slack/bind/{token}` and `POST /slack/bind/{token}` (docs/notifications.md "Slack: who
  * clicked"). A signed-out browser is sent to sign in with this page as the way back. A GET only
  * shows what would happen — link scanners open every link — and the POST, from that page's plain
  * form, binds the link's Slack user to the SIGNED-IN person (the link names no person). Like the

@@ -1,5 +1,5 @@
 /**
- * The bind page as one small static HTML document (#17, docs/notifications.md "Slack: who clicked"),
+ * The bind page as one small static HTML document (docs/notifications.md "Slack: who clicked"),
  * like the mail's answer page (app/e/[token]/view.ts): no script, nothing loaded from anywhere, one
  * form that POSTs back to the same URL. The confirmation names the Slack user (by the name the signed
  * click gave, and the id), the workspace (name, domain, id), the person and the account, because a forwarded link would bind whoever opens it: the person must see

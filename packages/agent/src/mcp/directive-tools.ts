@@ -3,7 +3,7 @@
  * each entry (§9.7 signature, window, `jti`, addressee, shape; unknown fields dropped), and only then
  * hand it over, marked as a person's instructions whose content is untrusted (§9.6/§13.4); ack it
  * (§14.3) so the person sees it acknowledged. An entry that fails verification never reaches the
- * model and is not acked (the mailbox's rule, docs/decisions.md): only its count is reported.
+ * model and is not acked (the mailbox's rule, docs/decisions/agent-sdk.md): only its count is reported.
  *
  * Handing a directive to the model is the consumption, so it is acked before it is returned; when
  * the ack fails the call fails and nothing is shown — the Hub redelivers after its visibility

@@ -1,5 +1,5 @@
 /**
- * `POST /api/slack/interactions/{account}` (#17): a Slack button click for the account's Slack app.
+ * `POST /api/slack/interactions/{account}`: a Slack button click for the account's Slack app.
  * Thin: the raw body (at most `max_body_bytes`) and Slack's signature headers go to
  * lib/slack/interactions.ts, which verifies before it parses; Slack gets `200` with an empty body.
  */
