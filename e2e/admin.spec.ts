@@ -459,7 +459,7 @@ test("the audit log names the right actor for every action, filters, and exports
       "key.rotated",
       "key.revoked",
       "binding.added",
-      "member.added",
+      "invitation.created", // Add member invites (no silent seats); the seat is the invited person's act
       "member.role_changed",
       "member.removed",
       "delivery.redriven",

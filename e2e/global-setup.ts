@@ -91,6 +91,8 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     SMTP_URL: rt.mail.url,
     MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
     MA2H_DEV_CALLBACK_ALLOWLIST: `http://127.0.0.1:${receiverPort}`,
+    // web-push.spec.ts subscribes a made-up endpoint on this host: a push service the operator added.
+    MA2H_PUSH_SERVICES: "push.example.test",
     // admin.spec.ts: account admins may approve only these callback origins in the browser.
     MA2H_CALLBACK_ORIGIN_POLICY: "127.0.0.1/32, *.example.com",
     AUTH_OIDC_ISSUER: idp.issuer,
