@@ -1,18 +1,22 @@
 /**
  * The time seam (§9.5: the Hub clock is authoritative). Domain code reads `clock.now()`; tests pin
- * it with `setClock`. No bare `Date.now()` in domain modules.
+ * it with `setClock`. No bare `Date.now()` in domain modules. The pinned clock is process-wide: a
+ * clock set through one copy of this module (the protocol lane's bundle) is the time in the other
+ * (Next's).
  */
+import { processWide } from "./process-wide";
+
 export interface Clock {
   now(): Date;
 }
 
 const systemClock: Clock = { now: () => new Date() };
-let current: Clock = systemClock;
+const pinned = processWide("ma2h.clock", () => ({ current: systemClock }));
 
-export const clock: Clock = { now: () => current.now() };
+export const clock: Clock = { now: () => pinned.current.now() };
 
 export function setClock(next: Clock | null): void {
-  current = next ?? systemClock;
+  pinned.current = next ?? systemClock;
 }
 
 /** A clock that stays where it is put. */

@@ -9,6 +9,7 @@ import pg from "pg";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { env } from "./env";
 import { log } from "./log";
+import { processWide } from "./process-wide";
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
@@ -131,7 +132,7 @@ export async function statementRows<T>(query: Prisma.Sql, tx?: Tx): Promise<T[]>
  * the map stays small. Named by a hash of the text: this module may be evaluated twice in one process
  * (see above) over one pool, and a name must never stand for two texts on a connection.
  */
-const names = new Map<string, string>();
+const names = processWide("ma2h.statement-names", () => new Map<string, string>());
 function statementName(text: string): string {
   let name = names.get(text);
   if (!name) {

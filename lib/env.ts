@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { type Cidr, parseCidrList } from "./net/cidr";
 import { type HostPolicy, parseHostPolicy } from "./net/host-policy";
+import { processWide } from "./process-wide";
 
 /** The peers whose X-Forwarded-* headers trusted-proxy mode believes: loopback unless configured. */
 export const DEFAULT_TRUSTED_PROXIES = "127.0.0.1/32,::1/128";
@@ -212,10 +213,11 @@ const schema = z.object({
 
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
 
-let cached: Env | null = null;
+/** Parsed once per process, whichever copy of this module reads it first (lib/process-wide.ts). */
+const parsedEnv = processWide("ma2h.env", () => ({ cached: null as Env | null }));
 
 export function env(): Env {
-  if (cached) return cached;
+  if (parsedEnv.cached) return parsedEnv.cached;
   const parsed = schema.safeParse(process.env);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -247,8 +249,9 @@ export function env(): Env {
   // not hand out http:// links it will never answer.
   const scheme = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? "https" : "http";
   const publicUrl = (e.MA2H_PUBLIC_URL ?? `${scheme}://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
-  cached = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY || e.AUTH_SECRET || undefined };
-  return cached;
+  const read = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY || e.AUTH_SECRET || undefined };
+  parsedEnv.cached = read;
+  return read;
 }
 
 /**
@@ -323,7 +326,7 @@ export function trustedProxies(): Cidr[] {
 
 /** Tests and the CLI re-read the environment after changing it. */
 export function resetEnvCache(): void {
-  cached = null;
+  parsedEnv.cached = null;
 }
 
 /** The web's metrics settings; null when MA2H_METRICS_TOKEN is unset (metrics are off). */

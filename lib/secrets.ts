@@ -17,6 +17,7 @@ import {
   timingSafeEqual,
 } from "node:crypto";
 import { env } from "./env";
+import { processWide } from "./process-wide";
 
 /** The current format: `v2.<iv>.<tag>.<ciphertext>`, associated data = version + context. */
 const VERSION = "v2";
@@ -45,7 +46,8 @@ export function deriveSealKey(material: string): SealKey {
   return { bytes: Buffer.from(hkdfSync("sha256", material, HKDF_SALT, HKDF_INFO, 32)) };
 }
 
-let cachedKey: { material: string; key: SealKey } | null = null;
+/** The key derived last, and from what: derived once per process, not once per copy of this module. */
+const derived = processWide("ma2h.seal-key", () => ({ last: null as { material: string; key: SealKey } | null }));
 
 /** The key every process seals and opens with: from MA2H_SECRETS_KEY, else AUTH_SECRET. */
 export function currentSealKey(): SealKey {
@@ -55,8 +57,8 @@ export function currentSealKey(): SealKey {
       "AUTH_SECRET is not set: it is required to seal and open callback secrets (or set MA2H_SECRETS_KEY)",
     );
   }
-  if (cachedKey?.material !== material) cachedKey = { material, key: deriveSealKey(material) };
-  return cachedKey.key;
+  if (derived.last?.material !== material) derived.last = { material, key: deriveSealKey(material) };
+  return derived.last.key;
 }
 
 /** The associated data: an unambiguous encoding (JSON) of the version, purpose and row fields. */

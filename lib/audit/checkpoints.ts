@@ -12,6 +12,7 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
+import { processWide } from "../process-wide";
 import { ed25519KeyPair, type Ed25519Jwk, jwkFromEd25519, kidFor, signContext } from "../protocol/signing";
 import { openSecret, sealSecret } from "../secrets";
 import { sealContext } from "../sealed/catalogue";
@@ -28,7 +29,8 @@ interface ActiveAuditKey {
   privateKey: Uint8Array;
 }
 
-let cached: { key: ActiveAuditKey; at: number } | null = null;
+/** The opened key and when, once per process (lib/process-wide.ts). */
+const opened = processWide("ma2h.audit-key", () => ({ cached: null as { key: ActiveAuditKey; at: number } | null }));
 
 /** The key of a row, if its sealed private half opens under this process's secret and derives its public half. */
 function openKey(r: { kid: string; publicKey: string; sealedPrivateKey: string }): ActiveAuditKey | null {
@@ -48,6 +50,7 @@ function openKey(r: { kid: string; publicKey: string; sealedPrivateKey: string }
  */
 async function activeAuditKey(): Promise<ActiveAuditKey> {
   const now = Date.now();
+  const cached = opened.cached;
   if (cached && now - cached.at < CACHE_MS) return cached.key;
   const key = await db().$transaction(async (tx) => {
     const rows = await tx.auditSigningKey.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
@@ -73,7 +76,7 @@ async function activeAuditKey(): Promise<ActiveAuditKey> {
     });
     return { kid, privateKey };
   });
-  cached = { key, at: now };
+  opened.cached = { key, at: now };
   return key;
 }
 

@@ -22,6 +22,7 @@ import { clock } from "../clock";
 import { db, type Tx } from "../db";
 import { env } from "../env";
 import { log } from "../log";
+import { processWide } from "../process-wide";
 import { HubError } from "../protocol/errors";
 import { ed25519KeyPair, jwkFromEd25519, kidFor } from "../protocol/signing";
 import { openSecret, sealSecret } from "../secrets";
@@ -41,7 +42,8 @@ export interface ActiveSigningKey {
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 const unb64 = (text: string) => new Uint8Array(Buffer.from(text, "base64url"));
 
-const cached = new Map<string, { key: ActiveSigningKey; at: number }>();
+/** The opened keys by owner slot, once per process (a rotation through one copy clears it for both). */
+const cached = processWide("ma2h.signing-keys", () => new Map<string, { key: ActiveSigningKey; at: number }>());
 
 const sealPrivateKey = (kid: string, privateKey: Uint8Array) =>
   sealSecret(b64(privateKey), sealContext("signingKey", { kid }));
@@ -177,7 +179,7 @@ function publishableRows(): Promise<KeyRow[]> {
 }
 
 /** Verdicts per exact row content: a row is immutable once written, so each is checked once. */
-const verdicts = new Map<string, boolean>();
+const verdicts = processWide("ma2h.signing-key-verdicts", () => new Map<string, boolean>());
 
 /**
  * Did this Hub generate the key? Its sealed private half opens under our secret for its kid, derives

@@ -22,6 +22,7 @@ import { acquireAgentSlot, type Release } from "../limits/parked";
 import { terminalWaiters } from "../messages/waiters";
 import { recordAgentSeen } from "../presence/seen";
 import type { AgentPrincipal } from "../principals/types";
+import { processWide } from "../process-wide";
 import { mailboxWakeKey, sessionWakeKey } from "../pubsub/terminal";
 import { leaseHoldEnd, presentSession } from "../sessions/lease";
 import { ackKeyOf, claimEntries, type DrainedEntry, nextRedelivery, signedEntries } from "./drain";
@@ -31,11 +32,12 @@ export const KEEP_ALIVE_MS = 15_000;
 /** What a client waits before reconnecting after the server closes a hold (the SSE `retry:` field). */
 const RECONNECT_MS = 500;
 
-let openStreams = 0;
+/** Counted per process, not per copy of this module: the gauge reads the one count. */
+const held = processWide("ma2h.mailbox-streams", () => ({ open: 0 }));
 
 /** Mailbox streams held open by this web process now (the `ma2h_parked_requests` gauge). */
 export function mailboxStreamCount(): number {
-  return openStreams;
+  return held.open;
 }
 
 export interface MailboxStream {
@@ -93,11 +95,11 @@ interface Hold {
 
 async function hold(h: Hold): Promise<void> {
   await terminalWaiters().ready();
-  openStreams += 1;
+  held.open += 1;
   try {
     await pushUntil(h);
   } finally {
-    openStreams -= 1;
+    held.open -= 1;
   }
 }
 

@@ -11,6 +11,7 @@ import { AUDIT_EVENT } from "../audit/events";
 import { db, statementRows } from "../db";
 import type { Ack } from "../protocol/ack";
 import { HUB_VERSION, parseVersion } from "../protocol/versions";
+import { processWide } from "../process-wide";
 import { inboxNotifySql } from "../pubsub/inbox";
 
 /** `mailbox`: a session drain that returned the Response as a `response` entry (§8.7.1). */
@@ -40,7 +41,8 @@ export function stampDeliveredToAgent(
   return stamp;
 }
 
-const inFlight = new Map<string, Promise<Date | null>>();
+/** The stamps running now, shared by both copies of this module (the lane's and Next's) in a process. */
+const inFlight = processWide("ma2h.delivery-stamps", () => new Map<string, Promise<Date | null>>());
 
 async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
   // On the pool (lib/db.ts statementRows): this runs for every long-poll woken by an answer.

@@ -6,7 +6,6 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { metrics } from "./registry";
-import type { HttpTally } from "./tally";
 
 /**
  * Route templates, most frequent first. Ids, tokens and account slugs become `:name`; a path no
@@ -74,14 +73,11 @@ const ROUTE = Symbol("ma2h.metrics.route");
 const METHOD = Symbol("ma2h.metrics.method");
 type Timed = ServerResponse & { [STARTED]?: number; [ROUTE]?: string; [METHOD]?: string };
 
-let tally: HttpTally | undefined; // the process-wide one, looked up once
-
 function onClose(this: Timed): void {
   const started = this[STARTED];
   if (started === undefined) return;
   const status = this.writableFinished ? this.statusCode : CLIENT_GONE;
-  tally ??= metrics().http;
-  tally.observe(this[ROUTE] as string, this[METHOD] as string, status, (performance.now() - started) / 1000);
+  metrics().http.observe(this[ROUTE] as string, this[METHOD] as string, status, (performance.now() - started) / 1000);
 }
 
 /**

@@ -4,6 +4,7 @@
  * disambiguation does: a skipped time (spring forward) moves forward by the gap, a repeated one
  * (fall back) is its earlier occurrence.
  */
+import { processWide } from "../process-wide";
 
 /** "HH:MM", 00:00–23:59. */
 export const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$/;
@@ -33,7 +34,7 @@ interface Wall {
   minute: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatters = processWide("ma2h.local-time-formatters", () => new Map<string, Intl.DateTimeFormat>());
 
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);

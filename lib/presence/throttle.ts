@@ -5,11 +5,13 @@
  * then at most a second older than the agent's newest request, never newer (§15.1 truthfulness).
  */
 import { clock } from "../clock";
+import { processWide } from "../process-wide";
 import { recordAgentSeen } from "./seen";
 
 const INTERVAL_MS = 1000;
 const MAX_TRACKED = 10_000;
-const lastStamp = new Map<string, number>();
+/** Per process, not per copy of this module: the lane and Next stamp the same agents. */
+const lastStamp = processWide("ma2h.presence-stamps", () => new Map<string, number>());
 
 export async function recordAgentSeenThrottled(agentRowId: string): Promise<void> {
   const now = clock.now();

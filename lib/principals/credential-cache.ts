@@ -173,7 +173,7 @@ export function credentialCache(): CredentialCache {
 }
 
 /** The changes each open `credentialTransaction` announced, by its transaction client. */
-const announced = new WeakMap<Tx, CredentialChange[]>();
+const announced = processWide("ma2h.credential-announced", () => new WeakMap<Tx, CredentialChange[]>());
 
 /**
  * One transaction that may revoke or change credentials. What it announces reaches every other

@@ -8,6 +8,7 @@
 import webpush from "web-push";
 import { clock } from "../../clock";
 import { db } from "../../db";
+import { processWide } from "../../process-wide";
 import { openSecret, sealSecret } from "../../secrets";
 import { sealContext } from "../../sealed/catalogue";
 
@@ -23,10 +24,11 @@ export interface VapidKeys {
   privateKey: string;
 }
 
-let cached: VapidKeys | null = null;
+/** Read once per process (lib/process-wide.ts). */
+const loaded = processWide("ma2h.vapid-keys", () => ({ cached: null as VapidKeys | null }));
 
 export async function vapidKeys(): Promise<VapidKeys> {
-  if (cached) return cached;
+  if (loaded.cached) return loaded.cached;
   let row = await db().hubVapidKeys.findUnique({ where: { id: SINGLETON } });
   if (!row) {
     const fresh = webpush.generateVAPIDKeys();
@@ -36,8 +38,9 @@ export async function vapidKeys(): Promise<VapidKeys> {
       ON CONFLICT (id) DO NOTHING`;
     row = await db().hubVapidKeys.findUniqueOrThrow({ where: { id: SINGLETON } });
   }
-  cached = { publicKey: row.publicKey, privateKey: openSecret(row.privateKeySealed, SEALED_FOR) };
-  return cached;
+  const keys = { publicKey: row.publicKey, privateKey: openSecret(row.privateKeySealed, SEALED_FOR) };
+  loaded.cached = keys;
+  return keys;
 }
 
 /** The public key alone (what `GET /api/push/key` serves). */
