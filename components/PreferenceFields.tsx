@@ -1,12 +1,13 @@
 /**
  * The fields of one set of notification preferences: a person's own on
  * `/settings/notifications`, an account's defaults on `/admin/<account>/notifications`. Plain
- * inputs inside an ActionForm; names come from lib/notifications/preferences-form.ts, and the
- * server validates everything (preferences.ts).
+ * inputs inside an ActionForm; the choices and field names arrive as the `form` prop
+ * (`PREFERENCE_FORM` of lib/notifications/preferences-form.ts), and the server validates everything
+ * (preferences.ts).
  */
-import { CHANNELS, type Channel, DIGEST_CHANNELS } from "@/lib/notifications/kinds";
-import { DAILY_DIGEST_AT, DIGESTS, MIN_PRIORITY_CHOICES, type Preferences } from "@/lib/notifications/preferences";
-import { FIELD } from "@/lib/notifications/preferences-form";
+import type { Channel } from "@/lib/notifications/kinds";
+import type { Preferences } from "@/lib/notifications/preferences";
+import type { PreferenceForm } from "@/lib/notifications/preferences-form";
 
 const CHANNEL_LABEL: Record<Channel, string> = { email: "Email", slack: "Slack", push: "Browser push" };
 /** What a channel needs before it reaches the person at all. */
@@ -15,11 +16,12 @@ const CHANNEL_NOTE: Record<Channel, string | null> = {
   slack: "Direct messages from the account's Slack app, once you have bound your Slack user (answer one Slack button).",
   push: "System notifications on each device where you chose \u201cNotify me on this device\u201d in the inbox.",
 };
-const DIGEST_LABEL = {
-  off: "one mail each",
-  hourly: "an hourly digest",
-  daily: `a daily digest (${DAILY_DIGEST_AT} in my time zone)`,
-} as const;
+const digestLabel = (form: PreferenceForm) =>
+  ({
+    off: "one mail each",
+    hourly: "an hourly digest",
+    daily: `a daily digest (${form.dailyDigestAt} in my time zone)`,
+  }) as const;
 
 /**
  * The IANA zones this runtime lists, UTC first — plus the saved one when Intl accepts it but does
@@ -30,11 +32,21 @@ function timeZones(current: string): string[] {
   return all.includes(current) ? all : [current, ...all];
 }
 
-export function PreferenceFields({ values, testId }: { values: Preferences; testId: string }) {
+export function PreferenceFields({
+  values,
+  testId,
+  form,
+}: {
+  values: Preferences;
+  testId: string;
+  form: PreferenceForm;
+}) {
   const q = values.quietHours;
+  const field = form.field;
+  const digestLabels = digestLabel(form);
   return (
     <>
-      {CHANNELS.map((c) => {
+      {form.channels.map((c) => {
         const v = values.channels[c];
         return (
           <fieldset key={c} className="pref-channel" data-testid={`${testId}-${c}`}>
@@ -43,7 +55,7 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
             <label>
               <input
                 type="checkbox"
-                name={FIELD.askTask(c)}
+                name={field.askTask(c)}
                 defaultChecked={v.askTask}
                 data-testid={`${testId}-${c}-asktask`}
               />{" "}
@@ -52,7 +64,7 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
             <label>
               <input
                 type="checkbox"
-                name={FIELD.notify(c)}
+                name={field.notify(c)}
                 defaultChecked={v.notify}
                 data-testid={`${testId}-${c}-notify`}
               />{" "}
@@ -61,11 +73,11 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
             <label>
               only from priority{" "}
               <select
-                name={FIELD.minPriority(c)}
+                name={field.minPriority(c)}
                 defaultValue={v.minPriority}
                 data-testid={`${testId}-${c}-minpriority`}
               >
-                {MIN_PRIORITY_CHOICES.map((p) => (
+                {form.minPriorities.map((p) => (
                   <option key={p} value={p}>
                     {p}
                     {p === "low" ? " (everything)" : " and up"}
@@ -73,20 +85,20 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
                 ))}
               </select>
             </label>
-            {DIGEST_CHANNELS.includes(c) ? (
+            {form.digestChannels.includes(c) ? (
               <label>
                 notify items as{" "}
-                <select name={FIELD.digest(c)} defaultValue={v.digest} data-testid={`${testId}-${c}-digest`}>
-                  {DIGESTS.map((d) => (
+                <select name={field.digest(c)} defaultValue={v.digest} data-testid={`${testId}-${c}-digest`}>
+                  {form.digests.map((d) => (
                     <option key={d} value={d}>
-                      {DIGEST_LABEL[d]}
+                      {digestLabels[d]}
                     </option>
                   ))}
                 </select>
               </label>
             ) : (
               // Only email gathers notify items into a digest (kinds.ts): the others tell each one.
-              <input type="hidden" name={FIELD.digest(c)} value="off" />
+              <input type="hidden" name={field.digest(c)} value="off" />
             )}
           </fieldset>
         );
@@ -95,7 +107,7 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
         <legend>Quiet hours</legend>
         <label>
           time zone{" "}
-          <select name={FIELD.timeZone} defaultValue={values.timeZone} data-testid={`${testId}-timezone`}>
+          <select name={field.timeZone} defaultValue={values.timeZone} data-testid={`${testId}-timezone`}>
             {timeZones(values.timeZone).map((z) => (
               <option key={z} value={z}>
                 {z}
@@ -104,13 +116,13 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
           </select>
         </label>
         <label>
-          <input type="checkbox" name={FIELD.quiet} defaultChecked={q !== null} data-testid={`${testId}-quiet-on`} />{" "}
+          <input type="checkbox" name={field.quiet} defaultChecked={q !== null} data-testid={`${testId}-quiet-on`} />{" "}
           hold notifications back from
         </label>
         <label>
           <input
             type="time"
-            name={FIELD.quietStart}
+            name={field.quietStart}
             defaultValue={q?.start ?? "22:00"}
             aria-label="quiet hours start"
             data-testid={`${testId}-quiet-start`}
@@ -120,7 +132,7 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
           to{" "}
           <input
             type="time"
-            name={FIELD.quietEnd}
+            name={field.quietEnd}
             defaultValue={q?.end ?? "07:00"}
             aria-label="quiet hours end"
             data-testid={`${testId}-quiet-end`}
@@ -129,7 +141,7 @@ export function PreferenceFields({ values, testId }: { values: Preferences; test
         <label>
           <input
             type="checkbox"
-            name={FIELD.urgentBreaksThrough}
+            name={field.urgentBreaksThrough}
             defaultChecked={q?.urgentBreaksThrough ?? true}
             data-testid={`${testId}-quiet-urgent`}
           />{" "}

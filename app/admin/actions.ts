@@ -6,7 +6,6 @@
  * id of another account is 404 and untouched. Rules (last owner, origin validation, …) live in lib/.
  */
 import { revalidatePath } from "next/cache";
-import { redriveDelivery } from "@/lib/delivery/admin";
 import { agentInAccount, createAgent } from "@/lib/principals/agents";
 import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
 import { addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
@@ -151,14 +150,5 @@ export async function removeMemberAction(_prev: ActionState, form: FormData): Pr
     revalidatePath(`/admin/${seat.slug}/members`);
     // Whether it was the person's last seat (and what else ended) is not this account's to know.
     return { ok: true, message: `${r.handle} removed: their access to ${seat.slug} has ended.` };
-  });
-}
-
-export async function redriveAction(_prev: ActionState, form: FormData): Promise<ActionState> {
-  return adminAction(field(form, "account"), async ({ seat }) => {
-    const r = await redriveDelivery(field(form, "delivery"), opts(seat));
-    const message = field(form, "message");
-    if (message) revalidatePath(`/inbox/${encodeURIComponent(message)}`);
-    return { ok: true, message: `Delivery ${r.id} is pending again: a fresh retry cycle starts now.` };
   });
 }

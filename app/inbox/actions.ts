@@ -4,9 +4,12 @@
  * anything the browser claims about who they are) → the lib/ verb that the API uses too. The item's
  * account and the person's seat in it are checked by that verb (§9.1), per item.
  */
+import { revalidatePath } from "next/cache";
 import { answerAsHuman, bulkResolve, type BulkReport, type HumanAction, humanActionFrom } from "@/lib/inbox/answer";
-import { personAction, Refused } from "@/lib/next/action";
-import type { ActionResult } from "@/lib/next/action-state";
+import { adminAction, personAction, Refused } from "@/lib/next/action";
+import type { ActionResult, ActionState } from "@/lib/next/action-state";
+import { field } from "@/lib/next/form";
+import { redriveDelivery } from "@/lib/delivery/admin";
 import type { ResolutionView } from "@/lib/inbox/view";
 
 /** A resolve that lost the race carries the resolution that won, to show instead. */
@@ -33,5 +36,19 @@ export async function resolveMany(
   return personAction<{ report: BulkReport }>({ signInReturnTo: "/inbox" }, async ({ userId }) => {
     if (kind !== "decline" && kind !== "complete") throw new Refused("unknown bulk action");
     return { ok: true, report: await bulkResolve(userId, Array.isArray(ids) ? ids.map(String) : [], kind) };
+  });
+}
+
+/** An admin's redrive of one push delivery, from the item page's deliveries panel (`adminAction`: their owner/admin seat in the form's account). */
+export async function redriveAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return adminAction(field(form, "account"), async ({ seat }) => {
+    const r = await redriveDelivery(field(form, "delivery"), {
+      actor: seat.actor,
+      accountId: seat.accountId,
+      role: seat.role,
+    });
+    const message = field(form, "message");
+    if (message) revalidatePath(`/inbox/${encodeURIComponent(message)}`);
+    return { ok: true, message: `Delivery ${r.id} is pending again: a fresh retry cycle starts now.` };
   });
 }

@@ -4,7 +4,8 @@
  * shape `parsePreferences` validates. A checkbox is on when present; nothing here validates —
  * preferences.ts does, with one message per bad field.
  */
-import { CHANNELS, type Channel } from "./kinds";
+import { CHANNELS, type Channel, DIGEST_CHANNELS } from "./kinds";
+import { DAILY_DIGEST_AT, DIGESTS, MIN_PRIORITY_CHOICES } from "./preferences";
 
 export const FIELD = {
   askTask: (c: Channel) => `${c}.askTask`,
@@ -17,6 +18,20 @@ export const FIELD = {
   quietEnd: "quietEnd",
   urgentBreaksThrough: "urgentBreaksThrough",
 } as const;
+
+/**
+ * What the form offers, handed to components/PreferenceFields.tsx as a prop: components import
+ * nothing of lib/ at run time (docs/architecture.json), and this module reaches the database.
+ */
+export const PREFERENCE_FORM = {
+  channels: CHANNELS,
+  digestChannels: DIGEST_CHANNELS,
+  digests: DIGESTS,
+  minPriorities: MIN_PRIORITY_CHOICES,
+  dailyDigestAt: DAILY_DIGEST_AT,
+  field: FIELD,
+} as const;
+export type PreferenceForm = typeof PREFERENCE_FORM;
 
 /** `get(name)`: the field's text, or null when absent (an unchecked checkbox). */
 export function preferencesFromForm(get: (name: string) => string | null): unknown {

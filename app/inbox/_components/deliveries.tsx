@@ -1,6 +1,6 @@
 import { LocalTime } from "@/components/Clock";
 import type { ItemDeliveryView } from "@/lib/inbox/deliveries";
-import { redriveAction } from "@/app/admin/actions";
+import { redriveAction } from "../actions";
 import { ActionForm } from "@/components/ActionForm";
 // The admin tables, forms and notices (the inbox pages do not load admin.css otherwise).
 import "@/app/admin/admin.css";

@@ -1,6 +1,7 @@
 import { ActionForm } from "@/components/ActionForm";
 import { PreferenceFields } from "@/components/PreferenceFields";
 import { mailSettings } from "@/lib/env";
+import { PREFERENCE_FORM } from "@/lib/notifications/preferences-form";
 import { requireHuman } from "@/lib/next/current-human";
 import { effectivePreferences } from "@/lib/notifications/preferences";
 import { hasOwnPreferences } from "@/lib/notifications/preferences-store";
@@ -54,7 +55,7 @@ export default async function NotificationSettingsPage() {
             submit="Save"
             testId={`save-prefs-${seat.slug}`}
           >
-            <PreferenceFields values={prefs} testId={`pref-${seat.slug}`} />
+            <PreferenceFields values={prefs} testId={`pref-${seat.slug}`} form={PREFERENCE_FORM} />
           </ActionForm>
           {own && (
             <ActionForm

@@ -1,6 +1,7 @@
 import { ActionForm } from "@/components/ActionForm";
 import { PreferenceFields } from "@/components/PreferenceFields";
 import { mailSettings } from "@/lib/env";
+import { PREFERENCE_FORM } from "@/lib/notifications/preferences-form";
 import { adminPage } from "@/lib/next/admin-page";
 import { accountDefaults } from "@/lib/notifications/preferences";
 import { accountNotificationSettings } from "@/lib/notifications/settings";
@@ -39,7 +40,7 @@ export default async function AccountNotificationsPage({ params }: { params: Pro
           opt-in: turning them on here tells everyone in the account, viewers too, who has not chosen otherwise.
         </p>
         <ActionForm action={saveDefaultsAction} hidden={hidden} submit="Save defaults" testId="save-defaults">
-          <PreferenceFields values={defaults} testId="defaults" />
+          <PreferenceFields values={defaults} testId="defaults" form={PREFERENCE_FORM} />
         </ActionForm>
       </section>
       <section className="panel" data-testid="email-answer">
