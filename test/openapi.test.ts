@@ -11,7 +11,7 @@ import { join, relative } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { appFolderOf, V1_ROUTES } from "../lib/http/routes/table";
+import { appFolderOf, V1_ROUTES } from "../lib/protocol/routes";
 import { ALSO_STATUS, ERROR_STATUS } from "../lib/protocol/errors";
 import { envelope } from "./support/envelope";
 import { client, repoRoot } from "./support/hub";

@@ -9,7 +9,7 @@ import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { noSuchEndpoint } from "../lib/http/handler";
 import { type Dispatch, ROUTE_FILE_METHODS, V1_HANDLERS, V1_MANIFEST, type V1RouteModule } from "../lib/http/routes";
-import { appFolderOf, templatePattern } from "../lib/http/routes/table";
+import { appFolderOf, templatePattern } from "../lib/protocol/routes";
 import { openApiDocument } from "../lib/openapi/document";
 import { hubEnv, repoRoot } from "./support/hub";
 

@@ -30,7 +30,7 @@ import { sessionEnvelopeSchema, sessionListSchema, sessionRegisterSchema } from 
 import { submitAckSchema } from "../protocol/submit-ack";
 import { HUB_VERSION } from "../protocol/versions";
 import { type JsonSchema, jsonSchemaOf } from "./json-schema";
-import { type Credential, type OperationId, V1_ROUTES } from "../http/routes/table";
+import { type Credential, type OperationId, V1_ROUTES } from "../protocol/routes";
 
 type Obj = Record<string, unknown>;
 
@@ -133,7 +133,7 @@ function responseCallbacks(): Obj {
   };
 }
 
-/** Each `/v1` operation of the route table (lib/http/routes/table.ts), less what the table says: its path, method and credential. */
+/** Each `/v1` operation of the route table (lib/protocol/routes.ts), less what the table says: its path, method and credential. */
 function operations(): Record<OperationId, Obj> {
   const id = ref("parameters", "MessageId");
   return {

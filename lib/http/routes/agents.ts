@@ -1,5 +1,5 @@
 /**
- * The handlers under `/v1/agents/` (the route table, ./table.ts). Agent ids contain `/`, so each
+ * The handlers under `/v1/agents/` (the route table, lib/protocol/routes.ts). Agent ids contain `/`, so each
  * reads the id from the raw path: `%2F` and a literal `/` both work; the account (`?account=`)
  * names whose agent this is (lib/presence/read.ts).
  */

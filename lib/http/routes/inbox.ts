@@ -1,4 +1,4 @@
-/** The handlers of `/v1/inbox`, `/v1/inbox/stream` and `/v1/inbox/ack` (the route table, ./table.ts). */
+/** The handlers of `/v1/inbox`, `/v1/inbox/stream` and `/v1/inbox/ack` (the route table, lib/protocol/routes.ts). */
 import { agentCaller } from "../callers";
 import { json, route } from "../handler";
 import { parseDrainQuery } from "../drain-query";

@@ -1,5 +1,5 @@
 /**
- * The `/v1` route manifest: the route table (./table.ts) with each operation's handler. Every
+ * The `/v1` route manifest: the route table (lib/protocol/routes.ts) with each operation's handler. Every
  * protocol route is served from here — by Next through its `app/v1/…/route.ts`, which exports
  * `v1RouteModule(folder)` and nothing else, and by the protocol lane (server/protocol-lane.ts) for
  * the routes marked `lane` — so each handler has one definition and one table says who serves what.
@@ -21,7 +21,14 @@ import { pollRoute } from "./poll";
 import { resolveRoute } from "./resolve";
 import { registerSessionRoute, listSessionsRoute, readSessionRoute, closeSessionRoute } from "./sessions";
 import { submitRoute } from "./submit";
-import { appFolderOf, type OperationId, templatePattern, type V1Method, type V1Route, V1_ROUTES } from "./table";
+import {
+  appFolderOf,
+  type OperationId,
+  templatePattern,
+  type V1Method,
+  type V1Route,
+  V1_ROUTES,
+} from "../../protocol/routes";
 
 export type RouteHandler = typeof noSuchEndpoint;
 

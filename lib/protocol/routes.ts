@@ -1,12 +1,13 @@
 /**
  * The `/v1` route table: every protocol route once — its method, path template, the credential it
- * takes, the operation (its handler, in ./index.ts, and its OpenAPI operation, lib/openapi/document.ts,
- * are both keyed by it) and whether the protocol lane (server/protocol-lane.ts) serves it past Next's
- * router. Pure data, no I/O: the OpenAPI document reads it without loading a handler.
+ * takes, its operation (the key of its handler in lib/http/routes/index.ts and of its OpenAPI
+ * operation in lib/openapi/document.ts) and whether the protocol lane (server/protocol-lane.ts)
+ * serves it past Next's router. Pure data, no I/O: the OpenAPI document reads it without loading a
+ * handler.
  *
- * What derives from it: the exports of each `app/v1/…/route.ts` (./index.ts `v1RouteModule`), the
- * lane's matcher, the OpenAPI `paths` and their `security`. test/route-manifest.test.ts holds the
- * route files and the document to it.
+ * What derives from it: the exports of each `app/v1/…/route.ts` (`v1RouteModule`,
+ * lib/http/routes/index.ts), the lane's matcher, the OpenAPI `paths` and their `security`.
+ * test/route-manifest.test.ts holds the route files and the document to it.
  */
 
 /** The methods the protocol serves somewhere; every other verb is the §8.5 `404` envelope. */
