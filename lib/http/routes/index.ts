@@ -1,6 +1,6 @@
 /**
- * The `/v1` route manifest: the route table (lib/protocol/routes.ts) with each operation's handler. Every
- * protocol route is served from here — by Next through its `app/v1/…/route.ts`, which exports
+ * The `/v1` route manifest: the route table (lib/protocol/routes.ts) with each operation's
+ * handler. Every protocol route is served from here — by Next through its `app/v1/…/route.ts`, which exports
  * `v1RouteModule(folder)` and nothing else, and by the protocol lane (server/protocol-lane.ts) for
  * the routes marked `lane` — so each handler has one definition and one table says who serves what.
  *
@@ -60,10 +60,16 @@ export const V1_HANDLERS: Readonly<Record<OperationId, RouteHandler>> = {
 
 export interface V1Entry extends V1Route {
   readonly handler: RouteHandler;
+  /** The path template over a request's pathname (the `/v1/agents/` dispatch and `OPTIONS`). */
+  readonly pattern: RegExp;
 }
 
 /** The manifest: every `/v1` route once, with its handler. */
-export const V1_MANIFEST: readonly V1Entry[] = V1_ROUTES.map((r) => ({ ...r, handler: V1_HANDLERS[r.operationId] }));
+export const V1_MANIFEST: readonly V1Entry[] = V1_ROUTES.map((r) => ({
+  ...r,
+  handler: V1_HANDLERS[r.operationId],
+  pattern: templatePattern(r.path),
+}));
 
 /** Every verb an `app/v1` route file exports: the protocol's and the rest, which are 404s. */
 export const ROUTE_FILE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -72,7 +78,7 @@ export type V1RouteModule = Record<RouteFileMethod, RouteHandler>;
 
 /** The entries a path matches, in table order. */
 function entriesAt(entries: readonly V1Entry[], pathname: string): V1Entry[] {
-  return entries.filter((e) => templatePattern(e.path).test(pathname));
+  return entries.filter((e) => e.pattern.test(pathname));
 }
 
 /** `Allow` of a path: its methods, `HEAD` with `GET`, and `OPTIONS`; sorted as Next sorted them. */
