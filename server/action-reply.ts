@@ -20,6 +20,14 @@ const NO_FIELD = new Set(["$", "H", "T", "I", "-", "N", "u", "D", "K"]);
 const BINARY = new Set(["A", "O", "o", "U", "S", "s", "L", "l", "G", "g", "M", "m", "V", "B"]);
 /** Outlined models whose part is JSON: a plain value (hex id), a promise, a Map, a Set, an iterator. */
 const JSON_PART = new Set(["@", "Q", "W", "i"]);
+/** Kinds no action of the Hub takes: `$h` a server reference, `$R`/`$r` streams, `$X`/`$x` async iterables. */
+const REFUSED = new Set(["h", "R", "r", "X", "x"]);
+/**
+ * Every kind React's reply decoder knows, as this checker classifies it (`n` is the BigInt). A
+ * test holds it to the decoder Next ships (test/framework-couplings.test.ts): a React that learns
+ * a kind fails it until the kind is classified here.
+ */
+export const CLASSIFIED_KINDS: ReadonlySet<string> = new Set([...NO_FIELD, ...BINARY, ...JSON_PART, ...REFUSED, "n"]);
 /** React refuses a BigInt of more than 300 digits (and `BigInt()` anything but digits). */
 const BIGINT = /^\$n-?\d{1,300}$/;
 

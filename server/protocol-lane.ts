@@ -1,9 +1,9 @@
 /**
- * The protocol lane (docs/PERFORMANCE.md): the three hottest /v1 routes — submit
- * (`POST /v1/messages`), poll and long-poll (`GET /v1/messages/{id}`) and resolve
- * (`POST /v1/messages/{id}/resolve`) — are dispatched from here straight to their handlers
- * (lib/http/routes/), the very ones their App Router route files export to Next (one definition
- * each), instead of through Next's router and render pipeline. Measured on the 2-core box (docs/PERFORMANCE.md), that
+ * The protocol lane (docs/PERFORMANCE.md): the routes the /v1 manifest marks `lane`
+ * (lib/protocol/routes.ts) — the three hottest: submit (`POST /v1/messages`), poll and long-poll
+ * (`GET /v1/messages/{id}`) and resolve (`POST /v1/messages/{id}/resolve`) — are dispatched from here
+ * straight to their handlers, the very ones their App Router route files export to Next (one
+ * definition each), instead of through Next's router and render pipeline. Measured on the 2-core box (docs/PERFORMANCE.md), that
  * pipeline costs 1.8–2.2 ms of CPU and ~3 ms of latency per POST before a handler runs — more than
  * the Hub's own work per submit — and a parked long-poll holds ~63 KiB through it, ~21 KiB here.
  *
@@ -17,27 +17,30 @@
  */
 import type http from "node:http";
 import { Readable } from "node:stream";
-import { pollRoute as pollGet } from "../lib/http/routes/poll";
-import { resolveRoute as resolvePost } from "../lib/http/routes/resolve";
-import { submitRoute as submitPost } from "../lib/http/routes/submit";
+import { type RouteHandler, V1_MANIFEST } from "../lib/http/routes";
+import { templateParams, templatePattern } from "../lib/protocol/routes";
 import { log } from "../lib/log";
 
-type Handler = (req: Request, args: { params: Promise<Record<string, string>> }) => Promise<Response>;
-
-/** A message id as a path segment: nothing to decode, nothing Next would read differently. */
+/** An id as a path segment: nothing to decode, nothing Next would read differently. */
 const ID_SEGMENT = "[A-Za-z0-9_-]{1,128}";
-const ONE = new RegExp(`^/v1/messages/(${ID_SEGMENT})$`);
-const RESOLVE = new RegExp(`^/v1/messages/(${ID_SEGMENT})/resolve$`);
 
-function route(method: string | undefined, path: string): { handler: Handler; id?: string } | null {
-  if (path === "/v1/messages") return method === "POST" ? { handler: submitPost as Handler } : null;
-  if (method === "GET") {
-    const one = ONE.exec(path);
-    return one ? { handler: pollGet as Handler, id: one[1] } : null;
-  }
-  if (method === "POST") {
-    const resolve = RESOLVE.exec(path);
-    return resolve ? { handler: resolvePost as Handler, id: resolve[1] } : null;
+/** The manifest's `lane` entries, each with its exact pattern over plain id segments. */
+const LANE = V1_MANIFEST.filter((e) => e.lane).map((e) => ({
+  method: e.method as string,
+  pattern: templatePattern(e.path, ID_SEGMENT),
+  names: templateParams(e.path),
+  handler: e.handler,
+}));
+
+function route(
+  method: string | undefined,
+  path: string,
+): { handler: RouteHandler; params: Record<string, string> } | null {
+  for (const entry of LANE) {
+    if (entry.method !== method) continue;
+    const m = entry.pattern.exec(path);
+    if (m)
+      return { handler: entry.handler, params: Object.fromEntries(entry.names.map((n, i) => [n, m[i + 1] as string])) };
   }
   return null;
 }
@@ -82,7 +85,7 @@ export function serveProtocolLane(req: http.IncomingMessage, res: http.ServerRes
   } catch {
     return false; // a head the web Request refuses: Next answers it as before
   }
-  const params = Promise.resolve<Record<string, string>>(match.id === undefined ? {} : { id: match.id });
+  const params = Promise.resolve(match.params);
   void match
     .handler(request, { params })
     .then(async (response) => {

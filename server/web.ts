@@ -18,6 +18,7 @@ import { answerScrape, isMetricsRequest } from "../lib/metrics/endpoint";
 import { observeRequest } from "../lib/metrics/http";
 import { screenForwarded } from "./forwarded";
 import { serveProtocolLane } from "./protocol-lane";
+import { preloadRoutes } from "./route-preload";
 import { applyPageHeaders } from "./page-headers";
 import {
   admitRequestHead,
@@ -31,20 +32,6 @@ import { logRunningCode } from "./running-code";
 import { closeIfBodyUnread } from "./unread-body";
 
 const SHUTDOWN_BUDGET_MS = 8000;
-
-/**
- * Loads every route's code now that the server answers: what Next does from its constructor
- * unless `experimental.preloadEntriesOnStart` is off (next.config.ts), moved after listen so that
- * it does not delay the start. Next has no public call for it; if its internals change, routes load
- * on their first request instead, as in development.
- */
-function preloadRoutes(app: ReturnType<typeof next>): void {
-  type Inner = { unstable_preloadEntries?: () => Promise<void> };
-  const wrapper = (app as unknown as { server?: { getServer?: () => Promise<Inner> } }).server;
-  void Promise.resolve(wrapper?.getServer?.())
-    .then((inner) => inner?.unstable_preloadEntries?.())
-    .catch((err: Error) => log.warn("route preload failed; routes load on first use", { error_name: err.name }));
-}
 
 async function main(): Promise<void> {
   logRunningCode("web");

@@ -11,6 +11,7 @@ import { join, relative } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
+import { appFolderOf, V1_ROUTES } from "../lib/protocol/routes";
 import { ALSO_STATUS, ERROR_STATUS } from "../lib/protocol/errors";
 import { envelope } from "./support/envelope";
 import { client, repoRoot } from "./support/hub";
@@ -139,10 +140,15 @@ function routesUnder(dir: string, urlPrefix: string): { file: string; path: stri
           "/",
         );
         const source = readFileSync(child, "utf8");
-        // Defined handlers only: `export { noSuchEndpoint as POST }` re-exports are the §8.5 404s.
-        const methods = [...source.matchAll(/export const (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) =>
-          (m[1] as string).toLowerCase(),
-        );
+        // A /v1 route file exports what the route manifest gives its folder (test/route-manifest.test.ts
+        // holds it to that); elsewhere, defined handlers only: `export { noSuchEndpoint as POST }`
+        // re-exports are the §8.5 404s.
+        const folder = relative(join(repoRoot, dir), abs);
+        const methods = source.includes("v1RouteModule(")
+          ? [...new Set(V1_ROUTES.filter((e) => appFolderOf(e.path) === folder).map((e) => e.method.toLowerCase()))]
+          : [...source.matchAll(/export const (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) =>
+              (m[1] as string).toLowerCase(),
+            );
         out.push({ file: relative(repoRoot, child), path, methods });
       }
     }

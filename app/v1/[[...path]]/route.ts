@@ -1,12 +1,6 @@
-import { noSuchEndpoint } from "@/lib/http/handler";
+import { v1RouteModule } from "@/lib/http/routes";
 
 export const dynamic = "force-dynamic";
 
-/** `/v1` itself and any other path under it: the §8.5 envelope rather than an HTML 404 page. */
-export {
-  noSuchEndpoint as GET,
-  noSuchEndpoint as POST,
-  noSuchEndpoint as PUT,
-  noSuchEndpoint as PATCH,
-  noSuchEndpoint as DELETE,
-};
+/** The route table's verbs here (lib/http/routes/index.ts); every other verb is the §8.5 `404` envelope. */
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = v1RouteModule("[[...path]]");

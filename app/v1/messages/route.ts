@@ -1,9 +1,6 @@
-import { noSuchEndpoint } from "@/lib/http/handler";
-import { submitRoute } from "@/lib/http/routes/submit";
+import { v1RouteModule } from "@/lib/http/routes";
 
 export const dynamic = "force-dynamic";
 
-export const POST = submitRoute;
-
-/** The other verbs: the §8.5 `404` envelope (lib/http/handler.ts). */
-export { noSuchEndpoint as GET, noSuchEndpoint as PUT, noSuchEndpoint as PATCH, noSuchEndpoint as DELETE };
+/** The route table's verbs here (lib/http/routes/index.ts); every other verb is the §8.5 `404` envelope. */
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = v1RouteModule("messages");

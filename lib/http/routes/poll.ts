@@ -1,6 +1,6 @@
 /**
- * The handler of `GET /v1/messages/{id}`, served by its App Router route file and by the
- * protocol lane (server/protocol-lane.ts) alike: one definition for both.
+ * The handler of `GET /v1/messages/{id}` (the route table, lib/protocol/routes.ts), served by its
+ * App Router route file and by the protocol lane (server/protocol-lane.ts) alike.
  */
 import { agentCaller } from "../callers";
 import { json, route } from "../handler";

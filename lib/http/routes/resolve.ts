@@ -1,6 +1,6 @@
 /**
- * The handler of `POST /v1/messages/{id}/resolve`, served by its App Router route file and by the
- * protocol lane (server/protocol-lane.ts) alike: one definition for both.
+ * The handler of `POST /v1/messages/{id}/resolve` (the route table, lib/protocol/routes.ts), served by its
+ * App Router route file and by the protocol lane (server/protocol-lane.ts) alike.
  */
 import { resolverCaller } from "../callers";
 import { json, route } from "../handler";
