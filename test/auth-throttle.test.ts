@@ -5,9 +5,9 @@
  * §8.5 envelope, in either process (the count is shared); another address is unaffected. The webs
  * listen on both stacks, so 127.0.0.1 and ::1 are two clients of the same server.
  */
-import http from "node:http";
 import { describe, expect, it } from "vitest";
 import type { HubProcess } from "./support/hub";
+import { type BearerAnswer, bearerGet } from "./support/bearer-get";
 import { useHubFixture } from "./support/hub-fixture";
 
 const A = "bot/acme";
@@ -21,35 +21,12 @@ const hub = useHubFixture({
 });
 const acme = hub.account("acme");
 
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
 /** GET `path` from `from` (the client address: 127.0.0.1 or ::1) with a bearer credential. */
-function get(web: HubProcess, path: string, credential: string, from: "127.0.0.1" | "::1"): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(
-      { host: from, port: web.port, path, agent: false, headers: { authorization: `Bearer ${credential}` } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d: string) => (text += d));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: (res.headers["retry-after"] as string | undefined) ?? null,
-            body: text ? JSON.parse(text) : null,
-          }),
-        );
-      },
-    );
-    req.on("error", reject);
-  });
+function get(web: HubProcess, path: string, credential: string, from: "127.0.0.1" | "::1"): Promise<BearerAnswer> {
+  return bearerGet({ host: from, port: web.port, path }, credential, { agent: false });
 }
 
-function expectThrottled(a: Answer): void {
+function expectThrottled(a: BearerAnswer): void {
   expect(a.status).toBe(429);
   expect(Object.keys(a.body)).toEqual(["error"]);
   expect(a.body.error.code).toBe("rate_limited");

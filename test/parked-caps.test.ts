@@ -14,6 +14,7 @@ import { rotateKey } from "../lib/principals/api-keys";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
 import { capabilitySchema } from "../lib/protocol/capability";
 import { client, type HubProcess, startHub } from "./support/hub";
+import { type BearerAnswer, bearerGet } from "./support/bearer-get";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { validateOfficial } from "./support/spec";
@@ -40,33 +41,11 @@ const acme = hub.account("acme");
 /** Many sockets at once: a keep-alive agent with no per-host limit (undici's pool would queue). */
 const pool = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
 
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  /** When the answer arrived (ms since the epoch). */
-  at: number;
-}
+type Answer = BearerAnswer;
 
 /** GET with a bearer key; `hangUp` destroys the request after that many ms (a client that goes away). */
 function get(base: string, path: string, key: string, hangUp?: number): Promise<Answer | null> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(`${base}${path}`, { agent: pool, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (text += d));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          retryAfter: (res.headers["retry-after"] as string | undefined) ?? null,
-          body: text ? JSON.parse(text) : null,
-          at: Date.now(),
-        }),
-      );
-    });
-    req.on("error", (err) => (hangUp !== undefined ? resolve(null) : reject(err)));
-    if (hangUp !== undefined) setTimeout(() => req.destroy(), hangUp);
-  });
+  return bearerGet(`${base}${path}`, key, { agent: pool, hangUp });
 }
 
 /** §8.5 envelope with exactly `code`, and whole seconds in Retry-After. */

@@ -9,6 +9,7 @@ import http from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { client } from "./support/hub";
+import { type BearerAnswer, bearerGet } from "./support/bearer-get";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 
@@ -34,28 +35,8 @@ const globex = hub.account("globex");
 const pool = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
 afterAll(() => pool.destroy());
 
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-function get(path: string, key: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(`${hub.url}${path}`, { agent: pool, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (text += d));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          retryAfter: (res.headers["retry-after"] as string | undefined) ?? null,
-          body: text ? JSON.parse(text) : null,
-        }),
-      );
-    });
-    req.on("error", reject);
-  });
+function get(path: string, key: string): Promise<BearerAnswer> {
+  return bearerGet(`${hub.url}${path}`, key, { agent: pool });
 }
 
 async function openAsk(keys: Record<string, string>, agentId: string): Promise<string> {
