@@ -15,6 +15,7 @@ import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-se
 import { capabilitySchema } from "../lib/protocol/capability";
 import { client, type HubProcess, startHub } from "./support/hub";
 import { type BearerAnswer, bearerGet } from "./support/bearer-get";
+import { parkedStoreTotal } from "./support/parked-store";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { validateOfficial } from "./support/spec";
@@ -60,16 +61,6 @@ async function openAsk(agentId: string): Promise<string> {
   const res = await client(hub.url, acme.keys[agentId]).post("/v1/messages", envelope("ask", agentId));
   expect(res.status).toBe(202);
   return res.body.id as string;
-}
-
-/** The agent's live total in the PostgreSQL store (every process, live leases only). */
-async function storeTotal(agentId: string): Promise<number> {
-  const agent = await db().agent.findFirstOrThrow({ where: { agentId } });
-  const rows = await db().$queryRaw<{ n: number }[]>`
-    SELECT COALESCE(SUM(c.count), 0)::int AS n FROM parked_counts c
-      JOIN process_leases l ON l.process_id = c.process_id AND l.alive_until > now()
-     WHERE c.key = ${`agent:${agent.id}`}`;
-  return rows[0]?.n ?? 0;
 }
 
 /** The agent's total in the Redis store (the hash the web processes keep, lib/limits/redis-store.ts). */
@@ -135,7 +126,7 @@ describe("parked requests per agent (default 1,000, across processes)", () => {
     );
     expect(
       await until(
-        () => storeTotal(BUSY),
+        () => parkedStoreTotal(BUSY),
         (n) => n === 1000,
         90_000,
       ),
@@ -179,7 +170,7 @@ describe("parked requests per agent (default 1,000, across processes)", () => {
     // Every slot came back: the agent parks again.
     expect(
       await until(
-        () => storeTotal(BUSY),
+        () => parkedStoreTotal(BUSY),
         (n) => n === 0,
       ),
     ).toBe(0);
@@ -228,7 +219,7 @@ describe("small caps on more web processes", () => {
     const poll = get(small.url, `/v1/messages/${id}?wait=3`, key);
     const drain = get(small.url, "/v1/inbox?wait=3", key);
     await until(
-      () => storeTotal(MIXED),
+      () => parkedStoreTotal(MIXED),
       (n) => n === 2,
     );
     expectRefused(await get(small.url, "/v1/inbox?wait=3", key), 429, "rate_limited");
@@ -240,7 +231,7 @@ describe("small caps on more web processes", () => {
     expect((await drain)?.status).toBe(200);
     expect(
       await until(
-        () => storeTotal(MIXED),
+        () => parkedStoreTotal(MIXED),
         (n) => n === 0,
       ),
     ).toBe(0);
@@ -252,7 +243,7 @@ describe("small caps on more web processes", () => {
     const gone = [0, 1].map(() => get(small.url, `/v1/messages/${id}?wait=30`, key, 1500));
     expect(
       await until(
-        () => storeTotal(LOOSE),
+        () => parkedStoreTotal(LOOSE),
         (n) => n === 2,
       ),
     ).toBe(2);
@@ -260,7 +251,7 @@ describe("small caps on more web processes", () => {
     await Promise.all(gone);
     expect(
       await until(
-        () => storeTotal(LOOSE),
+        () => parkedStoreTotal(LOOSE),
         (n) => n === 0,
       ),
     ).toBe(0);
@@ -277,7 +268,7 @@ describe("small caps on more web processes", () => {
       get(small.url, `/v1/messages/${y}?wait=3`, keys[1] ?? ""),
     ];
     await until(
-      async () => (await storeTotal(CEIL[0] ?? "")) + (await storeTotal(CEIL[1] ?? "")),
+      async () => (await parkedStoreTotal(CEIL[0] ?? "")) + (await parkedStoreTotal(CEIL[1] ?? "")),
       (n) => n === 3,
     );
     // The second agent is under its own cap (1 of 2), but the process holds 3 of 3.

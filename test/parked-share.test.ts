@@ -7,9 +7,9 @@
  */
 import http from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
-import { db } from "../lib/db";
 import { client } from "./support/hub";
 import { type BearerAnswer, bearerGet } from "./support/bearer-get";
+import { parkedStoreTotal } from "./support/parked-store";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 
@@ -54,16 +54,6 @@ async function until(probe: () => Promise<boolean>, ms = 20_000): Promise<void> 
   }
 }
 
-/** The agent's live parked count in the PostgreSQL store (every process, live leases only). */
-async function storeTotal(agentId: string): Promise<number> {
-  const agent = await db().agent.findFirstOrThrow({ where: { agentId } });
-  const rows = await db().$queryRaw<{ n: number }[]>`
-    SELECT COALESCE(SUM(c.count), 0)::int AS n FROM parked_counts c
-      JOIN process_leases l ON l.process_id = c.process_id AND l.alive_until > now()
-     WHERE c.key = ${`agent:${agent.id}`}`;
-  return rows[0]?.n ?? 0;
-}
-
 describe("an account's share of a process", () => {
   it("one account with several agents stops at its share; another account still parks; a release frees one", async () => {
     const [a1, a2, a3] = ACME as [string, string, string];
@@ -74,7 +64,7 @@ describe("an account's share of a process", () => {
     // Two of acme's agents park one each (a long-poll and a drain): acme's whole share.
     const poll = get(`/v1/messages/${ids[a1]}?wait=10`, key(a1));
     const drain = get("/v1/inbox?wait=10", key(a2));
-    await until(async () => (await storeTotal(a1)) === 1 && (await storeTotal(a2)) === 1);
+    await until(async () => (await parkedStoreTotal(a1)) === 1 && (await parkedStoreTotal(a2)) === 1);
 
     // A third agent of acme — holding nothing, under its own cap of 2 — is over the account's share.
     const third = await get("/v1/inbox?wait=1", key(a3));
