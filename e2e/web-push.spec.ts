@@ -51,7 +51,9 @@ test("kim turns on push for this browser, sees the device in settings and remove
 
   await page.goto("/inbox");
   const enable = page.getByTestId("push-enable");
-  await expect(enable).toHaveText("Notify me on this device");
+  // The button appears once the page has hydrated and asked the browser for its subscription: the
+  // first inbox load of the run, on a loaded box, can take longer than the default 10 s.
+  await expect(enable).toHaveText("Notify me on this device", { timeout: 30_000 });
   const served = page.waitForResponse((r) => r.url().endsWith("/api/push/key"));
   const posted = page.waitForRequest((r) => r.url().endsWith("/api/push/subscriptions") && r.method() === "POST");
   await enable.click();
