@@ -1,10 +1,10 @@
 /** Liveness and readiness (no credentials). Ready means the database answers and is migrated. */
-import { db } from "./db";
+import { probeMigratedSchema } from "./health.sql";
 
 export async function checkReady(): Promise<{ ok: boolean; checks: Record<string, string> }> {
   const checks: Record<string, string> = {};
   try {
-    await db().$queryRaw`SELECT 1 FROM messages LIMIT 1`;
+    await probeMigratedSchema();
     checks.database = "ok";
   } catch {
     checks.database = "unavailable";

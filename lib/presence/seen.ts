@@ -4,10 +4,9 @@
  * never on sign-in, admin activity or anything a human does.
  */
 import { clock } from "../clock";
-import { db } from "../db";
+import { runStampLastSeen } from "./seen.sql";
 
 /** Stamps the agent's `last_seen`. Monotonic: a slower concurrent stamp never moves it back. */
 export async function recordAgentSeen(agentRowId: string, at: Date = clock.now()): Promise<void> {
-  await db().$executeRaw`UPDATE agents SET last_seen_at = ${at}
-    WHERE id = ${agentRowId} AND (last_seen_at IS NULL OR last_seen_at < ${at})`;
+  await runStampLastSeen(agentRowId, at);
 }
