@@ -1,22 +1,44 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { filesByTier, type Tier } from "./test/support/tiers.mjs";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+const tiers = filesByTier(root);
+
+/**
+ * Three projects, one per tier (test/support/tiers.ts; CONTRIBUTING.md, "Tests"): `unit` (no
+ * database, no child process), `db` (in-process against the real PostgreSQL), `process` (starts Hub
+ * processes). `npm run test:unit|db|process` runs one; `.ci/run` runs them in that order and stops
+ * at the first that fails. Each tier's setup file makes what it may not use fail.
+ */
+function project(tier: Tier, order: number, maxWorkers: number) {
+  return {
+    extends: true as const,
+    test: {
+      name: tier,
+      include: tiers[tier],
+      env: { MA2H_TEST_TIER: tier },
+      setupFiles: tier === "process" ? [] : ["./test/support/tier-guard.ts"],
+      maxWorkers,
+      // One tier after another, in this order (a plain `vitest run` too).
+      sequence: { groupOrder: order },
+    },
+  };
+}
 
 export default defineConfig({
   resolve: {
-    alias: { "@": fileURLToPath(new URL(".", import.meta.url)) },
+    alias: { "@": root },
   },
   test: {
-    include: ["lib/**/*.test.ts", "test/**/*.test.ts"],
     environment: "node",
     // The default output, then the slowest files (test/support/slowest-files.ts).
     reporters: ["default", "./test/support/slowest-files.ts"],
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    // Two files at a time (#19): each file has its own database, Redis queue prefix and free ports
-    // (test/support), so files do not share state. On the 2-core CI machine this took the suite
-    // from ~1,500 s to ~700 s of wall time, with the whole suite green; the files' own waits
-    // (long-polls, push retries, child processes starting) overlap instead of adding up.
+    // Files run in parallel: each has its own database, Redis queue prefix and free ports
+    // (test/support), so files do not share state.
     fileParallelism: true,
-    maxWorkers: 2,
+    projects: [project("unit", 0, 2), project("db", 1, 2), project("process", 2, 2)],
   },
 });

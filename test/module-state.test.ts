@@ -1,3 +1,4 @@
+// tier: process — esbuild (below) runs its service as a child process.
 /**
  * One copy of module state. The web process evaluates `lib/` twice — the protocol lane's esbuild
  * bundle (dist/web.mjs) and Next's own bundles of the app routes — so a module-level variable exists
