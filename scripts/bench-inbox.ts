@@ -9,8 +9,8 @@
  */
 import { Prisma } from "../lib/generated/prisma/client";
 import { db } from "../lib/db";
-import { filterConditions } from "../lib/inbox/sql";
-import { listInbox, openPageSql, PAGE_SIZE } from "../lib/inbox/list";
+import { listInbox, PAGE_SIZE } from "../lib/inbox/list";
+import { openPage } from "../lib/inbox/list.sql";
 import type { InboxFilters } from "../lib/inbox/filters";
 import { addUser } from "../lib/principals/users";
 import { createTestDatabase } from "../test/support/database";
@@ -147,17 +147,14 @@ async function main(): Promise<void> {
     await time("filtered: project=proj-3 tag=release", userId, { project: "proj-3", tag: "release" });
     await time('search: q="service-42"', userId, { q: "service-42" });
     await time('filtered: agent + search "migration"', userId, { agent: "bench/agent-2", q: "migration" });
-    await timeSql(
-      "the page query alone (first page)",
-      openPageSql([bench.id, small.id], filterConditions({}), null, PAGE_SIZE + 1),
-    );
+    await timeSql("the page query alone (first page)", openPage.sql([bench.id, small.id], {}, null, PAGE_SIZE + 1));
     await timeSql(
       "the page query alone (verb=task priority=high)",
-      openPageSql([bench.id, small.id], filterConditions({ verb: "task", priority: "high" }), null, PAGE_SIZE + 1),
+      openPage.sql([bench.id, small.id], { verb: "task", priority: "high" }, null, PAGE_SIZE + 1),
     );
 
     const plan = await db().$queryRaw<Array<{ "QUERY PLAN": string }>>(
-      Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${openPageSql([bench.id, small.id], filterConditions({}), null, PAGE_SIZE + 1)}`,
+      Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${openPage.sql([bench.id, small.id], {}, null, PAGE_SIZE + 1)}`,
     );
     console.log("\nplan of the open-items page query (first page, both accounts):");
     for (const row of plan) console.log(`  ${row["QUERY PLAN"]}`);

@@ -1,6 +1,7 @@
 /**
  * `npm run bench:submit`: submit cost of the built Hub against two floors measured in the same run
- * (docs/PERFORMANCE.md), on one fresh PostgreSQL database:
+ * (docs/PERFORMANCE.md), on one fresh migrated PostgreSQL database (both floors write the
+ * migrations' `bench_baseline`):
  * - **bare**: a node:http server doing one parameterized INSERT per request
  *   (scripts/bench/baseline-server.ts) — no framework at all;
  * - **floor**: the same INSERT from a route handler of this same Next.js build, through the Hub's
@@ -91,13 +92,15 @@ async function main(): Promise<void> {
   try {
     for (let i = 1; i <= RUNS; i++) {
       console.log(`\nrun ${i}/${RUNS} (load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)})`);
-      const baseline = await startBaseline(database.url);
-      const bare = { targets: [baseline.target], cpuPids: [baseline.pid], path: "/v1/messages" };
-      if (want("bare"))
-        keep("bare", await run({ label: "bare node:http + INSERT", concurrency: 64, ...bare }, keyList, agents));
-      if (want("bare8"))
-        keep("bare8", await run({ label: "bare node:http + INSERT, 8", concurrency: 8, ...bare }, keyList, agents));
-      baseline.stop();
+      if (want("bare") || want("bare8")) {
+        const baseline = await startBaseline(database.url);
+        const bare = { targets: [baseline.target], cpuPids: [baseline.pid], path: "/v1/messages" };
+        if (want("bare"))
+          keep("bare", await run({ label: "bare node:http + INSERT", concurrency: 64, ...bare }, keyList, agents));
+        if (want("bare8"))
+          keep("bare8", await run({ label: "bare node:http + INSERT, 8", concurrency: 8, ...bare }, keyList, agents));
+        baseline.stop();
+      }
 
       const web = await startWeb(database.url, { ...RAISED, REDIS_URL }, join(logDir(), "web-redis.log"));
       const hub = { targets: [{ host: "127.0.0.1", port: web.port }], cpuPids: [web.pid] };

@@ -1,7 +1,7 @@
 /**
  * The framework floor bench:submit compares the Hub with (app/bench/floor): served only when both
  * MA2H_DEV_MODE=1 and MA2H_BENCH_FLOOR=1 — it writes unauthenticated rows — and then exactly the
- * baseline's one INSERT through the Hub's pool.
+ * baseline's one INSERT through the Hub's pool, into the migrations' `bench_baseline`.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { POST } from "../app/bench/floor/route";
@@ -31,13 +31,10 @@ const post = () =>
       body: JSON.stringify({ type: "ask", agent: { id: "bench/agent-1" } }),
     }),
   );
-const rows = async () =>
-  Number((await db().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM bench_baseline`)[0]?.n);
+const rows = () => db().benchBaseline.count();
 
 describe("POST /bench/floor", () => {
   it("is 404 unless dev mode and MA2H_BENCH_FLOOR are both on; then one row per request", async () => {
-    await db().$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS bench_baseline (
-      id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, type TEXT NOT NULL, envelope TEXT NOT NULL, created_at TIMESTAMPTZ(3) NOT NULL)`);
     for (const [dev, floor] of [
       ["0", "1"],
       ["1", "0"],

@@ -14,7 +14,7 @@ import { callbackOf, type Callback } from "../protocol/message";
 import { signResponsePush, type SigningKey } from "../protocol/signing";
 import { findCallbackBinding, resolveCallbackSecret } from "../principals/bindings";
 import { accountSigningKey } from "../keys/signing-keys";
-import { stampDeliveredQuery } from "../messages/delivery-track";
+import { stampDeliveredQuery } from "../messages/delivery-track.sql";
 import { envelopeOf } from "../messages/record";
 import { hubResponse } from "../messages/serialize";
 import { postJson, type EgressResult } from "./egress";

@@ -6,11 +6,10 @@
  * The title search is no facet, so it narrows both scans directly. Addressed messages count nowhere
  * here (§8.7.1, `TRIAGE_ONLY`); the facets index is partial on that predicate, so it stays index-only.
  */
-import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
-import { PRIORITIES, type FilterKey, type InboxFilters } from "./filters";
+import { PRIORITIES, type InboxFilters } from "./filters";
 import type { AccountSeat } from "../principals/seats";
-import { filterConditions, TRIAGE_ONLY, whereAnd } from "./sql";
+import { type Facet, FACETS, readColumnFacetGroups, readTagFacet } from "./counts.sql";
 
 export interface FacetCounts {
   /** Items matching every filter. */
@@ -25,49 +24,12 @@ export interface FacetCounts {
   tag: Array<[string, number]>;
 }
 
-const TAG_LIMIT = 40;
-const FACETS = ["account", "verb", "status", "priority", "agent", "project"] as const;
-type Facet = (typeof FACETS)[number];
-const COLUMN: Record<Facet, Prisma.Sql> = {
-  account: Prisma.sql`m.account_id`,
-  verb: Prisma.sql`m.type`,
-  status: Prisma.sql`m.status`,
-  priority: Prisma.sql`m.priority_rank::text`, // ranks, named below: the facets index holds the rank
-  agent: Prisma.sql`m.agent_row_id`,
-  project: Prisma.sql`m.project`,
-};
-
-const ids = (seats: AccountSeat[]) => seats.map((s) => s.accountId);
-
-/** The facet's own condition set: every filter but its own; the account facet spans every seat. */
-function facetCondition(seats: AccountSeat[], filters: InboxFilters, facet: FilterKey): Prisma.Sql {
-  const conds = filterConditions({ ...filters, q: undefined }, facet);
-  if (facet !== "account" && filters.account !== undefined) {
-    conds.push(Prisma.sql`m.account_id = ANY(${ids(seats.filter((s) => s.slug === filters.account))}::text[])`);
-  }
-  return conds.length === 0 ? Prisma.sql`TRUE` : Prisma.join(conds, " AND ");
-}
-
-function searchOnly(filters: InboxFilters): Prisma.Sql {
-  return whereAnd(filters.q === undefined ? [] : filterConditions({ q: filters.q }));
-}
-
-type GroupRow = Record<Facet, string | null> & Record<`n_${Facet}`, number>;
-
 async function columnFacets(
   seats: AccountSeat[],
   filters: InboxFilters,
 ): Promise<Record<Facet, Record<string, number>>> {
-  // One pass at the finest grain (a few hundred groups at most), each group counted once per facet
-  // under that facet's conditions; rolled up per facet below.
-  const counts = FACETS.map(
-    (f) => Prisma.sql`count(*) FILTER (WHERE ${facetCondition(seats, filters, f)})::int AS ${Prisma.raw(`n_${f}`)}`,
-  );
-  const rows = await db().$queryRaw<GroupRow[]>`
-    SELECT ${Prisma.join(FACETS.map((f) => Prisma.sql`${COLUMN[f]} AS ${Prisma.raw(f)}`))}, ${Prisma.join(counts)}
-    FROM messages m
-    WHERE m.account_id = ANY(${ids(seats)}::text[]) AND ${TRIAGE_ONLY} ${searchOnly(filters)}
-    GROUP BY ${Prisma.join(FACETS.map((f) => COLUMN[f]))}`;
+  // Rolled up per facet from the finest-grain groups (./counts.sql.ts).
+  const rows = await readColumnFacetGroups(seats, filters);
   const out = Object.fromEntries(FACETS.map((f) => [f, {} as Record<string, number>])) as Record<
     Facet,
     Record<string, number>
@@ -83,11 +45,7 @@ async function columnFacets(
 }
 
 async function tagFacet(seats: AccountSeat[], filters: InboxFilters): Promise<Array<[string, number]>> {
-  const rows = await db().$queryRaw<Array<{ k: string; n: number }>>`
-    SELECT t AS k, count(*)::int AS n FROM messages m CROSS JOIN LATERAL unnest(m.tags) AS t
-    WHERE m.account_id = ANY(${ids(seats)}::text[]) AND ${TRIAGE_ONLY} ${searchOnly(filters)} AND ${facetCondition(seats, filters, "tag")}
-    GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${TAG_LIMIT}`;
-  return rows.map((r) => [r.k, r.n]);
+  return (await readTagFacet(seats, filters)).map((r) => [r.k, r.n]);
 }
 
 export async function facetCounts(seats: AccountSeat[], filters: InboxFilters): Promise<FacetCounts> {

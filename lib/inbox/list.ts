@@ -1,20 +1,18 @@
 /**
  * The inbox list: every message in the accounts the person has a seat in (or one of them), open
  * items first by priority then age (oldest first: it has waited longest), then everything else
- * newest first. Keyset-paged: each account's rows come from `messages_inbox_order_idx` /
- * `messages_inbox_recent_idx` through a LATERAL per account, so a page costs one index range scan
- * per seat however many items are open (docs/PERFORMANCE.md, "Inbox").
+ * newest first. Keyset-paged: each account's rows come from its own index range (./list.sql.ts), so a
+ * page costs one index range scan per seat however many items are open (docs/PERFORMANCE.md, "Inbox").
  * Never selects `state`; rows carry only what the list shows and the keyboard acts on. Addressed
  * (agent↔agent) messages are not listed (§8.7.1, `TRIAGE_ONLY`): they are on /inbox/traffic.
  */
-import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
 import { effectiveOptions } from "../protocol/rules";
 import { envelopeOf } from "../messages/record";
 import { affordancesFor } from "./affordances";
 import { facetCounts, type FacetCounts } from "./counts";
 import { decodeCursor, encodeCursor, type Cursor, type InboxFilters } from "./filters";
-import { filterConditions, TRIAGE_ONLY, whereAnd } from "./sql";
+import { type InboxRawRow, readOpenPage, readRestPage } from "./list.sql";
 import { seatsOf, type AccountSeat } from "../principals/seats";
 
 export const PAGE_SIZE = 50;
@@ -51,55 +49,7 @@ export interface InboxPage {
   seats: AccountSeat[];
 }
 
-interface RawRow {
-  id: string;
-  account_id: string;
-  type: string;
-  status: string;
-  title: string;
-  priority: string;
-  priority_rank: number;
-  project: string | null;
-  tags: string[] | null;
-  created_at: Date;
-  expires_at: Date | null;
-  agent_id: string;
-}
-
-const COLUMNS = Prisma.sql`m.id, m.account_id, m.type, m.status, m.title, m.priority, m.priority_rank, m.project, m.tags, m.created_at, m.expires_at, m.agent_row_id`;
-
-/** Open items of each account by (priority_rank, created_at, id), merged (exported for EXPLAIN). */
-export function openPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Prisma.Sql {
-  const keyset =
-    after?.g === 0
-      ? [
-          Prisma.sql`(m.priority_rank, m.created_at, m.id) > (${after.r}::smallint, ${after.c}::timestamptz, ${after.i})`,
-        ]
-      : [];
-  return Prisma.sql`
-    SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
-    CROSS JOIN LATERAL (
-      SELECT ${COLUMNS} FROM messages m
-      WHERE m.account_id = a.id AND ${TRIAGE_ONLY} AND m.status = 'open' ${whereAnd([...conds, ...keyset])}
-      ORDER BY m.priority_rank, m.created_at, m.id LIMIT ${n}
-    ) x JOIN agents g ON g.id = x.agent_row_id
-    ORDER BY x.priority_rank, x.created_at, x.id LIMIT ${n}`;
-}
-
-/** Everything not open, newest first. */
-export function restPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Prisma.Sql {
-  const keyset = after?.g === 1 ? [Prisma.sql`(m.created_at, m.id) < (${after.c}::timestamptz, ${after.i})`] : [];
-  return Prisma.sql`
-    SELECT x.*, g.agent_id FROM unnest(${accountIds}::text[]) AS a(id)
-    CROSS JOIN LATERAL (
-      SELECT ${COLUMNS} FROM messages m
-      WHERE m.account_id = a.id AND ${TRIAGE_ONLY} AND m.status <> 'open' ${whereAnd([...conds, ...keyset])}
-      ORDER BY m.created_at DESC, m.id DESC LIMIT ${n}
-    ) x JOIN agents g ON g.id = x.agent_row_id
-    ORDER BY x.created_at DESC, x.id DESC LIMIT ${n}`;
-}
-
-function cursorOf(r: RawRow): Cursor {
+function cursorOf(r: InboxRawRow): Cursor {
   return r.status === "open"
     ? { g: 0, r: r.priority_rank, c: r.created_at.toISOString(), i: r.id }
     : { g: 1, c: r.created_at.toISOString(), i: r.id };
@@ -121,7 +71,6 @@ export async function listInbox(
   if (scope.length === 0) return { rows: [], next: null, total: 0, counts: await facetCounts(seats, filters), seats };
 
   const ids = scope.map((s) => s.accountId);
-  const conds = filterConditions(filters);
   const after = decodeCursor(page.after);
   const wantOpen = filters.status === undefined || filters.status === "open";
   const wantRest = filters.status !== "open";
@@ -129,15 +78,9 @@ export async function listInbox(
     facetCounts(seats, filters),
     (async () => {
       const rows =
-        wantOpen && (after === null || after.g === 0)
-          ? await db().$queryRaw<RawRow[]>(openPageSql(ids, conds, after, limit + 1))
-          : [];
+        wantOpen && (after === null || after.g === 0) ? await readOpenPage(ids, filters, after, limit + 1) : [];
       if (wantRest && rows.length <= limit) {
-        rows.push(
-          ...(await db().$queryRaw<RawRow[]>(
-            restPageSql(ids, conds, after?.g === 1 ? after : null, limit + 1 - rows.length),
-          )),
-        );
+        rows.push(...(await readRestPage(ids, filters, after?.g === 1 ? after : null, limit + 1 - rows.length)));
       }
       return rows;
     })(),
@@ -154,7 +97,7 @@ export async function listInbox(
 }
 
 /** Adds what the keyboard needs (mode, quick value, affordances) from the page's envelopes only. */
-async function withActions(rows: RawRow[], scope: AccountSeat[]): Promise<InboxRow[]> {
+async function withActions(rows: InboxRawRow[], scope: AccountSeat[]): Promise<InboxRow[]> {
   const envelopes = new Map(
     (
       await db().message.findMany({

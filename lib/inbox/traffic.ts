@@ -1,19 +1,18 @@
 /**
  * The "Agent traffic" view (/inbox/traffic): addressed messages between one account's agents
  * (`to: agent:<id>` or `agent:<id>#<sess_…>`, §4, §8.7.1). They default out of the triage inbox
- * (lib/inbox/sql.ts `TRIAGE_ONLY`) but "MUST remain readable/auditable by the account's
+ * (lib/inbox/conditions.sql.ts `TRIAGE_ONLY`) but "MUST remain readable/auditable by the account's
  * authenticated human" (§8.7.1 "Human visibility", the §15.3 posture): every seat reads them,
  * viewers included. Each row carries both §14.2 tracks — the mailbox track of its `message` entry
  * (queued → delivered → acknowledged, or bounced with its `prior` / expired) and, for an ask/task,
  * the §7 status with its resolution and the response track (lib/messages/delivery-track.ts).
  *
  * Reads only. Newest first, keyset-paged per account through `messages_traffic_idx` (partial on
- * `to_address IS NOT NULL`) in a LATERAL, merged, like the inbox's list (lib/inbox/list.ts).
+ * `to_address IS NOT NULL`) in a LATERAL, merged, like the inbox's list (./traffic.sql.ts).
  * Never selects `state`, the envelope or the entry's content: the row shows the title only; the
  * body and context are read on the item page, through the sanitizing renderer.
  */
 import { z } from "zod";
-import { Prisma } from "../generated/prisma/client";
 import { db } from "../db";
 import { deliveryTrack } from "../messages/delivery-track";
 import { mailboxTrack, type MailboxTrackRow } from "../messages/mailbox-track";
@@ -21,7 +20,7 @@ import { seatsOf, type AccountSeat } from "../principals/seats";
 import { mayOperate } from "../sessions/stop";
 import { MAILBOX_STATES } from "../protocol/lifecycle";
 import { member, one, type Params, STATUSES, VERBS } from "./filters";
-import { whereAnd } from "./sql";
+import { readTrafficPage, type TrafficRawRow } from "./traffic.sql";
 
 export const TRAFFIC_PAGE_SIZE = 50;
 
@@ -174,95 +173,6 @@ export interface TrafficPage {
   agents: TrafficAgent[];
 }
 
-interface RawRow {
-  id: string;
-  account_id: string;
-  type: string;
-  status: string;
-  title: string;
-  priority: string;
-  created_at: Date;
-  expires_at: Date | null;
-  ma2h_version: string;
-  to_address: string;
-  submit_session: string | null;
-  agent_row_id: string;
-  to_agent_row_id: string | null;
-  from_agent_id: string;
-  to_agent_id: string | null;
-  mb_state: string | null;
-  mb_to_session: string | null;
-  mb_from_actor: string | null;
-  mb_delivered_at: Date | null;
-  mb_acknowledged_at: Date | null;
-  mb_prior: string | null;
-  mb_ended_at: Date | null;
-  res_id: string | null;
-  res_resolution: string | null;
-  res_actor: string | null;
-  res_resolved_at: Date | null;
-  res_delivered_at: Date | null;
-  res_acked_at: Date | null;
-  res_ack_by: string | null;
-  res_ack_note: string | null;
-  res_ack_resolution_id: string | null;
-}
-
-/** The filters as SQL conditions on `messages m` inside one account's LATERAL (`a.id`). */
-function trafficConditions(f: TrafficFilters): Prisma.Sql[] {
-  const c: Prisma.Sql[] = [];
-  if (f.verb) c.push(Prisma.sql`m.type = ${f.verb}`);
-  if (f.status) c.push(Prisma.sql`m.type <> 'notify' AND m.status = ${f.status}`);
-  if (f.mailbox)
-    c.push(Prisma.sql`EXISTS (SELECT 1 FROM mailbox_entries e WHERE e.id = m.id AND e.state = ${f.mailbox})`);
-  if (f.agent) {
-    const rows = Prisma.sql`SELECT ag.id FROM agents ag WHERE ag.account_id = a.id AND ag.agent_id = ${f.agent}`;
-    c.push(Prisma.sql`(m.agent_row_id IN (${rows}) OR m.to_agent_row_id IN (${rows}))`);
-  }
-  const from = parseInstant(f.from, "from");
-  const to = parseInstant(f.to, "to");
-  if (from) c.push(Prisma.sql`m.created_at >= ${from}::timestamptz`);
-  if (to) c.push(Prisma.sql`m.created_at < ${to}::timestamptz`);
-  return c;
-}
-
-/**
- * One page: each account's newest addressed messages from `messages_traffic_idx`, merged (exported
- * for EXPLAIN); joined by primary key to the message's own `message` entry (it shares the `msg_` id)
- * and its resolution.
- */
-export function trafficPageSql(accountIds: string[], conds: Prisma.Sql[], after: Cursor | null, n: number): Prisma.Sql {
-  // The index is (account_id, created_at DESC, id): newest first, ids ascending within one instant.
-  // `created_at <= c` bounds the index range; the rest drops what the last page already showed.
-  const keyset = after
-    ? [
-        Prisma.sql`m.created_at <= ${after.c}::timestamptz`,
-        Prisma.sql`(m.created_at < ${after.c}::timestamptz OR m.id > ${after.i})`,
-      ]
-    : [];
-  return Prisma.sql`
-    SELECT x.*, s.agent_id AS from_agent_id, d.agent_id AS to_agent_id,
-           e.state AS mb_state, e.to_session AS mb_to_session, e.from_actor AS mb_from_actor,
-           e.delivered_at AS mb_delivered_at, e.acknowledged_at AS mb_acknowledged_at, e.prior AS mb_prior,
-           e.ended_at AS mb_ended_at,
-           r.id AS res_id, r.resolution AS res_resolution, r.actor AS res_actor, r.resolved_at AS res_resolved_at,
-           r.delivered_to_agent_at AS res_delivered_at, r.acked_at AS res_acked_at, r.ack_by AS res_ack_by,
-           r.ack_note AS res_ack_note, r.ack_resolution_id AS res_ack_resolution_id
-    FROM unnest(${accountIds}::text[]) AS a(id)
-    CROSS JOIN LATERAL (
-      SELECT m.id, m.account_id, m.type, m.status, m.title, m.priority, m.created_at, m.expires_at, m.ma2h_version,
-             m.to_address, m.submit_session, m.agent_row_id, m.to_agent_row_id
-      FROM messages m
-      WHERE m.account_id = a.id AND m.to_address IS NOT NULL ${whereAnd([...conds, ...keyset])}
-      ORDER BY m.created_at DESC, m.id LIMIT ${n}
-    ) x
-    JOIN agents s ON s.id = x.agent_row_id
-    LEFT JOIN agents d ON d.id = x.to_agent_row_id
-    LEFT JOIN mailbox_entries e ON e.id = x.id
-    LEFT JOIN resolutions r ON r.message_id = x.id
-    ORDER BY x.created_at DESC, x.id LIMIT ${n}`;
-}
-
 /** `agent:<id>` or `agent:<id>#<sess>` → its parts (null agent id for anything else). */
 export function splitAddress(address: string): { agentId: string | null; session: string | null } {
   if (!address.startsWith("agent:")) return { agentId: null, session: null };
@@ -290,7 +200,7 @@ function trackView(row: MailboxTrackRow, toSession: string | null, endedAt: Date
   };
 }
 
-function rowOf(r: RawRow, slug: string): TrafficRow {
+function rowOf(r: TrafficRawRow, slug: string): TrafficRow {
   const type = r.type as TrafficRow["type"];
   // The attested `from` the destination received (§8.7) is the entry's; before (or without) one,
   // the same attestation from the submit's own columns: the sender, qualified by `agent.session`.
@@ -364,7 +274,12 @@ export async function listTraffic(
   const limit = Math.min(Math.max(page.limit ?? TRAFFIC_PAGE_SIZE, 1), 200);
   const ids = scope.map((s) => s.accountId);
   const [raw, agentRows] = await Promise.all([
-    db().$queryRaw<RawRow[]>(trafficPageSql(ids, trafficConditions(filters), decodeCursor(page.after), limit + 1)),
+    readTrafficPage(
+      ids,
+      { ...filters, from: parseInstant(filters.from, "from"), to: parseInstant(filters.to, "to") },
+      decodeCursor(page.after),
+      limit + 1,
+    ),
     db().agent.findMany({ where: { accountId: { in: ids } }, select: { agentId: true }, orderBy: { agentId: "asc" } }),
   ]);
   const seatOf = new Map(scope.map((s) => [s.accountId, s]));
@@ -380,7 +295,7 @@ export async function listTraffic(
 }
 
 /** Each agent of the page once (sender or destination), with its stop record (§16.4.1). */
-async function agentsOnPage(rows: RawRow[], seatOf: Map<string, AccountSeat>): Promise<TrafficAgent[]> {
+async function agentsOnPage(rows: TrafficRawRow[], seatOf: Map<string, AccountSeat>): Promise<TrafficAgent[]> {
   const byRow = new Map<string, { accountId: string; agentId: string }>();
   for (const r of rows) {
     byRow.set(r.agent_row_id, { accountId: r.account_id, agentId: r.from_agent_id });

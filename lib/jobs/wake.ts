@@ -1,7 +1,7 @@
 /**
  * Work woken by the statement that made it due: the §7 transition NOTIFYs its new push
  * obligation's id (lib/messages/lifecycle.ts) and a submit its message's id for the notification
- * fan-out (lib/messages/submit-statement.ts), so the web pays no queue insert per request.
+ * fan-out (lib/messages/submit.sql.ts), so the web pays no queue insert per request.
  * - A push's first attempt is run here at once by the push job's own handler — no queue hop, no
  *   poll — at most PUSH_IN_FLIGHT at a time; past that, the id goes to the queue.
  * - A fan-out is handed to the queue from here: it is not latency-bound, and the queue's concurrency

@@ -7,43 +7,26 @@
  * agent's) changes nothing and is not counted, so the answer reveals nothing about other mailboxes.
  * The first ack wins; its note is what the human (or the sender) reads.
  */
-import { AUDIT_EVENT } from "../audit/events";
 import { clock } from "../clock";
-import { db } from "../db";
 import type { AgentPrincipal } from "../principals/types";
 import { mailboxAckSchema } from "../protocol/directive";
 import { parseWire } from "../protocol/wire";
-import { inboxNotifySql } from "../pubsub/inbox";
-import { DIRECTIVE_KIND } from "./record";
 import { ENTRY_KIND } from "../protocol/entry-kinds";
 import { HubError } from "../protocol/errors";
 import { ackResponse } from "../messages/ack";
 import { stampDeliveredToAgent } from "../messages/delivery-track";
+import { runAckMailboxEntries } from "./ack.sql";
 
 export async function ackMailbox(principal: AgentPrincipal, input: unknown): Promise<{ acked: number }> {
   const { ids, note } = parseWire(mailboxAckSchema, input, "validation_error");
   const now = clock.now();
-  const unique = [...new Set(ids)];
-  // One statement: the acks, their audit events (a data-modifying WITH always runs to completion)
-  // and the inbox NOTIFYs commit together, at a fixed cost per call however many ids it carries.
-  const detail = JSON.stringify({ note: note !== undefined });
-  const acked = await db().$queryRaw<{ id: string; kind: string; content: string }[]>`
-    WITH acked AS (
-      UPDATE mailbox_entries
-         SET state = 'acknowledged', acknowledged_at = ${now}, ack_note = ${note ?? null}, ended_at = ${now}
-       WHERE id = ANY(${unique})
-         AND agent_row_id = ${principal.agentRowId}
-         AND state IN ('queued', 'delivered')
-      RETURNING id, account_id, kind, content),
-    audited AS (
-      INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
-      SELECT account_id, CASE WHEN kind = ${ENTRY_KIND.message} THEN id END, ${`agent:${principal.agentId}`},
-             CASE WHEN kind = ${DIRECTIVE_KIND} THEN ${AUDIT_EVENT.directiveAcknowledged}
-                  ELSE ${AUDIT_EVENT.mailboxAcknowledged} END,
-             ${detail}::jsonb || CASE WHEN kind = ${DIRECTIVE_KIND} THEN jsonb_build_object('directive_id', id)
-                                      ELSE '{}'::jsonb END, ${now}
-        FROM acked WHERE kind IN (${DIRECTIVE_KIND}, ${ENTRY_KIND.message}))
-    SELECT id, kind, content, ${inboxNotifySql("account_id", "id")}::text AS notified FROM acked`;
+  const acked = await runAckMailboxEntries({
+    agentRowId: principal.agentRowId,
+    agentId: principal.agentId,
+    ids: [...new Set(ids)],
+    note: note ?? null,
+    now,
+  });
   for (const entry of acked.filter((e) => e.kind === ENTRY_KIND.response)) {
     await ackResponseEntry(principal, entry.id, JSON.parse(entry.content) as { in_reply_to: string }, now);
   }

@@ -14,6 +14,8 @@ import { seatsIn } from "../principals/seats";
 import { RESOLVING_ROLES } from "../principals/types";
 import { publishInboxChange } from "../pubsub/inbox";
 import { mailboxWakeKey, publishTerminal } from "../pubsub/terminal";
+import { lockDestinationSession } from "../messages/addressing.sql";
+import { lockMailboxForWriter } from "../messages/submit.sql";
 import { directiveContent, directiveRequestSchema } from "../protocol/directive";
 import { HubError } from "../protocol/errors";
 import { dateTimeToMillis } from "../protocol/formats";
@@ -64,8 +66,7 @@ async function destinationFor(author: DirectiveAuthor, agentId: string) {
  * expiry of the session waits for this directive and then bounces it (lib/sessions/end.ts).
  */
 async function assertSessionLive(tx: Tx, agentRowId: string, sessionId: string, now: Date): Promise<void> {
-  const [s] = await tx.$queryRaw<{ state: string; expires_at: Date }[]>`
-    SELECT state, expires_at FROM agent_sessions WHERE id = ${sessionId} AND agent_row_id = ${agentRowId} FOR SHARE`;
+  const s = await lockDestinationSession(tx, agentRowId, sessionId);
   if (!s) throw new HubError("unknown_destination", "no such session");
   if (s.state !== "active" || s.expires_at <= now)
     throw new HubError("destination_gone", `session ${sessionId} has ended`);
@@ -91,7 +92,7 @@ export async function authorDirective(author: DirectiveAuthor, input: unknown) {
 
   const row = await db().$transaction(async (tx) => {
     // One author at a time per mailbox, so the depth bound cannot be overshot by a race.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${mailboxWakeKey(agent.id)}))`;
+    await lockMailboxForWriter(tx, agent.id);
     if (session !== undefined) await assertSessionLive(tx, agent.id, session, now);
     const pending = await tx.mailboxEntry.count({ where: { agentRowId: agent.id, state: { in: [...LIVE_STATES] } } });
     if (pending >= l.mailboxDepth) {

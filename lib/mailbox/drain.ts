@@ -21,9 +21,9 @@ import { stampDeliveredToAgent } from "../messages/delivery-track";
 import { type HubResponseBody, hubResponse } from "../messages/serialize";
 import type { Receipt } from "./receipt";
 import type { AgentPrincipal } from "../principals/types";
-import { inboxNotifySql } from "../pubsub/inbox";
 import { mailboxWakeKey } from "../pubsub/terminal";
 import { DIRECTIVE_KIND, deliveredDirective, type MailboxRow } from "./record";
+import { runClaimMailboxEntries } from "./drain.sql";
 
 export interface DrainOptions {
   /**
@@ -69,31 +69,7 @@ export async function claimEntries(
   provisional = false,
 ): Promise<MailboxRow[]> {
   const visibleAt = new Date(now.getTime() + inboundLimits().visibilityTimeoutSeconds * 1000);
-  // One statement claims, and NOTIFYs the author's inbox of each first delivery (the track moves
-  // to `delivered` live) — a fixed cost per drain, not one round trip per entry.
-  const ids = await db().$queryRaw<{ id: string }[]>`
-    WITH claimed AS (
-      UPDATE mailbox_entries
-         SET state = CASE WHEN ${provisional} THEN state ELSE 'delivered' END,
-             delivered_at = CASE WHEN ${provisional} THEN delivered_at ELSE COALESCE(delivered_at, ${now}) END,
-             claim_session = CASE WHEN ${provisional} THEN claim_session ELSE ${sessionId}::text END,
-             visible_at = ${visibleAt},
-             deliveries = deliveries + CASE WHEN ${provisional} THEN 0 ELSE 1 END
-       WHERE id IN (
-         SELECT id FROM mailbox_entries
-          WHERE agent_row_id = ${agentRowId}
-            AND (kind = ${DIRECTIVE_KIND} OR ${sessionId}::text IS NOT NULL)
-            AND (to_session IS NULL OR to_session = ${sessionId}::text)
-            AND state IN ('queued', 'delivered')
-            AND visible_at <= ${now}
-            AND drop_at > ${now}
-            AND (expires_at IS NULL OR expires_at > ${now})
-          ORDER BY seq
-          LIMIT ${max}
-          FOR UPDATE SKIP LOCKED)
-      RETURNING id, account_id, deliveries)
-    SELECT id, CASE WHEN deliveries = 1 AND NOT ${provisional} THEN ${inboxNotifySql("account_id", "id")}::text END AS notified
-      FROM claimed`;
+  const ids = await runClaimMailboxEntries({ agentRowId, sessionId, max, now, visibleAt, provisional });
   if (ids.length === 0) return [];
   const rows = await db().mailboxEntry.findMany({
     where: { id: { in: ids.map((r) => r.id) } },

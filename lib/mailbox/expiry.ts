@@ -10,29 +10,22 @@
  * its receipt and auto-resolution (./undeliverable.ts). Ended rows stay readable for
  * `inbound.retention_days`, then are deleted — a `message` entry never before its message.
  */
-import type { DirectiveEnd } from "../audit/events";
 import { entryEndAudit } from "../audit/entry-end";
-import { COMMAND_KINDS, ENTRY_KIND } from "../protocol/entry-kinds";
+import { ENTRY_KIND } from "../protocol/entry-kinds";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
-import { Prisma } from "../generated/prisma/client";
 import { inboundLimits } from "../env";
 import { publishEntryEnd } from "../pubsub/inbox";
+import { type LiveEntries, runDeleteEndedEntries, runEndEntries } from "./expiry.sql";
 
 /**
  * Ends the live entries `which` selects as an undelivered entry ends: `expired` if never drained,
  * a drained command entry `bounced` with `prior: "delivered"`; audited as `actor`, each command
  * entry's end published (an undeliverable `message` entry wakes the worker). Returns how many ended.
  */
-export async function endLiveEntries(tx: Tx, which: Prisma.Sql, actor: string, now: Date): Promise<number> {
-  const ended = await tx.$queryRaw<{ id: string; account_id: string; state: DirectiveEnd; kind: string }[]>`
-    UPDATE mailbox_entries
-       SET state = CASE WHEN state = 'queued' OR kind <> ALL(${[...COMMAND_KINDS]}) THEN 'expired' ELSE 'bounced' END,
-           prior = CASE WHEN state = 'delivered' AND kind = ANY(${[...COMMAND_KINDS]}) THEN 'delivered' ELSE NULL END,
-           ended_at = ${now}
-     WHERE state IN ('queued', 'delivered') AND (${which})
-    RETURNING id, account_id, state, kind`;
+export async function endLiveEntries(tx: Tx, which: LiveEntries, actor: string, now: Date): Promise<number> {
+  const ended = await runEndEntries(tx, which, now);
   const commands = ended.filter((r) => r.kind === ENTRY_KIND.directive || r.kind === ENTRY_KIND.message);
   if (commands.length > 0) {
     await writeAudit(
@@ -46,22 +39,11 @@ export async function endLiveEntries(tx: Tx, which: Prisma.Sql, actor: string, n
 
 /** Ends every live directive whose drop time has passed (or just `onlyId`); returns how many. */
 export async function dropDueDirectives(now: Date = clock.now(), onlyId?: string): Promise<number> {
-  return db().$transaction((tx) =>
-    endLiveEntries(
-      tx,
-      Prisma.sql`(drop_at <= ${now} OR (kind = ${ENTRY_KIND.message} AND state = 'queued' AND expires_at <= ${now}))
-         AND (${onlyId ?? null}::text IS NULL OR id = ${onlyId ?? null})`,
-      "system:expiry",
-      now,
-    ),
-  );
+  return db().$transaction((tx) => endLiveEntries(tx, { due: now, onlyId: onlyId ?? null }, "system:expiry", now));
 }
 
 /** Deletes directives that ended more than `inbound.retention_days` ago. */
 export async function purgeEndedDirectives(now: Date = clock.now()): Promise<number> {
   const cutoff = new Date(now.getTime() - inboundLimits().retentionDays * 86_400_000);
-  // A `message` entry holds its message's mailbox track (§8.2): kept while the message is.
-  return db().$executeRaw`
-    DELETE FROM mailbox_entries e WHERE e.ended_at < ${cutoff}
-       AND (e.kind <> ${ENTRY_KIND.message} OR NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = e.id))`;
+  return runDeleteEndedEntries(cutoff);
 }

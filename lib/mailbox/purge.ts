@@ -8,10 +8,8 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { Prisma } from "../generated/prisma/client";
 import { type AgentRef, resolveAgent } from "../principals/agents";
 import { CLI_ACTOR } from "../principals/admin-scope";
-import { ENTRY_KIND } from "../protocol/entry-kinds";
 import { HubError } from "../protocol/errors";
 import { endLiveEntries } from "./expiry";
 
@@ -25,7 +23,7 @@ export interface PurgeResult {
 /** Ends the agent's live entries: those `from` one sending agent of its account, or `all` of them. */
 export async function purgeMailbox(ref: AgentRef, which: { from: string } | { all: true }): Promise<PurgeResult> {
   const agent = await resolveAgent(ref);
-  let filter = Prisma.sql`agent_row_id = ${agent.id}`;
+  let senderRowId: string | null = null;
   let from: string | null = null;
   if ("from" in which) {
     // Addressed messages stay within an account (§8.7.1), so the sender is one of this account's agents.
@@ -34,10 +32,12 @@ export async function purgeMailbox(ref: AgentRef, which: { from: string } | { al
       select: { id: true, agentId: true },
     });
     if (!sender) throw new HubError("not_found", `agent ${which.from} not found in account ${agent.accountSlug}`);
-    filter = Prisma.sql`${filter} AND kind = ${ENTRY_KIND.message} AND sender_agent_row_id = ${sender.id}`;
+    senderRowId = sender.id;
     from = sender.agentId;
   }
   const now = clock.now();
-  const ended = await db().$transaction((tx) => endLiveEntries(tx, filter, CLI_ACTOR, now));
+  const ended = await db().$transaction((tx) =>
+    endLiveEntries(tx, { agentRowId: agent.id, senderRowId }, CLI_ACTOR, now),
+  );
   return { agent: { id: agent.agentId, account: agent.accountSlug }, from, ended };
 }

@@ -14,39 +14,24 @@ import { db } from "../db";
 import { afterTerminal } from "../messages/after-terminal";
 import type { CommitResult } from "../messages/lifecycle";
 import { resolveUndeliverableInTx } from "../messages/undeliverable";
-import { ENTRY_KIND } from "../protocol/entry-kinds";
 import { writeReceipt } from "./receipt";
+import { runLockUnsettledEntry, runUnsettledEntries } from "./undeliverable.sql";
 
 const BATCH = 200;
 
 /** Settles the undeliverable entries not yet settled (or just `onlyId`); returns how many. */
 export async function settleUndeliverable(now: Date = clock.now(), onlyId?: string): Promise<number> {
-  const due = await db().$queryRaw<{ id: string }[]>`
-    SELECT id FROM mailbox_entries
-     WHERE kind = ${ENTRY_KIND.message} AND state IN ('bounced', 'expired') AND settled_at IS NULL
-       AND (${onlyId ?? null}::text IS NULL OR id = ${onlyId ?? null})
-     ORDER BY ended_at LIMIT ${BATCH}`;
+  const due = await runUnsettledEntries(onlyId ?? null, BATCH);
   let settled = 0;
   for (const { id } of due) if (await settleOne(id, now)) settled++;
   return settled;
-}
-
-interface EndedEntry {
-  id: string;
-  state: "bounced" | "expired";
-  prior: "queued" | "delivered" | null;
-  to_session: string | null;
-  claim_session: string | null;
-  ended_at: Date;
 }
 
 async function settleOne(id: string, now: Date): Promise<boolean> {
   let result: CommitResult = { won: false };
   const done = await db().$transaction(async (tx) => {
     // Locked and re-checked: two settlers (the wake and the sweep) never both act.
-    const [entry] = await tx.$queryRaw<EndedEntry[]>`
-      SELECT id, state, prior, to_session, claim_session, ended_at FROM mailbox_entries
-       WHERE id = ${id} AND settled_at IS NULL FOR UPDATE SKIP LOCKED`;
+    const entry = await runLockUnsettledEntry(tx, id);
     if (!entry) return false;
     const message = await tx.message.findUnique({
       where: { id },

@@ -15,6 +15,7 @@ import { interAgentStateOf } from "../principals/accounts";
 import { accountWideFor } from "../sessions/read";
 import type { Tx } from "../db";
 import { HUB_OWNED_KEYS } from "./serialize";
+import { lockDestinationSession, readDestinationAgent, readPrincipalSessionsSeen } from "./addressing.sql";
 
 /**
  * §4 sender-side symmetry: an addressed or session-bearing submit from an `agent.id` containing `#`
@@ -53,12 +54,6 @@ export function parseAddress(to: string): { agentId: string; sessionId: string |
     : { agentId: rest.slice(0, hash), sessionId: rest.slice(hash + 1) };
 }
 
-interface DestinationRow {
-  agent_row_id: string;
-  senders_restricted: boolean;
-  allowed_senders: string[] | null;
-}
-
 /**
  * Checks the account's opt-in (choice A14: `422 invalid_field`, which names nothing about anyone
  * else), the destination principal in the sender's own account, its sender allowlist, and a named
@@ -85,9 +80,7 @@ export async function resolveDestination(
       : "this account has not opted in to the inter-agent leg (an account owner turns it on in Settings, or: ma2h-hub account set <slug> --inter-agent on)";
     throw new HubError("invalid_field", `to: ${why}; GET /v1/agents/me says whether it is on`);
   }
-  const [row] = await tx.$queryRaw<DestinationRow[]>`
-    SELECT id AS agent_row_id, senders_restricted, allowed_senders FROM agents
-     WHERE account_id = ${principal.accountId} AND agent_id = ${agentId}`;
+  const row = await readDestinationAgent(tx, principal.accountId, agentId);
   if (!row) throw unknownDestination();
   const policy = policyOf({ sendersRestricted: row.senders_restricted, allowedSenders: row.allowed_senders });
   if (!senderAllowed(policy, principal.agentId)) throw unknownDestination();
@@ -99,9 +92,7 @@ export async function resolveDestination(
   let lastSeen: Date | null;
   let liveSeen: Date | null;
   if (sessionId !== null) {
-    const [s] = await tx.$queryRaw<{ state: string; expires_at: Date; last_seen_at: Date | null }[]>`
-      SELECT state, expires_at, last_seen_at FROM agent_sessions
-       WHERE id = ${sessionId} AND agent_row_id = ${row.agent_row_id} FOR SHARE`;
+    const s = await lockDestinationSession(tx, row.agent_row_id, sessionId);
     if (!s) throw unknownDestination();
     if (s.state !== "active" || s.expires_at <= now) {
       // §16.3: 410 whoever ended it — collapsed to the unknown 422 for a sender without visibility.
@@ -111,10 +102,7 @@ export async function resolveDestination(
     lastSeen = s.last_seen_at;
     liveSeen = s.last_seen_at;
   } else {
-    const [p] = await tx.$queryRaw<{ last_seen: Date | null; live_seen: Date | null }[]>`
-      SELECT max(last_seen_at) AS last_seen,
-             max(last_seen_at) FILTER (WHERE state = 'active' AND expires_at > ${now}) AS live_seen
-        FROM agent_sessions WHERE agent_row_id = ${row.agent_row_id}`;
+    const p = await readPrincipalSessionsSeen(tx, row.agent_row_id, now);
     lastSeen = p?.last_seen ?? null;
     liveSeen = p?.live_seen ?? null;
   }

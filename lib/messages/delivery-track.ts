@@ -6,16 +6,11 @@
  * Stamps are first-wins conditional UPDATEs, each with its audit event in the same statement, so a
  * stamp and its audit row commit together or not at all.
  */
-import { Prisma, type Resolution } from "../generated/prisma/client";
-import { AUDIT_EVENT } from "../audit/events";
-import { db, statementRows } from "../db";
+import type { Resolution } from "../generated/prisma/client";
 import type { Ack } from "../protocol/ack";
 import { HUB_VERSION, parseVersion } from "../protocol/versions";
 import { processWide } from "../process-wide";
-import { inboxNotifySql } from "../pubsub/inbox";
-
-/** `mailbox`: a session drain that returned the Response as a `response` entry (§8.7.1). */
-export type DeliveryVia = "push" | "pull" | "mailbox";
+import { type DeliveryVia, readDeliveredToAgentAt, runStampDelivered } from "./delivery-track.sql";
 
 /**
  * Stamps `delivered-to-agent` once (the first stamp wins, §14.2): a 2xx push (`via: "push"`) or the
@@ -45,39 +40,9 @@ export function stampDeliveredToAgent(
 const inFlight = processWide("ma2h.delivery-stamps", () => new Map<string, Promise<Date | null>>());
 
 async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
-  // On the pool (lib/db.ts statementRows): this runs for every long-poll woken by an answer.
-  if ((await statementRows(stampDeliveredSql(resolutionId, at, via, actor))).length === 1) return at;
+  if (await runStampDelivered(resolutionId, at, via, actor)) return at;
   // Lost to an earlier stamp, or the row is gone. A fresh statement sees what the UPDATE waited for.
-  const [row] = await statementRows<{ delivered_to_agent_at: Date | null }>(
-    Prisma.sql`SELECT delivered_to_agent_at FROM resolutions WHERE id = ${resolutionId}`,
-  );
-  return row?.delivered_to_agent_at ?? null;
-}
-
-/**
- * The stamp as one statement (one row when it won, none otherwise), for a caller's own transaction
- * batch: the push attempt commits it with the attempt row that records the 2xx. A win also NOTIFYs
- * the inbox channel, so the item page of the person who answered refreshes live.
- */
-export function stampDeliveredQuery(resolutionId: string, at: Date, via: DeliveryVia = "push", actor = "system:push") {
-  return db().$queryRaw<Array<{ message_id: string }>>(stampDeliveredSql(resolutionId, at, via, actor));
-}
-
-function stampDeliveredSql(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Prisma.Sql {
-  const detail = JSON.stringify({ resolution_id: resolutionId, via });
-  return Prisma.sql`
-    WITH stamped AS (
-      UPDATE resolutions SET delivered_to_agent_at = ${at}::timestamptz
-      WHERE id = ${resolutionId} AND delivered_to_agent_at IS NULL
-      RETURNING message_id
-    ), audited AS (
-      INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
-      SELECT m.account_id, s.message_id, ${actor}, ${AUDIT_EVENT.responseDeliveredToAgent}, ${detail}::jsonb,
-             ${at}::timestamptz
-      FROM stamped s JOIN messages m ON m.id = s.message_id
-      RETURNING account_id, message_id
-    )
-    SELECT message_id, ${inboxNotifySql("account_id", "message_id")}::text AS notified FROM audited`;
+  return (await readDeliveredToAgentAt(resolutionId)) ?? null;
 }
 
 export interface DeliveryTrack {

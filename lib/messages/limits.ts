@@ -1,8 +1,8 @@
 /** §8.6 size and depth limits that depend on the parsed envelope. Over a size limit is 422. */
-import { Prisma } from "../generated/prisma/client";
 import type { Tx } from "../db";
 import { HubError } from "../protocol/errors";
 import type { Message } from "../protocol/message";
+import { lockedOpenCount } from "./limits.sql";
 
 export function assertContextLimits(
   message: Pick<Message, "context">,
@@ -28,23 +28,11 @@ export function inboxFull(open: number, depth: number): HubError {
 }
 
 /**
- * Locks the agent's row of agent_open_counts until the transaction ends and returns its `open`:
- * `INSERT … ON CONFLICT DO UPDATE` sees the newest committed count, not the statement's snapshot.
- * The one form of the lock, here and as the submit statement's `slot` (submit-statement.ts).
- */
-export function inboxSlotSql(agentRowId: string): Prisma.Sql {
-  return Prisma.sql`INSERT INTO agent_open_counts (agent_row_id, open) VALUES (${agentRowId}, 0)
-    ON CONFLICT (agent_row_id) DO UPDATE SET open = agent_open_counts.open
-    RETURNING open`;
-}
-
-/**
  * §8.6 inbox depth: at most `inbox_depth` open asks/tasks per agent. Locks the agent's row of
  * agent_open_counts (kept by triggers on `messages`) until `tx` ends — the same lock the one-statement
- * submit takes (submit-statement.ts) — so concurrent submits of one agent cannot overshoot the count.
+ * submit takes (submit.sql.ts) — so concurrent submits of one agent cannot overshoot the count.
  */
 export async function assertOpenCapacity(tx: Tx, agentRowId: string, depth: number): Promise<void> {
-  const rows = await tx.$queryRaw<{ open: number }[]>(inboxSlotSql(agentRowId));
-  const open = rows[0]?.open ?? 0;
+  const open = await lockedOpenCount(tx, agentRowId);
   if (open >= depth) throw inboxFull(open, depth);
 }

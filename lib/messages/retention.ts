@@ -12,6 +12,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { limits } from "../env";
 import { isV05 } from "../protocol/wire";
+import { lockUndeliveredResolutions } from "./retention.sql";
 
 export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500): Promise<number> {
   const cutoff = new Date(now.getTime() - limits().retentionDays * 86_400_000);
@@ -35,13 +36,10 @@ export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500
       // §14.2 (v0.5): a response track that never reached delivered-to-agent terminates `expired`.
       // The row lock makes a concurrent pull or push stamp wait for this commit and then find
       // nothing (delivery-track.ts), so `expired` is never recorded for an answer that was seen.
-      const undelivered = await tx.$queryRaw<
-        Array<{ message_id: string; account_id: string; resolution_id: string; ma2h_version: string }>
-      >`
-        SELECT r.message_id, m.account_id, r.id AS resolution_id, m.ma2h_version
-        FROM resolutions r JOIN messages m ON m.id = r.message_id
-        WHERE r.message_id = ANY(${due.map((m) => m.id)}::text[]) AND r.delivered_to_agent_at IS NULL
-        FOR UPDATE OF r`;
+      const undelivered = await lockUndeliveredResolutions(
+        tx,
+        due.map((m) => m.id),
+      );
       const expired = undelivered.filter((r) => isV05(r.ma2h_version));
       if (expired.length > 0) {
         await writeAudit(

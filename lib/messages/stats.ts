@@ -2,7 +2,7 @@
  * Scrape-time readings of the message table for metrics (lib/gauges/): one query on the
  * (status, expires_at) index, so a scrape costs the same however many messages are closed.
  */
-import { db } from "../db";
+import { readOpenItems } from "./stats.sql";
 
 export interface OpenItemStats {
   /** Asks and tasks open now. */
@@ -12,9 +12,7 @@ export interface OpenItemStats {
 }
 
 export async function openItemStats(now: Date): Promise<OpenItemStats> {
-  const [row] = await db().$queryRaw<{ open: number; overdue_since: Date | null }[]>`
-    SELECT count(*)::int AS open, min(expires_at) FILTER (WHERE expires_at < ${now}) AS overdue_since
-    FROM messages WHERE status = 'open'`;
+  const row = await readOpenItems(now);
   const overdueSince = row?.overdue_since ?? null;
   return {
     open: row?.open ?? 0,

@@ -2,7 +2,7 @@
  * §8.1 submit. The checks run in the order the issue pins (docs/ARCHITECTURE.md): credential and
  * `agent.id` match → major version → canonical minor and schema → push parity → idempotency lookup
  * → time-dependent and semantic checks → create. The common case — valid, and a new key or none —
- * commits in one SQL statement (submit-statement.ts); everything else (a replay, a conflict, a
+ * commits in one SQL statement (submit.sql.ts); everything else (a replay, a conflict, a
  * key to reclaim, a check that fails) goes through the transaction below, where lookup and create
  * share one transaction, so a rejected submit changes nothing and concurrent same-key submits
  * create exactly one message.
@@ -25,7 +25,6 @@ import type { SubmitAck } from "../protocol/submit-ack";
 import { assertPushParity, assertSupportedMajor } from "../protocol/versions";
 import { assertCallbackAllowed } from "../principals/bindings";
 import type { AgentPrincipal } from "../principals/types";
-import { FANOUT_CHANNEL } from "../pubsub/channels";
 import { publishInboxChange } from "../pubsub/inbox";
 import { mailboxWakeKey, publishTerminal } from "../pubsub/terminal";
 import { ENTRY_KIND } from "../protocol/entry-kinds";
@@ -44,7 +43,7 @@ import type { CommitResult } from "./lifecycle";
 import { assertContextLimits, assertOpenCapacity, inboxFull } from "./limits";
 import { listingColumns } from "./listing";
 import { owningStatus, submitAck } from "./serialize";
-import { type NewMessageRow, runSubmitStatement } from "./submit-statement";
+import { lockMailboxForWriter, type NewMessageRow, notifyFanoutOnCommit, runSubmitStatement } from "./submit.sql";
 
 export interface SubmitResult {
   ack: SubmitAck;
@@ -151,7 +150,7 @@ async function afterCreate(result: SubmitResult, verb: Message["type"]): Promise
 
 /**
  * The common case — a valid submit whose idempotency key (if any) is new — in one round trip
- * (submit-statement.ts). Returns null when the transaction above must decide instead: a check failed
+ * (submit.sql.ts). Returns null when the transaction above must decide instead: a check failed
  * (it throws the same error after the idempotency lookup that §8.1 puts first), or the statement wrote
  * nothing while a key was present (a replay, a conflict, a key to reclaim — or a full inbox, which a
  * replay still beats). Without a key, a full inbox is refused here.
@@ -338,7 +337,7 @@ async function createMessage(
     at: now,
   });
   await publishInboxChange(tx, principal.accountId, id); // the inbox (and the traffic view) update live
-  if (destination === null) await tx.$executeRaw`SELECT pg_notify(${FANOUT_CHANNEL}, ${id})`; // lib/jobs/wake.ts
+  if (destination === null) await notifyFanoutOnCommit(tx, id); // lib/jobs/wake.ts
   return { result: { ack: submitAck(row), replayed: false, expiresAt } };
 }
 
@@ -360,7 +359,7 @@ async function parkMessageEntry(
   now: Date,
 ): Promise<void> {
   const l = inboundLimits();
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${mailboxWakeKey(destination.agentRowId)}))`;
+  await lockMailboxForWriter(tx, destination.agentRowId);
   const pending = await tx.mailboxEntry.count({
     where: { agentRowId: destination.agentRowId, state: { in: ["queued", "delivered"] } },
   });

@@ -18,16 +18,10 @@ import { db, type Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import { publishEntryEnd } from "../pubsub/inbox";
 import { publishTerminal, sessionWakeKey } from "../pubsub/terminal";
-import { COMMAND_KINDS } from "../protocol/entry-kinds";
 import { entryEndAudit } from "../audit/entry-end";
+import { runBounceSessionEntries, runCloseSessions, runExpireSessions } from "./end.sql";
 
 export type SessionEnd = { kind: "expired" } | { kind: "closed"; actor: string; byOperator: boolean };
-
-interface EndedRow {
-  id: string;
-  account_id: string;
-  state: string;
-}
 
 /**
  * Ends whichever of `ids` the transition applies to at `now`; returns the ids this call ended. An
@@ -38,16 +32,8 @@ export async function endSessions(tx: Tx, ids: readonly string[], end: SessionEn
   const list = [...ids];
   const ended =
     end.kind === "expired"
-      ? await tx.$queryRaw<EndedRow[]>`
-          UPDATE agent_sessions SET state = 'expired', ended_at = expires_at
-           WHERE id = ANY(${list}) AND state = 'active' AND expires_at <= ${now}
-          RETURNING id, account_id, state`
-      : await tx.$queryRaw<EndedRow[]>`
-          UPDATE agent_sessions
-             SET state = 'closed', ended_at = ${now}, closed_by = ${end.actor},
-                 closed_by_operator = ${end.byOperator}
-           WHERE id = ANY(${list}) AND state = 'active' AND expires_at > ${now}
-          RETURNING id, account_id, state`;
+      ? await runExpireSessions(tx, list, now)
+      : await runCloseSessions(tx, list, now, end.actor, end.byOperator);
   if (ended.length === 0) return [];
   await writeAudit(
     tx,
@@ -98,12 +84,7 @@ export async function expireLapsed(where: Prisma.AgentSessionWhereInput, now: Da
  */
 export async function bounceSessionMail(tx: Tx, sessionIds: readonly string[], now: Date): Promise<number> {
   if (sessionIds.length === 0) return 0;
-  const bounced = await tx.$queryRaw<{ id: string; account_id: string; to_session: string; kind: string }[]>`
-    UPDATE mailbox_entries
-       SET prior = state, state = 'bounced', ended_at = ${now}
-     WHERE to_session = ANY(${[...sessionIds]}) AND state IN ('queued', 'delivered')
-       AND kind = ANY(${[...COMMAND_KINDS]})
-    RETURNING id, account_id, to_session, kind`;
+  const bounced = await runBounceSessionEntries(tx, [...sessionIds], now);
   if (bounced.length === 0) return 0;
   await writeAudit(
     tx,

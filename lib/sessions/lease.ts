@@ -20,6 +20,7 @@ import { leaseMarginMs } from "../env";
 import { HubError } from "../protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { endSessions } from "./end";
+import { runRenewLease } from "./lease.sql";
 import { sessionNotFound } from "./read";
 import type { SessionRow } from "./record";
 
@@ -64,14 +65,7 @@ export async function presentSession(
   if (!SESSION_ID.test(sessionId)) throw unknownSession(options.touchpoint, sessionId);
   const now = clock.now();
   if (options.renew) {
-    const renewed = await db().$queryRaw<{ id: string }[]>`
-      UPDATE agent_sessions
-         SET expires_at = GREATEST(expires_at, ${now}::timestamptz + make_interval(secs => ttl_seconds)),
-             last_seen_at = GREATEST(COALESCE(last_seen_at, ${now}), ${now})
-       WHERE id = ${sessionId} AND agent_row_id = ${principal.agentRowId}
-         AND state = 'active' AND expires_at > ${now}
-      RETURNING id`;
-    if (renewed.length > 0) {
+    if (await runRenewLease(principal.agentRowId, sessionId, now)) {
       const row = await db().agentSession.findUnique({ where: { id: sessionId } });
       if (row) return row;
     }

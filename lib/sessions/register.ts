@@ -23,17 +23,7 @@ import { credentialKind } from "../principals/credentials";
 import { presentedCredential } from "../principals/authenticate";
 import { credentialsEqual, hashCredential } from "../secrets";
 import { sessionResource } from "./record";
-
-interface AuthRow {
-  key_hash: string;
-  revoked_at: Date | null;
-  agent_row_id: string;
-  agent_id: string;
-  account_id: string;
-  stopped: boolean;
-  live: number;
-  next_lapse: Date | null;
-}
+import { readKeyAgent, runLockAgentOfKey } from "./register.sql";
 
 /** The requested TTL clamped to the advertised bounds (§16.1); the default when none was asked. */
 export function clampTtl(requested: number | undefined): number {
@@ -51,22 +41,12 @@ export async function registerSession(headers: Headers, body: unknown): Promise<
   const limits = sessionLimits();
 
   return db().$transaction(async (tx) => {
-    await tx.$queryRaw`
-      SELECT a.id FROM api_keys k JOIN agents a ON a.id = k.agent_row_id
-       WHERE k.key_hash = ${hash} FOR NO KEY UPDATE OF a`;
+    await runLockAgentOfKey(tx, hash);
     // The Hub clock is read once the lock is held, as the stop reads it (./stop.ts): a session that
     // won the lock before a stop is created no later than the stop's `stopped_at` (R236).
     const now = clock.now();
     // The read that authenticates, after the lock: it sees any stop committed before it (R236).
-    const [row] = await tx.$queryRaw<AuthRow[]>`
-      SELECT k.key_hash, k.revoked_at, a.id AS agent_row_id, a.agent_id, a.account_id,
-             EXISTS (SELECT 1 FROM agent_stops s WHERE s.agent_row_id = a.id) AS stopped,
-             (SELECT count(*)::int FROM agent_sessions s
-               WHERE s.agent_row_id = a.id AND s.state = 'active' AND s.expires_at > ${now}) AS live,
-             (SELECT min(s.expires_at) FROM agent_sessions s
-               WHERE s.agent_row_id = a.id AND s.state = 'active' AND s.expires_at > ${now}) AS next_lapse
-        FROM api_keys k JOIN agents a ON a.id = k.agent_row_id
-       WHERE k.key_hash = ${hash}`;
+    const row = await readKeyAgent(tx, hash, now);
     if (!row || !credentialsEqual(row.key_hash, hash) || row.revoked_at)
       throw new HubError("unauthenticated", "invalid or revoked credential");
     // §16.1: `#` is the address separator; such an agent could never be addressed by session.

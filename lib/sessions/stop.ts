@@ -21,6 +21,7 @@ import { announceCredentialChange, credentialTransaction } from "../principals/c
 import { ADMIN_ROLES } from "../principals/seats";
 import type { Seat } from "../principals/types";
 import { endSessions } from "./end";
+import { runLockAgentRow, runRecordStop } from "./stop.sql";
 
 /** Whether the seat may stop, close and resume: owner or admin (what the agent page draws buttons for). */
 export function mayOperate(seat: Seat): boolean {
@@ -41,7 +42,7 @@ export function assertOperator(seat: Seat): string {
  * that queued behind a registration would carry an instant earlier than the session it then closes.
  */
 async function lockAgent(tx: Tx, agentRowId: string): Promise<Date> {
-  await tx.$queryRaw`SELECT id FROM agents WHERE id = ${agentRowId} FOR NO KEY UPDATE`;
+  await runLockAgentRow(tx, agentRowId);
   return clock.now();
 }
 
@@ -66,11 +67,14 @@ async function stopInTx(
     { kind: "closed", actor, byOperator: true },
     now,
   );
-  const inserted = await tx.$executeRaw`
-    INSERT INTO agent_stops (agent_row_id, account_id, stopped_at, stopped_by, session_id)
-    VALUES (${agent.rowId}, ${agent.accountId}, ${now}, ${actor}, ${sessionId})
-    ON CONFLICT (agent_row_id) DO NOTHING`;
-  return { closed, newlyStopped: inserted > 0 };
+  const newlyStopped = await runRecordStop(tx, {
+    agentRowId: agent.rowId,
+    accountId: agent.accountId,
+    at: now,
+    actor,
+    sessionId,
+  });
+  return { closed, newlyStopped };
 }
 
 /** `POST /v1/agents/{agent_id}/stop`: closes every live session and stops the agent. Idempotent. */

@@ -9,8 +9,8 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { sessionLimits } from "../env";
 import { bounceSessionMail, expireLapsed } from "./end";
-import { COMMAND_KINDS } from "../protocol/entry-kinds";
 import { webServing } from "./liveness";
+import { readOrphanedSessions } from "./sweep.sql";
 
 const BATCH = 500;
 
@@ -18,21 +18,8 @@ export async function sweepSessions(
   now: Date = clock.now(),
 ): Promise<{ expired: number; bounced: number; purged: number }> {
   const expired = (await webServing(now)) ? await expireLapsed({}, now, BATCH) : 0;
-  const orphans = await db().$queryRaw<{ to_session: string }[]>`
-    SELECT DISTINCT m.to_session FROM mailbox_entries m
-     WHERE m.to_session IS NOT NULL AND m.state IN ('queued', 'delivered') AND m.kind = ANY(${[...COMMAND_KINDS]})
-       AND NOT EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = m.to_session AND s.state = 'active')
-     LIMIT ${BATCH}`;
-  const bounced =
-    orphans.length > 0
-      ? await db().$transaction((tx) =>
-          bounceSessionMail(
-            tx,
-            orphans.map((o) => o.to_session),
-            now,
-          ),
-        )
-      : 0;
+  const orphans = await readOrphanedSessions(BATCH);
+  const bounced = orphans.length > 0 ? await db().$transaction((tx) => bounceSessionMail(tx, orphans, now)) : 0;
   const cutoff = new Date(now.getTime() - sessionLimits().terminalRetentionSeconds * 1000);
   const { count: purged } = await db().agentSession.deleteMany({
     where: { state: { not: "active" }, endedAt: { lt: cutoff } },

@@ -1,7 +1,8 @@
 /**
  * The floor the Hub's submit stands on: a bare node:http server that, per request, reads the body,
  * parses the JSON and does one parameterized INSERT into the same PostgreSQL (pool of 10, like the
- * Hub's), then answers 202. No authentication, validation, idempotency, limits or logging.
+ * Hub's), then answers 202. No authentication, validation, idempotency, limits or logging. The table,
+ * `bench_baseline`, is a migration's: the database must be a migrated one (the benches make theirs so).
  *
  * The mailbox floor (bench:mailbox), on the Hub's own `mailbox_entries` table: `GET /v1/inbox?max=`
  * is the drain's single claiming `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING`
@@ -15,8 +16,6 @@ import pg from "pg";
 
 const [databaseUrl, portArg] = process.argv.slice(2);
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-await pool.query(`CREATE TABLE IF NOT EXISTS bench_baseline (
-  id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, type TEXT NOT NULL, envelope TEXT NOT NULL, created_at TIMESTAMPTZ(3) NOT NULL)`);
 
 interface EntryRow {
   id: string;

@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createTestDatabase } from "../../test/support/database";
 import { provisionAccount, releaseDatabase, useDatabase } from "../../test/support/provision";
-import { benchEnvelope, drive, fmt, logDir, startBaseline, startWeb, summarize } from "./lib";
+import { benchEnvelope, drive, fmt, logDir, startWeb, summarize } from "./lib";
 
 const what = process.argv[2] ?? "submit";
 const seconds = Number(process.argv[3] ?? 10);
@@ -59,8 +59,6 @@ async function main(): Promise<void> {
   await useDatabase(database.url);
   const agents = Array.from({ length: 8 }, (_, i) => `prof/agent-${i}`);
   const { keys } = await provisionAccount("prof", agents);
-  const baseline = await startBaseline(database.url); // creates bench_baseline for the floor
-  baseline.stop();
   const spawned = Date.now();
   const web = await startWeb(
     database.url,

@@ -6,8 +6,8 @@
  * MA2H_BENCH_FLOOR=1: it writes unauthenticated rows, so no production Hub may serve it.
  */
 import { randomBytes } from "node:crypto";
-import { db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { runInsertFloorRow } from "./floor.sql";
 
 export const dynamic = "force-dynamic";
 
@@ -28,7 +28,6 @@ export async function POST(req: Request): Promise<Response> {
   const id = `msg_${randomBytes(16).toString("hex")}`;
   const agentId = typeof body.agent?.id === "string" ? body.agent.id : "";
   const type = typeof body.type === "string" ? body.type : "";
-  await db().$executeRaw`INSERT INTO bench_baseline (id, agent_id, type, envelope, created_at)
-    VALUES (${id}, ${agentId}, ${type}, ${text}, ${new Date()})`;
+  await runInsertFloorRow({ id, agentId, type, envelope: text, createdAt: new Date() });
   return Response.json({ id, status: "open" }, { status: 202 });
 }

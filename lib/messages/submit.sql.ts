@@ -1,4 +1,6 @@
 /**
+ * The statements behind lib/messages/submit.ts.
+ *
  * §8.1 submit in one SQL statement (docs/PERFORMANCE.md): the message, its idempotency record,
  * the notification obligation, the audit event and the live-inbox NOTIFY commit together in a
  * single round trip — the guarantees of the interactive transaction in submit.ts, at a fraction of
@@ -15,36 +17,29 @@
  *   created. The message is inserted only when the record was (or no key was given).
  * - The NOTIFYs — the live inbox, and the worker's notification fan-out (lib/jobs/wake.ts) — are
  *   sent on commit, and only when the message row was written.
+ *
+ * test/submit-parity.test.ts holds the row it writes to the one the Prisma client writes from the
+ * same values, column for column.
  */
 import { AUDIT_EVENT } from "../audit/events";
-import { Prisma } from "../generated/prisma/client";
-import { statementRows } from "../db";
+import { auditDetail, auditRowsInsert } from "../audit/row-fragment.sql";
+import { statementRows, type Tx } from "../db";
+import { Prisma, type Message as MessageRow } from "../generated/prisma/client";
 import { FANOUT_CHANNEL, INBOX_CHANNEL } from "../pubsub/channels";
 import { inboxPayload } from "../pubsub/inbox";
-import { inboxSlotSql } from "./limits";
+import { mailboxWakeKey } from "../pubsub/terminal";
+import { statement } from "../sql-statement";
+import { lockInboxSlot } from "./limits.sql";
 
-/** The row to create, in the column names of `messages`. */
-export interface NewMessageRow {
-  id: string;
-  accountId: string;
-  agentRowId: string;
-  type: string;
-  status: string;
-  ma2hVersion: string;
-  envelope: string;
-  state: string | null;
-  title: string;
-  priority: string;
-  priorityRank: number;
-  project: string | null;
-  tags: string[];
-  sensitive: boolean;
-  idempotencyKey: string | null;
-  expiresAt: Date | null;
-  callbackUrl: string | null;
-  createdAt: Date;
-  terminalAt: Date | null;
-}
+/**
+ * The row to create, typed against the model: every column of `messages` but the ones this
+ * statement never writes — `statusChangedAt` (the creation instant) and the addressed columns (an
+ * addressed or session-bearing submit takes the transaction, lib/messages/submit.ts).
+ */
+export type NewMessageRow = Omit<
+  MessageRow,
+  "statusChangedAt" | "toAddress" | "toAgentRowId" | "submitSession" | "destination"
+>;
 
 export interface SubmitStatementInput {
   row: NewMessageRow;
@@ -66,13 +61,37 @@ export type SubmitStatementOutcome =
 /** A notify takes no slot: an empty `slot` of the same shape. */
 const NO_SLOT = Prisma.sql`SELECT NULL::int AS open WHERE false`;
 
-export async function runSubmitStatement(input: SubmitStatementInput): Promise<SubmitStatementOutcome> {
-  const { row } = input;
-  const needsSlot = input.inboxDepth !== null;
-  const depth = input.inboxDepth ?? 0;
-  const key = row.idempotencyKey;
-  const result = await statementRows<{ created: boolean; open: number | null }>(Prisma.sql`
-    WITH slot AS (${needsSlot ? inboxSlotSql(row.agentRowId) : NO_SLOT}), room AS (
+const sampleRow = (type: string, key: string | null): NewMessageRow => ({
+  id: "msg_sample",
+  accountId: "acc_sample",
+  agentRowId: "agt_row_sample",
+  type,
+  status: type === "notify" ? "delivered" : "open",
+  ma2hVersion: "0.6",
+  envelope: "{}",
+  state: null,
+  title: "sample",
+  priority: "normal",
+  priorityRank: 2,
+  project: null,
+  tags: [],
+  sensitive: false,
+  idempotencyKey: key,
+  expiresAt: null,
+  callbackUrl: null,
+  createdAt: new Date(0),
+  terminalAt: type === "notify" ? new Date(0) : null,
+});
+
+export const submitNewMessage = statement(
+  "submit: create a message with its idempotency record, outbox row, audit event and NOTIFYs",
+  (input: SubmitStatementInput) => {
+    const { row } = input;
+    const needsSlot = input.inboxDepth !== null;
+    const depth = input.inboxDepth ?? 0;
+    const key = row.idempotencyKey;
+    return Prisma.sql`
+    WITH slot AS (${needsSlot ? lockInboxSlot.sql(row.agentRowId) : NO_SLOT}), room AS (
       SELECT NOT ${needsSlot} OR COALESCE((SELECT open FROM slot), 0) < ${depth} AS ok
     ), keyed AS (
       INSERT INTO idempotency_records (agent_row_id, idempotency_key, payload_hash, message_id, created_at)
@@ -95,16 +114,59 @@ export async function runSubmitStatement(input: SubmitStatementInput): Promise<S
     ), outbox AS (
       INSERT INTO notification_outbox (message_id, created_at) SELECT id, ${row.createdAt}::timestamptz FROM msg
     ), audit AS (
-      INSERT INTO audit_events (account_id, message_id, actor, event, detail, at)
-      SELECT ${row.accountId}, id, ${input.actor}, ${AUDIT_EVENT.messageSubmitted},
-             ${JSON.stringify({ type: row.type })}::jsonb, ${row.createdAt}::timestamptz
+      ${auditRowsInsert({
+        accountId: row.accountId,
+        messageId: Prisma.sql`id`,
+        actor: input.actor,
+        event: AUDIT_EVENT.messageSubmitted,
+        detail: auditDetail({ type: row.type }),
+        at: row.createdAt,
+      })}
         FROM msg
     )
     SELECT EXISTS (SELECT 1 FROM msg) AS created,
            (SELECT open FROM slot) AS open,
            (SELECT pg_notify(${INBOX_CHANNEL}, ${inboxPayload(row.accountId, row.id)}) FROM msg)::text AS notified,
-           (SELECT pg_notify(${FANOUT_CHANNEL}, id) FROM msg)::text AS fanout`);
+           (SELECT pg_notify(${FANOUT_CHANNEL}, id) FROM msg)::text AS fanout`;
+  },
+  [
+    // A notify (no slot, no key), an ask with a key (slot and record), an ask without one.
+    [{ row: sampleRow("notify", null), payloadHash: "h", actor: "agent:sample", inboxDepth: null }],
+    [{ row: sampleRow("ask", "key-1"), payloadHash: "h", actor: "agent:sample", inboxDepth: 100 }],
+    [{ row: sampleRow("task", null), payloadHash: "h", actor: "agent:sample", inboxDepth: 100 }],
+  ],
+);
+
+/** Runs the submit statement on the pool, prepared by name (lib/db.ts statementRows): the hot path. */
+export async function runSubmitStatement(input: SubmitStatementInput): Promise<SubmitStatementOutcome> {
+  const result = await statementRows<{ created: boolean; open: number | null }>(submitNewMessage.sql(input));
   const r = result[0];
   if (r?.created) return { created: true };
   return { created: false, open: r?.open ?? null };
+}
+
+/** The worker's notification fan-out (lib/jobs/wake.ts), told when `tx` commits. */
+export const notifyFanout = statement(
+  "NOTIFY the worker's fan-out of a new message",
+  (messageId: string) => Prisma.sql`SELECT pg_notify(${FANOUT_CHANNEL}, ${messageId})`,
+  [["msg_sample"]],
+);
+
+export async function notifyFanoutOnCommit(tx: Tx, messageId: string): Promise<void> {
+  await tx.$executeRaw(notifyFanout.sql(messageId));
+}
+
+/**
+ * One writer at a time per mailbox — an addressed submit parking its `message` entry, or a
+ * directive's author (lib/mailbox/author.ts) — so the depth bound cannot be overshot by a race.
+ * Held until the transaction ends.
+ */
+export const lockMailbox = statement(
+  "take an agent's mailbox lock until the transaction ends",
+  (agentRowId: string) => Prisma.sql`SELECT pg_advisory_xact_lock(hashtext(${mailboxWakeKey(agentRowId)}))`,
+  [["agt_row_sample"]],
+);
+
+export async function lockMailboxForWriter(tx: Tx, agentRowId: string): Promise<void> {
+  await tx.$executeRaw(lockMailbox.sql(agentRowId));
 }

@@ -1,4 +1,7 @@
-/** The inbox filters as SQL conditions on `messages m` (parameterised; never string-built). */
+/**
+ * The inbox filters as SQL conditions on `messages m` (parameterised; never string-built): fragments
+ * of the statements in ./counts.sql.ts and ./list.sql.ts, planned there with a sample per filter.
+ */
 import { Prisma } from "../generated/prisma/client";
 import { PRIORITY_RANK } from "../messages/listing";
 import { likePattern, type FilterKey, type InboxFilters } from "./filters";
@@ -28,3 +31,26 @@ export const TRIAGE_ONLY = Prisma.sql`m.to_address IS NULL`;
 export function whereAnd(conds: Prisma.Sql[]): Prisma.Sql {
   return conds.length === 0 ? Prisma.empty : Prisma.sql` AND ${Prisma.join(conds, " AND ")}`;
 }
+
+/** The filter shapes the statements built on these conditions are planned with: none, each alone, all. */
+export const FILTER_SAMPLES: readonly InboxFilters[] = [
+  {},
+  { account: "a" },
+  { verb: "ask" },
+  { status: "open" },
+  { priority: "high" },
+  { agent: "sample/agent" },
+  { project: "sample" },
+  { tag: "sample" },
+  { q: "sample" },
+  {
+    account: "a",
+    verb: "task",
+    status: "open",
+    priority: "urgent",
+    agent: "sample/agent",
+    project: "p",
+    tag: "t",
+    q: "x",
+  },
+];

@@ -1,0 +1,89 @@
+/**
+ * The statement behind lib/messages/row-read.ts: the message row with its resolution and its
+ * mailbox track, in one statement on the pool. The column maps are typed against Prisma's models,
+ * so a column added to `messages` or `resolutions` fails the type check here until it is read too.
+ */
+import { statementRows } from "../db";
+import { Prisma, type Message as MessageRow, type Resolution } from "../generated/prisma/client";
+import { statement } from "../sql-statement";
+import type { MailboxTrackRow } from "./mailbox-track";
+
+export const MESSAGE_COLUMNS = {
+  id: "id",
+  accountId: "account_id",
+  agentRowId: "agent_row_id",
+  type: "type",
+  status: "status",
+  ma2hVersion: "ma2h_version",
+  envelope: "envelope",
+  state: "state",
+  title: "title",
+  priority: "priority",
+  priorityRank: "priority_rank",
+  project: "project",
+  tags: "tags",
+  sensitive: "sensitive",
+  idempotencyKey: "idempotency_key",
+  expiresAt: "expires_at",
+  callbackUrl: "callback_url",
+  createdAt: "created_at",
+  statusChangedAt: "status_changed_at",
+  terminalAt: "terminal_at",
+  toAddress: "to_address",
+  toAgentRowId: "to_agent_row_id",
+  submitSession: "submit_session",
+  destination: "destination",
+} as const satisfies Record<keyof MessageRow, string>;
+
+export const RESOLUTION_COLUMNS = {
+  id: "id",
+  messageId: "message_id",
+  resolution: "resolution",
+  actor: "actor",
+  defaulted: "defaulted",
+  response: "response",
+  resolvedAt: "resolved_at",
+  deliveredToAgentAt: "delivered_to_agent_at",
+  ackedAt: "acked_at",
+  ackBy: "ack_by",
+  ackNote: "ack_note",
+  ackResolutionId: "ack_resolution_id",
+} as const satisfies Record<keyof Resolution, string>;
+
+/** The mailbox track's columns of the `message` entry (§14.2), typed against the track row. */
+const TRACK_COLUMNS = {
+  state: "state",
+  deliveredAt: "delivered_at",
+  acknowledgedAt: "acknowledged_at",
+  prior: "prior",
+} as const satisfies Record<keyof MailboxTrackRow, string>;
+
+// Constants only: no input reaches the raw text.
+const SELECT_LIST = Prisma.raw(
+  [
+    ...Object.entries(MESSAGE_COLUMNS).map(([field, column]) => `m.${column} AS "${field}"`),
+    ...Object.entries(RESOLUTION_COLUMNS).map(([field, column]) => `r.${column} AS "r_${field}"`),
+    ...Object.entries(TRACK_COLUMNS).map(([field, column]) => `e.${column} AS "e_${field}"`),
+  ].join(", "),
+);
+
+/** One row: the message's fields, the resolution's prefixed `r_`, the entry track's `e_` (null when absent). */
+export type JoinedMessageRow = MessageRow & { [K in keyof Resolution as `r_${K}`]: Resolution[K] | null } & {
+  [K in keyof MailboxTrackRow as `e_${K}`]: MailboxTrackRow[K] | null;
+};
+
+export const messageWithResolution = statement(
+  "a message with its resolution and its message entry's track",
+  // §14.2: an addressed message's own `message` entry carries its mailbox track (same id).
+  (id: string) => Prisma.sql`SELECT ${SELECT_LIST} FROM messages m LEFT JOIN resolutions r ON r.message_id = m.id
+                 LEFT JOIN mailbox_entries e ON e.id = m.id AND e.kind = 'message' WHERE m.id = ${id}`,
+  [["msg_sample"]],
+);
+
+/**
+ * On the pool (lib/db.ts statementRows): the read in front of every resolve, cancel and poll — and
+ * before each long-poll parks — without the client's per-query cost.
+ */
+export async function selectMessageRow(id: string): Promise<JoinedMessageRow | undefined> {
+  return (await statementRows<JoinedMessageRow>(messageWithResolution.sql(id)))[0];
+}
