@@ -1,13 +1,35 @@
 /**
  * End-to-end tests: Debian's Chromium (no Playwright browser download) against the built Hub and the
  * dev OpenID provider, both started by e2e/global-setup.ts. `npm run build` first.
+ *
+ * Two workers, one per project: the specs that work in the shared `acme` account (and globex, its
+ * outsider) run one after another in one worker, the specs with accounts of their own (demo,
+ * initech, initrode/vandelay, hooli: e2e/global-setup.ts) one after another in the other. The two
+ * share no account, so they cannot see each other's items, counts or settings.
  */
 import { defineConfig } from "@playwright/test";
 
+/** The specs that use accounts of their own (see above); every other spec is the acme worker's. */
+const OWN_ACCOUNTS = [
+  "admin-screenshots.spec.ts",
+  "identities.spec.ts",
+  "invitations.spec.ts",
+  "keyboard.spec.ts",
+  "notification-settings.spec.ts",
+  "screenshots.spec.ts",
+  "slack-bind.spec.ts",
+  "web-push.spec.ts",
+];
+const ownAccounts = new RegExp(`(^|/)(${OWN_ACCOUNTS.map((f) => f.replace(/\./g, "\\.")).join("|")})$`);
+
 export default defineConfig({
   testDir: "e2e",
-  workers: 1,
+  workers: 2,
   fullyParallel: false,
+  projects: [
+    { name: "acme", testIgnore: ownAccounts, workers: 1 },
+    { name: "own-accounts", testMatch: ownAccounts, workers: 1 },
+  ],
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: "list",
