@@ -68,3 +68,14 @@ export async function staysFalse(
     await pause(Math.min(every, Math.max(0, deadline - Date.now())));
   }
 }
+
+/**
+ * Lets real time pass where the behaviour under test is time itself and no clock can be injected
+ * across a process boundary (a lease that lapses by the database's `now()`, a cache TTL inside a Hub
+ * process, a long-poll held for a while before a signal). Each call says why; anything else waits
+ * with `waitFor`.
+ */
+export async function elapse(ms: number, why: string): Promise<void> {
+  if (!why) throw new Error("elapse() needs its reason");
+  await pause(ms);
+}
