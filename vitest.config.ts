@@ -10,6 +10,10 @@ const tiers = filesByTier(root);
  * database, no child process), `db` (in-process against the real PostgreSQL), `process` (starts Hub
  * processes). `npm run test:unit|db|process` runs one; `.ci/run` runs them in that order and stops
  * at the first that fails. Each tier's setup file makes what it may not use fail.
+ *
+ * Workers: two for `unit` and `db` (CPU-bound, two cores). Three for `process`: its files spend much
+ * of their time waiting on their Hubs — long-polls held, push retries backing off, leases lapsing —
+ * so a third file's work fills those waits; its timing bounds are set for a loaded 2-core box.
  */
 function project(tier: Tier, order: number, maxWorkers: number) {
   return {
@@ -39,6 +43,6 @@ export default defineConfig({
     // Files run in parallel: each has its own database, Redis queue prefix and free ports
     // (test/support), so files do not share state.
     fileParallelism: true,
-    projects: [project("unit", 0, 2), project("db", 1, 2), project("process", 2, 2)],
+    projects: [project("unit", 0, 2), project("db", 1, 2), project("process", 2, 3)],
   },
 });
