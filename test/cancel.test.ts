@@ -16,6 +16,7 @@ const UNKNOWN = "msg_00000000000000000000000000";
 const PUSH_URL = "https://agent.example:8443/hook";
 
 const hub = useHubFixture({
+  server: "in-process",
   accounts: {
     acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] },
     other: { agents: [A] },

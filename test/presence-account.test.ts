@@ -17,6 +17,7 @@ import { validateOfficial } from "./support/spec";
 const A = "deploybot/dev-team"; // in both accounts
 let carolToken: string;
 const hub = useHubFixture({
+  server: "in-process",
   accounts: {
     acme: { agents: [A], humans: [{ handle: "dave", role: "member" }] },
     globex: { agents: [A], humans: [{ handle: "gina", role: "owner" }] },

@@ -22,6 +22,7 @@ const humans = [
   { handle: "vic", role: "viewer" },
 ] as const;
 const hub = useHubFixture({
+  server: "in-process",
   accounts: { acme: { agents: [A, B], humans: [...humans] }, other: { agents: [A, B], humans: [...humans] } },
 });
 const acme = hub.account("acme");

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll } from "vitest";
 import { client, startHub, type HubProcess } from "./hub";
+import { type InProcessHub, startInProcessHub } from "./in-process-hub";
 import { type Human, type Provisioned, provisionAccount } from "./provision";
 import { type Pair, startPair } from "./push-kit";
 import { type Receiver, startReceiver } from "./receiver";
@@ -24,9 +25,10 @@ export interface HubFixtureOptions {
   accounts?: Record<string, AccountSpec>;
   /**
    * What runs: "web" (server/web.ts, the default), "hub" (the supervisor), "pair" (web + worker,
-   * both ready), or "none" (in-process tests against the database only).
+   * both ready), "in-process" (the /v1 API served inside the test process by
+   * test/support/in-process-hub.ts: no Hub process, the `db` tier), or "none" (the database only).
    */
-  server?: "web" | "hub" | "pair" | "none";
+  server?: "web" | "hub" | "pair" | "in-process" | "none";
   /** How many web (or hub) processes, started together (default 1; "pair" is always one pair). */
   count?: number;
   /** The servers' environment; a function is called once the receivers run (e.g. for their origins). */
@@ -75,6 +77,7 @@ export function useHubFixture(options: HubFixtureOptions = {}): HubFixture {
   const receivers: Receiver[] = [];
   const webs: HubProcess[] = [];
   let pair: Pair | undefined;
+  let inProcess: InProcessHub | undefined;
 
   const account = (slug: string) => need(accounts.get(slug), `account ${slug}`);
   const fixture: HubFixture = {
@@ -98,7 +101,7 @@ export function useHubFixture(options: HubFixtureOptions = {}): HubFixture {
       return need(webs[0], "web process");
     },
     get url() {
-      return fixture.web.url;
+      return inProcess?.url ?? fixture.web.url;
     },
     webs,
     get pair() {
@@ -124,6 +127,8 @@ export function useHubFixture(options: HubFixtureOptions = {}): HubFixture {
     if (server === "pair") {
       pair = await startPair(database.url, env);
       webs.push(pair.web);
+    } else if (server === "in-process") {
+      inProcess = await startInProcessHub(database.url, env);
     } else if (server !== "none") {
       const mode = server;
       webs.push(
@@ -138,6 +143,7 @@ export function useHubFixture(options: HubFixtureOptions = {}): HubFixture {
     const signal = options.stopSignal ?? "SIGTERM";
     if (pair) await Promise.all([pair.web.stop(signal), pair.worker.stop(signal)]);
     else await Promise.all(webs.map((h) => h.stop(signal)));
+    await inProcess?.close();
     await Promise.all(receivers.map((r) => r.close()));
   });
 

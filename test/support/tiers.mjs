@@ -24,7 +24,7 @@ export function tierOf(source) {
   if (declared) return /** @type {"unit" | "db" | "process"} */ (declared[1]);
   if (STARTS_PROCESSES.test(source)) return "process";
   for (const call of source.matchAll(FIXTURE_CALL)) {
-    if (!/server:\s*"none"/.test(call[1] ?? "")) return "process";
+    if (!/server:\s*"(none|in-process)"/.test(call[1] ?? "")) return "process";
   }
   return USES_DATABASE.test(source) ? "db" : "unit";
 }
