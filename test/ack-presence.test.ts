@@ -8,6 +8,7 @@
  * 403 for agent credentials, `%2F` and a literal `/`). Bodies are checked against the official
  * schemas.
  */
+// covers: lib/messages/ack.ts, lib/http/routes/message-verbs.ts, lib/messages/delivery-track.ts, lib/presence/, lib/http/routes/agents.ts, lib/inbox/response-track.ts
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";

@@ -6,6 +6,7 @@
  * setting (§16.4), its inter-agent opt-in (§8.0), who may message an agent (§13.5) and what an agent's page shows of its sessions and the operator's hard stop
  * (§16.4.1).
  */
+// covers: lib/principals/members.ts, lib/principals/seats.ts, lib/principals/accounts.ts, lib/principals/tokens.ts, lib/audit/log.ts, lib/inbox/agent-sessions.ts
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditJsonLines, listAudit, parseAuditFilters } from "../lib/audit/log";
 import { clock } from "../lib/clock";

@@ -13,6 +13,7 @@
  * fails when the committed table differs: `UPDATE=1 npx vitest run test/architecture.test.ts`
  * rewrites it. The checks run on a made-up graph first, so a broken scan cannot pass.
  */
+// covers: docs/architecture.json, docs/ARCHITECTURE.md
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";

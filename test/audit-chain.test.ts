@@ -4,6 +4,7 @@
  * row edited as the table's owner is named by `ma2h-hub audit verify`, live and in an export; a
  * purge leaves a tombstone and other chains intact; concurrent sealers never fork a chain.
  */
+// covers: lib/audit/, cli/audit-commands.ts, app/well-known/ma2h-audit-keys/route.ts
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";

@@ -5,6 +5,7 @@
  * §8.5 envelope, in either process (the count is shared); another address is unaffected. The webs
  * listen on both stacks, so 127.0.0.1 and ::1 are two clients of the same server.
  */
+// covers: lib/http/auth-throttle.ts
 import { describe, expect, it } from "vitest";
 import type { HubProcess } from "./support/hub";
 import { type BearerAnswer, bearerGet } from "./support/bearer-get";

@@ -3,6 +3,7 @@
  * MA2H_DEV_MODE=1 and MA2H_BENCH_FLOOR=1 — it writes unauthenticated rows — and then exactly the
  * baseline's one INSERT through the Hub's pool, into the migrations' `bench_baseline`.
  */
+// covers: app/bench/floor/route.ts, app/bench/floor/floor.sql.ts
 import { afterEach, describe, expect, it } from "vitest";
 import { POST } from "../app/bench/floor/route";
 import { db } from "../lib/db";

@@ -3,6 +3,7 @@
  * loses to any earlier terminal (§7), takes no body, and writes the push obligation with the
  * terminal transition (§3.1) — exactly one row, only for a push callback.
  */
+// covers: lib/messages/cancel.ts, lib/http/routes/message-verbs.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { client } from "./support/hub";

@@ -3,6 +3,7 @@
  * database, ≥ 20 concurrent resolves and cancels per message, 50 times — exactly one terminal
  * transition, one `resolution_id`, one audit event; and resolve versus expiry at the boundary.
  */
+// covers: lib/messages/lifecycle.ts, lib/messages/lifecycle.sql.ts, lib/messages/resolve.ts, lib/messages/expiry.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import type { Resolver } from "../lib/messages/access";

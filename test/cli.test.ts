@@ -3,6 +3,7 @@
  * every command's JSON shape, its errors, concurrency, and that credentials are stored only hashed
  * and secrets only sealed.
  */
+// covers: cli/commands.ts, cli/ma2h-hub.ts, cli/command.ts, lib/secrets.ts
 import { execFile, execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

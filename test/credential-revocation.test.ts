@@ -5,6 +5,7 @@
  * forms) is refused on web A's very next request, and on web B within a second. The CLI, a third
  * process that caches nothing, reaches both webs the same way.
  */
+// covers: lib/principals/credential-cache.ts, lib/pubsub/credentials.ts, lib/principals/authenticate.ts
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -12,6 +12,7 @@
  *   folders (`[id]`, `[...path]`) are literal.
  * The checks are first run on a made-up text, so a scan that finds nothing cannot pass.
  */
+// covers: docs/, README.md, CONTRIBUTING.md
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";

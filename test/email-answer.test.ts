@@ -8,6 +8,7 @@
  * cross-site POST and (with the account setting off) a missing or foreign session are refused and
  * change nothing.
  */
+// covers: lib/notifications/email-answer.ts, lib/notifications/answer-tokens.ts, app/e/[token]/route.ts, app/e/[token]/view.ts
 import type { ParsedMail } from "mailparser";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";

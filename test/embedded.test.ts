@@ -12,6 +12,7 @@
  * `npm ci` (~60 s) and `npm run build` (~40 s) are what `.ci/run` itself does on every run;
  * repeating them here would only make this test slower.
  */
+// covers: server/embedded-db.ts, server/embedded-env.ts, server/embedded-init.ts, server/hub.ts
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import {
   chmodSync,

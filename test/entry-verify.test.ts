@@ -6,6 +6,7 @@
  * window/jti/key refusal — and the replay window and jti cache behave as §9.7 pins them. Also: an
  * ed25519 round-trip with a key of our own, so the branch the Hub exercises is tested too.
  */
+// covers: test/support/entry-verify.ts
 import { ed25519 } from "@noble/curves/ed25519.js";
 import canonicalize from "canonicalize";
 import { describe, expect, it } from "vitest";

@@ -25,6 +25,7 @@
  * tsconfig without that mapping, so the import resolves like a user's: node_modules/@ma2h/agent →
  * the built dist.
  */
+// covers: examples/
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http, { type Server } from "node:http";

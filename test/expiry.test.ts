@@ -5,6 +5,7 @@
  * few seconds, on Redis and on BullMQ's PostgreSQL backend; and a worker started after the
  * deadline (nothing scheduled) expires it from its start sweep.
  */
+// covers: lib/messages/expiry.ts, lib/jobs/handlers/expiry.ts, lib/jobs/sweeps.ts
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";

@@ -7,6 +7,7 @@
  *   every `$` kind the decoder Next ships knows must be one the checker classifies, and bodies the
  *   checker passes must decode in that decoder.
  */
+// covers: server/route-preload.ts, server/action-reply.ts
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,6 +4,7 @@
  * Hub could not store, a client gone mid-body, and form posts Next answered with a 500. Every answer
  * is a §8.5 envelope and nothing is stored.
  */
+// covers: server/request-guard.ts, server/action-reply.ts, lib/http/json-limits.ts, lib/http/body.ts, lib/http/handler.ts, app/v1/[[...path]]/route.ts
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

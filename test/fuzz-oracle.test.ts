@@ -1,4 +1,5 @@
 /** The fuzz oracle itself (pure): it must catch what it claims to, or the fuzz run proves nothing. */
+// covers: scripts/fuzz/oracle.ts, scripts/fuzz/cases.ts, scripts/fuzz/send.ts
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { describeCase, type FuzzContext, fuzzCase } from "../scripts/fuzz/cases";

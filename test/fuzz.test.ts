@@ -5,6 +5,7 @@
  * the warm-up. The full run is `npm run fuzz` (100,000 cases). The seed is fixed, so a failure here
  * replays with `npm run fuzz -- --seed <seed> --path <path>` as printed.
  */
+// covers: scripts/fuzz/run.ts, scripts/fuzz/target.ts, server/request-guard.ts, lib/http/handler.ts
 import { describe, expect, it } from "vitest";
 import { useHubFixture } from "./support/hub-fixture";
 import { formatReport, runFuzz } from "../scripts/fuzz/run";

@@ -7,6 +7,7 @@
  * The 60 s long-poll is started in beforeAll and only awaited by the last test, so it runs
  * concurrently with everything else here (Promise.all of two polls) and the file stays fast.
  */
+// covers: server/hub.ts, server/web.ts, lib/health.ts, app/healthz/route.ts, app/readyz/route.ts, server/migrate.ts
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";

@@ -2,6 +2,7 @@
  * Live inbox updates (lib/inbox/events.ts): one LISTEN per process fans each submit and terminal
  * transition out to the subscribers seated in that account — and to no one else.
  */
+// covers: lib/inbox/events.ts, lib/pubsub/inbox.ts, lib/pubsub/listener.ts
 import { afterAll, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { inboxEvents, type InboxEvent } from "../lib/inbox/events";

@@ -4,6 +4,7 @@
  * `client_ref`), who may resolve, and resolving through the same verb as the API (edited, a lost
  * race, bulk skips with reasons).
  */
+// covers: lib/inbox/list.ts, lib/inbox/list.sql.ts, lib/inbox/counts.ts, lib/inbox/item.ts, lib/inbox/answer.ts, lib/inbox/affordances.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";

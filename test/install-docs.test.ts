@@ -7,6 +7,7 @@
  * so a registry command there always fails. Pure file reads; the checker is first run on made-up
  * texts, so a scan that finds nothing cannot pass.
  */
+// covers: docs/, examples/, README.md, packages/agent/package.json
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

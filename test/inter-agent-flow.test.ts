@@ -6,6 +6,7 @@
  * A gets one receipt and the ask auto-resolves `cancelled` by `system:undeliverable`; the account
  * opt-in and the sender allowlist refuse as the spec pins (§4, §8.0, §8.5).
  */
+// covers: lib/messages/addressing.ts, lib/mailbox/drain.ts, lib/mailbox/ack.ts, lib/messages/mailbox-track.ts, lib/mailbox/undeliverable.ts, lib/mailbox/receipt.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { dropDueDirectives } from "../lib/mailbox/expiry";

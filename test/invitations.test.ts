@@ -6,6 +6,7 @@
  * the last seat gone revokes the person's PATs, unbinds their identities and revokes their pending
  * invitations, so the address starts clean.
  */
+// covers: lib/principals/invitations.ts, lib/principals/members.ts, lib/web-auth/sign-in.ts, app/inbox/events/route.ts
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { resetEnvCache } from "../lib/env";

@@ -6,6 +6,7 @@
  * Server Action (server/request-guard.ts). Over by one byte and over by 10 MB; the second is never
  * read whole (a client that sends only the first part of such a body still gets its answer).
  */
+// covers: server/unread-body.ts, server/web.ts, server/protocol-lane.ts, server/request-guard.ts, lib/http/body.ts
 import http from "node:http";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";

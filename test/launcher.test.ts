@@ -8,6 +8,7 @@
  * test-results/ (inside the repository, so tsx resolves from its node_modules) with stand-ins that
  * say which one ran; then against this repository's own build.
  */
+// covers: bin/launcher.mjs, bin/run.mjs, scripts/build-node.mjs
 import { execFileSync } from "node:child_process";
 import {
   copyFileSync,

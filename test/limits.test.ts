@@ -4,6 +4,7 @@
  * `429 rate_limited` with `Retry-After` (nothing created), the `/.well-known/ma2h-capability` alias,
  * and the §14.1 ack `ma2h_version` rule on the response leg.
  */
+// covers: lib/rate-limit.ts, lib/messages/limits.ts, lib/capability.ts, app/well-known/ma2h/route.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { capabilitySchema } from "../lib/protocol/capability";

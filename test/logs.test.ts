@@ -5,6 +5,7 @@
  * `sensitive:true` messages and resolve comments — in accepted and rejected requests alike — and
  * none of them, nor any API key, PAT or AUTH_SECRET, may appear anywhere in what the Hub printed.
  */
+// covers: lib/log.ts
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { client, startHub, TEST_AUTH_SECRET, type HubProcess } from "./support/hub";

@@ -4,6 +4,7 @@
  * out exactly once; a SIGKILL of the web process loses no un-acked directive — queued ones drain
  * from the restarted process at once, in-flight ones come back after their window.
  */
+// covers: lib/mailbox/drain.ts, lib/mailbox/drain.sql.ts
 import { describe, expect, it } from "vitest";
 import { client, startHub } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";

@@ -7,6 +7,7 @@
  * `ma2h-hub agent mailbox purge` (a real CLI process): one sender's entries or all of them end as
  * the drop sweep ends them, audited as the CLI, and the purged asks auto-resolve `cancelled`.
  */
+// covers: lib/messages/submit.ts, lib/mailbox/purge.ts
 import { execFile } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";

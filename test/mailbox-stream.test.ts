@@ -6,6 +6,7 @@
  * stream that is never reconnected letting its lease lapse; an operator's close ending a live stream
  * within a second; streams counting toward the parked-request cap; and the capability document.
  */
+// covers: lib/mailbox/stream.ts, lib/http/routes/inbox.ts, lib/sessions/lease.ts
 import { describe, expect, it } from "vitest";
 import { DirectiveAgent } from "./support/directive-agent";
 import { client } from "./support/hub";

@@ -5,6 +5,7 @@
  * ack (idempotent, note visible to the human, never redelivered), isolation between agents and
  * accounts, the mailbox depth bound, and expiry that is never written after delivery (dp-007).
  */
+// covers: lib/mailbox/author.ts, lib/mailbox/drain.ts, lib/mailbox/ack.ts, lib/mailbox/expiry.ts, lib/http/routes/inbox.ts, lib/http/routes/directives.ts
 import { describe, expect, it } from "vitest";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";

@@ -3,6 +3,7 @@
  * no script-bearing attribute or URL, images as links, external links marked with the right rel.
  * (The browser-level corpus is e2e/xss.spec.ts; this pins the renderer itself, fast.)
  */
+// covers: components/Markdown.tsx, lib/markdown/sanitize.ts
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";

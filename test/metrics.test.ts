@@ -4,6 +4,7 @@
  * MA2H_METRICS_TOKEN (Next's answer to any unknown path), and its counters move when the test
  * submits, resolves and a push is delivered — the push counted by the worker's own /metrics.
  */
+// covers: lib/metrics/endpoint.ts, lib/metrics/registry.ts, lib/gauges/refresh.ts, server/web.ts, workers/main.ts
 import { describe, expect, it } from "vitest";
 import { addBinding } from "../lib/principals/bindings";
 import { db } from "../lib/db";

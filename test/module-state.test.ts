@@ -22,6 +22,7 @@
  * And one copy, shown: lib/ bundled by esbuild the way the lane's bundle is made, loaded beside the
  * copy this test imports, sees what the other copy set.
  */
+// covers: lib/process-wide.ts
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";

@@ -3,6 +3,7 @@
  * "Preferences"): both say that email is off, and still show (and keep) the choices. The e2e specs
  * run a Hub with email on, so the off state is shown here, over HTTP with a browser session.
  */
+// covers: app/settings/notifications/page.tsx, app/admin/[account]/notifications/page.tsx
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";

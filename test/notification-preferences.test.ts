@@ -6,6 +6,7 @@
  * `<handle>@<slug>.test`; the server answers the first digest mail to each `@flaky.test` recipient
  * with a 451 (transient).
  */
+// covers: lib/notifications/preferences.ts, lib/notifications/preferences-store.ts, lib/notifications/recipients.ts, lib/notifications/digest.ts, lib/notifications/settings-store.ts, lib/notifications/fanout.ts
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ParsedMail } from "mailparser";
 import { AUDIT_EVENT } from "../lib/audit/events";

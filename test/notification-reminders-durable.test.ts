@@ -4,6 +4,7 @@
  * delays are set short on its settings row (fractional minutes: 0.1 = 6 s), as an operator sets
  * them. The pinned-clock cases are in test/notification-reminders.test.ts.
  */
+// covers: lib/notifications/reminders.ts, lib/notifications/item-log.ts, lib/jobs/sweeps.ts
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";

@@ -5,6 +5,7 @@
  * is `<handle>@<slug>.test`. The worker pair, a SIGKILL and the item page are in
  * test/notification-reminders-durable.test.ts.
  */
+// covers: lib/notifications/reminders.ts, lib/notifications/planned-rows.ts, app/admin/[account]/notifications/reminder-delays.tsx
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ReminderDelays } from "../app/admin/[account]/notifications/reminder-delays";

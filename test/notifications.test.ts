@@ -6,6 +6,7 @@
  * each recipient with a 451, `bounce` refuses every recipient with a 550, `stall` holds DATA
  * unanswered while the SIGKILL test asks it to (only a DATA the server answers 250 counts as received).
  */
+// covers: lib/notifications/fanout.ts, lib/notifications/send.ts, lib/notifications/email-channel.ts, lib/notifications/smtp.ts, lib/notifications/recipients.ts, lib/notifications/compose.ts
 import type { ParsedMail } from "mailparser";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";

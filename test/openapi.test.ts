@@ -6,6 +6,7 @@
  * response schema for their status (Ajv 2020 over the document's components), with the headers it
  * declares. Successful request bodies are checked against the operation's request schema too.
  */
+// covers: lib/openapi/document.ts, lib/openapi/json-schema.ts, lib/http/routes/openapi.ts, lib/protocol/api-bodies.ts
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";

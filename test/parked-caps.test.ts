@@ -5,6 +5,7 @@
  * process ceiling as `503` + `Retry-After`, inbox streams per person, slots given back on timeout
  * and on a client that hangs up, and the cap advertised in the capability document.
  */
+// covers: lib/limits/parked.ts, lib/limits/held-store.ts, lib/limits/pg-store.ts, lib/limits/redis-store.ts
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { Redis } from "ioredis";

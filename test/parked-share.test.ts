@@ -5,6 +5,7 @@
  * own cap and the process has room — while another account still parks there. Long-polls, drains
  * and their releases all count. A real web process on its own database.
  */
+// covers: lib/limits/parked.ts
 import http from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { client } from "./support/hub";

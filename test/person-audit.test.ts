@@ -5,6 +5,7 @@
  * person's identities: listed, one removed while another remains, the last refused, someone else's
  * 404. The verbs run in-process against this file's database; the pages over HTTP on the built web.
  */
+// covers: lib/audit/log.ts, lib/principals/identities.ts, app/settings/activity/page.tsx, app/settings/identities/page.tsx
 import { describe, expect, it } from "vitest";
 import { listAudit, listPersonAudit } from "../lib/audit/log";
 import { db } from "../lib/db";

@@ -8,6 +8,7 @@
  * connection is held by a transaction waiting for another, until Prisma's transaction timeout
  * answers 500 (P2028).
  */
+// covers: lib/db.ts, lib/http/routes/
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { client } from "./support/hub";

@@ -5,6 +5,7 @@
  * as one that does not exist); several seats and no `?account=` is a 400 naming the parameter; one
  * seat needs none. Over HTTP against the built web, PATs and a browser session.
  */
+// covers: lib/presence/read.ts, lib/http/routes/agents.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { createToken } from "../lib/principals/tokens";

@@ -9,6 +9,7 @@
  * Run with MA2H_PROTOCOL_LANE=0 in the environment, the fixture's web runs without the lane too:
  * the table then holds Next to itself (the "lane served" assertion is skipped).
  */
+// covers: server/protocol-lane.ts
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type HubProcess } from "./support/hub";

@@ -3,6 +3,7 @@
  * verbatim, submitter binding (§9.1), `?wait=` long-polls woken by NOTIFY across processes, clamping,
  * expiry applied by the read itself, 1000 held waiters in one process, `?since=` and retention.
  */
+// covers: lib/messages/read.ts, lib/http/routes/poll.ts, lib/http/poll-query.ts, lib/messages/waiters.ts, lib/messages/retention.ts
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { jcs } from "../lib/protocol/jcs";

@@ -4,6 +4,7 @@
  * obligations that fell due while no worker ran are all delivered on schedule with the same
  * `resolution_id`; two workers racing never send one attempt twice (the lease).
  */
+// covers: lib/delivery/push-attempt.ts, lib/jobs/handlers/push.ts, lib/jobs/sweeps.ts, lib/queue/enqueue.ts
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvCache } from "../lib/env";

@@ -7,6 +7,7 @@
  * acted on. Also: one origin per account unless proved (`ma2h-hub binding add`), the per-account
  * rotation, and the inter-agent opt-in an agent can read and the 422 that names it.
  */
+// covers: lib/keys/signing-keys.ts, lib/principals/agent-self.ts, lib/delivery/origin-proof.ts, packages/agent/src/verify-push.ts, packages/agent/src/receivers.ts
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";

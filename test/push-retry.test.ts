@@ -6,6 +6,7 @@
  * plaintext outside the dev allowlist, are refused without a single connection while a control push
  * of the same shape arrives.
  */
+// covers: lib/delivery/push-attempt.ts, lib/delivery/schedule.ts, lib/delivery/egress.ts, lib/delivery/admin.ts, lib/principals/bindings.ts
 import { afterAll, describe, expect, it } from "vitest";
 import { addBinding, revokeBinding } from "../lib/principals/bindings";
 import { AgentVerifier } from "./support/agent-verify";

@@ -6,6 +6,7 @@
  * Response the GET embeds; `state` comes back verbatim; the first attempt lands within 2 s of the
  * commit; rotation switches the signing key while both stay published; push below v0.3 is refused.
  */
+// covers: lib/delivery/push-attempt.ts, lib/protocol/signing.ts, lib/keys/signing-keys.ts, lib/principals/bindings.ts, lib/principals/callback-bindings.ts
 import { describe, expect, it } from "vitest";
 import { rotateSigningKey } from "../lib/keys/signing-keys";
 import { addBinding, addBindingSecret, removeBindingSecret } from "../lib/principals/bindings";

@@ -9,6 +9,7 @@
  * are out of its reach (as after a Redis restart — ours keeps nothing on disk) and expiry must come
  * from PostgreSQL alone (the worker's sweeps).
  */
+// covers: server/hub.ts, workers/main.ts, lib/jobs/sweeps.ts
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";

@@ -4,6 +4,7 @@
  * every entry has its route file and its OpenAPI operation with the entry's credential, and every
  * `/v1` operation of the document is an entry. `OPTIONS` answers the `Allow` of the table.
  */
+// covers: lib/http/routes/index.ts, lib/protocol/routes.ts, app/v1/
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";

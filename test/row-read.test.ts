@@ -3,6 +3,7 @@
  * returns for the same message with its resolution — every column, its type and its nulls — for an
  * open ask, a resolved one with a pushed callback and tags, and a notify; and null for an unknown id.
  */
+// covers: lib/messages/row-read.ts, lib/messages/row-read.sql.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { resolveMessage } from "../lib/messages/resolve";

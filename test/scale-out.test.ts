@@ -5,6 +5,7 @@
  * (identical submits split over both webs create one message), expiry exactly once per message
  * with both workers' jobs and sweeps competing, and long-poll wake-ups from a commit on the other web.
  */
+// covers: lib/messages/lifecycle.ts, lib/messages/submit.ts, lib/messages/waiters.ts, lib/jobs/handlers/expiry.ts, lib/queue/queues.ts
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";

@@ -6,6 +6,7 @@
  * stops a real process at start; `ma2h-hub secrets rotate --from-env` round-trips every sealed value
  * in one transaction and rolls back, naming the row, when one opens under neither secret.
  */
+// covers: lib/sealed/, lib/secrets.ts, cli/secrets-commands.ts
 import { createCipheriv, randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";

@@ -6,6 +6,7 @@
  * owners and admins, its query string to no one. A masked field left blank answers with the
  * suggestion the server kept.
  */
+// covers: lib/inbox/view.ts, app/inbox/[id]/page.tsx, lib/inbox/deliveries.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { answerAsHuman } from "../lib/inbox/answer";

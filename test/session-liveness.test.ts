@@ -8,6 +8,7 @@
  * stale, and expires it within seconds once a web stamps. No web process runs in this file (one would
  * stamp the row the test sets); the web's start is `startLiveness`, called here.
  */
+// covers: lib/sessions/liveness.ts, lib/sessions/sweep.ts, lib/sessions/lease.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { isHubError } from "../lib/protocol/errors";

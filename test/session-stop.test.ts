@@ -7,6 +7,7 @@
  * DELETE's own answer reports (R222, R223, dp-019); and a SIGKILL of every process keeps the stop and
  * the leases as they were.
  */
+// covers: lib/sessions/stop.ts, lib/sessions/end.ts, lib/sessions/register.ts, lib/http/routes/agents.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { startHub, type HubProcess } from "./support/hub";

@@ -9,6 +9,7 @@
  * 422 / 410 at authoring; bounced with `prior` when the session ends); the capability document and
  * the presence read.
  */
+// covers: lib/sessions/lease.ts, lib/http/routes/inbox.ts, lib/http/routes/resolve.ts, lib/messages/addressing.ts, lib/mailbox/author.ts
 import { describe, expect, it } from "vitest";
 import { DirectiveAgent } from "./support/directive-agent";
 import { envelope } from "./support/envelope";

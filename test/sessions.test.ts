@@ -7,6 +7,7 @@
  * The hard stop, the races and durability are in test/session-stop.test.ts; choice A22 in
  * test/session-liveness.test.ts.
  */
+// covers: lib/sessions/register.ts, lib/sessions/read.ts, lib/sessions/access.ts, lib/sessions/end.ts, lib/http/routes/sessions.ts, lib/sessions/record.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { startHub, type HubProcess } from "./support/hub";

@@ -4,6 +4,7 @@
  * built web (sign-in first, GET changes nothing, POST binds, spent / expired / cross-site / no seat /
  * bound to someone else refused and nothing changes); removal and a removed seat in-process.
  */
+// covers: lib/notifications/slack/bind-links.ts, lib/notifications/slack/bindings.ts, lib/notifications/slack/bind-preview.ts, app/slack/bind/[token]/route.ts, app/slack/bind/[token]/view.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { removeMember } from "../lib/principals/members";

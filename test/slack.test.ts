@@ -8,6 +8,7 @@
  * decider; forged, stale, foreign-signed, unbound, unseated and viewer clicks change nothing; an
  * answer elsewhere or a cancel updates the posts; a sensitive item's post carries only its title.
  */
+// covers: lib/notifications/slack/, app/api/slack/interactions/[account]/route.ts
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { resetEnvCache } from "../lib/env";

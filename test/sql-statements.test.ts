@@ -5,6 +5,7 @@
  * not match, a syntax slip — each fails here in seconds. A statement a file builds but does not
  * export, or exports with no samples and no reason, fails too: nothing hand-written goes unplanned.
  */
+// covers: lib/sql-statement.ts
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import pg from "pg";

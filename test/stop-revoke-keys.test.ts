@@ -5,6 +5,7 @@
  * keys (and `key.revoked` per key), on the running web: the web's own credential cache drops the keys
  * on the NOTIFY, so the next submit is `401`. Owners and admins only; other agents are untouched.
  */
+// covers: lib/sessions/stop.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { seatFor } from "../lib/principals/seats";

@@ -8,6 +8,7 @@
  * forgotten column cannot match by chance. The statement's audit row is held to the Prisma writer's
  * (lib/audit/write.ts) the same way: same columns, same `detail`, unsealed.
  */
+// covers: lib/messages/submit.sql.ts, lib/messages/submit.ts, lib/audit/write.ts, lib/audit/row-fragment.sql.ts
 import { describe, expect, it } from "vitest";
 import { AUDIT_EVENT } from "../lib/audit/events";
 import { writeAudit } from "../lib/audit/write";

@@ -5,6 +5,7 @@
  * null (the page's 404, as for an unknown id); the submitting agent still reads 410 gone.
  * Also the v0.6 free-form answer from the inbox (§5.2 allow_edit): verbatim, `edited: true`.
  */
+// covers: lib/inbox/tombstone.ts, lib/messages/retention.ts, lib/inbox/answer.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";

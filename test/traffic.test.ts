@@ -6,6 +6,7 @@
  * pages, and the operator's stop state of each agent on the page. Rows are seeded directly (the
  * addressed submit is lib/messages', tested there).
  */
+// covers: lib/inbox/traffic.ts, lib/inbox/traffic.sql.ts, lib/inbox/list.ts
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { itemForHuman } from "../lib/inbox/item";

@@ -7,6 +7,7 @@
  * HTML page (docs/security.md "Production cannot fall into dev mode", "Forwarded headers",
  * "Cookies and page headers").
  */
+// covers: server/transport.ts, server/forwarded.ts, server/page-headers.ts, lib/principals/web-sessions.ts, lib/env.ts
 import http from "node:http";
 import https from "node:https";
 import { mkdtempSync, rmSync } from "node:fs";

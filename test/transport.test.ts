@@ -4,6 +4,7 @@
  * SIGHUP reload to a new one), the trusted-proxy mode that refuses any X-Forwarded-Proto but
  * `https` with a §8.5 envelope, and a refusal to start with neither.
  */
+// covers: server/transport.ts, server/web.ts
 import http from "node:http";
 import https from "node:https";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

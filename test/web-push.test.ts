@@ -7,6 +7,7 @@
  * verified against the key `GET /api/push/key` serves. The push service's answers are scripted per
  * device path: 201 accepts, 410 says the subscription is gone, 503 once is retried.
  */
+// covers: lib/notifications/web-push/, app/api/push/
 import { createECDH, createPublicKey, hkdfSync, createDecipheriv, randomBytes, verify } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";

@@ -5,6 +5,7 @@
  * not the web's token, when that is set. Real worker processes; the machine's non-loopback address
  * is what "the network" reaches.
  */
+// covers: workers/main.ts, lib/metrics/endpoint.ts
 import http from "node:http";
 import { networkInterfaces } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";

@@ -3,6 +3,7 @@
  * as they are, redirects never followed, time and size bounds, proxy variables ignored, and
  * TLS verified against the URL hostname while connecting to the pinned IP (§9.4).
  */
+// covers: lib/delivery/egress.ts, lib/delivery/egress-send.ts, lib/delivery/egress-result.ts
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { postBytes, postJson, type PostJsonOptions } from "./egress";

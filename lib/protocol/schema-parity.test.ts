@@ -3,6 +3,7 @@
  * ajv-formats): thousands of documents — the spec's examples, the vectors' inputs and systematic
  * mutations of them hitting every conditional — must get the same valid/invalid verdict from both.
  */
+// covers: lib/protocol/message.ts, lib/protocol/response.ts, lib/protocol/get-message.ts, lib/protocol/inbound-message.ts, lib/protocol/capability.ts, lib/protocol/wire.ts
 import { describe, expect, it } from "vitest";
 import { examples as specExamples, officialAjv, vector, vectorFiles } from "../../test/support/spec";
 import type { z } from "zod";

@@ -5,6 +5,7 @@
  * listed explicitly in DEFERRED with the reason — a new vector that is neither covered nor listed
  * fails the suite, and so does a listed one that no longer exists.
  */
+// covers: lib/protocol/message.ts, lib/protocol/response.ts, lib/protocol/get-message.ts, lib/protocol/inbound-message.ts, lib/protocol/session.ts, lib/protocol/capability.ts
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { officialAjv, readJson, vectorDir as vectorsDir, vectorFiles } from "../../test/support/spec";

@@ -3,6 +3,7 @@
  * from a real case, stdout as the bare answer or the whole Response, errors as one stderr line with
  * the §8.5 code, flags over the environment, and `ma2h directives --follow` acking what a person sent.
  */
+// covers: packages/agent/src/cli/
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

@@ -5,6 +5,7 @@
  * 422 refused locally without a request and answered by the Hub, a real 429), the local capability
  * checks, and a crash between submit and ack recovered from the journaled bytes.
  */
+// covers: packages/agent/src/client.ts, packages/agent/src/errors.ts, packages/agent/src/journal.ts
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -7,6 +7,7 @@
  * to onRejected, never handed over, never acked; so is one from a sender outside the agent's own
  * `directivesFrom` policy (§13.5). Needs Part A (verify-directive, stores, keys).
  */
+// covers: packages/agent/src/directives.ts, packages/agent/src/directive-senders.ts
 import { describe, expect, it } from "vitest";
 import {
   type DedupStore,

@@ -3,6 +3,7 @@
  * SDK's typed errors over real HTTP from a tiny server answering codes the SDK does not know, and
  * bodies that are not the §8.5 envelope at all.
  */
+// covers: packages/agent/src/errors.ts, lib/protocol/errors.ts
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseErrorCode, ERROR_STATUS, effectiveErrorCode, type ErrorTouchpoint } from "../../lib/protocol/errors";

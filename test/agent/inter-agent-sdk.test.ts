@@ -10,6 +10,7 @@
  * the addressee's refusals — a message entry signed for another session of ours (§13.4 v0.5), and a
  * tampered or injected entry (§9.8, shape). The `ma2h` command's `--to` (built dist).
  */
+// covers: packages/agent/src/session-inbox.ts, packages/agent/src/client.ts, packages/agent/src/verify-entry.ts
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -6,6 +6,7 @@
  * read_directives verifies and acks, and never shows (or acks) a directive tampered in transit; a Hub
  * error is a tool error carrying the §8.5 code, and the server answers the next call.
  */
+// covers: packages/agent/src/mcp/, packages/agent/src/cli/mcp.ts
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

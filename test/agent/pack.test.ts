@@ -6,6 +6,7 @@
  * tests (CI's), and every installed package's own Node floor is at or below the one the package
  * promises, so no supported Node warns EBADENGINE.
  */
+// covers: packages/agent/package.json
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";

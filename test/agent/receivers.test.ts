@@ -8,6 +8,7 @@
  * callback) is verified through HubKeys → `signing_keys_url`, and after `ma2h-hub signing-key
  * rotate --account` the cached key fails once and the refetched one verifies.
  */
+// covers: packages/agent/src/receivers.ts, packages/agent/src/keys.ts, packages/agent/src/verify-push.ts
 import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";

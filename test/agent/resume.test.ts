@@ -7,6 +7,7 @@
  * tampered signature is refused by `ma2h verify` (5). And a crash between submit and ack, rerun
  * with the same --idempotency-key, recovers the same id from the journaled bytes.
  */
+// covers: packages/agent/src/cli/receive.ts, packages/agent/src/cli/ask.ts, packages/agent/src/state.ts, packages/agent/src/journal.ts
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import http, { type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -2,6 +2,7 @@
  * §9.3 sealed state (packages/agent/src/state.ts): a round trip of any JSON value, a fresh blob per
  * seal, every part tampered, a wrong key, an unknown version and short keys refused.
  */
+// covers: packages/agent/src/state.ts
 import { describe, expect, it } from "vitest";
 import { openState, sealState, StateIntegrityError } from "../../packages/agent/src/state";
 

@@ -4,6 +4,7 @@
  * private directory, expiry, and a race — two instances, and two processes — where exactly one
  * reserve of each key wins.
  */
+// covers: packages/agent/src/stores.ts
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

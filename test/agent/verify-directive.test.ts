@@ -4,6 +4,7 @@
  * `signing_keys_url`: the genuine one is accepted with unknown fields stripped; a tampered body, the
  * wrong addressee, a replayed `jti`, a stale delivery and an injected `request` are refused.
  */
+// covers: packages/agent/src/verify-directive.ts, packages/agent/src/keys.ts
 import { describe, expect, it } from "vitest";
 import { HubKeys } from "../../packages/agent/src/keys";
 import { MemoryReplayStore } from "../../packages/agent/src/stores";

@@ -4,6 +4,7 @@
  * digest, dp-025's `v1` boundary; verifyDirective reproduces dp-005 and refuses dp-006's
  * re-addressed twin. Plus the option rules (hmac or the Hub's keys, never both) and header forms.
  */
+// covers: packages/agent/src/verify-push.ts, packages/agent/src/verify-directive.ts, packages/agent/src/verification.ts
 import { describe, expect, it } from "vitest";
 import { formatSignatureHeader, signContext } from "../../lib/protocol/signing";
 import { MemoryReplayStore } from "../../packages/agent/src/stores";

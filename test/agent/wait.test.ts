@@ -4,6 +4,7 @@
  * body, stops on abort; 5xx and dropped connections are retried with backoff (a submit included:
  * one message results); a 429 waits its `Retry-After` (seconds or an HTTP date), never less.
  */
+// covers: packages/agent/src/wait.ts, packages/agent/src/transport.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../../lib/db";
 import { HubUnavailableError, Ma2hClient, type Ma2hClientOptions, WaitTimeoutError } from "../../packages/agent/src";

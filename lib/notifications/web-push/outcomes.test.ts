@@ -1,4 +1,5 @@
 /** The push channel's pure rules: RFC 8030 answers per device, the row's result, TTL, Urgency. */
+// covers: lib/notifications/web-push/device-send.ts, lib/notifications/web-push/channel.ts, lib/notifications/web-push/payload.ts, lib/notifications/web-push/subscriptions.ts
 import { describe, expect, it } from "vitest";
 import { rowResult } from "./channel";
 import { outcomeForStatus } from "./device-send";
