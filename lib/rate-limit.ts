@@ -5,9 +5,9 @@
  */
 import { clock } from "./clock";
 import { limits } from "./env";
-import { Prisma } from "./generated/prisma/client";
-import { db, statementRows } from "./db";
+import { db } from "./db";
 import { HubError } from "./protocol/errors";
+import { incrementRateCounter } from "./rate-limit.sql";
 import { redis } from "./redis";
 
 const WINDOW_MS = 60_000;
@@ -23,11 +23,7 @@ async function increment(key: string, windowStart: Date): Promise<number> {
       .exec()) as [[unknown, number]];
     return count;
   }
-  const rows = await statementRows<{ count: number }>(Prisma.sql`
-    INSERT INTO rate_counters (key, window_start, count) VALUES (${key}, ${windowStart}::timestamptz, 1)
-    ON CONFLICT (key, window_start) DO UPDATE SET count = rate_counters.count + 1
-    RETURNING count`);
-  return rows[0]?.count ?? 1;
+  return incrementRateCounter(key, windowStart);
 }
 
 /** Counts one event under `key` in the current one-minute window: the count so far and the seconds left. */

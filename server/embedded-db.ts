@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import pg from "pg";
 import { log } from "../lib/log";
 import { nodeArgs } from "../bin/launcher.mjs";
+import { ensureHubDatabase } from "./embedded-db.sql";
 import { persistedSecret } from "./embedded-env";
 
 export const DEFAULT_EMBEDDED_PORT = 54329;
@@ -186,8 +187,7 @@ export async function startEmbeddedDatabase(root: string): Promise<EmbeddedDatab
     connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
   });
   await admin.connect();
-  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'ma2h'");
-  if (!exists.rowCount) await admin.query("CREATE DATABASE ma2h");
+  await ensureHubDatabase(admin);
   await admin.end();
   log.info("embedded database running", { port, dir: dataDir });
   return {

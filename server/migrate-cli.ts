@@ -1,9 +1,9 @@
 /**
- * `npm run db:migrate` (`deploy`) and `npm run db:migration <name>` (`dev <name>`): the command line
- * of server/migrate.ts, an entry point of its own so that the hub and the CLI, which bundle
- * server/migrate.ts, never run it.
+ * `npm run db:migrate` (`deploy`), `npm run db:migration <name>` (`dev <name>`) and `npm run db:check`
+ * (`check [<schema.prisma>]`): the command line of server/migrate.ts, an entry point of its own so
+ * that the hub and the CLI, which bundle server/migrate.ts, never run it.
  */
-import { createMigration, deployMigrations } from "./migrate";
+import { checkMigrations, createMigration, deployMigrations } from "./migrate";
 
 async function main(): Promise<void> {
   const [cmd, arg] = process.argv.slice(2);
@@ -18,8 +18,14 @@ async function main(): Promise<void> {
     console.error(applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
   } else if (cmd === "dev" && arg) {
     await createMigration(arg);
+  } else if (cmd === "check") {
+    // CI's guard: a schema edited without its migration (or a migration without its schema edit)
+    // fails here, not in the first test that reaches the column. Writes nothing.
+    const { agree, message } = await checkMigrations(arg);
+    console.error(message);
+    if (!agree) process.exitCode = 1;
   } else {
-    console.error("usage: node bin/run.mjs migrate deploy | dev <name>");
+    console.error("usage: node bin/run.mjs migrate deploy | dev <name> | check [<schema.prisma>]");
     process.exitCode = 2;
   }
 }

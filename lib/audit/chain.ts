@@ -35,7 +35,13 @@ export interface ChainRecord {
   detail: unknown;
 }
 
-export function streamOf(row: { accountId: string | null; userId: string | null }): string {
+/** An audit stream: an account's (`accountId`), or a person's outside any account (`userId`). */
+export interface AuditStream {
+  accountId: string | null;
+  userId: string | null;
+}
+
+export function streamOf(row: AuditStream): string {
   return row.accountId !== null ? `account:${row.accountId}` : `user:${row.userId}`;
 }
 

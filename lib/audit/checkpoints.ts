@@ -17,8 +17,8 @@ import { ed25519KeyPair, type Ed25519Jwk, jwkFromEd25519, kidFor, signContext } 
 import { openSecret, sealSecret } from "../secrets";
 import { sealContext } from "../sealed/catalogue";
 import { checkpointContext, type CheckpointKeys } from "./chain";
+import { lockAuditKeyCreation, readAuditOwnership } from "./checkpoints.sql";
 
-const KEY_LOCK = 0x6d61636b; // "mack"
 const CACHE_MS = 5_000;
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
@@ -58,7 +58,7 @@ async function activeAuditKey(): Promise<ActiveAuditKey> {
       const k = openKey(r);
       if (k) return k;
     }
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK})`;
+    await lockAuditKeyCreation(tx);
     const again = await tx.auditSigningKey.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
     for (const r of again) {
       const k = openKey(r);
@@ -118,9 +118,5 @@ export async function publishedAuditKeys(): Promise<{ keys: Ed25519Jwk[] }> {
  * (docs/DEPLOYMENT.md, scripts/hub-role.sql).
  */
 export async function runsAsAuditOwner(): Promise<boolean> {
-  const rows = await db().$queryRaw<{ owner: boolean }[]>`
-    SELECT (r.rolsuper OR pg_catalog.pg_has_role(current_user, c.relowner, 'MEMBER')) AS owner
-      FROM pg_catalog.pg_class c, pg_catalog.pg_roles r
-     WHERE c.oid = 'public.audit_events'::pg_catalog.regclass AND r.rolname = current_user`;
-  return rows[0]?.owner === true;
+  return readAuditOwnership();
 }

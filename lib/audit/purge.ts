@@ -11,8 +11,10 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import { publishCredentialChange } from "../pubsub/credentials";
+import type { AuditStream } from "./chain";
 import { writeCheckpoint } from "./checkpoints";
-import { chainHead, inStream, sealStream, type AuditStream } from "./seal";
+import { countStreamRows, lockAccountBySlug, runDeleteAccount, switchAppendOnly } from "./purge.sql";
+import { chainHead, sealStream } from "./seal";
 
 export interface PurgeResult {
   slug: string;
@@ -31,8 +33,7 @@ export async function purgeAccount(slug: string, confirm: string | undefined): P
       async (tx) => {
         // The account row first: every writer into the account holds a key-share lock on it, so
         // once this is ours no row of the stream is still in flight.
-        const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE slug = ${slug} FOR UPDATE`;
-        const accountId = found[0]?.id;
+        const accountId = await lockAccountBySlug(tx, slug);
         if (!accountId) throw new HubError("not_found", `no account ${slug}`);
         const stream: AuditStream = { accountId, userId: null };
         while ((await sealStream(tx, stream)) > 0) {}
@@ -41,16 +42,13 @@ export async function purgeAccount(slug: string, confirm: string | undefined): P
         const name = `account:${accountId}`;
         if (head.seq > 0 && (await tx.auditCheckpoint.count({ where: { stream: name, seq: BigInt(head.seq) } })) === 0)
           await writeCheckpoint(tx, name, head);
-        const [count] = await tx.$queryRaw<
-          { n: bigint }[]
-        >`SELECT count(*) AS n FROM audit_events WHERE ${inStream(stream)}`;
-        await tx.$executeRawUnsafe(`ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only`);
-        await tx.$executeRaw`DELETE FROM accounts WHERE id = ${accountId}`;
+        const erasedRows = await countStreamRows(tx, stream);
+        await switchAppendOnly(tx, false);
+        await runDeleteAccount(tx, accountId);
         // Its agents' keys go with it: every web's credential cache drops them on commit
         // (lib/principals/credential-cache.ts). This runs in the CLI, which caches nothing itself.
         await publishCredentialChange(tx, { kind: "account", id: accountId });
-        await tx.$executeRawUnsafe(`ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only`);
-        const erasedRows = Number(count?.n ?? 0);
+        await switchAppendOnly(tx, true);
         await tx.auditTombstone.create({
           data: {
             accountId,

@@ -11,39 +11,29 @@
  * unsealed, so the next run seals it with the next seq — the chain's order is seal order, which is id
  * order except for such late commits (docs/decisions/auth-and-security.md).
  */
-import { Prisma } from "../generated/prisma/client";
 import { db, type Tx } from "../db";
-import { AUDIT_GENESIS, chainHash, recordOf, streamOf, type StoredAuditRow } from "./chain";
+import { AUDIT_GENESIS, type AuditStream, chainHash, recordOf, streamOf } from "./chain";
 import { writeCheckpoint } from "./checkpoints";
+import {
+  countCheckpoints,
+  readStreamHead,
+  readStreamsWithoutCheckpoint,
+  readUnsealedRows,
+  readUnsealedStreams,
+  runSealRows,
+  takeStreamLock,
+} from "./seal.sql";
 
-/** The advisory-lock class of audit streams ("audt"); the second key is hashtext(stream). */
-const STREAM_LOCK_CLASS = 0x61756474;
 const BATCH = 1000;
-
-export interface AuditStream {
-  accountId: string | null;
-  userId: string | null;
-}
-
-/** The stream's rows, as a WHERE condition that uses the (account_id, seq) / (user_id, seq) indexes. */
-export function inStream(s: AuditStream): Prisma.Sql {
-  return s.accountId !== null
-    ? Prisma.sql`account_id = ${s.accountId}`
-    : Prisma.sql`user_id = ${s.userId} AND account_id IS NULL`;
-}
 
 /** Takes the stream's seal lock for the rest of the transaction (the sealer, the purge). */
 export async function lockStream(tx: Tx, stream: AuditStream): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${STREAM_LOCK_CLASS}::int, hashtext(${streamOf(stream)}))`;
+  await takeStreamLock(tx, streamOf(stream));
 }
 
 /** The stream's last sealed row (seq 0 and the genesis when none is). */
 export async function chainHead(tx: Tx, s: AuditStream): Promise<{ seq: number; hash: string }> {
-  const rows = await tx.$queryRaw<{ seq: bigint; hash: string }[]>`
-    SELECT seq, hash FROM audit_events
-     WHERE ${inStream(s)} AND seq IS NOT NULL
-     ORDER BY seq DESC LIMIT 1`;
-  const head = rows[0];
+  const head = await readStreamHead(tx, s);
   return head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: AUDIT_GENESIS };
 }
 
@@ -55,9 +45,7 @@ export async function chainHead(tx: Tx, s: AuditStream): Promise<{ seq: number; 
 export async function sealStream(tx: Tx, s: AuditStream): Promise<number> {
   await lockStream(tx, s);
   let head = await chainHead(tx, s);
-  const rows = await tx.$queryRaw<StoredAuditRow[]>`
-    SELECT id, account_id, user_id, message_id, actor, event, detail, at FROM audit_events
-     WHERE ${inStream(s)} AND seq IS NULL ORDER BY id LIMIT ${BATCH}`;
+  const rows = await readUnsealedRows(tx, s, BATCH);
   if (rows.length === 0) return 0;
   const ids: string[] = [];
   const seqs: string[] = [];
@@ -72,11 +60,7 @@ export async function sealStream(tx: Tx, s: AuditStream): Promise<number> {
     hashes.push(hash);
     head = { seq, hash };
   }
-  const updated = await tx.$executeRaw`
-    UPDATE audit_events AS a SET seq = v.seq, prev_hash = v.prev_hash, hash = v.hash
-      FROM unnest(${ids}::text[]::bigint[], ${seqs}::text[]::bigint[], ${prevs}::text[], ${hashes}::text[])
-        AS v(id, seq, prev_hash, hash)
-     WHERE a.id = v.id AND a.seq IS NULL`;
+  const updated = await runSealRows(tx, ids, seqs, prevs, hashes);
   // Under the lock nobody else seals this stream; anything else is a bug — roll the batch back.
   if (updated !== rows.length) throw new Error(`audit seal: sealed ${updated} of ${rows.length} rows`);
   await writeCheckpoint(tx, streamOf(s), head);
@@ -96,18 +80,14 @@ function streamNamed(name: string): AuditStream | null {
  * covering the SHA-256-chained rows below it. A stream with new rows gets it from its next batch.
  */
 async function checkpointOldHeads(): Promise<void> {
-  const rows = await db().$queryRaw<{ stream: string }[]>`
-    SELECT s.stream FROM audit_signing_starts s
-     WHERE NOT EXISTS (SELECT 1 FROM audit_checkpoints c WHERE c.stream = s.stream) LIMIT 100`;
-  for (const { stream: name } of rows) {
+  for (const name of await readStreamsWithoutCheckpoint()) {
     const s = streamNamed(name);
     if (!s) continue;
     await db().$transaction(async (tx) => {
       await lockStream(tx, s);
-      const [done] = await tx.$queryRaw<{ n: bigint }[]>`
-        SELECT count(*) AS n FROM audit_checkpoints WHERE stream = ${name}`;
+      const done = await countCheckpoints(tx, name);
       const head = await chainHead(tx, s);
-      if (Number(done?.n ?? 0) === 0 && head.seq > 0) await writeCheckpoint(tx, name, head);
+      if (done === 0 && head.seq > 0) await writeCheckpoint(tx, name, head);
     });
   }
 }
@@ -117,12 +97,10 @@ const MAX_BATCHES = 20;
 
 /** One pass of the worker's sweep: every stream with unsealed rows, one short transaction per batch. */
 export async function sealPending(): Promise<number> {
-  const streams = await db().$queryRaw<{ account_id: string | null; user_id: string | null }[]>`
-    SELECT DISTINCT account_id, user_id FROM audit_events WHERE seq IS NULL LIMIT 1000`;
+  const streams = await readUnsealedStreams();
   let sealed = 0;
   await checkpointOldHeads();
-  for (const s of streams) {
-    const stream = { accountId: s.account_id, userId: s.user_id };
+  for (const stream of streams) {
     for (let i = 0; i < MAX_BATCHES; i++) {
       const n = await db().$transaction((tx) => sealStream(tx, stream));
       sealed += n;

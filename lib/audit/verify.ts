@@ -8,6 +8,7 @@ import { db } from "../db";
 import { HubError } from "../protocol/errors";
 import {
   AUDIT_GENESIS,
+  type AuditStream,
   type ChainBreak,
   ChainWalker,
   type Checkpoint,
@@ -15,11 +16,10 @@ import {
   checkpointSigned,
   recordOf,
   type SealedRecord,
-  type StoredAuditRow,
   streamOf,
 } from "./chain";
 import { trustedAuditKeys } from "./checkpoints";
-import { type AuditStream, inStream } from "./seal";
+import { countUnsealed, readEveryStream, readSealedRowsAfter } from "./verify.sql";
 
 export interface VerifyReport {
   verified: number;
@@ -81,9 +81,7 @@ async function verifyStream(s: AuditStream, keys: CheckpointKeys): Promise<Verif
   let badSignature: ChainBreak | null = null;
   let after = 0n;
   for (;;) {
-    const rows = await db().$queryRaw<(StoredAuditRow & { seq: bigint; prev_hash: string; hash: string })[]>`
-      SELECT id, account_id, user_id, message_id, actor, event, detail, at, seq, prev_hash, hash
-        FROM audit_events WHERE ${inStream(s)} AND seq > ${after} ORDER BY seq LIMIT ${BATCH}`;
+    const rows = await readSealedRowsAfter(s, after, BATCH);
     const last = rows.length > 0 ? rows[rows.length - 1]!.seq : after;
     const cps = await db().auditCheckpoint.findMany({
       where: { stream: name, seq: { gt: after, lte: last } },
@@ -115,12 +113,11 @@ async function verifyStream(s: AuditStream, keys: CheckpointKeys): Promise<Verif
       walker.broken = { id: `seq ${after + 1n}`, reason: "seq_gap" };
   }
   walker.finish(false);
-  const [count] = await db().$queryRaw<{ n: bigint }[]>`
-    SELECT count(*) AS n FROM audit_events WHERE ${inStream(s)} AND seq IS NULL`;
+  const unsealed = await countUnsealed(s);
   const start = await db().auditSigningStart.findUnique({ where: { stream: name } });
   return {
     verified: walker.verified,
-    unsealed: Number(count?.n ?? 0),
+    unsealed,
     checkpoints: walker.checkpointed,
     unsigned_before: start && start.firstSignedSeq > 1n ? [{ stream: name, seq: Number(start.firstSignedSeq) }] : [],
     first_broken: walker.broken ?? badSignature,
@@ -138,9 +135,7 @@ export async function verifyLive(accountSlug?: string): Promise<VerifyReport> {
     if (!account) throw new HubError("not_found", `no account ${accountSlug}`);
     streams = [{ accountId: account.id, userId: null }];
   } else {
-    const rows = await db().$queryRaw<{ account_id: string | null; user_id: string | null }[]>`
-      SELECT DISTINCT account_id, user_id FROM audit_events ORDER BY account_id, user_id`;
-    streams = rows.map((r) => ({ accountId: r.account_id, userId: r.user_id }));
+    streams = await readEveryStream();
   }
   const keys = await trustedAuditKeys();
   const report = emptyReport();

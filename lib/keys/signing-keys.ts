@@ -27,8 +27,8 @@ import { HubError } from "../protocol/errors";
 import { ed25519KeyPair, jwkFromEd25519, kidFor } from "../protocol/signing";
 import { openSecret, sealSecret } from "../secrets";
 import { sealContext } from "../sealed/catalogue";
+import { lockKeyOwner } from "./signing-keys.sql";
 
-const KEY_LOCK = 0x6d61326b; // "ma2k"
 const CACHE_MS = 5_000;
 /** The cache slot of the Hub-wide key (account ids are `acc_…`, never this). */
 const HUB = "*";
@@ -48,12 +48,6 @@ const cached = processWide("ma2h.signing-keys", () => new Map<string, { key: Act
 const sealPrivateKey = (kid: string, privateKey: Uint8Array) =>
   sealSecret(b64(privateKey), sealContext("signingKey", { kid }));
 
-/** Serialises key creation per owner: the Hub-wide key, or one account's. */
-async function lockOwner(tx: Tx, accountId: string | null): Promise<void> {
-  if (accountId === null) await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK})`;
-  else await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK}, hashtext(${accountId}))`;
-}
-
 async function createKey(tx: Tx, accountId: string | null, now: Date): Promise<{ kid: string; createdAt: Date }> {
   const { privateKey, publicKey } = ed25519KeyPair();
   const kid = kidFor(publicKey);
@@ -72,7 +66,7 @@ async function createKey(tx: Tx, accountId: string | null, now: Date): Promise<{
 /** The owner's key, created when it has none yet (first push of an account, first `agents/me`). */
 async function ensureKey(accountId: string | null): Promise<void> {
   await db().$transaction(async (tx) => {
-    await lockOwner(tx, accountId);
+    await lockKeyOwner(tx, accountId);
     if ((await tx.signingKey.count({ where: { accountId, retiredAt: null } })) > 0) return;
     await createKey(tx, accountId, clock.now());
   });
@@ -151,7 +145,7 @@ export async function rotateSigningKey(
   }
   const now = clock.now();
   const created = await db().$transaction(async (tx) => {
-    await lockOwner(tx, accountId);
+    await lockKeyOwner(tx, accountId);
     await tx.signingKey.updateMany({ where: { accountId, retiredAt: null }, data: { retiredAt: now } });
     return createKey(tx, accountId, now);
   });

@@ -7,6 +7,7 @@ import { writeAudit } from "../audit/write";
 import { uniquely } from "../db-errors";
 import { clock } from "../clock";
 import { interAgentSettings } from "../env";
+import { lockAccountIfAny } from "./accounts.sql";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { requireMatch } from "./field-format";
 
@@ -91,8 +92,7 @@ async function setAccountSwitch(
   const account = await findAccount(slug);
   if (opts?.accountId && opts.accountId !== account.id) throw new HubError("not_found", `account ${slug} not found`);
   return db().$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${account.id} FOR UPDATE`;
-    if (locked.length === 0) throw new HubError("not_found", `account ${slug} not found`);
+    if (!(await lockAccountIfAny(tx, account.id))) throw new HubError("not_found", `account ${slug} not found`);
     const row = await tx.account.findUniqueOrThrow({
       where: { id: account.id },
       select: { agentSessionVisibility: true, interAgentEnabled: true },

@@ -10,6 +10,7 @@ import { clock } from "../clock";
 import { log } from "../log";
 import { HubError } from "../protocol/errors";
 import { credentialsEqual, hashCredential } from "../secrets";
+import { readAgentKey } from "./authenticate.sql";
 import { type CachedCredential, credentialCache } from "./credential-cache";
 import { credentialKind } from "./credentials";
 import type { AgentPrincipal, OperatorPrincipal, Principal } from "./types";
@@ -49,16 +50,6 @@ function touch(table: "apiKey" | "personalAccessToken", id: string, found: Cache
   write.catch((err: unknown) => log.warn("credential last-used update failed", { table, id, error: err as Error }));
 }
 
-interface AgentKeyRow {
-  id: string;
-  key_hash: string;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  agent_row_id: string;
-  agent_id: string;
-  account_id: string;
-}
-
 /**
  * The key's agent, through the process's credential cache (credential-cache.ts: a few seconds, and
  * a revocation, here or in any process, drops it at once). Only what the key *is* comes from the
@@ -67,12 +58,8 @@ interface AgentKeyRow {
 async function agentFor(token: string): Promise<AgentPrincipal> {
   const hash = hashCredential(token);
   const found = await credentialCache().resolve(hash, async () => {
-    // On a miss: one round trip with the agent joined in. (A model query with the nested `agent`
-    // select costs two statements; measured in docs/PERFORMANCE.md.)
-    const [row] = await db().$queryRaw<AgentKeyRow[]>`
-      SELECT k.id, k.key_hash, k.revoked_at, k.last_used_at, a.id AS agent_row_id, a.agent_id, a.account_id
-      FROM api_keys k JOIN agents a ON a.id = k.agent_row_id
-      WHERE k.key_hash = ${hash}`;
+    // On a miss: one round trip with the agent joined in (./authenticate.sql.ts).
+    const row = await readAgentKey(hash);
     if (!row || !credentialsEqual(row.key_hash, hash) || row.revoked_at) throw rejected();
     const principal: AgentPrincipal = {
       kind: "agent",

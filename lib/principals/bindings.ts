@@ -18,6 +18,7 @@ import { uniquely } from "../db-errors";
 import { actorOf, inScope, type AdminOptions } from "./admin-scope";
 import { requireMatch } from "./field-format";
 import { resolveAgent, type AgentRef } from "./agents";
+import { lockBindingRow } from "./bindings.sql";
 import { formatOrigin, type Origin, parseOrigin, parsePathPrefix } from "./origins";
 
 export { assertCallbackAllowed, findCallbackBinding, resolveCallbackSecret } from "./callback-bindings";
@@ -212,7 +213,7 @@ export async function removeBindingSecret(
 ): Promise<{ bindingId: string; ref: string; removed: true }> {
   await db().$transaction(async (tx) => {
     // Row lock: two concurrent removals cannot both pass the last-secret check.
-    await tx.$executeRaw`SELECT 1 FROM callback_bindings WHERE id = ${bindingId} FOR UPDATE`;
+    await lockBindingRow(tx, bindingId);
     const binding = await tx.callbackBinding.findFirst({
       where: { id: bindingId, revokedAt: null, agent: inScope(opts) },
       select: { agent: { select: { accountId: true, agentId: true } }, secrets: { select: { ref: true } } },

@@ -17,6 +17,7 @@ import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { hashCredential } from "../secrets";
 import { hasLiveInvitation } from "./invitations";
+import { lockPerson } from "./seat-locks";
 
 /** The person an identity is bound to, or null. */
 export async function userForIdentity(issuer: string, subject: string): Promise<string | null> {
@@ -117,7 +118,7 @@ export async function unlinkIdentity(
 ): Promise<{ id: string; unlinked: true }> {
   await db().$transaction(async (tx) => {
     // One removal at a time per person, so two concurrent removals cannot take the last two.
-    await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
+    await lockPerson(tx, userId);
     const row = await tx.authIdentity.findFirst({ where: { id: identityId, userId } });
     if (!row) throw new HubError("not_found", `identity ${identityId} not found`);
     if ((await tx.authIdentity.count({ where: { userId } })) <= 1)

@@ -3,6 +3,7 @@
  * order — the account, then the person — so two changes never wait on each other in a cycle.
  */
 import type { Tx } from "../db";
+import { lockAccountRow, lockPersonRow } from "./seat-locks.sql";
 
 /**
  * The account row: an account's role changes, removals, invitations and their acceptance run one
@@ -10,7 +11,7 @@ import type { Tx } from "../db";
  * invitations) hold.
  */
 export async function lockAccount(tx: Tx, accountId: string): Promise<void> {
-  await tx.$executeRaw`SELECT 1 FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  await lockAccountRow(tx, accountId);
 }
 
 /**
@@ -18,5 +19,5 @@ export async function lockAccount(tx: Tx, accountId: string): Promise<void> {
  * one at a time, so "was this the last seat?" is answered on committed rows and exactly once.
  */
 export async function lockPerson(tx: Tx, userId: string): Promise<void> {
-  await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`;
+  await lockPersonRow(tx, userId);
 }

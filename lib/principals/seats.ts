@@ -3,9 +3,9 @@
  * (§9.1 — a seat is a membership; its handle is the attested actor `human:<handle>`). Every page,
  * server action, `/v1` caller check and sign-in decision reads seats through here.
  */
-import { Prisma } from "../generated/prisma/client";
-import { db, statementRows } from "../db";
+import { db } from "../db";
 import { HubError } from "../protocol/errors";
+import { readSeatInAccount } from "./seats.sql";
 import { ROLES, type Role, type Seat } from "./types";
 
 /** Roles that administer an account (agents, keys, bindings, members, audit — docs/admin.md). */
@@ -37,11 +37,7 @@ export async function seatsOf(userId: string): Promise<AccountSeat[]> {
 
 /** The person's seat (handle and role) in an account, or null when they hold none there. */
 export async function seatFor(userId: string, accountId: string): Promise<Seat | null> {
-  // One statement on the pool (lib/db.ts statementRows): read on every resolve by a person.
-  const [m] = await statementRows<{ accountId: string; handle: string; role: string }>(
-    Prisma.sql`SELECT account_id AS "accountId", handle, role FROM memberships
-                WHERE account_id = ${accountId} AND user_id = ${userId}`,
-  );
+  const m = await readSeatInAccount(userId, accountId);
   if (!m || !isRole(m.role)) return null;
   return { accountId: m.accountId, handle: m.handle, role: m.role };
 }

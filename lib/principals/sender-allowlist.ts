@@ -18,6 +18,7 @@ import { clock } from "../clock";
 import { actorOf, type AdminOptions } from "./admin-scope";
 import { validateAgentId } from "./agents";
 import { ADMIN_ROLES } from "./seats";
+import { lockAgentPolicy } from "./sender-allowlist.sql";
 
 export type SenderPolicy = { any: true } | { allow: string[] };
 
@@ -134,11 +135,7 @@ export async function setSenderAllowlist(
   if (opts?.accountId && opts.accountId !== accountId) throw new HubError("not_found", `agent ${agentId} not found`);
   const next = parseSenderPolicy(policy);
   const view = await db().$transaction(async (tx) => {
-    const [locked] = await tx.$queryRaw<
-      { id: string; senders_restricted: boolean; allowed_senders: string[] | null }[]
-    >`
-      SELECT id, senders_restricted, allowed_senders FROM agents
-       WHERE account_id = ${accountId} AND agent_id = ${agentId} FOR NO KEY UPDATE`;
+    const locked = await lockAgentPolicy(tx, accountId, agentId);
     if (!locked) throw new HubError("not_found", `agent ${agentId} not found`);
     const from = policyOf({ sendersRestricted: locked.senders_restricted, allowedSenders: locked.allowed_senders });
     const same = JSON.stringify(from) === JSON.stringify(next);

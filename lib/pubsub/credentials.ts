@@ -8,6 +8,7 @@
  */
 import type { Tx } from "../db";
 import { CREDENTIALS_CHANNEL } from "./channels";
+import { publishOn } from "./publish.sql";
 
 export const CREDENTIAL_CHANGE_KINDS = ["key", "token", "person", "agent", "account"] as const;
 export type CredentialChange = { kind: (typeof CREDENTIAL_CHANGE_KINDS)[number]; id: string };
@@ -33,5 +34,5 @@ export function parseCredentialChange(payload: string): CredentialChange | null 
  * which also drops this process's entries after the commit.
  */
 export async function publishCredentialChange(tx: Tx, change: CredentialChange): Promise<void> {
-  await tx.$executeRaw`SELECT pg_notify(${CREDENTIALS_CHANNEL}, ${credentialChangePayload(change)})`;
+  await publishOn(tx, CREDENTIALS_CHANNEL, credentialChangePayload(change));
 }

@@ -1,7 +1,8 @@
 /** The inbox payload has one format, whether built in TypeScript or inside a single SQL statement. */
 import { describe, expect, it } from "vitest";
 import { INBOX_CHANNEL } from "./channels";
-import { inboxNotifySql, inboxPayload, parseInboxPayload } from "./inbox";
+import { inboxPayload, parseInboxPayload } from "./inbox";
+import { inboxNotifySql } from "./inbox.sql";
 
 describe("inbox payload", () => {
   it("round-trips `<account id>:<id>`, splitting at the first colon", () => {

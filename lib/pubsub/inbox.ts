@@ -3,12 +3,17 @@
  * subscribers seated in it (lib/inbox/events.ts), the id tells their page what to re-read. Only ids
  * travel; a browser re-reads through its session. Account ids hold no `:`, so the first one splits.
  */
-import { Prisma } from "../generated/prisma/client";
 import type { Tx } from "../db";
 import { ENTRY_KIND } from "../protocol/entry-kinds";
 import { INBOX_CHANNEL, UNDELIVERABLE_CHANNEL } from "./channels";
+import { INBOX_PAYLOAD_SEPARATOR as SEPARATOR } from "./inbox.sql";
+import { publishOn } from "./publish.sql";
 
-const SEPARATOR = ":";
+/**
+ * The same NOTIFY as an SQL expression, built in ./inbox.sql.ts; named here too for the statements
+ * that import it from this module.
+ */
+export { inboxNotifySql } from "./inbox.sql";
 
 export function inboxPayload(accountId: string, id: string): string {
   return `${accountId}${SEPARATOR}${id}`;
@@ -23,16 +28,7 @@ export function parseInboxPayload(payload: string): { accountId: string; id: str
 
 /** Tells the inbox that `id` in `accountId` changed, when `tx` commits. */
 export async function publishInboxChange(tx: Tx, accountId: string, id: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_notify(${INBOX_CHANNEL}, ${inboxPayload(accountId, id)})`;
-}
-
-/**
- * The same NOTIFY as an SQL expression over two columns of a row set, for the single statements
- * that update, audit and notify in one round trip (docs/PERFORMANCE.md). Evaluates to the
- * notification's `void` result; the column names are the caller's constants, never input.
- */
-export function inboxNotifySql(accountIdColumn: string, idColumn: string): Prisma.Sql {
-  return Prisma.sql`pg_notify(${INBOX_CHANNEL}, ${Prisma.raw(`${accountIdColumn} || '${SEPARATOR}' || ${idColumn}`)})`;
+  await publishOn(tx, INBOX_CHANNEL, inboxPayload(accountId, id));
 }
 
 /**
@@ -42,5 +38,5 @@ export function inboxNotifySql(accountIdColumn: string, idColumn: string): Prism
  */
 export async function publishEntryEnd(tx: Tx, entry: { id: string; account_id: string; kind: string }): Promise<void> {
   await publishInboxChange(tx, entry.account_id, entry.id);
-  if (entry.kind === ENTRY_KIND.message) await tx.$executeRaw`SELECT pg_notify(${UNDELIVERABLE_CHANNEL}, ${entry.id})`;
+  if (entry.kind === ENTRY_KIND.message) await publishOn(tx, UNDELIVERABLE_CHANNEL, entry.id);
 }

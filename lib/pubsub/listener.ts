@@ -11,6 +11,7 @@ import pg from "pg";
 import { env } from "../env";
 import { log } from "../log";
 import { CHANNELS, type Channel } from "./channels";
+import { listenOn } from "./listener.sql";
 
 export interface Subscription {
   payload(payload: string): void;
@@ -68,7 +69,7 @@ class NotificationListener {
     });
     client.on("end", () => this.drop(client));
     await client.connect();
-    for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
+    for (const channel of CHANNELS) await listenOn(client, channel);
     this.client = client;
   }
 

@@ -5,8 +5,9 @@
  */
 import type { Tx } from "../db";
 import { SEATS_CHANNEL } from "./channels";
+import { publishOn } from "./publish.sql";
 
 /** Tells the person's live streams that their seats changed, when `tx` commits. */
 export async function publishSeatChange(tx: Tx, userId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_notify(${SEATS_CHANNEL}, ${userId})`;
+  await publishOn(tx, SEATS_CHANNEL, userId);
 }

@@ -7,6 +7,7 @@
  */
 import type { Tx } from "../db";
 import { TERMINAL_CHANNEL } from "./channels";
+import { publishOn } from "./publish.sql";
 
 const MAILBOX_KEY_PREFIX = "mailbox:";
 const SESSION_KEY_PREFIX = "session:";
@@ -26,5 +27,5 @@ export function sessionWakeKey(sessionId: string): string {
 
 /** Wakes whoever waits on `key`, when `tx` commits. */
 export async function publishTerminal(tx: Tx, key: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_notify(${TERMINAL_CHANNEL}, ${key})`;
+  await publishOn(tx, TERMINAL_CHANNEL, key);
 }

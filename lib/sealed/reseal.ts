@@ -15,7 +15,8 @@ import {
   type SealKey,
 } from "../secrets";
 import { SEAL_PURPOSES } from "./catalogue";
-import { inTransaction, lockedRows, replaceValue, type SqlClient } from "./rows";
+import { inTransaction, lockedRows, replaceValue } from "./rows";
+import type { SqlClient } from "./rows.sql";
 
 export interface ResealReport {
   resealed: number;

@@ -17,8 +17,10 @@ import {
   sealSecret,
   type SealKey,
 } from "../secrets";
-import { MIGRATION_LOCK, SEAL_PURPOSES, type SealPurpose } from "./catalogue";
-import { inTransaction, lockedRows, replaceValue, type SealedRow, type SqlClient } from "./rows";
+import { SEAL_PURPOSES, type SealPurpose } from "./catalogue";
+import { lockMigrationsForTransaction } from "./rotate.sql";
+import { inTransaction, lockedRows, replaceValue, type SealedRow } from "./rows";
+import type { SqlClient } from "./rows.sql";
 
 export interface RotateReport {
   /** Values moved from the old key to the current one, per purpose and in total. */
@@ -41,7 +43,7 @@ function tryOpen(row: SealedRow, key: SealKey): string | null {
 /** Re-seals every value from `from` to `to` on `client`, in one transaction. */
 export async function rotateSealedValues(client: SqlClient, from: SealKey, to: SealKey): Promise<RotateReport> {
   return inTransaction(client, async () => {
-    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await lockMigrationsForTransaction(client);
     const byPurpose = Object.fromEntries(SEAL_PURPOSES.map((p) => [p, 0])) as Record<SealPurpose, number>;
     const report: RotateReport = { rotated: 0, alreadyCurrent: 0, byPurpose };
     for (const purpose of SEAL_PURPOSES) {

@@ -1,16 +1,12 @@
 /**
  * Reading and rewriting sealed values row by row, for the two paths that touch them all: the
  * start-up re-seal (reseal.ts) and the secret rotation (rotate.ts). Plain SQL over one client
- * (node-postgres), so the caller's transaction and advisory lock cover every statement; table and
- * column names come only from the catalogue, never from input.
+ * (node-postgres; the statements are ./rows.sql.ts), so the caller's transaction and advisory lock
+ * cover every statement.
  */
 import type { SealContext } from "../secrets";
 import { contextColumns, rowKeyContext, SEALED, type SealedColumn, sealContext, type SealPurpose } from "./catalogue";
-
-/** What both paths need of a database client: node-postgres' `pg.Client` fits. */
-export interface SqlClient {
-  query(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-}
+import { readSealedValues, runBegin, runCommit, runReplaceSealedValue, runRollback, type SqlClient } from "./rows.sql";
 
 export interface SealedRow {
   purpose: SealPurpose;
@@ -24,20 +20,11 @@ export interface SealedRow {
   label: string;
 }
 
-const ident = (name: string) => `"${name}"`;
-
 /** The values of `purpose` (only old-format ones with `legacyOnly`), locked until the transaction ends. */
 export async function lockedRows(client: SqlClient, purpose: SealPurpose, legacyOnly: boolean): Promise<SealedRow[]> {
   const entry: SealedColumn = SEALED[purpose];
   const { table, column, rowKey, boundTo } = entry;
-  const keys = rowKey.map((c) => `t.${ident(c)}`).join(", ");
-  const parent = boundTo ? boundTo.columns.map((c) => `, p.${ident(c)}`).join("") : "";
-  const join = boundTo ? ` JOIN ${ident(boundTo.table)} p ON p."id" = t.${ident(boundTo.via)}` : "";
-  const filter = legacyOnly ? `t.${ident(column)} LIKE 'v1.%'` : `t.${ident(column)} IS NOT NULL`;
-  const { rows } = await client.query(
-    `SELECT ${keys}${parent}, t.${ident(column)} AS value FROM ${ident(table)} t${join}
-      WHERE ${filter} ORDER BY ${keys} FOR UPDATE OF t`,
-  );
+  const rows = await readSealedValues(client, purpose, legacyOnly);
   return rows.map((r) => {
     const row = Object.fromEntries(contextColumns(purpose).map((c) => [c, String(r[c])]));
     const ctx = sealContext(purpose, row as never);
@@ -50,24 +37,25 @@ export async function lockedRows(client: SqlClient, purpose: SealPurpose, legacy
 
 /** Replaces one row's value; the old value in the WHERE makes a concurrent change visible (0 rows). */
 export async function replaceValue(client: SqlClient, row: SealedRow, sealed: string): Promise<void> {
-  const { table, column } = SEALED[row.purpose];
-  const where = row.key.map(([c], i) => `${ident(c)} = $${i + 3}`).join(" AND ");
-  const { rows } = await client.query(
-    `UPDATE ${ident(table)} SET ${ident(column)} = $1 WHERE ${ident(column)} = $2 AND ${where} RETURNING 1 AS ok`,
-    [sealed, row.value, ...row.key.map(([, v]) => v)],
+  const replaced = await runReplaceSealedValue(
+    client,
+    row.purpose,
+    sealed,
+    row.value,
+    row.key.map(([, v]) => v),
   );
-  if (rows.length !== 1) throw new Error(`sealed value ${row.label} changed while being re-sealed`);
+  if (!replaced) throw new Error(`sealed value ${row.label} changed while being re-sealed`);
 }
 
 /** Runs `fn` in one transaction on `client`: all of it commits, or none of it. */
 export async function inTransaction<T>(client: SqlClient, fn: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
+  await runBegin(client);
   try {
     const out = await fn();
-    await client.query("COMMIT");
+    await runCommit(client);
     return out;
   } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
+    await runRollback(client).catch(() => {});
     throw err;
   }
 }

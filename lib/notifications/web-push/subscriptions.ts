@@ -10,6 +10,7 @@ import { AUDIT_EVENT } from "../../audit/events";
 import { personActor, writePersonAudit } from "../../audit/write";
 import { clock } from "../../clock";
 import { db, type Tx } from "../../db";
+import { lockPerson } from "../../principals/seat-locks";
 import { HubError } from "../../protocol/errors";
 import { mintId } from "../../protocol/ids";
 import { parseWire } from "../../protocol/wire";
@@ -108,7 +109,7 @@ export async function addSubscription(userId: string, input: unknown, userAgent:
   const label = deviceLabel(userAgent);
   return db().$transaction(async (tx) => {
     // One change at a time per person: two concurrent adds cannot both pass the cap.
-    await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
+    await lockPerson(tx, userId);
     const existing = await tx.pushSubscription.findUnique({ where: { endpoint: sub.endpoint } });
     if (existing?.userId === userId && existing.p256dh === sub.keys.p256dh) return existing;
     if (

@@ -11,6 +11,7 @@ import { db } from "../../db";
 import { processWide } from "../../process-wide";
 import { openSecret, sealSecret } from "../../secrets";
 import { sealContext } from "../../sealed/catalogue";
+import { runInsertVapidKeys } from "./vapid.sql";
 
 /** The one row's id. */
 const SINGLETON = 1;
@@ -32,10 +33,7 @@ export async function vapidKeys(): Promise<VapidKeys> {
   let row = await db().hubVapidKeys.findUnique({ where: { id: SINGLETON } });
   if (!row) {
     const fresh = webpush.generateVAPIDKeys();
-    await db().$executeRaw`
-      INSERT INTO hub_vapid_keys (id, public_key, private_key_sealed, created_at)
-      VALUES (${SINGLETON}, ${fresh.publicKey}, ${sealSecret(fresh.privateKey, SEALED_FOR)}, ${clock.now()})
-      ON CONFLICT (id) DO NOTHING`;
+    await runInsertVapidKeys(SINGLETON, fresh.publicKey, sealSecret(fresh.privateKey, SEALED_FOR), clock.now());
     row = await db().hubVapidKeys.findUniqueOrThrow({ where: { id: SINGLETON } });
   }
   const keys = { publicKey: row.publicKey, privateKey: openSecret(row.privateKeySealed, SEALED_FOR) };
