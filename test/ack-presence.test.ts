@@ -27,9 +27,10 @@ import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-se
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { approveOrigin, envelope, type Provisioned } from "./support/provision";
-import { resolveAs, sleep, submitPush, waitForDelivery } from "./support/push-kit";
+import { resolveAs, submitPush, waitForDelivery } from "./support/push-kit";
 import type { Receiver } from "./support/receiver";
 import { validateOfficial } from "./support/spec";
+import { staysFalse, waitFor } from "./support/wait";
 
 const W = 2; // MA2H_PRESENCE_FRESHNESS_SECONDS for this Hub
 const A = "deploybot/dev-team";
@@ -259,8 +260,8 @@ describe("§14.1 first ack wins; the track on the GET", () => {
       const accountId = (await db().message.findUniqueOrThrow({ where: { id } })).accountId;
       const mine = () => heard.filter((p) => p === `${accountId}:${id}`).length;
       const settle = async (n: number) => {
-        for (let i = 0; i < 40 && mine() < n; i++) await sleep(50);
-        await sleep(200); // and nothing more arrives
+        await waitFor(() => mine() >= n, { timeout: 2000, every: 25, what: `${n} inbox NOTIFYs` });
+        await staysFalse(() => mine() > n, 200, "a further inbox NOTIFY", 25); // and nothing more arrives
       };
       await settle(2); // submit + resolve
       const base = mine();
@@ -378,7 +379,9 @@ describe("§15 presence", () => {
     // The literal slash form answers the same.
     expect((await human("alice").get(presencePath(P, true))).body).toEqual(online.body);
 
-    await sleep(W * 1000 + 600);
+    // Offline once more than the window has passed since last_seen, by the clock the Hub reads it with.
+    const windowEnds = Date.parse(online.body.last_seen) + W * 1000;
+    await waitFor(() => Date.now() > windowEnds, { every: 20, what: "the freshness window to pass" });
     const offline = await human("alice").get(presencePath(P));
     expect(offline.body).toEqual({ ...online.body, state: "offline" });
     expect(validateOfficial("presence.schema.json", offline.body)).toEqual([]);
@@ -537,7 +540,16 @@ describe("§14.2 retention: expired never after delivered", () => {
         answered = true;
         return r;
       });
-      await sleep(700);
+      // The GET's stamp is seen waiting on a row lock in this database (the purge holds it).
+      await waitFor(
+        async () =>
+          (
+            await purger.query(
+              "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            )
+          ).rowCount,
+        { what: "the GET's stamp to wait on the purge's row lock" },
+      );
       expect(answered).toBe(false); // the stamp is waiting for the purge
       await purger.query(
         "INSERT INTO message_tombstones (id, account_id, agent_row_id, purged_at) SELECT id, account_id, agent_row_id, now() FROM messages WHERE id = $1",

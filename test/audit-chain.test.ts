@@ -32,6 +32,7 @@ import { db } from "../lib/db";
 import { repoRoot, startHub, TEST_AUTH_SECRET, type HubProcess } from "./support/hub";
 import { provisionAccount } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
+import { waitFor } from "./support/wait";
 
 const database = useTestDatabase();
 let worker: HubProcess | undefined;
@@ -106,12 +107,12 @@ async function writeRows(slug: string, n: number, actor = "human:test"): Promise
 
 async function waitSealed(ids: bigint[], withinMs: number): Promise<number> {
   const t0 = Date.now();
-  for (;;) {
-    const open = await db().auditEvent.count({ where: { id: { in: ids }, hash: null } });
-    if (open === 0) return Date.now() - t0;
-    if (Date.now() - t0 > withinMs) throw new Error(`${open} row(s) unsealed after ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(async () => (await db().auditEvent.count({ where: { id: { in: ids }, hash: null } })) === 0, {
+    timeout: withinMs,
+    every: 100,
+    what: `${ids.length} audit row(s) sealed`,
+  });
+  return Date.now() - t0;
 }
 
 async function exportFile(slug: string): Promise<string> {
@@ -132,11 +133,13 @@ beforeAll(async () => {
   // An account with no audit rows of its own yet (provisioning writes none this way).
   await db().account.create({ data: { id: "acct_legacy_test", slug: "legacy" } });
   worker = await startHub({ databaseUrl: database.url, mode: "worker" });
-  const deadline = Date.now() + 60_000;
-  while (!worker.output().includes("worker running")) {
-    if (Date.now() > deadline || worker.child.exitCode !== null) throw new Error(worker.output());
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const w = worker;
+  await waitFor(() => w.output().includes("worker running") || w.child.exitCode !== null, {
+    timeout: 60_000,
+    every: 100,
+    what: "the worker's `worker running` line",
+  }).catch(() => undefined);
+  if (!w.output().includes("worker running")) throw new Error(w.output());
 }, 90_000);
 
 afterAll(async () => {
@@ -488,11 +491,11 @@ describe("signed checkpoints", () => {
       await client.end();
     }
     // The worker signs the idle stream's head.
-    const deadline = Date.now() + 15_000;
-    while ((await db().auditCheckpoint.count({ where: { stream } })) === 0) {
-      if (Date.now() > deadline) throw new Error("no checkpoint of the legacy stream");
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(async () => (await db().auditCheckpoint.count({ where: { stream } })) > 0, {
+      timeout: 15_000,
+      every: 100,
+      what: "a checkpoint of the legacy stream",
+    });
     const r = await cli("audit", "verify", "--account", "legacy");
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toMatchObject({

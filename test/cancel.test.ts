@@ -10,6 +10,7 @@ import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { approveOrigin, envelope, type Provisioned } from "./support/provision";
 import { validateOfficial } from "./support/spec";
+import { waitFor } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
@@ -127,8 +128,10 @@ describe("POST /v1/messages/{id}/cancel", () => {
   });
 
   it("loses to expiry when it arrives strictly after expires_at (§7)", async () => {
-    const id = await submit(envelope("ask", A, { expires_at: new Date(Date.now() + 1500).toISOString() }));
-    await new Promise((r) => setTimeout(r, 2000));
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const id = await submit(envelope("ask", A, { expires_at: expiresAt }));
+    // Strictly past expires_at by this box's clock, the Hub's.
+    await waitFor(() => Date.now() > Date.parse(expiresAt), { every: 10, what: "the clock past expires_at" });
     const res = await cancel(id);
     expectError(res, 409, "already_terminal");
     expect(res.body).toMatchObject({ id, status: "expired", resolution: "expired" });

@@ -14,6 +14,7 @@ import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { validateOfficial } from "./support/spec";
+import { elapse } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
@@ -31,7 +32,6 @@ const OPTIONS = [
   { value: "hold", label: "Hold" },
 ];
 const RESOLVERS = [`agent:${A}`, `agent:${B}`, "human:alice"];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function submitAsk(over: Record<string, unknown> = {}, request: Record<string, unknown> = {}): Promise<string> {
   const body = envelope("ask", A, {
@@ -93,7 +93,11 @@ function contenders(id: string, n: number, cancelDelayMs: number): Contender[] {
           status: "cancelled",
           actor: `agent:${A}`,
           run: async () => {
-            if (cancelDelayMs > 0) await sleep(cancelDelayMs);
+            if (cancelDelayMs > 0)
+              await elapse(
+                cancelDelayMs,
+                "the cancel is staggered behind the resolves: the order of arrival is the input",
+              );
             return client(hub, acme.keys[A]).post(`/v1/messages/${id}/cancel`);
           },
         });
@@ -228,7 +232,10 @@ describe("§7 resolve versus expiry at expires_at", () => {
         ids.map(async (id, m) => {
           const boundary = at[m]!.getTime();
           const fire = <T>(offset: number, fn: () => Promise<T>): Promise<T> =>
-            sleep(Math.max(0, boundary + offset - Date.now())).then(fn);
+            elapse(
+              Math.max(0, boundary + offset - Date.now()),
+              "each contender is fired at its offset from expires_at: the instant itself is the input",
+            ).then(fn);
           const overHttp = [-60, -20, -10, -5, -2, 0, 2, 5, 10].map((offset, i) =>
             fire(offset - lag, () =>
               client(hubs[i % 2]!.url, i % 3 ? acme.keys[B] : acme.tokens.alice).post(`/v1/messages/${id}/resolve`, {

@@ -40,6 +40,7 @@ import { approveOrigin } from "./support/provision";
 import type { Receiver } from "./support/receiver";
 import { call } from "./support/session-kit";
 import { type Json, validateOfficial } from "./support/spec";
+import { staysFalse, waitFor, waitUntil } from "./support/wait";
 
 // acme: opted in, agent session visibility off (the default).
 const A = "overseer/fleet"; // the sender
@@ -69,7 +70,6 @@ const hubEnv = (callbackOrigin: string) => ({
   MA2H_DEV_CALLBACK_ALLOWLIST: callbackOrigin,
   MA2H_EXPIRY_SWEEP_MS: "500", // the mailbox drop and §7 expiry sweep (default 5 s)
 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let rx: Receiver;
 const hub = useHubFixture({
@@ -246,26 +246,37 @@ async function readJustAfterBounce(from: string, id: string): Promise<Json> {
   return res.body;
 }
 
-/** Polls `probe` until `done` holds; returns the last value (the caller asserts on it). */
-async function until<T>(probe: () => Promise<T>, done: (v: T) => boolean, ms = 8000, every = 100): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last = await probe();
-  while (!done(last) && Date.now() < deadline) {
-    await sleep(every);
-    last = await probe();
-  }
-  return last;
-}
-
 /** Drains a bridge repeatedly, accumulating entries, until `done` holds over what was gathered. */
 async function gather(bridge: Bridge, done: (all: Entry[]) => boolean, ms = 8000): Promise<Entry[]> {
   const all: Entry[] = [];
-  const deadline = Date.now() + ms;
-  for (;;) {
-    all.push(...(await bridge.drain()));
-    if (done(all) || Date.now() > deadline) return all;
-    await sleep(150);
-  }
+  await waitFor(
+    async () => {
+      all.push(...(await bridge.drain()));
+      return done(all);
+    },
+    { timeout: ms, every: 150, what: `the awaited entries in ${bridge.address}'s drains` },
+  );
+  return all;
+}
+
+/**
+ * Until the §8.7 visibility window of every entry addressed to, or claimed by, one of these sessions
+ * has run out (its `visible_at` stamp is past): from then on whatever they left un-acked is drainable
+ * again, so a drain that still shows nothing proves the entry was consumed. Waits on the stamp the
+ * Hub judges by (this box's clock), not on a guess at the window.
+ */
+async function windowOver(...bridges: Bridge[]): Promise<void> {
+  const sessions = bridges.map((b) => b.session);
+  await waitFor(
+    async () => {
+      const rows = await db().mailboxEntry.findMany({
+        where: { OR: [{ toSession: { in: sessions } }, { claimSession: { in: sessions } }] },
+        select: { visibleAt: true },
+      });
+      return rows.every((r) => r.visibleAt.getTime() < Date.now());
+    },
+    { what: `the visibility window of ${sessions.join(", ")} to run out` },
+  );
 }
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
@@ -360,7 +371,7 @@ describe("(a) one exchange end to end: A asks B, B answers (§6, §8.2, §8.7.1,
     expect(done.response).toMatchObject({ resolution_id: resolutionId, response: { actor: `agent:${B}` } });
 
     // Consumed means consumed: nothing comes back after the visibility window, on either side.
-    await sleep(VISIBILITY_S * 1000 + 300);
+    await windowOver(a, b);
     expect(messagesIn(await b.drain())).toEqual([]);
     expect(responsesIn(await a.drain())).toEqual([]);
     // The submitter's callback still carries the same resolution (dual-path delivery, §6).
@@ -388,7 +399,7 @@ describe("(a) one exchange end to end: A asks B, B answers (§6, §8.2, §8.7.1,
     await a.ack([resolved.body.resolution_id]);
     const r = await read(A, ask.id);
     expect(r.delivery).toMatchObject({ state: "acknowledged", ack: { note: "via the message" } });
-    await sleep(VISIBILITY_S * 1000 + 300);
+    await windowOver(a);
     expect(responsesIn(await a.drain())).toEqual([]); // consumed
     await b.ack([ask.id]);
   });
@@ -443,9 +454,16 @@ describe("(b) dp-020: session-scoped drain, first claim wins, sibling rescue, se
     // The claimant dies without acking; a sibling is rescued after the window (dp-020 (7)).
     await claimant.close();
     expect((await read(A, id)).mailbox.state).toBe("delivered"); // principal mail does not bounce
-    await sleep(VISIBILITY_S * 1000 + 300);
-    const rescue = await Promise.all(siblings.map((s) => s.drain()));
-    const rescuers = siblings.filter((_s, i) => messagesIn(rescue[i] as Entry[]).some((m) => m.id === id));
+    // Every sibling drains at once, round after round, until the window lets one of them have it.
+    const has = (entries: Entry[] | undefined) => messagesIn(entries ?? []).some((m) => m.id === id);
+    const rescue = await waitFor(
+      async () => {
+        const round = await Promise.all(siblings.map((s) => s.drain()));
+        return round.some(has) && round;
+      },
+      { what: "a sibling's drain to rescue the entry after the visibility window" },
+    );
+    const rescuers = siblings.filter((_s, i) => has(rescue[i]));
     expect(rescuers).toHaveLength(1);
     const rescuer = rescuers[0] as Bridge;
     const redelivered = rescue[siblings.indexOf(rescuer)]?.find((e) => e.message?.id === id);
@@ -456,7 +474,7 @@ describe("(b) dp-020: session-scoped drain, first claim wins, sibling rescue, se
     expect((await api(P).get("/v1/inbox")).body.messages).toEqual([]);
     expect((await api(P).post("/v1/inbox/ack", { ids: [id] })).body).toEqual({ acked: 1 });
     expect((await read(A, id)).mailbox.state).toBe("acknowledged");
-    await sleep(VISIBILITY_S * 1000 + 300);
+    await windowOver(...siblings);
     for (const r of await Promise.all(siblings.map((s) => s.drain()))) expect(messagesIn(r)).toEqual([]);
   });
 
@@ -479,7 +497,7 @@ describe("(b) dp-020: session-scoped drain, first claim wins, sibling rescue, se
     await x.drain();
     await x.close(); // bounce → receipt + auto-cancellation response for A's session
     await gather(a, (all) => receiptsIn(all).length > 0 && responsesIn(all).length > 0);
-    await sleep(VISIBILITY_S * 1000 + 300); // whatever A's session left un-acked is visible again
+    await windowOver(a); // whatever A's session left un-acked is visible again
     const legacy = await api(A).get("/v1/inbox");
     expect(legacy.status).toBe(200);
     expect(legacy.body.messages.filter((e: Entry) => kindOf(e) !== "directive")).toEqual([]);
@@ -522,9 +540,10 @@ describe("(c) dp-022: bounce on session death, auto-resolution, receipts", () =>
 
     // The worker's consequences: the §7 auto-resolutions, within seconds.
     const settled = async (id: string) => {
-      await until(
+      await waitUntil(
         async () => (await api(A).get(`/v1/messages/${id}`)).body,
         (r) => r.status !== "open",
+        { timeout: 8000, every: 100, what: `${id} auto-resolved` },
       );
       return read(A, id); // once settled, the read must validate
     };
@@ -576,7 +595,7 @@ describe("(c) dp-022: bounce on session death, auto-resolution, receipts", () =>
     expect((await a.ack(keysToAck)).acked).toBe(keysToAck.length);
 
     // Receipts generate nothing, and nothing more is minted: after the window A's session is empty.
-    await sleep(VISIBILITY_S * 1000 + 300);
+    await windowOver(a);
     const after = await a.drain();
     expect(receiptsIn(after)).toEqual([]);
     expect(responsesIn(after)).toEqual([]);
@@ -596,8 +615,22 @@ describe("(c) dp-022: bounce on session death, auto-resolution, receipts", () =>
     expect(resolved.status).toBe(200);
     expect(responsesIn(await gather(a, (all) => responsesIn(all).length > 0))).toHaveLength(1);
     await a.close(); // un-acked response entry on a dying session
-    // Past the worker's reaction time and B's visibility window at once.
-    await sleep(VISIBILITY_S * 1000 + 300);
+    // A window as long as the worker's reaction time and B's visibility window together, in which
+    // the response entry must not bounce and no receipt for the ask may be minted.
+    await staysFalse(
+      async () =>
+        (await db().mailboxEntry.count({
+          where: {
+            OR: [
+              { toSession: a.session, state: "bounced" },
+              { kind: "receipt", content: { contains: ask.id } },
+            ],
+          },
+        })) > 0,
+      VISIBILITY_S * 1000 + 300,
+      "a bounce of the response entry, or a receipt for the ask",
+      100,
+    );
     const r = await read(A, ask.id);
     expect(r.status).toBe("declined");
     expect(r.response.response.actor).toBe(`agent:${B}#${b.session}`);
@@ -619,7 +652,11 @@ describe("(c) dp-022: bounce on session death, auto-resolution, receipts", () =>
     const res = await x.api.post(`/v1/messages/${ask.id}/resolve`, { resolution: "answered", value: "hold" });
     expect(res.status).toBe(200);
     await x.close();
-    await sleep(1500);
+    // The worker has applied the bounce's consequences (receipt, §7 auto-resolution) once the
+    // entry is settled: only then does "the resolution stands" say anything.
+    await waitFor(async () => (await db().mailboxEntry.findUnique({ where: { id: ask.id } }))?.settledAt, {
+      what: "the bounced entry settled by the worker",
+    });
     const r = await read(A, ask.id);
     expect(r.status).toBe("answered");
     expect(r.response.resolution_id).toBe(res.body.resolution_id);
@@ -642,10 +679,10 @@ describe("(c) dp-022 (5), (7), (8): delivery-track expiry means never delivered"
     const neverAsk = await submitOk(A, addressed("ask", A, `agent:${B}`, a.session, { expires_at: soon() }));
 
     const ended = async (id: string) => {
-      await until(
+      await waitUntil(
         async () => (await api(A).get(`/v1/messages/${id}`)).body,
         (r) => r.mailbox?.state === "expired" && r.status !== "open",
-        10_000,
+        { timeout: 10_000, every: 100, what: `${id} expired on both tracks` },
       );
       return read(A, id);
     };
@@ -799,8 +836,17 @@ describe("(d) dp-023: addressed submit honesty", () => {
     const original = await submitOk(V1, body, vis);
     expect(original.destination.state).toBe("online");
 
-    await sleep(1100);
-    await v2.drain(); // moves V2's last_seen: a recomputed snapshot would differ
+    // Drains until V2's session shows newer activity than the stored snapshot: a recomputed snapshot
+    // would differ.
+    const snapshotSeen = Date.parse(original.destination.last_seen);
+    await waitFor(
+      async () => {
+        await v2.drain();
+        const s = await db().agentSession.findUnique({ where: { id: v2.session }, select: { lastSeenAt: true } });
+        return (s?.lastSeenAt?.getTime() ?? 0) > snapshotSeen;
+      },
+      { every: 100, what: "V2's last_seen to move past the stored snapshot" },
+    );
     const second = await Bridge.open(V1, vis);
     const retry = { ...body, agent: { ...(body.agent as Json), session: second.session, run_id: "run_after_crash" } };
     const replayed = await submitOk(V1, retry, vis);

@@ -13,6 +13,7 @@ import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { validateOfficial } from "./support/spec";
+import { waitFor } from "./support/wait";
 
 const RATE = "rate/bot";
 const DEPTH = "depth/bot";
@@ -55,14 +56,29 @@ function expectRateLimited(res: { status: number; headers: Headers; body: any })
   expect(Number(retryAfter)).toBeLessThanOrEqual(60);
 }
 
+/**
+ * The budget is a fixed one-minute window (lib/rate-limit.ts) on this box's clock: late in one, waits
+ * until the next has begun (a quarter second in, as before), so a burst cannot straddle a boundary
+ * and be granted a fresh budget halfway.
+ */
+async function earlyInWindow(): Promise<void> {
+  if (Date.now() % 60_000 <= 50_000) return;
+  await waitFor(
+    () => {
+      const into = Date.now() % 60_000;
+      return into >= 250 && into <= 50_000;
+    },
+    { timeout: 20_000, every: 25, what: "the next one-minute rate window" },
+  );
+}
+
 describe("§8.6 submit rate (rate_limit.requests_per_minute)", () => {
   it("accepts the advertised number per minute, then 429 rate_limited with Retry-After, creating nothing", async () => {
     const perMinute = (await capability()).rate_limit.requests_per_minute;
     expect(perMinute).toBe(PER_MINUTE);
     // The budget is a fixed one-minute window (lib/rate-limit.ts): start early in one, so the
     // burst cannot straddle a boundary and be granted a fresh budget halfway.
-    const intoWindow = Date.now() % 60_000;
-    if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 250));
+    await earlyInWindow();
 
     for (let i = 0; i < perMinute; i++) expect((await submit(RATE, "notify")).status).toBe(202);
     const before = await messagesOf(RATE);
@@ -77,8 +93,7 @@ describe("§8.6 submit rate (rate_limit.requests_per_minute)", () => {
 
 describe("§8.6 session registration counts against the rate", () => {
   it("registrations and submits share the agent's budget: past it, both are 429 and no session is minted", async () => {
-    const intoWindow = Date.now() % 60_000;
-    if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 250));
+    await earlyInWindow();
     for (let i = 0; i < PER_MINUTE / 2; i++) expect((await submit(REGISTRAR, "notify")).status).toBe(202);
     for (let i = 0; i < PER_MINUTE / 2; i++) expect((await agent(REGISTRAR).post("/v1/sessions", {})).status).toBe(201);
     const sessions = () => db().agentSession.count({ where: { agent: { agentId: REGISTRAR } } });

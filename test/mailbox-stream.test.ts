@@ -8,10 +8,12 @@
  */
 // covers: lib/mailbox/stream.ts, lib/http/routes/inbox.ts, lib/sessions/lease.ts
 import { describe, expect, it } from "vitest";
+import { db } from "../lib/db";
 import { DirectiveAgent } from "./support/directive-agent";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { validateOfficial } from "./support/spec";
+import { staysFalse, waitFor, waitUntil } from "./support/wait";
 
 const A = "stream/bot";
 const B = "sibling/bot";
@@ -23,7 +25,6 @@ const HOLD = 3;
 // Long enough that the in-window checks below stay in the window on a loaded 2-core CI box.
 const VISIBILITY_S = 5;
 const PARKED = 2;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const hub = useHubFixture({
   accounts: { acme: { agents: [A, B, C, D, E], humans: [{ handle: "alice", role: "owner" }] } },
@@ -111,10 +112,9 @@ async function connect(id: string, query: string) {
   };
 }
 
-async function until(check: () => boolean, ms: number): Promise<void> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(25)) if (check()) return;
-  throw new Error(`condition not met within ${ms} ms`);
-}
+/** Until the stream's opening event (`retry:`): the hold is live, and what is authored from now on is pushed. */
+const opened = (stream: { events: SseEvent[] }) =>
+  waitFor(() => stream.events.length > 0, { every: 25, what: "the stream's opening event" });
 
 describe("connecting (§8.7.2, §16.3)", () => {
   it("needs ?session=; foreign and unknown 404; own ended 410 gone; operator-closed 410 session_closed_by_operator", async () => {
@@ -155,13 +155,14 @@ describe("entries (R242, R245)", () => {
     const other = await register(A);
     const stream = await connect(A, `?session=${s.id}`);
     expect(stream.status).toBe(200);
-    await sleep(200);
+    await opened(stream);
     // Addressed to the other session: never on this stream.
     await alice().post("/v1/directives", { to: `agent:${A}#${other.id}`, title: "not yours" });
     const authored = await alice().post("/v1/directives", { to: `agent:${A}`, title: "pushed to you" });
     expect(authored.status).toBe(201);
-    await until(() => stream.entries().length >= 1, 2000);
-    await sleep(300);
+    await waitFor(() => stream.entries().length >= 1, { timeout: 2000, every: 25, what: "the pushed entry" });
+    // And nothing more arrives: not the other session's directive, not the same entry twice.
+    await staysFalse(() => stream.entries().length > 1, 300, "a second entry on the stream", 25);
     stream.close();
     const entries = stream.entries();
     expect(entries).toHaveLength(1);
@@ -175,7 +176,13 @@ describe("entries (R242, R245)", () => {
     const track = async () => (await alice().get(`/v1/directives/${authored.body.id}`)).body.delivery;
     expect((await track()).state).toBe("queued");
     expect((await agent(A).get("/v1/inbox")).body.messages).toEqual([]);
-    await sleep(Math.max(entries[0]!.at + VISIBILITY_S * 1000 + 300 - Date.now(), 0));
+    // Until the push's window has run out by the stamp the Hub judges it with (`visible_at`).
+    await waitFor(
+      async () =>
+        ((await db().mailboxEntry.findUnique({ where: { id: authored.body.id } }))?.visibleAt.getTime() ?? Infinity) <
+        Date.now(),
+      { what: "the pushed entry's visibility window to run out" },
+    );
     const drained = await agent(A).get("/v1/inbox");
     expect(drained.body.messages.map((m: { directive: { id: string } }) => m.directive.id)).toEqual([authored.body.id]);
     expect((await track()).state).toBe("delivered");
@@ -188,7 +195,16 @@ describe("liveness (dp-021, R243, R244)", () => {
     const s = await register(A, MIN_TTL);
     const first = await connect(A, `?session=${s.id}`);
     const atConnect = await session(A, s.id);
-    await sleep(1200);
+    // For 1.2 s of the hold, the open socket moves neither the lease nor last_seen.
+    await staysFalse(
+      async () => {
+        const now = await session(A, s.id);
+        return now.expires_at !== atConnect.expires_at || now.last_seen !== atConnect.last_seen;
+      },
+      1200,
+      "the open stream renewing the lease or last_seen",
+      200,
+    );
     const midHold = await session(A, s.id);
     expect(midHold.expires_at).toBe(atConnect.expires_at); // an open socket is no evidence
     expect(midHold.last_seen).toBe(atConnect.last_seen);
@@ -232,8 +248,13 @@ describe("liveness (dp-021, R243, R244)", () => {
     const once = await connect(A, `?session=${s.id}`);
     await once.done; // the server closed the hold; this zombie never comes back
     const lease = Date.parse((await session(A, s.id)).expires_at);
-    await sleep(Math.max(0, lease - Date.now()) + 500);
-    expect((await session(A, s.id)).state).toBe("expired");
+    // Lapsed by 500 ms past the lease's end, as before; read as soon as it has.
+    const lapsed = await waitUntil(
+      () => session(A, s.id),
+      (now) => now.state === "expired",
+      { timeout: Math.max(0, lease - Date.now()) + 500, what: "the lease to lapse" },
+    );
+    expect(lapsed.state).toBe("expired");
     const again = await connect(A, `?session=${s.id}`);
     expect([again.status, again.body.error.code]).toEqual([410, "gone"]);
   });
@@ -242,11 +263,11 @@ describe("liveness (dp-021, R243, R244)", () => {
     const s = await register(B);
     const stream = await connect(B, `?session=${s.id}`);
     expect(stream.status).toBe(200);
-    await sleep(300);
+    await opened(stream);
     const closed = await alice().delete(`/v1/sessions/${s.id}`);
     const answeredAt = Date.now();
     expect(closed.body.session.closed_by_operator).toBe(true);
-    await until(() => stream.closedAt() !== null, 1000);
+    await waitFor(() => stream.closedAt() !== null, { timeout: 5000, every: 25, what: "the stream to close" });
     expect(stream.closedAt()! - answeredAt).toBeLessThan(1000);
     await alice().post(`/v1/agents/${encodeURIComponent(B)}/resume`);
   });
@@ -261,8 +282,16 @@ describe("limits", () => {
     expect([over.status, over.body.error.code]).toEqual([429, "rate_limited"]);
     expect(over.headers.get("retry-after")).toMatch(/^\d+$/);
     for (const s of open) s.close();
-    await sleep(300);
-    const after = await connect(D, `?session=${sessions[2]!.id}`);
+    // The closed streams' slots are released as the Hub sees the hang-ups: then the third connects.
+    const after = await waitFor(
+      async () => {
+        const c = await connect(D, `?session=${sessions[2]!.id}`);
+        if (c.status === 200) return c;
+        c.close();
+        return false;
+      },
+      { every: 100, what: "a parked slot released by the closed streams" },
+    );
     expect(after.status).toBe(200);
     after.close();
   });

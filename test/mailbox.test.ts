@@ -18,6 +18,7 @@ import { DirectiveAgent } from "./support/directive-agent";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { validateOfficial } from "./support/spec";
+import { waitFor } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
@@ -26,7 +27,24 @@ const D = "expiry/bot";
 const ONLY_OTHER = "globex/private-bot";
 const VISIBILITY_S = 2;
 const DEPTH = 5;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Until the §8.7 visibility window of these entries has run out by the stamp the Hub judges it with
+ * (`visible_at`, on this box's clock): from then on an un-acked one is drainable again.
+ */
+async function windowOver(ids: string[]): Promise<void> {
+  await waitFor(
+    async () => {
+      const rows = await db().mailboxEntry.findMany({ where: { id: { in: ids } }, select: { visibleAt: true } });
+      return rows.length === ids.length && rows.every((r) => r.visibleAt.getTime() < Date.now());
+    },
+    { what: `the visibility window of ${ids.join(", ")} to run out` },
+  );
+}
+
+/** Until this box's clock — the Hub's — is past `iso` (an `expires_at`): the entry's time is up. */
+const clockPast = (iso: string) =>
+  waitFor(() => Date.now() > Date.parse(iso), { every: 10, what: `the clock past ${iso}` });
 
 const hub = useHubFixture({
   accounts: {
@@ -198,7 +216,7 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
 
     // In flight: hidden from the next drain; after the window the same ids again, freshly signed.
     expect((await drain(A)).body.messages).toEqual([]);
-    await sleep(VISIBILITY_S * 1000 + 300);
+    await windowOver(ids);
     const again = (await drain(A)).body.messages as Entry[];
     expect(again.map((e) => e.directive.id).sort()).toEqual([...ids].sort());
     for (const e of again) {
@@ -222,7 +240,7 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
     expect(acked.body.status).toBe("acknowledged");
     expect(acked.body.delivery).toMatchObject({ state: "acknowledged", note: "on it — pausing <b>now</b>" });
     expect(acked.body.delivery.acknowledged_at).toBeDefined();
-    await sleep(VISIBILITY_S * 1000 + 300);
+    await windowOver(ids); // had the ack not consumed them, they would be drainable from here on
     expect((await drain(A)).body.messages).toEqual([]);
   });
 
@@ -245,7 +263,12 @@ describe("drain, redelivery and ack (§8.7, dp-007)", () => {
 
     const t1 = Date.now();
     const parked = drain(A, "?wait=20");
-    await sleep(700);
+    // Parked: the drain holds a slot of A's parked-request cap (parked_counts: this Hub has no Redis).
+    const row = await db().agent.findFirstOrThrow({ where: { agentId: A, account: { slug: "acme" } } });
+    await waitFor(
+      async () => (await db().parkedCount.findMany({ where: { key: `agent:${row.id}` } })).some((c) => c.count > 0),
+      { every: 20, what: "the drain to park" },
+    );
     const d = (await author({ to: `agent:${A}`, title: "wake up" })).body.id;
     const woke = await parked;
     expect((woke.body.messages as Entry[]).map((e) => e.directive.id)).toEqual([d]);
@@ -307,11 +330,13 @@ describe("depth and expiry (§13.3, §14.2)", () => {
 
   it("never drained → expired (no delivered_at); drained then unacked → bounced prior delivered, never expired", async () => {
     const soon = () => new Date(Date.now() + 2_500).toISOString();
-    const unseen = (await author({ to: `agent:${D}`, title: "unseen", expires_at: soon() })).body.id;
-    await sleep(2_700);
-    const seen = (await author({ to: `agent:${D}`, title: "seen", expires_at: soon() })).body.id;
+    const unseenEnds = soon();
+    const unseen = (await author({ to: `agent:${D}`, title: "unseen", expires_at: unseenEnds })).body.id;
+    await clockPast(unseenEnds);
+    const seenEnds = soon();
+    const seen = (await author({ to: `agent:${D}`, title: "seen", expires_at: seenEnds })).body.id;
     expect(((await drain(D)).body.messages as Entry[]).map((e) => e.directive.id)).toEqual([seen]); // unseen is past its time
-    await sleep(2_700);
+    await clockPast(seenEnds);
     expect((await drain(D)).body.messages).toEqual([]);
     const a = (await human("alice").get(`/v1/directives/${unseen}`)).body;
     expect(a.status).toBe("expired");

@@ -13,6 +13,7 @@ import { client, freePort, startHub } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { resolveAs, submitPush, waitForDelivery } from "./support/push-kit";
+import { waitUntil } from "./support/wait";
 
 const A = "metricsbot/dev-team";
 const TOKEN = "metrics-token-0123456789abcdef0123456789abcdef";
@@ -109,14 +110,13 @@ describe("counters move with the traffic", () => {
       }).catch(() => null);
     const parked = held(`/v1/messages/${task.body.id}?wait=30`);
     void held("/v1/inbox?wait=30");
-    let during = "";
-    const both = () =>
-      sample(during, "ma2h_parked_requests", { kind: "long_poll" }) >= 1 &&
-      sample(during, "ma2h_parked_requests", { kind: "drain" }) >= 1;
-    for (let i = 0; i < 50 && !both(); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      during = await scrape(hub.url);
-    }
+    const during = await waitUntil(
+      () => scrape(hub.url),
+      (text) =>
+        sample(text, "ma2h_parked_requests", { kind: "long_poll" }) >= 1 &&
+        sample(text, "ma2h_parked_requests", { kind: "drain" }) >= 1,
+      { every: 100, what: "a parked long-poll and a parked drain in the gauge" },
+    );
     expect(sample(during, "ma2h_parked_requests", { kind: "long_poll" })).toBe(1);
     expect(sample(during, "ma2h_parked_requests", { kind: "drain" })).toBe(1);
     const open = await db().message.count({ where: { status: "open" } });
@@ -146,8 +146,11 @@ describe("counters move with the traffic", () => {
     expect(sample(web1, "ma2h_open_items")).toBe(open - 2);
     expect(sample(web1, "ma2h_parked_requests", { kind: "long_poll" })).toBe(0);
     // The aborted drain was answered to nobody: counted as 499 once the web saw the client go.
-    for (let i = 0; i < 50 && sample(await scrape(hub.url), "ma2h_parked_requests", { kind: "drain" }) > 0; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await waitUntil(
+      () => scrape(hub.url),
+      (text) => sample(text, "ma2h_parked_requests", { kind: "drain" }) === 0,
+      { every: 100, what: "the web to see the drain's client go" },
+    );
     const gone = { route: "/v1/inbox", method: "GET", status: "499" };
     expect(
       sample(await scrape(hub.url), "ma2h_http_requests_total", gone) - sample(web0, "ma2h_http_requests_total", gone),

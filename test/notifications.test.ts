@@ -14,7 +14,8 @@ import type { HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";
-import { sleep, startWorker } from "./support/push-kit";
+import { startWorker } from "./support/push-kit";
+import { staysFalse, waitFor } from "./support/wait";
 
 const dataSeen = new Map<string, number>(); // recipient → DATA commands seen
 /** While set, every DATA to `@stall.test` is held unanswered (not accepted), and this is told of it. */
@@ -103,15 +104,8 @@ async function submit(
 
 const mailsFor = (title: string) => received().filter((r) => r.mail.subject?.includes(title));
 
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const until = <T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeout = 20_000): Promise<T> =>
+  waitFor(f, { what, timeout, every: 100 });
 
 /** The item's new-item notifications (its reminder and escalation rows, due hours later, are
  * test/notification-reminders.test.ts's). */
@@ -134,6 +128,15 @@ async function settled(messageId: string, count: number, timeoutMs = 20_000) {
     timeoutMs,
   );
 }
+
+/** Two sweeps' time after the outbox row was processed, in which no notification row and no mail appears. */
+const nobodyTold = (id: string, title: string) =>
+  staysFalse(
+    async () => (await notificationsOf(id)).length > 0 || mailsFor(title).length > 0,
+    1500,
+    "a notification or a mail",
+    100,
+  );
 
 describe("who is told", () => {
   it("an ask without allowed_resolvers: one mail to each owner, admin and member; none to the viewer", async () => {
@@ -159,7 +162,8 @@ describe("who is told", () => {
       request: { mode: "confirm", allowed_resolvers: ["human:mia"] },
     });
     await settled(id, 1);
-    await sleep(1500); // two sweeps: nothing more comes
+    // Two sweeps' time: nothing more comes.
+    await staysFalse(() => mailsFor(title).length > 1, 1500, "a second mail");
     expect(mailsFor(title).map((m) => m.to)).toEqual(["mia@acme.test"]);
     expect(mailsFor(title)[0]?.mail.text).toContain("- Approve");
   });
@@ -171,7 +175,7 @@ describe("who is told", () => {
     await until("the outbox processed", async () =>
       (await db().notificationOutbox.findUnique({ where: { messageId: id } }))?.processedAt ? true : undefined,
     );
-    await sleep(1500);
+    await nobodyTold(id, title);
     expect(await notificationsOf(id)).toEqual([]);
     expect(mailsFor(title)).toEqual([]);
   });
@@ -181,7 +185,7 @@ describe("who is told", () => {
     await until("the outbox processed", async () =>
       (await db().notificationOutbox.findUnique({ where: { messageId: id } }))?.processedAt ? true : undefined,
     );
-    await sleep(1500);
+    await nobodyTold(id, title);
     expect(await notificationsOf(id)).toEqual([]);
     expect(mailsFor(title)).toEqual([]);
   });
@@ -249,7 +253,7 @@ describe("retries", () => {
     ]);
     const gap = (row?.attemptLog[1]?.at.getTime() ?? 0) - (row?.attemptLog[0]?.at.getTime() ?? 0);
     expect(gap).toBeGreaterThanOrEqual(900); // the 1 s base delay
-    await sleep(1500);
+    await staysFalse(() => mailsFor(title).length > 1, 1500, "a second mail after the delivery");
     expect(mailsFor(title).map((m) => m.to)).toEqual(["fay@flaky.test"]);
   });
 
@@ -275,7 +279,13 @@ describe("retries", () => {
   it("a 5xx is permanent: one attempt, logged with its class, never retried", async () => {
     const { id, title } = await submit("bounce", "bot/bounce", "ask");
     const [row] = await settled(id, 1);
-    await sleep(2500);
+    // Longer than the backoff's first steps: never retried.
+    await staysFalse(
+      async () => (await notificationsOf(id))[0]?.attempts !== 1 || mailsFor(title).length > 0,
+      2500,
+      "a retry of the refused mail",
+      100,
+    );
     const again = (await notificationsOf(id))[0];
     expect(again?.status).toBe("failed");
     expect(again?.attempts).toBe(1);
@@ -311,7 +321,7 @@ describe("durability", () => {
     const outcomes = rows.flatMap((r) => r.attemptLog.map((a) => a.outcome));
     expect(outcomes).toContain("interrupted");
     for (const r of rows) expect(mailsFor(title).find((m) => m.to === r.user.email)?.mail.messageId).toMatch(r.id);
-    await sleep(2000);
+    await staysFalse(() => mailsFor(title).length > 2, 2000, "a third mail");
     expect(mailsFor(title)).toHaveLength(2);
   });
 });

@@ -12,9 +12,11 @@
 // covers: server/protocol-lane.ts
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../lib/db";
 import { startHub, type HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
+import { waitFor } from "./support/wait";
 
 const LANE_ON = process.env.MA2H_PROTOCOL_LANE !== "0";
 const A = "lanebot/dev";
@@ -115,12 +117,20 @@ const submitAsk = async (base: string) => {
 };
 
 /** Waits for a predicate, generously: the box is shared. */
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+const until = (what: string, ok: () => boolean, timeout = 15_000) => waitFor(ok, { what, timeout, every: 100 });
+
+/**
+ * Until at least `n` long-polls of A are parked, in either process: a parked long-poll holds a slot
+ * of A's parked-request cap, counted in `parked_counts` (these Hubs have no Redis) just before it
+ * sleeps on its wake-up.
+ */
+async function parkedPolls(n: number): Promise<void> {
+  const row = await db().agent.findFirstOrThrow({ where: { agentId: A, account: { slug: "acme" } } });
+  await waitFor(
+    async () =>
+      (await db().parkedCount.findMany({ where: { key: `agent:${row.id}` } })).reduce((s, c) => s + c.count, 0) >= n,
+    { every: 20, what: `${n} parked long-polls of ${A}` },
+  );
 }
 
 /** Requests on one keep-alive socket (one agent, one socket), as a pooling client sends them. */
@@ -299,7 +309,7 @@ const CASES: Case[] = [
         call(hub.url, "GET", `/v1/messages/${id}?wait=20`, { token: key() }),
         call(nextOnly.url, "GET", `/v1/messages/${id}?wait=20`, { token: key() }),
       ]);
-      await new Promise((r) => setTimeout(r, 500));
+      await parkedPolls(2);
       await both("POST", `/v1/messages/${id}/resolve`, { token: pat(), body: "{}" });
       const resolved = await call(hub.url, "POST", `/v1/messages/${id}/resolve`, {
         token: pat(),
@@ -373,6 +383,16 @@ const CASES: Case[] = [
     run: async () => {
       const rl = acme.keys[RL] as string;
       const notify = JSON.stringify(envelope("notify", RL));
+      // The budget is a fixed one-minute window on this box's clock: late in one, start in the next,
+      // so the burst and the refusals after it cannot straddle a boundary into a fresh budget.
+      if (Date.now() % 60_000 > 45_000)
+        await waitFor(
+          () => {
+            const into = Date.now() % 60_000;
+            return into >= 250 && into <= 45_000;
+          },
+          { timeout: 20_000, every: 25, what: "the next one-minute rate window" },
+        );
       let last: Answer | undefined;
       for (let i = 0; i < PER_MINUTE + 5 && last?.status !== 429; i++)
         last = await call(hub.url, "POST", "/v1/messages", { token: rl, body: notify });
@@ -390,7 +410,7 @@ const CASES: Case[] = [
         const gone = new AbortController();
         const started = Date.now();
         const parked = call(server.url, "GET", `/v1/messages/${id}?wait=25`, { token: key(), signal: gone.signal });
-        await new Promise((r) => setTimeout(r, 700));
+        await parkedPolls(1);
         gone.abort();
         await expect(parked).rejects.toThrow();
         const logged = () =>

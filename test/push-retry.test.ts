@@ -12,8 +12,9 @@ import { addBinding, revokeBinding } from "../lib/principals/bindings";
 import { AgentVerifier } from "./support/agent-verify";
 import { client } from "./support/hub";
 import { type HubFixture, useHubFixture } from "./support/hub-fixture";
-import { cli, resolveAs, sleep, submitPush, waitForDelivery, type Auth } from "./support/push-kit";
+import { cli, resolveAs, submitPush, waitForDelivery, type Auth } from "./support/push-kit";
 import { startTcpTrap, type Receiver, type TcpTrap } from "./support/receiver";
+import { staysFalse } from "./support/wait";
 
 let rx: Receiver; // the agent's receiver
 let elsewhere: Receiver; // a redirect target — bound and allowlisted, and still must hear nothing
@@ -109,7 +110,7 @@ describe("retries", () => {
       [2, 500, "retry"],
       [3, 200, "delivered"],
     ]);
-    await sleep(1500);
+    await staysFalse(() => rx.at("/r/flaky").length > 3, 1500, "a fourth attempt after the delivery");
     expect(rx.at("/r/flaky")).toHaveLength(3);
 
     expect(got[0]!.at - committed).toBeLessThan(2000);
@@ -137,7 +138,7 @@ describe("retries", () => {
     await rx.waitFor("/r/bad-request", 1);
     const d = await waitForDelivery(sent.id, (row) => row.status !== "pending");
     expect([d.status, d.attempts, d.attemptLog[0]?.statusCode]).toEqual(["failed", 1, 400]);
-    await sleep(1500);
+    await staysFalse(() => rx.at("/r/bad-request").length > 1, 1500, "a retry of the final 400");
     expect(rx.at("/r/bad-request")).toHaveLength(1);
     const got = await client(hub.web.url, acme.keys[A]).get(`/v1/messages/${sent.id}`);
     expect(got.body.response.resolution_id).toBe(d.resolutionId);
@@ -155,7 +156,11 @@ describe("retries", () => {
       const d = await waitForDelivery(sent.id, (row) => row.status !== "pending");
       expect([d.status, d.attempts, d.attemptLog[0]?.statusCode]).toEqual(["failed", 1, status]);
     }
-    await sleep(1500);
+    await staysFalse(
+      () => rx.at("/r/found").length > 1 || rx.at("/r/temporary").length > 1 || elsewhere.requests.length > 0,
+      1500,
+      "a retry of a final redirect, or a request to its target",
+    );
     expect(rx.at("/r/found")).toHaveLength(1);
     expect(rx.at("/r/temporary")).toHaveLength(1);
     expect(elsewhere.requests).toHaveLength(0);
@@ -168,7 +173,7 @@ describe("retries", () => {
     const d = await waitForDelivery(sent.id, (row) => row.status !== "pending", 30_000);
     expect(d.status).toBe("exhausted");
     expect(d.attempts).toBe(5);
-    await sleep(1500);
+    await staysFalse(() => rx.at("/r/down").length > 5, 1500, "an attempt past the cap");
     expect(rx.at("/r/down")).toHaveLength(5);
     const got = await client(hub.web.url, acme.keys[A]).get(`/v1/messages/${sent.id}`);
     expect([got.status, got.body.status, got.body.response.resolution_id]).toEqual([200, "answered", d.resolutionId]);
@@ -302,7 +307,7 @@ describe("revoking the binding", () => {
       outcome: "binding_revoked",
     });
     const heard = revocable.requests.length;
-    await sleep(3000);
+    await staysFalse(() => revocable.requests.length > heard, 3000, "a push after the revocation");
     expect(revocable.requests.length).toBe(heard);
     const got = await client(hub.web.url, acme.keys[A]).get(`/v1/messages/${sent.id}`);
     expect([got.status, got.body.status, got.body.response.resolution_id]).toEqual([200, "answered", d.resolutionId]);
@@ -351,7 +356,14 @@ describe("SSRF at the Hub level", () => {
         ]);
       }
     }
-    await sleep(1000);
+    await staysFalse(
+      () =>
+        Object.values(traps).some((t) => t.connections > 0) ||
+        rx.at("/ssrf/host-alias").length > 0 ||
+        elsewhere.requests.length > 0,
+      1000,
+      "a connection to a refused address",
+    );
     for (const trap of Object.values(traps)) expect(trap.connections).toBe(0);
     expect(rx.at("/ssrf/host-alias")).toHaveLength(0);
     expect(elsewhere.requests).toHaveLength(0);

@@ -11,6 +11,7 @@ import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope, type Provisioned } from "./support/provision";
 import { loadVector, validateOfficial } from "./support/spec";
+import { waitFor } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
@@ -333,8 +334,10 @@ describe("first terminal wins (§7)", () => {
   });
 
   it("answers 409 showing expired when the resolve reaches an overdue open ask", async () => {
-    const id = await submit(envelope("ask", A, { expires_at: new Date(Date.now() + 1500).toISOString() }));
-    await new Promise((r) => setTimeout(r, 2000));
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const id = await submit(envelope("ask", A, { expires_at: expiresAt }));
+    // Strictly past expires_at by this box's clock, the Hub's.
+    await waitFor(() => Date.now() > Date.parse(expiresAt), { every: 10, what: "the clock past expires_at" });
     const res = await resolve(id, { resolution: "answered", value: "ship" });
     expectError(res, 409, "already_terminal");
     expect(res.body).toMatchObject({ id, status: "expired", resolution: "expired" });

@@ -19,8 +19,8 @@ import { STALE_MS, startLiveness, webServing } from "../lib/sessions/liveness";
 import { sweepSessions } from "../lib/sessions/sweep";
 import { startHub, type HubProcess } from "./support/hub";
 import { provisionAccount } from "./support/provision";
-import { sleep } from "./support/session-kit";
 import { useTestDatabase } from "./support/test-database";
+import { staysFalse, waitFor, waitUntil } from "./support/wait";
 
 const database = useTestDatabase();
 const A = "deploybot/dev-team";
@@ -79,11 +79,7 @@ describe("no Hub-made renewals (§16.2; A22 only delays the sweep)", () => {
     // A web process starts: it stamps, and gives nothing a fresh window.
     const stop = startLiveness();
     try {
-      const deadline = Date.now() + 10_000;
-      while (!(await webServing())) {
-        if (Date.now() > deadline) throw new Error("startLiveness never stamped");
-        await sleep(50);
-      }
+      await waitFor(() => webServing(), { timeout: 10_000, what: "startLiveness to stamp" });
     } finally {
       stop();
     }
@@ -122,24 +118,26 @@ describe("no Hub-made renewals (§16.2; A22 only delays the sweep)", () => {
     await stampAt(ago(new Date(), 60_000));
     const lapsed = await session(ago(new Date(), 5_000));
     worker = await startHub({ databaseUrl: database.url, mode: "worker" });
-    const deadline = Date.now() + 90_000;
-    while (!worker.output().includes("worker running")) {
-      if (worker.child.exitCode !== null || Date.now() > deadline) throw new Error(`worker:\n${worker.output()}`);
-      await sleep(100);
-    }
-    await sleep(3500); // three or more session sweeps (every second)
+    const w = worker;
+    await waitFor(() => w.output().includes("worker running") || w.child.exitCode !== null, {
+      timeout: 90_000,
+      every: 100,
+      what: "the worker's `worker running` line",
+    }).catch(() => undefined);
+    if (!w.output().includes("worker running")) throw new Error(`worker:\n${w.output()}`);
+    // Three or more session sweeps (every second) in which the lapsed lease stays as it is.
+    await staysFalse(async () => (await rowOf(lapsed)).state !== "active", 3500, "the sweep expiring the lease", 100);
     expect((await rowOf(lapsed)).state).toBe("active");
     expect((await db().hubLiveness.findUniqueOrThrow({ where: { id: 1 } })).webSeenAt.getTime()).toBeLessThan(
       Date.now() - 50_000,
     ); // the worker does not stamp
 
     await stampAt(new Date()); // as a web process does every few seconds
-    const until = Date.now() + 10_000;
-    let state = "active";
-    while (state === "active" && Date.now() < until) {
-      await sleep(200);
-      state = (await rowOf(lapsed)).state;
-    }
+    const state = await waitUntil(
+      async () => (await rowOf(lapsed)).state,
+      (s) => s !== "active",
+      { timeout: 10_000, every: 200, what: "the sweep to expire the lease" },
+    );
     expect(state).toBe("expired");
   });
 });

@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { startHub, type HubProcess } from "./support/hub";
 import { provisionAccount, type Provisioned } from "./support/provision";
-import { call, envelopeErrors, type Reply, sleep } from "./support/session-kit";
+import { call, envelopeErrors, type Reply } from "./support/session-kit";
 import { useTestDatabase } from "./support/test-database";
+import { elapse, staysFalse, waitFor, waitUntil } from "./support/wait";
 
 const database = useTestDatabase();
 let acme: Provisioned;
@@ -44,12 +45,14 @@ const stopPath = (id: string, verb: "stop" | "resume", account = "acme") =>
   `/v1/agents/${encodeURIComponent(id)}/${verb}?account=${account}`;
 
 async function workerRunning(w: HubProcess, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!w.output().includes("worker running")) {
-    if (w.child.exitCode !== null) throw new Error(`worker exited early:\n${w.output()}`);
-    if (Date.now() > deadline) throw new Error(`worker not running within ${timeoutMs} ms:\n${w.output()}`);
-    await sleep(100);
-  }
+  await waitFor(() => w.output().includes("worker running") || w.child.exitCode !== null, {
+    timeout: timeoutMs,
+    every: 100,
+    what: "the worker's `worker running` line",
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${w.output()}`);
+  });
+  if (!w.output().includes("worker running")) throw new Error(`worker exited early:\n${w.output()}`);
 }
 
 async function startAll(webCount: number): Promise<void> {
@@ -114,11 +117,11 @@ describe("the durable stop (§16.4.1)", () => {
     expectRefused(await register(KEPT));
 
     // The worker's sweep purges the terminal row RETENTION_S after it ended.
-    const deadline = Date.now() + 30_000;
-    while ((await db().agentSession.count({ where: { id: s.id } })) > 0) {
-      if (Date.now() > deadline) throw new Error("the terminal session was never purged");
-      await sleep(250);
-    }
+    await waitFor(async () => (await db().agentSession.count({ where: { id: s.id } })) === 0, {
+      timeout: 30_000,
+      every: 250,
+      what: "the sweep to purge the terminal session",
+    });
     const gone = await call(web(0), "GET", `/v1/sessions/${s.id}`, key(KEPT));
     expect([gone.status, gone.body.error.code]).toEqual([404, "not_found"]);
     expect((await call(web(1), "GET", "/v1/sessions", key(KEPT))).body.sessions).toEqual([]);
@@ -281,7 +284,10 @@ describe("races across two webs", () => {
     for (const [i, offset] of offsets.entries()) {
       const s = await registered(RACE_CLOSE, { ttl_seconds: 2 }, i);
       const at = Date.parse(s.expires_at) + offset;
-      await sleep(Math.max(0, at - Date.now()));
+      await elapse(
+        Math.max(0, at - Date.now()),
+        "the close is aimed at an offset from the lease's lapse: the instant itself is the test's input",
+      );
       // The owner's DELETE on one web, a read on the other (it ends a lapsed lease on sight), the worker's sweep.
       const [del, read] = await Promise.all([
         call(web(i), "DELETE", `/v1/sessions/${s.id}`, key(RACE_CLOSE)),
@@ -297,20 +303,25 @@ describe("races across two webs", () => {
       else expect(Date.parse(answer.closed_at)).toBeLessThan(Date.parse(s.expires_at));
       outcomes.push(`${offset}:${answer.state}`);
 
-      // Whatever either process answers from now on is that same state, for a few seconds.
-      const until = Date.now() + 2500;
-      while (Date.now() < until) {
-        for (const via of [0, 1]) {
-          const now = await call(web(via), "GET", `/v1/sessions/${s.id}`, key(RACE_CLOSE));
-          if (now.status === 404) break; // purged (RETENTION_S after it ended): it never came back changed
-          expect([offset, now.body.session.state, now.body.session.closed_at]).toEqual([
-            offset,
-            answer.state,
-            answer.closed_at,
-          ]);
-        }
-        await sleep(200);
-      }
+      // Whatever either process answers from now on is that same state, for a few seconds: each
+      // read asserts it (a change fails there, with the diff), and nothing else may happen.
+      await staysFalse(
+        async () => {
+          for (const via of [0, 1]) {
+            const now = await call(web(via), "GET", `/v1/sessions/${s.id}`, key(RACE_CLOSE));
+            if (now.status === 404) return false; // purged (RETENTION_S after it ended): it never came back changed
+            expect([offset, now.body.session.state, now.body.session.closed_at]).toEqual([
+              offset,
+              answer.state,
+              answer.closed_at,
+            ]);
+          }
+          return false;
+        },
+        2500,
+        "a change of the terminal state",
+        200,
+      );
       const ends = await db().auditEvent.findMany({
         where: { event: { in: ["session.closed", "session.expired"] }, detail: { path: ["session_id"], equals: s.id } },
       });
@@ -344,12 +355,11 @@ describe("durability across SIGKILL", () => {
     });
     // The worker came back too: a short lease registered now still lapses on time.
     const short = await registered(ALIVE, { ttl_seconds: 2 });
-    const deadline = Date.now() + 15_000;
-    let state = "active";
-    while (state === "active" && Date.now() < deadline) {
-      await sleep(250);
-      state = (await db().agentSession.findUniqueOrThrow({ where: { id: short.id } })).state;
-    }
+    const state = await waitUntil(
+      async () => (await db().agentSession.findUniqueOrThrow({ where: { id: short.id } })).state,
+      (s) => s !== "active",
+      { timeout: 15_000, every: 250, what: "the short lease to lapse" },
+    );
     expect(state).toBe("expired");
   });
 });

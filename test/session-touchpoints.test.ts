@@ -16,6 +16,7 @@ import { envelope } from "./support/envelope";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { validateOfficial } from "./support/spec";
+import { waitFor, waitUntil } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
@@ -34,7 +35,13 @@ const SHIP_OR_HOLD = {
     { value: "hold", label: "Hold" },
   ],
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Until this box's clock — the Hub's, which stamps `expires_at` and `last_seen` to the millisecond —
+ * is past `at`: a renewal from now on stamps strictly later than anything before it, so "moved" and
+ * "did not move" are both observable.
+ */
+const clockPast = (at: number, what = "the clock to move on") => waitFor(() => Date.now() > at, { every: 5, what });
+const tick = () => clockPast(Date.now());
 
 const hub = useHubFixture({
   accounts: {
@@ -66,13 +73,13 @@ const codeOf = (res: { status: number; body: { error?: { code?: string } } }) =>
 describe("presenting a session: drain and ack (§8.7.1, §16.3, dp-020)", () => {
   it("own live: 200 and the lease and last_seen move; a session-less ack renews nothing", async () => {
     const s = await register(A, { ttl_seconds: 30 });
-    await sleep(1100);
+    await tick();
     const drained = await agent(A).get(`/v1/inbox?session=${s.id}`);
     expect(drained.status).toBe(200);
     const after = await readOwn(A, s.id);
     expect(Date.parse(after.expires_at)).toBeGreaterThan(Date.parse(s.expires_at));
     expect(after.last_seen).toBeDefined();
-    await sleep(1100);
+    await clockPast(Date.parse(after.last_seen));
     // R190: an ack without ?session= attributes to no session.
     expect((await agent(A).post("/v1/inbox/ack", { ids: ["dir_none"] })).status).toBe(200);
     expect((await readOwn(A, s.id)).last_seen).toBe(after.last_seen);
@@ -105,7 +112,8 @@ describe("presenting a session: drain and ack (§8.7.1, §16.3, dp-020)", () => 
     expect(codeOf(await agent(A).post(`/v1/inbox/ack?session=${closed.id}`, { ids: ["x"] }))).toEqual([410, "gone"]);
 
     const lapsing = await register(F, { ttl_seconds: MIN_TTL });
-    await sleep(MIN_TTL * 1000 + 300);
+    // The lease's end by the clock the Hub judges it with; then presenting the session finds it lapsed.
+    await clockPast(Date.parse(lapsing.expires_at), "the lease to lapse");
     expect(codeOf(await agent(F).get(`/v1/inbox?session=${lapsing.id}`))).toEqual([410, "gone"]);
     const read = await readOwn(F, lapsing.id);
     expect(read.state).toBe("expired");
@@ -142,7 +150,7 @@ describe("a submit naming agent.session (§4.1)", () => {
 
   it("own live: 202 and renewed; unknown or foreign: 422; own closed: 410 destination_gone", async () => {
     const s = await register(A, { ttl_seconds: 30 });
-    await sleep(1100);
+    await tick();
     const ok = await agent(A).post("/v1/messages", withSession(A, s.id));
     expect(ok.status).toBe(202);
     expect(Date.parse((await readOwn(A, s.id)).expires_at)).toBeGreaterThan(Date.parse(s.expires_at));
@@ -192,7 +200,7 @@ describe("resolve with ?session= (§8.8, §9.1)", () => {
       404,
     );
     const before = await readOwn(E, mine.id);
-    await sleep(1100);
+    await clockPast(Math.max(Date.parse(before.last_seen ?? "0"), Date.now()));
     const res = await agent(E).post(`/v1/messages/${id}/resolve?session=${mine.id}`, {
       resolution: "answered",
       value: "ship",
@@ -294,8 +302,13 @@ describe("principal-addressed mail across sessions (dp-020 (2), (6), (7))", () =
     expect(ids(await agent(G).get(`/v1/inbox?session=${dying.id}`))).toEqual([d]);
     expect(ids(await agent(G).get(`/v1/inbox?session=${sibling.id}`))).toEqual([]); // in flight
     await agent(G).delete(`/v1/sessions/${dying.id}`); // principal mail does not bounce with it
-    await sleep(VISIBILITY_S * 1000 + 300);
-    expect(ids(await agent(G).get(`/v1/inbox?session=${sibling.id}`))).toEqual([d]);
+    // The sibling drains until the window lets it have the entry.
+    const rescued = await waitUntil(
+      async () => ids(await agent(G).get(`/v1/inbox?session=${sibling.id}`)),
+      (got) => got.length > 0,
+      { what: "the sibling's rescue after the visibility window" },
+    );
+    expect(rescued).toEqual([d]);
     const track = (await human("alice").get(`/v1/directives/${d}`)).body;
     expect(track.delivery.state).toBe("delivered");
     const acked = await agent(G).post(`/v1/inbox/ack?session=${sibling.id}`, { ids: [d] });

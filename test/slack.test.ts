@@ -23,7 +23,8 @@ import { connectSlack, disconnectSlack, setSlackDestinations } from "../lib/noti
 import { AgentVerifier } from "./support/agent-verify";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
-import { sleep, submitPush } from "./support/push-kit";
+import { waitFor } from "./support/wait";
+import { submitPush } from "./support/push-kit";
 import {
   answerButtons,
   click,
@@ -134,15 +135,8 @@ afterAll(() => slack.close());
 
 const interactionUrl = (slug = "acme") => `${hub.url}/api/slack/interactions/${slug}`;
 
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const until = <T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeout = 20_000): Promise<T> =>
+  waitFor(f, { what, timeout, every: 100 });
 
 let n = 0;
 async function submit(over: Record<string, unknown> = {}, type: "ask" | "task" = "ask") {

@@ -9,6 +9,7 @@ import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { approveOrigin, envelope } from "./support/provision";
 import { loadVector, validateOfficial } from "./support/spec";
+import { waitFor } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
@@ -280,9 +281,11 @@ describe("idempotency (§8.1)", () => {
   });
 
   it("replays after expires_at passed with 202 and status expired", async () => {
-    const body = envelope("ask", A, { expires_at: new Date(Date.now() + 1500).toISOString() });
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const body = envelope("ask", A, { expires_at: expiresAt });
     const first = await agent().post("/v1/messages", body);
-    await new Promise((r) => setTimeout(r, 2000));
+    // Past expires_at by this box's clock, the Hub's.
+    await waitFor(() => Date.now() > Date.parse(expiresAt), { every: 10, what: "the clock past expires_at" });
     const again = await agent().post("/v1/messages", body);
     expect([again.status, again.body.id, again.body.status]).toEqual([202, first.body.id, "expired"]);
   });

@@ -19,6 +19,7 @@ import { createWebSession } from "../lib/principals/web-sessions";
 import { startHub, type HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { makeSelfSigned } from "./support/tls";
+import { waitFor } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const fx = useHubFixture({
@@ -27,7 +28,6 @@ const fx = useHubFixture({
 });
 let dir: string;
 const running: HubProcess[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PRESENCE = `/v1/agents/${encodeURIComponent(A)}/presence?account=acme`;
 
 beforeAll(() => {
@@ -81,23 +81,27 @@ function request(port: number, path: string, headers: Record<string, string> = {
 }
 
 async function until(hub: HubProcess, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await probe()) return;
-    } catch {
-      /* not up yet */
-    }
-    if (hub.child.exitCode !== null) throw new Error(`process exited early:\n${hub.output()}`);
-    if (Date.now() > deadline) throw new Error(`not up within ${timeoutMs} ms:\n${hub.output()}`);
-    await sleep(200);
-  }
+  // A probe that throws is "not up yet" (waitFor retries it); an exited process ends the wait at once.
+  const exited = await waitFor(async () => (hub.child.exitCode !== null ? "exited" : (await probe()) && "up"), {
+    timeout: timeoutMs,
+    every: 200,
+    what: "the probe to hold",
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${hub.output()}`);
+  });
+  if (exited === "exited") throw new Error(`process exited early:\n${hub.output()}`);
 }
 
 async function refusal(env: Record<string, string | undefined>, mode: "web" | "worker" = "web") {
   const hub = await start(env, mode);
-  const code = await Promise.race([hub.exited, sleep(60_000).then(() => "timeout" as const)]);
-  if (code === "timeout") throw new Error(`still running:\n${hub.output()}`);
+  await waitFor(() => hub.child.exitCode !== null || hub.child.signalCode !== null, {
+    timeout: 60_000,
+    every: 100,
+    what: "the refusing process to exit",
+  }).catch(() => {
+    throw new Error(`still running:\n${hub.output()}`);
+  });
+  const code = await hub.exited;
   return { code, output: hub.output() };
 }
 

@@ -16,6 +16,7 @@ import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { validateOfficial } from "./support/spec";
 import { httpsRequest, makeSelfSigned, presentedFingerprint, type SelfSigned } from "./support/tls";
+import { waitFor } from "./support/wait";
 
 const A = "deploybot/dev-team";
 /** No server from the fixture: each test starts its own, in the mode it checks. */
@@ -26,7 +27,6 @@ const fx = useHubFixture({
 const acme = fx.account("acme");
 let dir: string;
 const running: HubProcess[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** No dev mode, and no public URL: the Hub must derive what it can itself. */
 const PRODUCTION = { MA2H_DEV_MODE: undefined, MA2H_PUBLIC_URL: undefined };
 
@@ -51,18 +51,19 @@ async function until<T>(
   probe: () => Promise<T | undefined>,
   timeoutMs = 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const got = await probe();
-      if (got !== undefined) return got;
-    } catch {
-      /* not up yet */
-    }
-    if (hub.child.exitCode !== null) throw new Error(`${what}: process exited early:\n${hub.output()}`);
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms:\n${hub.output()}`);
-    await sleep(200);
-  }
+  // A probe that throws is "not up yet" (waitFor retries it); an exited process ends the wait at once.
+  const got = await waitFor(
+    async () => {
+      if (hub.child.exitCode !== null) return { exited: true as const };
+      const value = await probe();
+      return value === undefined ? undefined : { value };
+    },
+    { timeout: timeoutMs, every: 200, what },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${hub.output()}`);
+  });
+  if ("exited" in got) throw new Error(`${what}: process exited early:\n${hub.output()}`);
+  return got.value;
 }
 
 /** A plaintext request; resolves with the status, or with the error when the connection fails. */
@@ -275,8 +276,14 @@ describe("proxy mode: MA2H_TRUST_PROXY=1, no dev mode", () => {
 describe("refusing to start without TLS, a trusted proxy or dev mode", () => {
   async function refusal(env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
     const hub = await start({ ...env, MA2H_PUBLIC_URL: undefined });
-    const code = await Promise.race([hub.exited, sleep(60_000).then(() => "timeout" as const)]);
-    if (code === "timeout") throw new Error(`still running:\n${hub.output()}`);
+    await waitFor(() => hub.child.exitCode !== null || hub.child.signalCode !== null, {
+      timeout: 60_000,
+      every: 100,
+      what: "the refusing process to exit",
+    }).catch(() => {
+      throw new Error(`still running:\n${hub.output()}`);
+    });
+    const code = await hub.exited;
     return { code, output: hub.output() };
   }
 

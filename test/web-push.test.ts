@@ -16,7 +16,7 @@ import { db } from "../lib/db";
 import { createWebSession } from "../lib/principals/web-sessions";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
-import { sleep } from "./support/push-kit";
+import { waitFor } from "./support/wait";
 
 const A = "bot/acme";
 const SUBJECT = "mailto:ops@ma2h.test";
@@ -178,15 +178,8 @@ function verifyVapid(header: string | undefined, servedKey: string) {
   return JSON.parse(Buffer.from(p, "base64url").toString()) as { aud: string; exp: number; sub: string };
 }
 
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+const until = <T>(what: string, f: () => Promise<T | undefined | false>, timeout = 20_000): Promise<T> =>
+  waitFor(f, { what, timeout, every: 50 });
 
 const pushRows = (messageId: string) =>
   db().notification.findMany({

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { env, resetEnvCache } from "../lib/env";
 import { freePort, type HubProcess, startHub } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
+import { waitFor } from "./support/wait";
 
 const WEB_TOKEN = "web-metrics-token-0123456789abcdef0123456789abcdef";
 const WORKER_TOKEN = "worker-metrics-token-0123456789abcdef0123456789ab";
@@ -60,12 +61,12 @@ async function worker(extra: Record<string, string>): Promise<{ port: number; pr
     },
   });
   running.push(proc);
-  const deadline = Date.now() + 60_000;
-  while (!proc.output().includes("worker metrics listening")) {
-    if (proc.child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`worker did not listen:\n${proc.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(() => proc.output().includes("worker metrics listening") || proc.child.exitCode !== null, {
+    timeout: 60_000,
+    every: 100,
+    what: "the worker's `worker metrics listening` line",
+  }).catch(() => undefined);
+  if (!proc.output().includes("worker metrics listening")) throw new Error(`worker did not listen:\n${proc.output()}`);
   return { port, proc };
 }
 
