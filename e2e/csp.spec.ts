@@ -24,9 +24,15 @@ async function inlineRuns(page: Page, flag: string, nonce?: string): Promise<boo
       const s = document.createElement("script");
       if (nonce) s.nonce = nonce;
       s.textContent = `window[${JSON.stringify(flag)}] = true;`;
+      const ran = () => (window as unknown as Record<string, unknown>)[flag] === true;
+      // An allowed inline script runs as it is inserted; a refused one never runs and the document
+      // reports the violation (an event, dispatched after the insertion): wait for that, not a while.
+      const refused = new Promise<void>((r) =>
+        document.addEventListener("securitypolicyviolation", () => r(), { once: true }),
+      );
       document.body.appendChild(s);
-      await new Promise((r) => setTimeout(r, 50));
-      return (window as unknown as Record<string, unknown>)[flag] === true;
+      if (!ran()) await refused;
+      return ran();
     },
     { flag, nonce },
   );

@@ -16,6 +16,7 @@ import pg from "pg";
 import { db } from "../lib/db";
 import { mintId } from "../lib/protocol/ids";
 import { releaseDatabase, useDatabase } from "../test/support/provision";
+import { waitUntil } from "../test/support/wait";
 import { envelope, expect, marker, signedInContext, test, type SignedIn } from "./support/fixtures";
 import { e2eState, LOGINS } from "./support/state";
 
@@ -86,13 +87,14 @@ async function drainFor(session: string, id: string): Promise<void> {
 
 /** Polls A's GET until the message is terminal (the worker applies bounces within a moment). */
 async function pullUntilTerminal(id: string, timeoutMs = 15_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await call(A, "GET", `/v1/messages/${id}`);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    if (res.body.status !== "open" || Date.now() > deadline) return res.body;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const read = () => call(A, "GET", `/v1/messages/${id}`);
+  // Stops at the first non-200 too, so the assertion below sees it; still open at the end: that body.
+  const res = await waitUntil(read, (r) => r.status !== 200 || r.body.status !== "open", {
+    timeout: timeoutMs,
+    every: 250,
+  }).catch(read);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
 }
 
 const rowOf = (page: SignedIn["page"], id: string) =>

@@ -10,6 +10,7 @@ import pg from "pg";
 import { closeDb, db, poolStats, statementRows } from "./db";
 import { Prisma } from "./generated/prisma/client";
 import { resetEnvCache } from "./env";
+import { waitFor } from "../test/support/wait";
 
 useTestDatabase();
 
@@ -86,7 +87,8 @@ describe("the database pool", () => {
       await admin.connect();
       await admin.query("SELECT pg_terminate_backend($1)", [pid]);
       await admin.end();
-      await new Promise((r) => setTimeout(r, 300)); // the idle client's error arrives
+      // The idle client's error arrives: the pool drops that connection (and emits `error`).
+      await waitFor(() => poolStats()?.total === 0, { what: "the pool to drop the terminated connection" });
       expect(uncaught).toEqual([]);
       const [again] = await statementRows<{ one: number }>(Prisma.sql`SELECT 1 AS one`);
       expect(again?.one).toBe(1);

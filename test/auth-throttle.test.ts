@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { HubProcess } from "./support/hub";
 import { type BearerAnswer, bearerGet } from "./support/bearer-get";
 import { useHubFixture } from "./support/hub-fixture";
+import { elapse } from "./support/wait";
 
 const A = "bot/acme";
 const BUDGET = 3;
@@ -41,7 +42,8 @@ describe("failed authentications per source address", () => {
     const [w1, w2] = hub.webs as [HubProcess, HubProcess];
     // The budget is a fixed one-minute window: start well inside one, so the failures share it.
     const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    if (intoMinute > 45_000)
+      await elapse(60_000 - intoMinute + 200, "the budget's window is the wall-clock minute in the Hub processes");
     const good = acme.keys[A] as string;
     const bad = `${good.slice(0, -4)}xxxx`;
     // A good credential works from the address before anything failed.

@@ -20,7 +20,8 @@ import { AgentVerifier } from "./support/agent-verify";
 import { useHubFixture } from "./support/hub-fixture";
 import { answerLinks, type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";
-import { sleep, submitPush } from "./support/push-kit";
+import { submitPush } from "./support/push-kit";
+import { staysFalse, waitFor } from "./support/wait";
 
 const A = "bot/acme";
 const SECRET = "email-answer-push-secret";
@@ -100,21 +101,12 @@ async function submit(slug: string, agent: string, type: "ask" | "task", over: R
   return { id: res.body.id as string, title };
 }
 
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 /** The mails about `title`, by recipient, once `count` have arrived and no more within two sweeps. */
 async function mailsAbout(title: string, count: number): Promise<Map<string, ParsedMail>> {
   const mine = () => smtp.received.filter((r) => r.mail.subject?.includes(title));
-  await until(`${count} mails about ${title}`, () => (mine().length >= count ? true : undefined));
-  await sleep(1200);
+  await waitFor(() => mine().length >= count, { what: `${count} mails about ${title}`, timeout: 20_000 });
+  // Two sweeps (every 500 ms) and a bit: a window in which no extra mail may arrive.
+  await staysFalse(() => mine().length > count, 1200, `a mail beyond the ${count} about ${title}`);
   expect(mine()).toHaveLength(count);
   return new Map(mine().map((r) => [r.to, r.mail]));
 }

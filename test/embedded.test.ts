@@ -31,11 +31,12 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
 import { repoRoot } from "./support/hub";
+import { waitFor } from "./support/wait";
 
 const HUB = "http://127.0.0.1:3000"; // the default PORT: the hub is given no environment
 const BARE_ENV = { PATH: process.env.PATH, HOME: process.env.HOME } as unknown as NodeJS.ProcessEnv; // env -i, but for PATH and HOME
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let base: string;
 let clone: string;
@@ -113,27 +114,63 @@ function startHub(): RunningHub {
 }
 
 async function waitReady(hub: RunningHub, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${HUB}/.well-known/ma2h`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    if (hub.child.exitCode !== null) throw new Error(`hub exited early:\n${hub.output()}`);
-    await sleep(300);
+  // An early exit fails at once, on the exit event, not at the next probe or the timeout.
+  let over = false;
+  const died = hub.exited.then(() => {
+    throw new Error(`hub exited early:\n${hub.output()}`);
+  });
+  const up = waitFor(
+    async () => {
+      if (over) return true; // the exit already decided it: stop probing
+      const res = await fetch(`${HUB}/.well-known/ma2h`).catch(() => null);
+      return res?.ok ?? false;
+    },
+    { timeout: timeoutMs, every: 300, what: `${HUB}/.well-known/ma2h` },
+  ).catch((err: Error) => {
+    throw new Error(`hub not ready within ${timeoutMs} ms (${err.message}):\n${hub.output()}`);
+  });
+  try {
+    await Promise.race([up, died]);
+  } finally {
+    over = true;
   }
-  throw new Error(`hub not ready within ${timeoutMs} ms:\n${hub.output()}`);
 }
 
 /** Signals the whole group; resolves with the ms until nothing of the clone is left running. */
 async function stopGroup(hub: RunningHub, signal: NodeJS.Signals, budgetMs = 10_000): Promise<number> {
   const t0 = Date.now();
+  let exited = hub.child.exitCode !== null || hub.child.signalCode !== null;
+  void hub.exited.then(() => (exited = true));
   process.kill(-hub.pgid, signal);
-  await Promise.race([hub.exited, sleep(budgetMs)]);
-  while (Date.now() - t0 < budgetMs && (groupMembers(hub.pgid).length > 0 || cloneProcesses().length > 0))
-    await sleep(50);
+  // Its exit event, and then every process of the group and of the clone gone (or the budget spent:
+  // the caller's assertions say what is left).
+  await waitFor(() => exited && groupMembers(hub.pgid).length === 0 && cloneProcesses().length === 0, {
+    timeout: budgetMs,
+  }).catch(() => {});
   return Date.now() - t0;
+}
+
+/**
+ * Requests parked in the clone's hub: its held-request counts in the embedded database (live
+ * leases only), read with the credentials the hub keeps under .data/ — as its CLI finds them.
+ */
+async function parkedInClone(): Promise<number> {
+  const data = join(clone, ".data");
+  const port = readFileSync(join(data, "pg-port"), "utf8").trim();
+  const password = readFileSync(join(data, "pg-password"), "utf8").trim();
+  const db = new pg.Client({
+    connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/ma2h`,
+  });
+  await db.connect();
+  try {
+    const res = await db.query<{ n: number }>(
+      `SELECT COALESCE(SUM(c.count), 0)::int AS n FROM parked_counts c
+         JOIN process_leases l ON l.process_id = c.process_id AND l.alive_until > now()`,
+    );
+    return res.rows[0]?.n ?? 0;
+  } finally {
+    await db.end();
+  }
 }
 
 /** The CLI in the clone, with no environment either: it finds the embedded database under .data/. */
@@ -219,7 +256,10 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
       expect(statSync(join(data, f)).mode & 0o077).toBe(0);
     }
     // The web now answers before the worker has started: wait for the worker's line.
-    for (let i = 0; i < 600 && !hub.output().includes('"msg":"worker running"'); i++) await sleep(100);
+    await waitFor(() => hub.output().includes('"msg":"worker running"'), {
+      timeout: 60_000,
+      what: 'the worker\'s "worker running" line',
+    });
     const out = hub.output();
     expect(out).toContain('"msg":"embedded database running"');
     expect(out).toContain('"mode":"dev"');
@@ -260,7 +300,8 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
     expect(submitted.body.poll_url).toBe(`${HUB}/v1/messages/${messageId}`);
 
     const waiting = api("GET", `/v1/messages/${messageId}?wait=30`, key);
-    await sleep(300);
+    // Parked: the long-poll holds its slot in the hub's held-request store (after its first read).
+    await waitFor(async () => (await parkedInClone()) >= 1, { what: "the long-poll parked" });
     const resolved = await api("POST", `/v1/messages/${messageId}/resolve`, pat, {
       resolution: "answered",
       value: "approve",
@@ -313,7 +354,7 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
     // No clean shutdown: PostgreSQL's pid file is left behind, naming a dead postmaster.
     expect(existsSync(join(clone, ".data/pg/postmaster.pid"))).toBe(true);
     // Backends outlive a killed postmaster for a moment; they notice and exit on their own.
-    for (let i = 0; i < 100 && cloneProcesses().length > 0; i++) await sleep(100);
+    await waitFor(() => cloneProcesses().length === 0, { timeout: 10_000 }).catch(() => {});
     expect(cloneProcesses()).toEqual([]);
     // The dead postmaster's pid may already belong to another process (pids are recycled; PostgreSQL
     // then refuses to start, "another postmaster … running"). Make it so: point it at this process.
@@ -348,7 +389,8 @@ describe("a fresh clone, `npm run hub` with no environment at all", { timeout: 3
     expect(postmaster).toBeDefined();
     for (const pid of groupMembers(hub.pgid)) if (pid !== postmaster!.pid) process.kill(pid, "SIGKILL");
     await hub.exited;
-    for (let i = 0; i < 50 && cloneProcesses().some((p) => p.cmd.includes("node")); i++) await sleep(100);
+    // Its node processes gone (as far as /proc shows), the postmaster left running.
+    await waitFor(() => !cloneProcesses().some((p) => p.cmd.includes("node")), { timeout: 5000 }).catch(() => {});
     expect(cloneProcesses().some((p) => p.pid === postmaster!.pid)).toBe(true);
 
     const again = startHub();

@@ -39,6 +39,7 @@ import { signResponsePush } from "../lib/protocol/signing";
 import { CLI, tempDir } from "./agent/cli-kit";
 import { freePort, repoRoot } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
+import { waitFor } from "./support/wait";
 import { type WatchedProcess, watchProcess } from "./support/watched-process";
 
 const A = "deploybot/dev-team";
@@ -68,15 +69,8 @@ const tsx = (file: string, args: string[], env: Record<string, string>) =>
     ...env,
   });
 
-async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const eventually = <T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeout = 20_000) =>
+  waitFor(probe, { what, timeout, every: 100 });
 
 // ---------------------------------------------------------------------------------------------------
 // The resume example's public URL: a reverse proxy that records every push and forwards it to

@@ -12,6 +12,7 @@ import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { addUser } from "../lib/principals/users";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope, type Provisioned } from "./support/provision";
+import { staysFalse } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const fx = useHubFixture({ accounts: { acme: { agents: [A] }, other: { agents: [A] } }, server: "none" });
@@ -49,6 +50,7 @@ it("delivers an account's submits and resolutions to its subscribers only, on co
   stopOther();
   expect(inboxEvents().size).toBe(0);
   await submit(acme);
-  await new Promise((r) => setTimeout(r, 200));
+  // No subscriber left: a window (long enough for a NOTIFY on a loaded box) in which none may come.
+  await staysFalse(() => mine.length > 3, 500, "an event after the unsubscribe");
   expect(mine.length).toBe(3);
 });

@@ -14,6 +14,7 @@ import { envelope } from "./support/envelope";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { validateOfficial } from "./support/spec";
+import { waitUntil } from "./support/wait";
 
 const A = "coordinator/fleet";
 const B = "worker/fleet";
@@ -28,7 +29,6 @@ const INTER_AGENT_PER_MINUTE = 30;
 const INBOX_DEPTH = 3;
 const MAILBOX_DEPTH = 4;
 const VISIBILITY_S = 2;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const hub = useHubFixture({
   server: "pair",
@@ -68,14 +68,8 @@ async function drain(id: string, session: string): Promise<Item[]> {
   return res.body.messages as Item[];
 }
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await sleep(100);
-  }
-}
+/** Reads (or drains) until `ok` holds; a drain is a claim, so not more often than every 100 ms. */
+const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> => waitUntil(read, ok, { every: 100 });
 
 describe("an addressed ask between two sessions (§4, §6, §8.7.1, §14.2)", () => {
   it("message entry → resolve by the addressee → response entry; the mailbox track follows", async () => {

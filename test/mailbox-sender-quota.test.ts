@@ -15,6 +15,7 @@ import { envelope } from "./support/envelope";
 import { client, repoRoot, TEST_AUTH_SECRET } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { validateOfficial } from "./support/spec";
+import { waitUntil } from "./support/wait";
 
 const A = "flood/acme";
 const B = "target/acme";
@@ -62,14 +63,8 @@ function cli(...args: string[]): Promise<Run> {
   });
 }
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> =>
+  waitUntil(read, ok, { timeout: ms, every: 100 });
 
 describe("per-sender quota on addressed mail", () => {
   it("is advertised as rate_limit.max_pending_per_sender", async () => {

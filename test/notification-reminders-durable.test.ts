@@ -12,7 +12,8 @@ import type { HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";
-import { sleep, startWorker } from "./support/push-kit";
+import { startWorker } from "./support/push-kit";
+import { staysFalse, waitFor } from "./support/wait";
 
 let capture: MailCapture;
 /** Each accepted mail: recipient, subject, and when it arrived. */
@@ -65,15 +66,8 @@ afterAll(async () => {
   await capture.close();
 });
 
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const until = <T>(what: string, f: () => Promise<T | undefined> | T | undefined) =>
+  waitFor(f, { what, timeout: 30_000 });
 
 const mails = (title: string, prefix: string) =>
   received()
@@ -122,7 +116,11 @@ describe("a worker SIGKILLed before the reminder is due", () => {
     expect(pending.map((r) => r.status)).toEqual(["pending", "pending", "pending", "pending", "pending"]);
 
     // Down past the reminder's due time: nothing is sent while no worker runs.
-    await sleep(Math.max(0, created + REMIND_S * 1000 + 1500 - Date.now()));
+    await staysFalse(
+      () => mails(title, "Reminder: ").length > 0,
+      Math.max(0, created + REMIND_S * 1000 + 1500 - Date.now()),
+      "a reminder with no worker running",
+    );
     expect(mails(title, "Reminder: ")).toEqual([]);
 
     extraWorkers.push(await startWorker(hub.databaseUrl, env()));
@@ -134,7 +132,15 @@ describe("a worker SIGKILLed before the reminder is due", () => {
         .map((r) => r.at),
     );
     expect(escalatedAt).toBeGreaterThanOrEqual(created + ESCALATE_S * 1000 - 300);
-    await sleep(3000); // several sweeps and any duplicate wake-up: nothing more comes
+    // Several sweeps (every 500 ms) and any duplicate wake-up: nothing more comes.
+    await staysFalse(
+      () =>
+        mails(title, "Reminder: ").length > 3 ||
+        mails(title, "Escalation: ").length > 2 ||
+        mails(title, "[").length > 3,
+      3000,
+      "a duplicate mail",
+    );
     expect(mails(title, "Reminder: ")).toEqual(["adam@acme.test", "mia@acme.test", "olga@acme.test"]);
     expect(mails(title, "Escalation: ")).toEqual(["adam@acme.test", "olga@acme.test"]);
     expect(mails(title, "[")).toHaveLength(3);

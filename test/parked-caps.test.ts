@@ -20,6 +20,7 @@ import { parkedStoreTotal } from "./support/parked-store";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { validateOfficial } from "./support/spec";
+import { waitUntil } from "./support/wait";
 
 const BUSY = "busy/bot"; // the 2,000 parked waits, over two keys and two processes
 const MIXED = "mixed/bot"; // long-polls and drains on one cap
@@ -81,14 +82,8 @@ function rssMb(p: HubProcess): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> =>
+  waitUntil(probe, ok, { timeout: ms, every: 100 });
 
 afterAll(() => pool.destroy());
 

@@ -13,6 +13,7 @@ import { type BearerAnswer, bearerGet } from "./support/bearer-get";
 import { parkedStoreTotal } from "./support/parked-store";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
+import { waitFor } from "./support/wait";
 
 const ACME = ["one/acme", "two/acme", "three/acme"];
 const GLOBEX = "one/globex";
@@ -46,15 +47,6 @@ async function openAsk(keys: Record<string, string>, agentId: string): Promise<s
   return res.body.id as string;
 }
 
-/** Waits until `probe` holds (the parked requests are in), generously for a loaded machine. */
-async function until(probe: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe("an account's share of a process", () => {
   it("one account with several agents stops at its share; another account still parks; a release frees one", async () => {
     const [a1, a2, a3] = ACME as [string, string, string];
@@ -65,7 +57,10 @@ describe("an account's share of a process", () => {
     // Two of acme's agents park one each (a long-poll and a drain): acme's whole share.
     const poll = get(`/v1/messages/${ids[a1]}?wait=10`, key(a1));
     const drain = get("/v1/inbox?wait=10", key(a2));
-    await until(async () => (await parkedStoreTotal(a1)) === 1 && (await parkedStoreTotal(a2)) === 1);
+    await waitFor(async () => (await parkedStoreTotal(a1)) === 1 && (await parkedStoreTotal(a2)) === 1, {
+      timeout: 20_000, // generous for a loaded machine
+      what: "the long-poll and the drain parked",
+    });
 
     // A third agent of acme — holding nothing, under its own cap of 2 — is over the account's share.
     const third = await get("/v1/inbox?wait=1", key(a3));

@@ -4,14 +4,15 @@
  * expiry applied by the read itself, 1000 held waiters in one process, `?since=` and retention.
  */
 // covers: lib/messages/read.ts, lib/http/routes/poll.ts, lib/http/poll-query.ts, lib/messages/waiters.ts, lib/messages/retention.ts
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { jcs } from "../lib/protocol/jcs";
+import { db } from "../lib/db";
 import { purgeExpiredRetention } from "../lib/messages/retention";
 import { client, startHub } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { validateOfficial } from "./support/spec";
+import { elapse, waitUntil } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
@@ -33,23 +34,38 @@ const other = hub.account("other");
 const UNKNOWN = "msg_0000000000000000000000000a";
 
 const agent = (id = A) => client(hub.url, acme.keys[id]);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Resolves (at the time it went idle) once `pid` used < 10% of a CPU over 500 ms (/proc utime+stime). */
-async function quiescent(pid: number, maxMs = 60_000): Promise<number> {
-  const ticks = () =>
-    readFileSync(`/proc/${pid}/stat`, "utf8")
-      .split(") ")[1]!
-      .split(" ")
-      .slice(11, 13)
-      .reduce((a, b) => a + Number(b), 0);
-  for (const deadline = performance.now() + maxMs; performance.now() < deadline; ) {
-    const before = ticks();
-    await sleep(500);
-    if (ticks() - before <= 5) return performance.now() - 500;
-  }
-  throw new Error("web process never went idle");
+/**
+ * A's live parked count in the shared store, over both accounts' rows of that agent id (only acme's
+ * ever parks here; test/support/parked-store.ts would pick one of the two rows at random).
+ */
+async function parkedOfA(): Promise<number> {
+  const rows = await db().$queryRaw<{ n: number }[]>`
+    SELECT COALESCE(SUM(c.count), 0)::int AS n FROM parked_counts c
+      JOIN process_leases l ON l.process_id = c.process_id AND l.alive_until > now()
+      JOIN agents a ON c.key = 'agent:' || a.id
+     WHERE a.agent_id = ${A}`;
+  return rows[0]?.n ?? 0;
 }
+
+/**
+ * Until `count` long-polls of A are parked: a parked request holds a slot of the agent's cap in the
+ * shared store (lib/limits/parked.ts), taken after its waiter is registered and its first read found
+ * the message open — so from here a resolve can only wake it.
+ */
+const parkedA = (count: number) =>
+  waitUntil(
+    () => parkedOfA(),
+    (n) => n >= count,
+    { what: `${count} parked long-poll(s) of ${A}`, timeout: 60_000 },
+  );
+/** Until every slot of A is given back (a release is written after the answer, asynchronously). */
+const noneParkedA = () =>
+  waitUntil(
+    () => parkedOfA(),
+    (n) => n === 0,
+    { what: `${A}'s earlier long-polls released` },
+  );
 
 /** Raw GET: status, exact body text and elapsed ms. */
 async function rawGet(path: string, token?: string, base = hub.url) {
@@ -81,8 +97,9 @@ const resolve = (id: string, value = "ship", base = hub.url) =>
 /** Holds `?wait=30` on `pollVia`, resolves through `resolveVia`, returns the body and the wake lag. */
 async function wakeLag(pollVia: string, resolveVia: string) {
   const id = await submit("ask");
+  await noneParkedA();
   const poll = rawGet(`/v1/messages/${id}?wait=30`, acme.keys[A], pollVia);
-  await sleep(700);
+  await parkedA(1);
   const res = await resolve(id, "hold", resolveVia);
   expect(res.status).toBe(200);
   const resolvedAt = performance.now();
@@ -206,9 +223,11 @@ describe("long-poll ?wait=", () => {
       expect((await client(clamped.url).get("/.well-known/ma2h")).body.max_wait_seconds).toBe(2);
       await runsOut("?wait=600 with MA2H_MAX_WAIT_SECONDS=2", "?wait=600", clamped.url);
       // A stopping web process answers its held long-polls with the current status, not a reset.
-      const held = rawGet(`/v1/messages/${await submit("ask")}?wait=600`, acme.keys[A], clamped.url);
+      const asked = await submit("ask");
+      await noneParkedA();
+      const held = rawGet(`/v1/messages/${asked}?wait=600`, acme.keys[A], clamped.url);
       held.catch(() => {}); // a reset fails the await below, not the run
-      await sleep(400);
+      await parkedA(1);
       await clamped.stop();
       const got = await held;
       expect([got.status, JSON.parse(got.text).status]).toEqual([200, "open"]);
@@ -268,13 +287,13 @@ describe("?since=", () => {
   it("answers 304 with an empty body when nothing changed after since, 200 otherwise", async () => {
     const before = new Date(Date.now() - 60_000).toISOString();
     const id = await submit("ask");
-    await sleep(20);
+    await elapse(20, "timestamps compare at millisecond precision: `now` must fall strictly after the submit");
     const now = new Date().toISOString();
     const unchanged = await rawGet(`/v1/messages/${id}?since=${now}`, acme.keys[A]);
     expect([unchanged.status, unchanged.text]).toEqual([304, ""]);
     expect((await rawGet(`/v1/messages/${id}?since=${before}`, acme.keys[A])).status).toBe(200);
 
-    await sleep(20);
+    await elapse(20, "and the resolve strictly after `now`");
     expect((await resolve(id)).status).toBe(200);
     const after = await rawGet(`/v1/messages/${id}?since=${now}`, acme.keys[A]);
     expect([after.status, JSON.parse(after.text).status]).toEqual([200, "answered"]);
@@ -293,8 +312,9 @@ describe("?since=", () => {
 
   it("with wait, answers 200 with the terminal body when resolved during the wait", async () => {
     const id = await submit("ask");
+    await noneParkedA();
     const poll = rawGet(`/v1/messages/${id}?since=${new Date().toISOString()}&wait=30`, acme.keys[A]);
-    await sleep(500);
+    await parkedA(1);
     expect((await resolve(id, "hold", hub2.url)).status).toBe(200);
     const got = await poll;
     expect(got.ms).toBeLessThan(3000);
@@ -314,6 +334,7 @@ describe("?since=", () => {
 describe("scale", () => {
   it("holds 1000 concurrent long-polls on 50 asks in one process and wakes them all", async () => {
     const ids = await Promise.all(Array.from({ length: 50 }, () => submit("ask")));
+    await noneParkedA();
     let settled = 0;
     const t0 = performance.now();
     const polls = Array.from({ length: 1000 }, (_, i) =>
@@ -322,8 +343,9 @@ describe("scale", () => {
         return { ...r, id: ids[i % 50]!, at: performance.now() };
       }),
     );
-    // Held means parked: once the web process has taken them all in, it should sit idle.
-    const absorbed = (await quiescent(hub.web.child.pid as number)) - t0;
+    // Held means parked: every one holds a slot of the agent's cap in the shared store.
+    await parkedA(1000);
+    const absorbed = performance.now() - t0;
     expect(settled).toBe(0);
     const probes: number[] = [];
     for (let i = 0; i < 5; i++) probes.push((await rawGet("/.well-known/ma2h")).ms);

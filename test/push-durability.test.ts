@@ -16,8 +16,9 @@ import { AgentVerifier } from "./support/agent-verify";
 import { startHub, type HubProcess } from "./support/hub";
 import { provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
-import { deliveryOf, resolveAs, sleep, startWorker, submitPush, waitForDelivery, type Auth } from "./support/push-kit";
+import { deliveryOf, resolveAs, startWorker, submitPush, waitForDelivery, type Auth } from "./support/push-kit";
 import { startReceiver, type Receiver } from "./support/receiver";
+import { staysFalse, waitFor } from "./support/wait";
 
 const REDIS_URL = "redis://127.0.0.1:6379/7"; // this file's own database: FLUSHDB touches nothing else
 // Longer than a worker takes to boot on a loaded 2-core box, so the replacement is up before the retry is due.
@@ -154,7 +155,12 @@ describe("push obligations survive the processes and the queue", () => {
     for (let i = 0; i < 3; i++) sent.push(await push(`/d/offline-${i}`));
     for (const s of sent) await answer(s.id);
     await redis.flushdb(); // whatever the web process queued is gone too: only PostgreSQL remembers
-    await sleep(1000);
+    // With no worker running nothing sends them: a window in which no push may arrive.
+    await staysFalse(
+      () => rx.requests.some((r) => r.path.startsWith("/d/offline-")),
+      1000,
+      "a push with no worker running",
+    );
     expect(rx.requests.filter((r) => r.path.startsWith("/d/offline-"))).toHaveLength(0);
     for (const s of sent) expect((await deliveryOf(s.id)).status).toBe("pending");
 
@@ -193,8 +199,9 @@ describe("push obligations survive the processes and the queue", () => {
       await enqueuePush("dlv_failtest", new Date(), 1);
       await failed;
       await enqueuePush("dlv_failtest", new Date(), 1); // what the sweep does after the lease
-      const deadline = Date.now() + 5000;
-      while (calls.length < 2 && Date.now() < deadline) await sleep(50);
+      await waitFor(() => calls.length >= 2, { timeout: 5000, what: "the re-enqueued attempt to run" }).catch(() => {
+        /* the assertion below says what ran */
+      });
       expect(calls).toEqual(["push-dlv_failtest-1", "push-dlv_failtest-1"]);
     } finally {
       await Promise.all(inProcess.splice(0).map((close) => close()));
@@ -214,7 +221,9 @@ describe("push obligations survive the processes and the queue", () => {
       await rx.waitFor(`/d/race-${i}`, 1);
       expect((await waitForDelivery(s.id, (d) => d.status !== "pending")).attempts).toBe(1);
     }
-    await sleep(1500);
+    // The losing worker's attempts would arrive late, if at all: a window in which none may.
+    const races = Array.from({ length: 10 }, (_, i) => `/d/race-${i}`);
+    await staysFalse(() => races.some((path) => rx.at(path).length > 1), 1500, "a second send of one attempt");
     for (let i = 0; i < 10; i++) expect(rx.at(`/d/race-${i}`)).toHaveLength(1);
   });
 });

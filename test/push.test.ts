@@ -14,9 +14,10 @@ import { AgentVerifier, type Jwk } from "./support/agent-verify";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
-import { resolveAs, sleep, submitPush, waitForDelivery, type Auth, type Submitted } from "./support/push-kit";
+import { resolveAs, submitPush, waitForDelivery, type Auth, type Submitted } from "./support/push-kit";
 import type { Receiver, Received } from "./support/receiver";
 import { validateOfficial } from "./support/spec";
+import { elapse, staysFalse } from "./support/wait";
 
 let rx: Receiver;
 const A = "deploybot/dev-team";
@@ -147,8 +148,8 @@ describe("a signed push for every terminal", () => {
       actor: "human:alice",
       comment: "go — ✓",
     });
-    // Exactly one push each.
-    await sleep(1000);
+    // Exactly one push each: a window in which no second one may arrive.
+    await staysFalse(() => cases.some(([name]) => rx.at(`/t/${name}`).length > 1), 1000, "a second push");
     for (const [name] of cases) expect(rx.at(`/t/${name}`)).toHaveLength(1);
   });
 });
@@ -338,7 +339,10 @@ describe("signing keys", () => {
     });
 
     // Processes re-read the active key within 5 s (docs/decisions/delivery-and-push.md); the old one keeps verifying meanwhile.
-    await sleep(5500);
+    await elapse(
+      5500,
+      "the web and worker processes cache the active signing key for up to 5 s; no clock reaches into them",
+    );
     const second = await push("/k/after", null);
     await resolve(second.id, { resolution: "answered", value: "hold" });
     const [fresh] = await rx.waitFor("/k/after", 1);

@@ -12,6 +12,7 @@ import { db } from "../lib/db";
 import { client, startHub, type HubProcess } from "./support/hub";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
+import { staysFalse, waitFor, waitUntil } from "./support/wait";
 
 /** A Redis database of this file's own, flushed before and after. */
 const REDIS_URL = "redis://127.0.0.1:6379/9";
@@ -23,7 +24,6 @@ let acme: Provisioned;
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
 const C = "expirer/batch";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function flushRedis(): Promise<void> {
   const r = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -31,15 +31,33 @@ async function flushRedis(): Promise<void> {
   await r.quit();
 }
 
-/** Waits for a worker's "worker running" line (it has no HTTP endpoint). */
+/** Waits for a worker's "worker running" line (it has no HTTP endpoint), or its early exit. */
 async function workerRunning(w: HubProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!w.output().includes("worker running")) {
-    if (w.child.exitCode !== null) throw new Error(`worker exited early:\n${w.output()}`);
-    if (Date.now() > deadline) throw new Error(`worker not running within ${timeoutMs} ms:\n${w.output()}`);
-    await sleep(100);
+  await waitFor(() => w.output().includes("worker running") || w.child.exitCode !== null, {
+    timeout: timeoutMs,
+    what: `the worker's "worker running" line`,
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${w.output()}`);
+  });
+  if (w.child.exitCode !== null) throw new Error(`worker exited early:\n${w.output()}`);
+}
+
+/**
+ * How many requests of A the webs hold parked: the shared held-request store in Redis
+ * (lib/limits/redis-store.ts), a hash per agent with a count per web process. A long-poll takes its
+ * slot after registering its waiter and finding the message open, so from then on only a wake ends it.
+ */
+async function parkedOfA(): Promise<number> {
+  const row = await db().agent.findFirstOrThrow({ where: { agentId: A } });
+  const r = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    return (await r.hvals(`ma2h:held:agent:${row.id}`)).reduce((n, v) => n + Number(v), 0);
+  } finally {
+    r.disconnect();
   }
 }
+const parked = (n: number) =>
+  waitUntil(parkedOfA, (got) => got === n, { what: `${n} parked request(s) of ${A} in the store` });
 
 beforeAll(async () => {
   await flushRedis();
@@ -166,15 +184,20 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
     };
     const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => submitExpiring(i)));
     // Nobody reads them: only the workers' delayed jobs and sweeps can expire them.
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const open = await db().message.count({ where: { id: { in: ids }, status: "open" } });
-      if (open === 0) break;
-      if (Date.now() > deadline) throw new Error(`${open} of 20 still open 18 s after expires_at`);
-      await sleep(200);
-    }
-    // Let both workers' later sweeps and any retried jobs run over them again.
-    await sleep(1500);
+    await waitUntil(
+      () => db().message.count({ where: { id: { in: ids }, status: "open" } }),
+      (open) => open === 0,
+      { timeout: 20_000, what: "all 20 expired (18 s after expires_at)" },
+    );
+    // Both workers sweep every 250 ms: for 1.5 s (six sweeps each, and any retried jobs) no message
+    // gets a second resolution or terminal event.
+    await staysFalse(
+      async () =>
+        (await db().resolution.count({ where: { messageId: { in: ids } } })) > 20 ||
+        (await db().auditEvent.count({ where: { messageId: { in: ids }, event: { not: "message.submitted" } } })) > 20,
+      1500,
+      "a second expiry of one of the 20",
+    );
     const rows = await db().message.findMany({ where: { id: { in: ids } }, include: { resolution: true } });
     expect(rows).toHaveLength(20);
     for (const row of rows) {
@@ -205,9 +228,12 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
       [1, 0],
     ] as const) {
       const id = await submitAsk({}, A, waitOn);
-      const started = Date.now();
+      await parked(0); // the previous round's slot is given back
       const waiting = agent(waitOn).get(`/v1/messages/${id}?wait=30`);
-      await sleep(500); // parked on the waiter's web
+      let answered = false;
+      void waiting.then(() => (answered = true));
+      await parked(1); // parked on the waiter's web
+      expect(answered).toBe(false); // it really was parked: nothing answered it before the resolve
       const resolvedAt = Date.now();
       const res = await human(resolveOn).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "ship" });
       expect(res.status).toBe(200);
@@ -217,14 +243,14 @@ describe("two webs + two workers on one PostgreSQL and one Redis", () => {
       expect(got.body.status).toBe("answered");
       expect(got.body.response.response.value).toBe("ship");
       expect(woke - resolvedAt, `woke ${woke - resolvedAt} ms after the resolve was sent`).toBeLessThan(1500);
-      expect(woke - started).toBeGreaterThanOrEqual(500); // it really was parked
     }
   });
 
   it("long-poll: 10 waiters spread over both webs on one message all wake on one resolve", async () => {
     const id = await submitAsk();
+    await parked(0);
     const waiting = Array.from({ length: 10 }, (_, i) => agent(i).get(`/v1/messages/${id}?wait=30`));
-    await sleep(500);
+    await parked(10); // all ten held, five on each web
     const t0 = Date.now();
     expect((await agent(1).post(`/v1/messages/${id}/resolve`, { resolution: "answered", value: "hold" })).status).toBe(
       200,

@@ -5,6 +5,7 @@
  */
 import { test as base, expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { envelopeFactory } from "../../test/support/envelope";
+import { waitUntil } from "../../test/support/wait";
 import { e2eState, LOGINS, type E2EState } from "./state";
 
 export { expect };
@@ -146,13 +147,12 @@ export function api(account = "acme", agentId = "deploybot/dev-team"): Api & { k
 
 /** Polls the agent's view until the message is terminal (the UI's write may be a moment ahead). */
 export async function pullTerminal(a: Api, id: string, timeoutMs = 10_000): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const body = await a.pull(id);
-    if (body.status !== "open" && body.status !== "delivered") return body;
-    if (Date.now() > deadline) return body;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  // Still open when the time is up: that body, for the caller's assertion to show.
+  return waitUntil(
+    () => a.pull(id),
+    (body) => body.status !== "open" && body.status !== "delivered",
+    { timeout: timeoutMs, every: 250 },
+  ).catch(() => a.pull(id));
 }
 
 /** A valid v0.5 envelope for the agent `agentId`: now, a confirm ask, a unique title and key per call. */

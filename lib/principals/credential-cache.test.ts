@@ -7,6 +7,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../test/support/test-database";
+import { waitFor } from "../../test/support/wait";
 import { CREDENTIALS_CHANNEL } from "../pubsub/channels";
 import { notificationListener } from "../pubsub/listener";
 import { db } from "../db";
@@ -186,16 +187,26 @@ describe("the credential cache", () => {
     await expect.poll(() => notificationListener().isListening()).toBe(false);
     expect(cache.size).toBe(0);
     // Down: every lookup reads and nothing is kept (a NOTIFY sent now would be lost).
-    let downReads = 0;
-    while (!notificationListener().isListening()) {
-      const before = reads("L");
-      await lookup("L", agent(1));
-      expect(reads("L")).toBe(before + 1);
-      downReads++;
-      if (notificationListener().isListening()) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(downReads).toBeGreaterThan(0);
+    const downLookups: Array<{ before: number; after: number }> = [];
+    let failed: unknown = null;
+    await waitFor(
+      async () => {
+        if (notificationListener().isListening()) return true;
+        const before = reads("L");
+        try {
+          await lookup("L", agent(1));
+        } catch (err) {
+          failed = err; // a lookup must not fail while the listener is down: stop and report it
+          return true;
+        }
+        downLookups.push({ before, after: reads("L") });
+        return notificationListener().isListening();
+      },
+      { timeout: 10_000, what: "the listener to reconnect" },
+    );
+    if (failed) throw failed;
+    for (const { before, after } of downLookups) expect(after).toBe(before + 1);
+    expect(downLookups.length).toBeGreaterThan(0);
     // Back (the listener reconnects by itself): hits again.
     await expect.poll(() => notificationListener().isListening(), { timeout: 10_000 }).toBe(true);
     await lookup("L", agent(1));

@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { INBOX_CHANNEL, TERMINAL_CHANNEL } from "./channels";
 import { useTestDatabase } from "../../test/support/test-database";
+import { staysFalse } from "../../test/support/wait";
 import { notificationListener } from "./listener";
 
 const database = useTestDatabase();
@@ -33,7 +34,7 @@ it("routes by channel, on commit; a killed connection is reported and comes back
 
   await admin.query("BEGIN");
   await admin.query("SELECT pg_notify($1, 'msg_1')", [TERMINAL_CHANNEL]);
-  await new Promise((r) => setTimeout(r, 150));
+  await staysFalse(() => terminal.length > 0, 150, "the NOTIFY before its commit");
   expect(terminal).toEqual([]); // not before commit
   await admin.query("COMMIT");
   await admin.query("SELECT pg_notify($1, 'acct:msg_2')", [INBOX_CHANNEL]);

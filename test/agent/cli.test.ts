@@ -11,6 +11,8 @@ import { EXIT, EXIT_DESCRIPTIONS } from "../../packages/agent/src/cli/exit-codes
 import { startFaultProxy } from "../support/fault-proxy";
 import { freePort, repoRoot } from "../support/hub";
 import { useHubFixture } from "../support/hub-fixture";
+import { parkedStoreTotal } from "../support/parked-store";
+import { waitFor, waitUntil } from "../support/wait";
 import { errorLine, ma2h, start, tempDir } from "./cli-kit";
 
 const A = "deploybot/dev-team";
@@ -312,7 +314,8 @@ describe("Hub and network errors (exit 4), still open (exit 7)", () => {
 describe("directives", () => {
   it("--follow prints a directive a person authored as one JSON line and acks it; the person sees it acknowledged", async () => {
     const follower = start(["directives", "--follow", "--note", "on it"], env());
-    await new Promise((r) => setTimeout(r, 500));
+    // Its long-poll is parked (it holds a slot of A's cap): the directive arrives while it waits.
+    await waitFor(async () => (await parkedStoreTotal(A)) >= 1, { what: "the follower's parked drain" });
     const authored = await person().post("/v1/directives", {
       to: `agent:${A}`,
       title: "Pause deploys",
@@ -330,13 +333,11 @@ describe("directives", () => {
       title: "Pause deploys",
       body: "Incident on prod.",
     });
-    const deadline = Date.now() + 10_000;
-    let delivery: Record<string, unknown> = {};
-    while (Date.now() < deadline) {
-      delivery = (await person().get(`/v1/directives/${authored.body.id}`)).body.delivery;
-      if (delivery.state === "acknowledged") break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const delivery = await waitUntil(
+      async () => (await person().get(`/v1/directives/${authored.body.id}`)).body.delivery as Record<string, unknown>,
+      (d) => d.state === "acknowledged",
+      { timeout: 10_000, what: "the follower's ack" },
+    ).catch(async () => (await person().get(`/v1/directives/${authored.body.id}`)).body.delivery);
     expect(delivery).toMatchObject({ state: "acknowledged", note: "on it" });
     follower.child.kill("SIGTERM");
     expect((await follower.done).code).toBe(0);

@@ -18,6 +18,7 @@ import {
 } from "../../packages/agent/src";
 import { client } from "../support/hub";
 import { useHubFixture } from "../support/hub-fixture";
+import { staysFalse, waitFor } from "../support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";
@@ -28,7 +29,6 @@ const hub = useHubFixture({
   env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S) },
 });
 const acme = hub.account("acme");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sdk = (agentId = A, key = acme.keys[agentId]!) =>
   new Ma2hClient({ url: hub.url, apiKey: key, agentId, retry: { baseDelayMs: 20 } });
 const alice = () => client(hub.url, acme.tokens.alice);
@@ -39,10 +39,7 @@ async function author(to: string, title: string): Promise<string> {
   return res.body.id as string;
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
-  throw new Error("condition not met in time");
-}
+const until = (check: () => boolean | Promise<boolean>, timeout = 15_000) => waitFor(check, { timeout });
 
 describe("directives.listen (§13.4)", () => {
   it("hands a verified directive to the handler once and acks it with the handler's note", async () => {
@@ -59,7 +56,8 @@ describe("directives.listen (§13.4)", () => {
     await until(async () => (await alice().get(`/v1/directives/${id}`)).body?.status === "acknowledged");
     const view = await alice().get(`/v1/directives/${id}`);
     expect(view.body.delivery).toMatchObject({ state: "acknowledged", note: "on it — pausing now" });
-    await sleep(VISIBILITY_S * 1000 + 500); // would have come back by now had it not been acked
+    // It would have come back by now had it not been acked: a window in which it must not.
+    await staysFalse(() => seen.length > 1, VISIBILITY_S * 1000 + 500, "a redelivery of the acked directive");
     controller.abort();
     await expect(listening).resolves.toBeUndefined();
     expect(seen.map((d) => d.id)).toEqual([id]);
@@ -108,7 +106,8 @@ describe("directives.listen (§13.4)", () => {
     const slow = sdk().directives.listen(
       async (d) => {
         handled.push(`slow:${d.id}`);
-        await sleep(VISIBILITY_S * 1000 + 1500); // outlives the visibility timeout
+        // Outlives the visibility timeout: still working when the redelivery is drained and refused.
+        await waitFor(() => refused.includes(d.id), { what: "the redelivery's refused reservation" });
         return "slow but done";
       },
       { signal: controller.signal, dedupStore },

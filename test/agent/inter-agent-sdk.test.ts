@@ -26,6 +26,7 @@ import {
   verifyEntry,
 } from "../../packages/agent/src";
 import { useHubFixture } from "../support/hub-fixture";
+import { waitUntil } from "../support/wait";
 import { errorLine, ma2h, tempDir } from "./cli-kit";
 
 const A = "coordinator/fleet";
@@ -38,19 +39,13 @@ const hub = useHubFixture({
   env: { MA2H_INBOUND_VISIBILITY_TIMEOUT_SECONDS: String(VISIBILITY_S) },
 });
 const acme = hub.account("acme");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const sdk = (id: string, url = hub.url) =>
   new Ma2hClient({ url, apiKey: acme.keys[id] as string, agentId: id, retry: { baseDelayMs: 20 } });
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await sleep(150);
-  }
-}
+/** Drains (or reads) until `ok` holds; a drain is a claim, so not more often than every 150 ms. */
+const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> =>
+  waitUntil(read, ok, { timeout: ms, every: 150 });
 
 /** A raw `GET /v1/inbox?session=` on the real Hub (the items exactly as the Hub signed them). */
 async function rawDrain(id: string, session: string): Promise<Record<string, unknown>[]> {
@@ -151,7 +146,7 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
 
     // After the visibility window both come again: the notify is a duplicate (not acked yet), the
     // task is handed out under a policy that accepts any same-account sender.
-    await sleep(VISIBILITY_S * 1000 + 500);
+    // Drained until they come: both were claimed by one drain, so they come back together.
     const duplicates: VerifiedEntry[] = [];
     const second = await until(
       () =>
@@ -160,6 +155,7 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
           onDuplicate: (e) => duplicates.push(e),
         }),
       (items) => items.length > 0,
+      VISIBILITY_S * 1000 + 8000,
     );
     expect(second.map((e) => e.kind === "message" && e.message.id)).toEqual([handle.id]);
     expect(duplicates.map((e) => e.ackKey)).toEqual([note.id]);

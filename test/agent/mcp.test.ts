@@ -17,6 +17,7 @@ import { db } from "../../lib/db";
 import { startFaultProxy } from "../support/fault-proxy";
 import { client } from "../support/hub";
 import { useHubFixture } from "../support/hub-fixture";
+import { waitFor } from "../support/wait";
 
 const A = "deploybot/dev-team";
 const VISIBILITY_S = 2;
@@ -26,7 +27,6 @@ const hub = useHubFixture({
 });
 const acme = hub.account("acme");
 const alice = () => client(hub.url, acme.tokens.alice);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The built command, as an MCP client configuration runs it (`ma2h mcp`). */
 const ENTRY = resolve(__dirname, "../../packages/agent/dist/cli.js");
@@ -70,17 +70,22 @@ const text = (r: ToolResult) => r.content.map((c) => c.text ?? "").join("\n");
 
 /** The id of the message an ask_human call (still blocked) submitted, found by its unique title. */
 async function messageIdByTitle(title: string): Promise<string> {
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(50)) {
-    const row = await db().message.findFirst({ where: { title }, select: { id: true } });
-    if (row) return row.id;
-  }
-  throw new Error(`no message titled ${title}`);
+  const row = await waitFor(() => db().message.findFirst({ where: { title }, select: { id: true } }), {
+    what: `a message titled ${title}`,
+  });
+  return row.id;
 }
 const resolveAs = (id: string, body: Record<string, unknown>) => alice().post(`/v1/messages/${id}/resolve`, body);
 
-async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
-  throw new Error("condition not met in time");
+/**
+ * When a claimed directive becomes drainable again: the end of the visibility window its last
+ * drain started. A drain that waits (`wait_seconds`) is woken at that moment by the Hub, so a test
+ * needs no sleep of its own to see the redelivery.
+ */
+async function redeliverableAt(id: string): Promise<number> {
+  const entry = await db().mailboxEntry.findUniqueOrThrow({ where: { id } });
+  expect(entry.state).toBe("delivered"); // claimed by the first drain, not acked
+  return entry.visibleAt.getTime();
 }
 
 describe("MCP server: tools and strict schemas", () => {
@@ -336,13 +341,14 @@ describe("MCP server: directives (§13.4)", () => {
 
       // Untampered, the same directive is redelivered after the visibility timeout and verifies.
       const direct = await connect();
-      await sleep(VISIBILITY_S * 1000 + 200);
+      const again = await redeliverableAt(id);
       const genuine = await call(direct, "read_directives", { wait_seconds: 10 });
+      expect(Date.now()).toBeGreaterThanOrEqual(again); // handed over once its window ended
       expect(genuine.structuredContent).toMatchObject({
         rejected: 0,
         directives: [{ id, title: "Roll back the release", body: "From the on-call human." }],
       });
-      await until(async () => (await directiveStatus(id)) === "acknowledged");
+      await waitFor(async () => (await directiveStatus(id)) === "acknowledged", { what: "the ack of the directive" });
     } finally {
       await proxy.close();
     }
@@ -389,9 +395,10 @@ describe("MCP server: Hub errors are tool errors", () => {
       expect(text(r)).toContain("MA2H_PUBLIC_URL");
       // The same server still verifies and hands over nothing unverified; a direct one takes it after
       // the visibility timeout.
-      await sleep(VISIBILITY_S * 1000 + 200);
+      const again = await redeliverableAt(res.body.id);
       const direct = await connect();
       const got = await call(direct, "read_directives", { wait_seconds: 10 });
+      expect(Date.now()).toBeGreaterThanOrEqual(again); // handed over once its window ended
       expect(got.structuredContent).toMatchObject({ directives: [{ id: res.body.id }], rejected: 0 });
     } finally {
       await proxy.close();

@@ -20,7 +20,8 @@ import { fetchPushHandler, nodePushHandler, type PushReceiverOptions } from "../
 import { FileDedupStore, MemoryReplayStore, responseDedupKey } from "../../packages/agent/src/stores";
 import { VerificationError } from "../../packages/agent/src/verify-push";
 import { useHubFixture } from "../support/hub-fixture";
-import { type Auth, cli, resolveAs, sleep, submitPush } from "../support/push-kit";
+import { type Auth, cli, resolveAs, submitPush } from "../support/push-kit";
+import { elapse, waitFor } from "../support/wait";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -147,15 +148,7 @@ function receiver(kind: Kind, path: string, over: Partial<PushReceiverOptions> =
   return { url, path, acted, refused };
 }
 
-async function until<T>(what: string, get: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+const until = <T>(what: string, get: () => T | undefined) => waitFor(get, { what, timeout: 20_000 });
 
 const askOver = {
   ma2h_version: "0.6",
@@ -303,7 +296,7 @@ describe("key rotation", () => {
 
     const rotated = await cli(hub.databaseUrl, ["signing-key", "rotate", "--account", "acme"]);
     expect(rotated.code, rotated.stderr).toBe(0);
-    await sleep(5500); // the Hub's processes re-read the active key within 5 s
+    await elapse(5500, "the Hub's processes cache the active signing key for up to 5 s; no clock reaches into them");
 
     const after = receiver("fetch", "/rot/after", { hubKeys: keys });
     await answered(after.url, null);

@@ -18,6 +18,7 @@ import { signResponsePush } from "../../lib/protocol/signing";
 import { sealState } from "../../packages/agent/src/state";
 import { useHubFixture } from "../support/hub-fixture";
 import { envelope } from "../support/provision";
+import { waitFor } from "../support/wait";
 import { errorLine, ma2h, type Run, start, tempDir } from "./cli-kit";
 
 const A = "deploybot/dev-team";
@@ -108,15 +109,10 @@ const actsNow = () =>
     : [];
 
 async function invocationsAt(path: string, n: number, timeoutMs = 20_000): Promise<Invocation[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const got = invocations.filter((i) => i.path === path);
-    if (got.length >= n) return got;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(
-    `expected ${n} re-invocation(s) at ${path}, got ${invocations.filter((i) => i.path === path).length}`,
-  );
+  const at = () => invocations.filter((i) => i.path === path);
+  return waitFor(() => (at().length >= n ? at() : undefined), { timeout: timeoutMs }).catch(() => {
+    throw new Error(`expected ${n} re-invocation(s) at ${path}, got ${at().length}`);
+  });
 }
 
 /** POSTs a recorded push to the re-invoke endpoint again, byte for byte (an attacker's replay). */
@@ -315,8 +311,9 @@ describe("a crash between submit and ack (§8.1)", () => {
     const args = ["ask", "confirm", "Run the migration?", "--idempotency-key", "ci-run-77", "--detach"];
     try {
       const crashed = start(args, { ...run1Env(store), MA2H_URL: proxyUrl });
-      const deadline = Date.now() + 20_000;
-      while (!acceptedId && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => acceptedId !== "", { timeout: 20_000, what: "the submit's 202 at the proxy" }).catch(
+        () => {},
+      );
       expect(acceptedId).toMatch(/^msg_/u);
       crashed.child.kill("SIGKILL"); // the crash
       expect((await crashed.done).stdout).toBe("");

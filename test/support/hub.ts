@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeArgs } from "../../bin/launcher.mjs";
+import { waitFor } from "./wait";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -111,18 +112,26 @@ export async function startHub(options: HubOptions): Promise<HubProcess> {
 }
 
 export async function waitForReady(hub: HubProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${hub.url}/.well-known/ma2h`);
-      if (res.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    if (hub.child.exitCode !== null) throw new Error(`hub exited early:\n${hub.output()}`);
-    await new Promise((r) => setTimeout(r, 200));
+  // An early exit fails at once, on the exit event, not at the next probe or the timeout.
+  let over = false;
+  const died = hub.exited.then(() => {
+    throw new Error(`hub exited early:\n${hub.output()}`);
+  });
+  const up = waitFor(
+    async () => {
+      if (over) return true; // the exit already decided it: stop probing
+      const res = await fetch(`${hub.url}/.well-known/ma2h`).catch(() => null);
+      return res?.ok ?? false;
+    },
+    { timeout: timeoutMs, every: 200, what: `${hub.url}/.well-known/ma2h` },
+  ).catch((err: Error) => {
+    throw new Error(`hub not ready within ${timeoutMs} ms (${err.message}):\n${hub.output()}`);
+  });
+  try {
+    await Promise.race([up, died]);
+  } finally {
+    over = true;
   }
-  throw new Error(`hub not ready within ${timeoutMs} ms:\n${hub.output()}`);
 }
 
 /** A tiny client for the /v1 API with a bearer credential. */

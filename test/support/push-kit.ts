@@ -8,6 +8,7 @@ import { expect } from "vitest";
 import { db } from "../../lib/db";
 import { client, freePort, repoRoot, startHub, TEST_AUTH_SECRET, type HubProcess } from "./hub";
 import { envelope } from "./provision";
+import { waitFor } from "./wait";
 
 export type Auth = { scheme: "hmac"; secret_ref: string } | { scheme: "bearer" | "apikey"; token_ref: string } | null;
 
@@ -19,12 +20,10 @@ export interface Pair {
 
 /** Resolves once the worker has logged that it runs (its queues and sweeps are up). */
 export async function workerRunning(worker: HubProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!worker.output().includes('"msg":"worker running"')) {
-    if (worker.child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`worker did not start:\n${worker.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const running = () => worker.output().includes('"msg":"worker running"');
+  // Its log line, or its exit (which fails at once rather than at the timeout).
+  await waitFor(() => running() || worker.child.exitCode !== null, { timeout: timeoutMs }).catch(() => {});
+  if (!running()) throw new Error(`worker did not start:\n${worker.output()}`);
 }
 
 /** A worker, resolved once it runs; `readyAt` is when that was seen (Date.now()). */
@@ -113,16 +112,18 @@ export async function waitForDelivery(
   done: (d: Awaited<ReturnType<typeof deliveryOf>>) => boolean,
   timeoutMs = 20_000,
 ): Promise<Awaited<ReturnType<typeof deliveryOf>>> {
-  const deadline = Date.now() + timeoutMs;
   let last: Awaited<ReturnType<typeof deliveryOf>> | null = null;
-  while (Date.now() < deadline) {
-    last = await db().pushDelivery.findFirst({
-      where: { messageId },
-      include: { attemptLog: { orderBy: { attempt: "asc" } } },
-    });
-    if (last && done(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const settled = await waitFor(
+    async () => {
+      last = await db().pushDelivery.findFirst({
+        where: { messageId },
+        include: { attemptLog: { orderBy: { attempt: "asc" } } },
+      });
+      return last && done(last) ? last : undefined;
+    },
+    { timeout: timeoutMs },
+  ).catch(() => undefined);
+  if (settled) return settled;
   throw new Error(
     `delivery of ${messageId} did not settle within ${timeoutMs} ms: ${JSON.stringify(last, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
   );
