@@ -167,5 +167,3 @@ export function cli(databaseUrl: string, args: string[], extraEnv: Record<string
     );
   });
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

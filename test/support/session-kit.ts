@@ -53,5 +53,3 @@ export function listErrors(data: unknown): string[] {
     ...(mirror.success ? [] : mirror.error.issues.map((i) => `zod ${i.path.join(".")} ${i.message}`)),
   ];
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
