@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import SlowFirst from "./test/support/slow-first";
 import { filesByTier, type Tier } from "./test/support/tiers.mjs";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
@@ -38,6 +39,8 @@ export default defineConfig({
     environment: "node",
     // The default output, then the slowest files (test/support/slowest-files.ts).
     reporters: ["default", "./test/support/slowest-files.ts"],
+    // Slowest files first, by a recent CI run's timings (test/support/slow-first.ts).
+    sequence: { sequencer: SlowFirst },
     testTimeout: 120_000,
     hookTimeout: 180_000,
     // Files run in parallel: each has its own database, Redis queue prefix and free ports

@@ -9,7 +9,8 @@
  * schemas.
  */
 // covers: lib/messages/ack.ts, lib/http/routes/message-verbs.ts, lib/messages/delivery-track.ts, lib/presence/, lib/http/routes/agents.ts, lib/inbox/response-track.ts
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createElement } from "react";
@@ -100,6 +101,27 @@ function responseBytes(text: string): string {
 
 const audit = (messageId: string, event: string) =>
   db().auditEvent.findMany({ where: { messageId, event }, orderBy: { id: "asc" } });
+
+/**
+ * `ma2h-hub message show <args> --json`, the operator's view, parsed (its error body too). Run
+ * asynchronously: a synchronous run holds this process's event loop, past the Hub's 5 s keep-alive
+ * on a loaded box, and the next request then goes out on a socket the Hub has closed.
+ */
+async function show(args: string[]) {
+  try {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["bin/ma2h-hub.js", "message", "show", ...args, "--json"],
+      {
+        cwd: fileURLToPath(new URL("..", import.meta.url)),
+        env: { ...process.env, DATABASE_URL: hub.databaseUrl },
+      },
+    );
+    return JSON.parse(stdout);
+  } catch (err) {
+    return JSON.parse((err as { stdout: string }).stdout);
+  }
+}
 
 describe("§14.3 response-leg ack: who and when", () => {
   it("an open ask, an open task and a notify are 409 not_acknowledgeable; no delivery object on them", async () => {
@@ -601,15 +623,7 @@ describe("§14.2 retention: expired never after delivered", () => {
     expect(lines.filter((l) => l.message_id === delivered)).toHaveLength(0);
 
     // The operator's `ma2h-hub message show <id> --json` prints it from the tombstone.
-    const show = (id: string) =>
-      JSON.parse(
-        execFileSync(process.execPath, ["bin/ma2h-hub.js", "message", "show", id, "--json"], {
-          cwd: fileURLToPath(new URL("..", import.meta.url)),
-          env: { ...process.env, DATABASE_URL: hub.databaseUrl },
-          encoding: "utf8",
-        }),
-      ).message;
-    expect(show(undelivered)).toMatchObject({
+    expect((await show([undelivered])).message).toMatchObject({
       id: undelivered,
       account: "acme",
       agent: A,
@@ -619,35 +633,32 @@ describe("§14.2 retention: expired never after delivered", () => {
       delivery_state: "expired",
       delivery_expired_at: expect.any(String),
     });
-    expect(show(delivered)).toMatchObject({ purged: true, delivery_state: null, delivery_expired_at: null });
+    expect((await show([delivered])).message).toMatchObject({
+      purged: true,
+      delivery_state: null,
+      delivery_expired_at: null,
+    });
   });
 
   it("ma2h-hub message show prints a live message's response track; an unknown id is not_found", async () => {
     const id = await submit("ask");
-    const show = (args: string[]) => {
-      try {
-        return JSON.parse(
-          execFileSync(process.execPath, ["bin/ma2h-hub.js", "message", "show", ...args, "--json"], {
-            cwd: fileURLToPath(new URL("..", import.meta.url)),
-            env: { ...process.env, DATABASE_URL: hub.databaseUrl },
-            encoding: "utf8",
-            stdio: ["ignore", "pipe", "pipe"],
-          }),
-        );
-      } catch (err) {
-        return JSON.parse((err as { stdout: string }).stdout);
-      }
-    };
-    expect(show([id]).message).toMatchObject({ id, status: "open", delivery_state: null, purged: false });
+    expect((await show([id])).message).toMatchObject({ id, status: "open", delivery_state: null, purged: false });
     await resolve(id, { resolution: "answered", value: "ship" });
-    expect(show([id]).message).toMatchObject({ status: "answered", actor: "human:alice", delivery_state: null });
+    expect((await show([id])).message).toMatchObject({
+      status: "answered",
+      actor: "human:alice",
+      delivery_state: null,
+    });
     expect((await rawGet(id)).status).toBe(200);
-    expect(show([id]).message).toMatchObject({
+    expect((await show([id])).message).toMatchObject({
       delivery_state: "delivered-to-agent",
       delivered_at: expect.any(String),
     });
     expect((await agent(A).post(`/v1/messages/${id}/ack`, {})).status).toBe(200);
-    expect(show([id]).message).toMatchObject({ delivery_state: "acknowledged", acknowledged_at: expect.any(String) });
-    expect(show(["msg_doesnotexist"])).toEqual({ error: { code: "not_found", message: "no such message" } });
+    expect((await show([id])).message).toMatchObject({
+      delivery_state: "acknowledged",
+      acknowledged_at: expect.any(String),
+    });
+    expect(await show(["msg_doesnotexist"])).toEqual({ error: { code: "not_found", message: "no such message" } });
   });
 });
