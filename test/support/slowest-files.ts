@@ -35,7 +35,9 @@ export default class SlowestFiles implements Reporter {
     const table: Record<string, Record<string, number>> = existsSync(path)
       ? JSON.parse(readFileSync(path, "utf8"))
       : {};
-    for (const r of all) (table[r.tier] ??= {})[r.file] = Math.round(r.ms / 100) / 10;
+    for (const r of all) {
+      table[r.tier] = { ...table[r.tier], [r.file]: Math.round(r.ms / 100) / 10 };
+    }
     for (const [tier, files] of Object.entries(table)) {
       const kept = Object.entries(files).filter(([file]) => existsSync(join(this.root, file)));
       table[tier] = Object.fromEntries(kept.sort((a, b) => b[1] - a[1]));
