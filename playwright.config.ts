@@ -5,13 +5,16 @@
  * Two workers, one per project: the specs that work in the shared `acme` account (and globex, its
  * outsider) run one after another in one worker, the specs with accounts of their own (demo,
  * initech, initrode/vandelay, hooli: e2e/global-setup.ts) one after another in the other. The two
- * share no account, so they cannot see each other's items, counts or settings.
+ * share no account, so they cannot see each other's items, counts or settings — but for the sign-in
+ * spec (auth.spec.ts), which signs acme's people in and out in browsers of its own and writes no
+ * item, setting or account audit row: it runs in the second worker so the two take about as long.
  */
 import { defineConfig } from "@playwright/test";
 
 /** The specs that use accounts of their own (see above); every other spec is the acme worker's. */
 const OWN_ACCOUNTS = [
   "admin-screenshots.spec.ts",
+  "auth.spec.ts",
   "identities.spec.ts",
   "invitations.spec.ts",
   "keyboard.spec.ts",
@@ -19,6 +22,7 @@ const OWN_ACCOUNTS = [
   "screenshots.spec.ts",
   "slack-bind.spec.ts",
   "web-push.spec.ts",
+  "xss.spec.ts",
 ];
 const ownAccounts = new RegExp(`(^|/)(${OWN_ACCOUNTS.map((f) => f.replace(/\./g, "\\.")).join("|")})$`);
 

@@ -42,8 +42,9 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   );
   // Another account whose member must see nothing of acme's.
   const globex = await provisionAccount("globex", ["globex-bot/ops"], [{ handle: "gina", role: "member" }]);
-  // Accounts of their own for the keyboard spec (a predictable list) and the docs screenshots.
-  const initech = await provisionAccount("initech", ["triage-bot"], [{ handle: "kim", role: "member" }]);
+  // Accounts of their own for the keyboard spec (a predictable list) and the docs screenshots; the
+  // xss spec's items go to initech too, after the keyboard spec (one worker runs both, in file order).
+  const initech = await provisionAccount("initech", ["triage-bot", "xss-bot"], [{ handle: "kim", role: "member" }]);
   const demo = await provisionAccount("demo", ["deploybot/dev-team"], [{ handle: "dana", role: "owner" }]);
   // The invitations spec's own: olive runs initrode and invites hugo, who sits in vandelay.
   const initrode = await provisionAccount("initrode", ["initrode-bot"], [{ handle: "olive", role: "owner" }]);

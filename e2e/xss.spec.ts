@@ -4,7 +4,8 @@
  * parts (text, data, file uri) stays inert in a real browser — no dialog, the `window.__xss` canary
  * unset, no console error, no request to any host but the Hub — while benign controls render: a
  * heading, a marked external link with rel="noopener noreferrer nofollow", and an image reference
- * shown as a plain link (never fetched).
+ * shown as a plain link (never fetched). In initech, as its member kim: the worker of the specs with
+ * accounts of their own runs it after the keyboard spec, whose list it would otherwise crowd.
  */
 import type { Page } from "@playwright/test";
 import { api, envelope, expect, pullTerminal, test, type SignedIn } from "./support/fixtures";
@@ -22,7 +23,7 @@ interface Watch {
   requests: string[];
 }
 
-let alice: SignedIn;
+let kim: SignedIn;
 const watch: Watch = { dialogs: [], consoleErrors: [], remote: [], requests: [] };
 
 function isLocal(url: string): boolean {
@@ -34,9 +35,9 @@ function isLocal(url: string): boolean {
   }
 }
 
-test.beforeAll(async ({ alice: signedIn }) => {
-  alice = signedIn; // the worker's signed-in alice, shared by this file's serial tests
-  const { context, page } = alice;
+test.beforeAll(async ({ kim: signedIn }) => {
+  kim = signedIn; // the worker's signed-in kim, shared by this file's serial tests
+  const { context, page } = kim;
   // Nothing may leave for another host: record every request, and stop the non-loopback ones.
   await context.route("**/*", (route) => {
     const url = route.request().url();
@@ -139,9 +140,9 @@ function chunks<T>(list: readonly T[], size: number): T[][] {
 test("the controls render and the corpus is inert in body, title, options, context and comments", async () => {
   test.setTimeout(600_000);
   expect(XSS_PAYLOADS.length).toBeGreaterThanOrEqual(50);
-  const a = api("acme", "xss-bot");
-  const pat = e2eState().tokens.acme?.alice as string;
-  const { page } = alice;
+  const a = api("initech", "xss-bot");
+  const pat = e2eState().tokens.initech?.kim as string;
+  const { page } = kim;
 
   // The watchers see what they watch for: a dialog, a remote request and a console error. This runs
   // on a JSON response (/healthz), which carries no CSP (server/page-headers.ts): on any HTML page
@@ -271,7 +272,7 @@ test("the controls render and the corpus is inert in body, title, options, conte
   for (const [k, id] of resolved.entries()) {
     const where = `comment #${k}: ${XSS_PAYLOADS.slice(k * CHUNK, (k + 1) * CHUNK).join(" | ")}`;
     await page.goto(`/inbox/${id}`);
-    await expect(page.getByTestId("outcome"), where).toContainText("human:alice");
+    await expect(page.getByTestId("outcome"), where).toContainText("human:kim");
     await settle(page);
     await assertInertDom(page, where);
     assertQuiet(where);

@@ -191,6 +191,14 @@ describe("adding a person from the browser", () => {
     resetEnvCache();
   });
 
+  it("two first sign-ins of one identity at once bind it once, and neither fails", async () => {
+    const p = await bravoPerson("twin");
+    const subject = `sub-twin-${Date.now()}`;
+    await Promise.all(Array.from({ length: 4 }, () => bindIdentity(p.userId, "oidc", "https://idp.test", subject)));
+    const rows = await db().authIdentity.findMany({ where: { issuer: "https://idp.test", subject } });
+    expect(rows.map((r) => r.userId)).toEqual([p.userId]);
+  });
+
   it("refuses an existing member, a second invitation, a taken handle and an owner invited by an admin", async () => {
     const p = await bravoPerson("rae");
     await addMemberFromBrowser(p.email, "acme", "rae", "member", asAdam);

@@ -13,6 +13,7 @@ import { AUDIT_EVENT } from "../audit/events";
 import { personActor, writePersonAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
+import { isUniqueViolation } from "../db-errors";
 import { HubError } from "../protocol/errors";
 import { mintId } from "../protocol/ids";
 import { hashCredential } from "../secrets";
@@ -47,8 +48,21 @@ export async function personForNewIdentity(
   return user.id;
 }
 
-/** Binds issuer + subject to the person (idempotent: an identity already bound stays where it is). */
+/**
+ * Binds issuer + subject to the person (idempotent: an identity already bound stays where it is).
+ * Two first sign-ins of one identity at once (two browsers, two tabs) both find it unbound; the
+ * second insert then violates the (issuer, subject) key, and that loser's sign-in goes on with the
+ * winner's binding — the same person, since both were admitted by the same verified email.
+ */
 export async function bindIdentity(userId: string, provider: string, issuer: string, subject: string): Promise<void> {
+  try {
+    await bindOnce(userId, provider, issuer, subject);
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+  }
+}
+
+async function bindOnce(userId: string, provider: string, issuer: string, subject: string): Promise<void> {
   await db().$transaction(async (tx) => {
     const existing = await tx.authIdentity.findUnique({ where: { issuer_subject: { issuer, subject } } });
     if (existing) return;
