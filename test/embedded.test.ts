@@ -32,7 +32,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { repoRoot } from "./support/hub";
+import { repoRoot, waitForDiscovery } from "./support/hub";
 import { waitFor } from "./support/wait";
 
 const HUB = "http://127.0.0.1:3000"; // the default PORT: the hub is given no environment
@@ -114,26 +114,7 @@ function startHub(): RunningHub {
 }
 
 async function waitReady(hub: RunningHub, timeoutMs = 180_000): Promise<void> {
-  // An early exit fails at once, on the exit event, not at the next probe or the timeout.
-  let over = false;
-  const died = hub.exited.then(() => {
-    throw new Error(`hub exited early:\n${hub.output()}`);
-  });
-  const up = waitFor(
-    async () => {
-      if (over) return true; // the exit already decided it: stop probing
-      const res = await fetch(`${HUB}/.well-known/ma2h`).catch(() => null);
-      return res?.ok ?? false;
-    },
-    { timeout: timeoutMs, every: 300, what: `${HUB}/.well-known/ma2h` },
-  ).catch((err: Error) => {
-    throw new Error(`hub not ready within ${timeoutMs} ms (${err.message}):\n${hub.output()}`);
-  });
-  try {
-    await Promise.race([up, died]);
-  } finally {
-    over = true;
-  }
+  await waitForDiscovery(hub, HUB, timeoutMs, 300);
 }
 
 /** Signals the whole group; resolves with the ms until nothing of the clone is left running. */

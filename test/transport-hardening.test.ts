@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { createWebSession } from "../lib/principals/web-sessions";
-import { startHub, type HubProcess } from "./support/hub";
+import { refusalOf, startHub, type HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { makeSelfSigned } from "./support/tls";
 import { waitFor } from "./support/wait";
@@ -94,15 +94,7 @@ async function until(hub: HubProcess, probe: () => Promise<boolean>, timeoutMs =
 
 async function refusal(env: Record<string, string | undefined>, mode: "web" | "worker" = "web") {
   const hub = await start(env, mode);
-  await waitFor(() => hub.child.exitCode !== null || hub.child.signalCode !== null, {
-    timeout: 60_000,
-    every: 100,
-    what: "the refusing process to exit",
-  }).catch(() => {
-    throw new Error(`still running:\n${hub.output()}`);
-  });
-  const code = await hub.exited;
-  return { code, output: hub.output() };
+  return refusalOf(hub);
 }
 
 async function sessionToken(): Promise<string> {

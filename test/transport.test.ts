@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHub, type HubProcess } from "./support/hub";
+import { refusalOf, startHub, type HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 import { validateOfficial } from "./support/spec";
@@ -276,15 +276,7 @@ describe("proxy mode: MA2H_TRUST_PROXY=1, no dev mode", () => {
 describe("refusing to start without TLS, a trusted proxy or dev mode", () => {
   async function refusal(env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
     const hub = await start({ ...env, MA2H_PUBLIC_URL: undefined });
-    await waitFor(() => hub.child.exitCode !== null || hub.child.signalCode !== null, {
-      timeout: 60_000,
-      every: 100,
-      what: "the refusing process to exit",
-    }).catch(() => {
-      throw new Error(`still running:\n${hub.output()}`);
-    });
-    const code = await hub.exited;
-    return { code, output: hub.output() };
+    return refusalOf(hub);
   }
 
   it("the web exits non-zero naming the three options", async () => {

@@ -112,26 +112,48 @@ export async function startHub(options: HubOptions): Promise<HubProcess> {
 }
 
 export async function waitForReady(hub: HubProcess, timeoutMs = 60_000): Promise<void> {
-  // An early exit fails at once, on the exit event, not at the next probe or the timeout.
+  await waitForDiscovery(hub, hub.url, timeoutMs, 200);
+}
+
+/** A started process: its exit and what it printed (HubProcess, and the clones test/embedded runs). */
+export interface Watched {
+  exited: Promise<number | null>;
+  output(): string;
+}
+
+/**
+ * Until `${url}/.well-known/ma2h` answers 200. An early exit fails at once, on the exit event, not at
+ * the next probe or the timeout; either failure carries what the process printed.
+ */
+export async function waitForDiscovery(proc: Watched, url: string, timeoutMs: number, every: number): Promise<void> {
   let over = false;
-  const died = hub.exited.then(() => {
-    throw new Error(`hub exited early:\n${hub.output()}`);
+  const died = proc.exited.then(() => {
+    throw new Error(`hub exited early:\n${proc.output()}`);
   });
   const up = waitFor(
     async () => {
       if (over) return true; // the exit already decided it: stop probing
-      const res = await fetch(`${hub.url}/.well-known/ma2h`).catch(() => null);
+      const res = await fetch(`${url}/.well-known/ma2h`).catch(() => null);
       return res?.ok ?? false;
     },
-    { timeout: timeoutMs, every: 200, what: `${hub.url}/.well-known/ma2h` },
+    { timeout: timeoutMs, every, what: `${url}/.well-known/ma2h` },
   ).catch((err: Error) => {
-    throw new Error(`hub not ready within ${timeoutMs} ms (${err.message}):\n${hub.output()}`);
+    throw new Error(`hub not ready within ${timeoutMs} ms (${err.message}):\n${proc.output()}`);
   });
   try {
     await Promise.race([up, died]);
   } finally {
     over = true;
   }
+}
+
+/** A process expected to refuse to start: its exit code and output, once it has exited (60 s at most). */
+export async function refusalOf(proc: Watched): Promise<{ code: number | null; output: string }> {
+  const timeout = new Promise<never>((_, fail) =>
+    setTimeout(() => fail(new Error(`still running after 60 s:\n${proc.output()}`)), 60_000).unref(),
+  );
+  const code = await Promise.race([proc.exited, timeout]);
+  return { code, output: proc.output() };
 }
 
 /** A tiny client for the /v1 API with a bearer credential. */
