@@ -149,6 +149,21 @@ describe("parked requests per agent (default 1,000, across processes)", () => {
     const refused = answers.filter((r) => r.status !== 200);
     expect(held).toHaveLength(1000);
     expect(refused).toHaveLength(1000);
+    const failed = refused.find((r) => r.status !== 429);
+    expect(
+      failed?.status,
+      failed &&
+        hub.webs
+          .map((w) =>
+            w
+              .output()
+              .split("\n")
+              .filter((l) => l.includes('"error"'))
+              .slice(-5)
+              .join("\n"),
+          )
+          .join("\n"),
+    ).toBeUndefined();
     for (const r of refused) expectRefused(r, 429, "rate_limited");
     // "At once": every refusal came back while the held requests were still parked.
     for (const r of refused) expect(r.at).toBeLessThan(resolvedAt);
