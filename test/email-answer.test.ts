@@ -104,7 +104,7 @@ async function submit(slug: string, agent: string, type: "ask" | "task", over: R
 /** The mails about `title`, by recipient, once `count` have arrived and no more within two sweeps. */
 async function mailsAbout(title: string, count: number): Promise<Map<string, ParsedMail>> {
   const mine = () => smtp.received.filter((r) => r.mail.subject?.includes(title));
-  await waitFor(() => mine().length >= count, { what: `${count} mails about ${title}`, timeout: 20_000 });
+  await waitFor(() => mine().length >= count, { what: `${count} mails about ${title}`, timeout: 60_000 });
   // Two sweeps (every 500 ms) and a bit: a window in which no extra mail may arrive.
   await staysFalse(() => mine().length > count, 1200, `a mail beyond the ${count} about ${title}`);
   expect(mine()).toHaveLength(count);

@@ -69,7 +69,7 @@ const tsx = (file: string, args: string[], env: Record<string, string>) =>
     ...env,
   });
 
-const eventually = <T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeout = 20_000) =>
+const eventually = <T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeout = 60_000) =>
   waitFor(probe, { what, timeout, every: 100 });
 
 // ---------------------------------------------------------------------------------------------------

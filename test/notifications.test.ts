@@ -104,7 +104,7 @@ async function submit(
 
 const mailsFor = (title: string) => received().filter((r) => r.mail.subject?.includes(title));
 
-const until = <T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeout = 20_000): Promise<T> =>
+const until = <T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeout = 60_000): Promise<T> =>
   waitFor(f, { what, timeout, every: 100 });
 
 /** The item's new-item notifications (its reminder and escalation rows, due hours later, are

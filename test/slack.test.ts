@@ -135,7 +135,7 @@ afterAll(() => slack.close());
 
 const interactionUrl = (slug = "acme") => `${hub.url}/api/slack/interactions/${slug}`;
 
-const until = <T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeout = 20_000): Promise<T> =>
+const until = <T>(what: string, f: () => Promise<T | undefined> | T | undefined, timeout = 60_000): Promise<T> =>
   waitFor(f, { what, timeout, every: 100 });
 
 let n = 0;

@@ -178,7 +178,7 @@ function verifyVapid(header: string | undefined, servedKey: string) {
   return JSON.parse(Buffer.from(p, "base64url").toString()) as { aud: string; exp: number; sub: string };
 }
 
-const until = <T>(what: string, f: () => Promise<T | undefined | false>, timeout = 20_000): Promise<T> =>
+const until = <T>(what: string, f: () => Promise<T | undefined | false>, timeout = 60_000): Promise<T> =>
   waitFor(f, { what, timeout, every: 50 });
 
 const pushRows = (messageId: string) =>
