@@ -39,7 +39,7 @@ const state = sealState(
 );
 
 const ma2h = Ma2hClient.fromEnv(); // MA2H_URL, MA2H_API_KEY, MA2H_AGENT_ID
-const ask = await ma2h.ask.confirm({
+const ask = await ma2h.messages.ask.confirm({
   title: `Merge and deploy PR #${pr} (${sha.slice(0, 7)})?`,
   body: "The checks passed. Approve to merge and deploy; the agent resumes as soon as you answer.",
   priority: "high",

@@ -23,10 +23,16 @@ const common = {
   logLevel: "warning",
 };
 await build({ ...common, entryPoints: [join(here, "src/index.ts")], outfile: join(dist, "index.js") });
+// `ma2h mcp`'s server is a chunk of its own (code splitting at its dynamic import), loaded only when
+// that command runs: the MCP SDK is an optional peer dependency, so every other command (and the
+// library, a separate bundle) works without it installed. Code the chunks share is one module, so
+// an error class is one class whichever chunk throws or tests it.
 await build({
   ...common,
-  entryPoints: [join(here, "src/cli.ts")],
-  outfile: join(dist, "cli.js"),
+  entryPoints: { cli: join(here, "src/cli.ts") },
+  outdir: dist,
+  splitting: true,
+  chunkNames: "cli-chunks/[name]-[hash]",
   banner: { js: "#!/usr/bin/env node" },
   define: { __MA2H_AGENT_VERSION__: JSON.stringify(version) },
 });

@@ -61,9 +61,14 @@ describe("submit and wait for the typed Response (§5, §6, §8.1, §8.2)", () =
   it("discovers the capability once and notifies", async () => {
     const c = counting();
     const agent = sdk({ fetch: c.fetch });
-    const ack = await agent.notify({ title: "Deploy finished", body: "v1.2.3 is live", priority: "low", tags: ["ci"] });
+    const { ack } = await agent.messages.notify({
+      title: "Deploy finished",
+      body: "v1.2.3 is live",
+      priority: "low",
+      tags: ["ci"],
+    });
     expect(ack.status).toBe("delivered");
-    await agent.notify({ title: "Second" });
+    await agent.messages.notify({ title: "Second" });
     expect(c.calls.filter((x) => x.endsWith("/.well-known/ma2h"))).toHaveLength(1);
     const stored = await client(hub.url, acme.keys[A]).get(`/v1/messages/${ack.id}`);
     expect(stored.body).toMatchObject({ ma2h_version: "0.6", type: "notify", title: "Deploy finished", tags: ["ci"] });
@@ -88,7 +93,7 @@ describe("submit and wait for the typed Response (§5, §6, §8.1, §8.2)", () =
   });
 
   it("select with allowEdit: a free-form answer arrives as edited", async () => {
-    const handle = await sdk().ask.select({
+    const handle = await sdk().messages.ask.select({
       title: "Which way?",
       options: ["ship", { value: "hold", label: "Hold for review" }],
       allowEdit: true,
@@ -104,14 +109,14 @@ describe("submit and wait for the typed Response (§5, §6, §8.1, §8.2)", () =
 
   it("input: the answer object; task: completed", async () => {
     const agent = sdk();
-    const input = await agent.ask.input({
+    const input = await agent.messages.ask.input({
       title: "Why?",
       schema: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] },
     });
     await resolveAs(input.id, { resolution: "answered", value: { reason: "flaky test" } });
     expect((await input.wait({ timeoutMs: 10_000 })).response?.value).toEqual({ reason: "flaky test" });
 
-    const task = await agent.task({
+    const task = await agent.messages.task({
       title: "Rotate the key",
       action: { instructions: "Rotate API_SIGNING_KEY", checklist: ["generate", "update"] },
     });
@@ -121,7 +126,7 @@ describe("submit and wait for the typed Response (§5, §6, §8.1, §8.2)", () =
   });
 
   it("expiry with a default: wait returns expired, defaulted, the system actor", async () => {
-    const handle = await sdk().ask.confirm({
+    const handle = await sdk().messages.ask.confirm({
       title: "Auto-deny soon",
       expiresAt: new Date(Date.now() + 1500),
       defaultOnExpire: "deny",
@@ -135,7 +140,7 @@ describe("submit and wait for the typed Response (§5, §6, §8.1, §8.2)", () =
   });
 
   it("cancel: the handle withdraws the ask and wait returns cancelled; acknowledge records the receipt", async () => {
-    const handle = await sdk().ask.confirm({ title: "Never mind" });
+    const handle = await sdk().messages.ask.confirm({ title: "Never mind" });
     await expect(handle.acknowledge()).rejects.toBeInstanceOf(NotAcknowledgeableError); // 409 while open
     expect(await handle.cancel()).toEqual({ id: handle.id, status: "cancelled" });
     const r = await handle.wait({ timeoutMs: 10_000 });
@@ -148,7 +153,7 @@ describe("submit and wait for the typed Response (§5, §6, §8.1, §8.2)", () =
 describe("typed errors (§8.5)", () => {
   it("404 unknown id, 401 bad key, 403 agent_id_mismatch", async () => {
     const e404 = await sdk()
-      .get("msg_0000000000000000000000000a")
+      .messages.get("msg_0000000000000000000000000a")
       .catch((e) => e);
     expect(e404).toBeInstanceOf(NotFoundError);
     expect([e404.status, e404.code, e404.receivedCode]).toEqual([404, "not_found", "not_found"]);
@@ -168,7 +173,7 @@ describe("typed errors (§8.5)", () => {
   });
 
   it("409 already_terminal on a cancel after the answer, carrying the existing outcome", async () => {
-    const handle = await sdk().ask.confirm({ title: "Answered first" });
+    const handle = await sdk().messages.ask.confirm({ title: "Answered first" });
     await resolveAs(handle.id, { resolution: "answered", value: "deny" });
     const err = await handle.cancel().catch((e) => e);
     expect(err).toBeInstanceOf(AlreadyTerminalError);
@@ -192,14 +197,16 @@ describe("typed errors (§8.5)", () => {
     expect(dup).toBeInstanceOf(InvalidFieldError);
     expect(dup.local).toBe(true);
     expect(dup.message).toContain("request.options[1].value");
-    const scalar = await agent.ask.input({ title: "Scalar", schema: { type: "string" } }).catch((e) => e);
+    const scalar = await agent.messages.ask.input({ title: "Scalar", schema: { type: "string" } }).catch((e) => e);
     expect(scalar).toBeInstanceOf(InvalidFieldError);
-    const past = await agent.ask.confirm({ title: "Past", expiresAt: new Date(Date.now() - 1000) }).catch((e) => e);
+    const past = await agent.messages.ask
+      .confirm({ title: "Past", expiresAt: new Date(Date.now() - 1000) })
+      .catch((e) => e);
     expect(past).toBeInstanceOf(InvalidFieldError);
     expect(c.calls.length).toBe(before);
 
     // The Hub's own 422: an ack naming a resolution that is not this message's.
-    const handle = await agent.ask.confirm({ title: "Ack me wrongly" });
+    const handle = await agent.messages.ask.confirm({ title: "Ack me wrongly" });
     await resolveAs(handle.id, { resolution: "answered", value: "approve" });
     await handle.wait({ timeoutMs: 10_000 });
     const hub422 = await handle.acknowledge({ resolution_id: "res_not_this_one" }).catch((e) => e);
@@ -216,9 +223,9 @@ describe("typed errors (§8.5)", () => {
       kind: "text" as const,
       text: `part ${i}`,
     }));
-    await expect(agent.notify({ title: "Parts", context: tooMany })).rejects.toBeInstanceOf(CapabilityError);
+    await expect(agent.messages.notify({ title: "Parts", context: tooMany })).rejects.toBeInstanceOf(CapabilityError);
     const big = "x".repeat((cap.max_body_bytes ?? 1_048_576) + 1);
-    await expect(agent.notify({ title: "Big", body: big })).rejects.toBeInstanceOf(CapabilityError);
+    await expect(agent.messages.notify({ title: "Big", body: big })).rejects.toBeInstanceOf(CapabilityError);
     expect(c.calls.length).toBe(before);
   });
 
@@ -230,11 +237,11 @@ describe("typed errors (§8.5)", () => {
       fetch: c.fetch,
       retry: { maxRetryAfterMs: 5000 },
     });
-    for (let i = 0; i < DEPTH; i++) await agent.ask.confirm({ title: `open ${i}` });
+    for (let i = 0; i < DEPTH; i++) await agent.messages.ask.confirm({ title: `open ${i}` });
     const posts = () => c.calls.filter((x) => x === "POST /v1/messages").length;
     const before = posts();
     const t0 = Date.now();
-    const err = await agent.ask.confirm({ title: "one too many" }).catch((e) => e);
+    const err = await agent.messages.ask.confirm({ title: "one too many" }).catch((e) => e);
     expect(err).toBeInstanceOf(RateLimitedError);
     expect(err.retryAfterSeconds).toBeGreaterThan(5);
     expect(posts() - before).toBe(1); // never retried immediately (§8.6)
@@ -253,7 +260,7 @@ describe("the submit journal: a crash between submit and ack (§8.1)", () => {
       const key = `deploy-${Date.now()}`;
       const count = () => db().message.count({ where: { agent: { agentId: A }, idempotencyKey: key } });
       const crashed = sdk({ url: proxy.url, journal: new FileSubmitJournal(dir), retry: { maxAttempts: 1 } });
-      const err = await crashed.ask.confirm({ title: "Crash-safe ask", idempotencyKey: key }).catch((e) => e);
+      const err = await crashed.messages.ask.confirm({ title: "Crash-safe ask", idempotencyKey: key }).catch((e) => e);
       expect(err).toBeInstanceOf(NetworkError);
       expect(await count()).toBe(1); // the Hub took it; we never saw the id
 
@@ -268,7 +275,7 @@ describe("the submit journal: a crash between submit and ack (§8.1)", () => {
       const journal = new FileSubmitJournal(dir);
       expect(await journal.pending()).toEqual([key]);
       const restarted = sdk({ journal });
-      const handle = await restarted.replay(key);
+      const handle = await restarted.messages.replay(key);
       expect(handle.ack.status).toBe("open");
       const row = await db().message.findFirst({ where: { agent: { agentId: A }, idempotencyKey: key } });
       expect(handle.id).toBe(row?.id);
@@ -277,7 +284,9 @@ describe("the submit journal: a crash between submit and ack (§8.1)", () => {
       expect(proxy.seen.filter((r) => r.method === "POST")[0]?.body).toBe(await journal.load(key));
 
       // Rebuilding the envelope instead (a new created_at) is a different payload: 409.
-      const rebuilt = await restarted.ask.confirm({ title: "Crash-safe ask", idempotencyKey: key }).catch((e) => e);
+      const rebuilt = await restarted.messages.ask
+        .confirm({ title: "Crash-safe ask", idempotencyKey: key })
+        .catch((e) => e);
       expect(rebuilt).toBeInstanceOf(IdempotencyConflictError);
     } finally {
       await proxy.close();

@@ -78,7 +78,7 @@ describe("typed errors over HTTP from codes the SDK does not know", () => {
   it("an unknown 410 at GET /v1/messages/{id} is gone; 409s by touchpoint; 403 at resolve", async () => {
     answers.set("GET /v1/messages/msg_1", { status: 410, body: unknown("message_shredded_by_policy") });
     const gone = await sdk()
-      .get("msg_1")
+      .messages.get("msg_1")
       .catch((e) => e);
     expect(gone).toBeInstanceOf(GoneError);
     expect([gone.status, gone.code, gone.receivedCode]).toEqual([410, "gone", "message_shredded_by_policy"]);
@@ -93,34 +93,36 @@ describe("typed errors over HTTP from codes the SDK does not know", () => {
       }),
     });
     const cancel = await sdk()
-      .cancel("msg_1")
+      .messages.cancel("msg_1")
       .catch((e) => e);
     expect(cancel).toBeInstanceOf(AlreadyTerminalError);
     expect(cancel.existing).toEqual({ id: "msg_1", status: "answered", resolution: "answered" });
 
     answers.set("POST /v1/messages/msg_1/ack", { status: 409, body: unknown("not_yet") });
-    await expect(sdk().ack("msg_1")).rejects.toBeInstanceOf(NotAcknowledgeableError);
+    await expect(sdk().messages.ack("msg_1")).rejects.toBeInstanceOf(NotAcknowledgeableError);
 
     answers.set("POST /v1/messages/msg_1/resolve", { status: 403, body: unknown("resolver_on_leave") });
-    await expect(sdk().resolve("msg_1", { resolution: "declined" })).rejects.toBeInstanceOf(NotAuthorizedError);
+    await expect(sdk().messages.resolve("msg_1", { resolution: "declined" })).rejects.toBeInstanceOf(
+      NotAuthorizedError,
+    );
   });
 
   it("bodies that are not the §8.5 envelope are typed by status", async () => {
     answers.set("GET /v1/messages/msg_2", { status: 401, body: "<html>login</html>" });
     const e401 = await sdk()
-      .get("msg_2")
+      .messages.get("msg_2")
       .catch((e) => e);
     expect(e401).toBeInstanceOf(UnauthenticatedError);
     expect(e401.receivedCode).toBeNull();
     answers.set("GET /v1/messages/msg_3", { status: 422, body: '{"detail":"nope"}' });
-    await expect(sdk().get("msg_3")).rejects.toBeInstanceOf(InvalidFieldError);
+    await expect(sdk().messages.get("msg_3")).rejects.toBeInstanceOf(InvalidFieldError);
     answers.set("GET /v1/messages/msg_4", { status: 400, body: "" });
-    await expect(sdk().get("msg_4")).rejects.toBeInstanceOf(ValidationError);
+    await expect(sdk().messages.get("msg_4")).rejects.toBeInstanceOf(ValidationError);
   });
 
   it("an unknown 409 at submit is an idempotency conflict", async () => {
     answers.set("GET /.well-known/ma2h", { status: 200, body: '{"ma2h_version":"0.6"}' });
     answers.set("POST /v1/messages", { status: 409, body: unknown("payload_drifted") });
-    await expect(sdk().notify({ title: "x" })).rejects.toBeInstanceOf(IdempotencyConflictError);
+    await expect(sdk().messages.notify({ title: "x" })).rejects.toBeInstanceOf(IdempotencyConflictError);
   });
 });

@@ -64,11 +64,11 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
   it("A asks B; B drains the verified message entry, resolves; A drains the verified response; both ack", async () => {
     const a = sdk(A);
     const b = sdk(B);
-    const sa = await a.registerSession({ label: "coordinator run", ttl_seconds: 600 });
-    const sb = await b.registerSession({ label: "worker run" });
+    const sa = await a.sessions.register({ label: "coordinator run", ttlSeconds: 600 });
+    const sb = await b.sessions.register({ label: "worker run" });
     expect(sa.id).toMatch(/^sess_/u);
 
-    const handle = await a.ask.confirm({
+    const handle = await a.messages.ask.confirm({
       title: "Run the migration?",
       to: b.address(),
       session: sa.id,
@@ -79,7 +79,7 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
     expect(handle.destination?.state).toMatch(/^(online|offline|unknown)$/u);
 
     const rejected: unknown[] = [];
-    const drained = await b.drainSession(sb.id, {
+    const drained = await b.sessions.drain(sb.id, {
       acceptFrom: [a.address()],
       onRejected: (e) => rejected.push(e),
     });
@@ -97,14 +97,18 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
     expect(entry.message).not.toHaveProperty("state");
     expect(entry.message).not.toHaveProperty("client_ref");
     expect(entry.ackKey).toBe(handle.id);
-    expect(await b.drainSession(sb.id, { acceptFrom: [a.address()] })).toEqual([]); // claimed
+    expect(await b.sessions.drain(sb.id, { acceptFrom: [a.address()] })).toEqual([]); // claimed
 
-    const resolved = await b.resolve(handle.id, { resolution: "answered", value: "approve" }, { session: sb.id });
+    const resolved = await b.messages.resolve(
+      handle.id,
+      { resolution: "answered", value: "approve" },
+      { session: sb.id },
+    );
     expect(resolved.status).toBe("answered");
-    expect(await b.ackEntries(sb.id, [entry])).toEqual({ acked: 1 });
+    expect(await b.sessions.ack(sb.id, [entry])).toEqual({ acked: 1 });
 
     const got = await until(
-      () => a.drainSession(sa.id, { acceptFrom: [] }),
+      () => a.sessions.drain(sa.id, { acceptFrom: [] }),
       (items) => items.length > 0,
     );
     expect(got).toHaveLength(1);
@@ -113,28 +117,32 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
     expect(answer.response).toMatchObject({ in_reply_to: handle.id, resolution: "answered", state: { step: 4 } });
     expect(answer.response.response?.actor).toBe(`agent:${B}#${sb.id}`);
     expect(answer.ackKey).toBe(answer.response.resolution_id);
-    expect(await a.ackEntries(sa.id, [answer.ackKey])).toEqual({ acked: 1 });
+    expect(await a.sessions.ack(sa.id, [answer.ackKey])).toEqual({ acked: 1 });
 
-    const read = await a.get(handle.id);
+    const read = await a.messages.get(handle.id);
     expect(read).toMatchObject({ status: "answered", mailbox: { state: "acknowledged" } });
-    await a.closeSession(sa.id);
-    const closed = await b.closeSession(sb.id);
+    await a.sessions.close(sa.id);
+    const closed = await b.sessions.close(sb.id);
     expect(closed.state).toBe("closed");
   });
 
   it("acceptFrom is required and applied to ask/task; a redelivery is not handed out twice", async () => {
     const b = sdk(B);
     const c = sdk(C);
-    const sb = await b.registerSession();
-    const handle = await c.task({ title: "Rotate the keys", to: b.address(), action: { instructions: "rotate" } });
-    const note = await c.notify({ title: "FYI", to: b.address() });
-    expect(note.status).toBe("queued");
+    const sb = await b.sessions.register();
+    const handle = await c.messages.task({
+      title: "Rotate the keys",
+      to: b.address(),
+      action: { instructions: "rotate" },
+    });
+    const note = await c.messages.notify({ title: "FYI", to: b.address() });
+    expect(note.ack.status).toBe("queued");
     expect(note.destination).toBeDefined();
 
-    await expect(b.drainSession(sb.id, {} as never)).rejects.toThrow(TypeError);
+    await expect(b.sessions.drain(sb.id, {} as never)).rejects.toThrow(TypeError);
 
     const rejected: unknown[] = [];
-    const first = await b.drainSession(sb.id, {
+    const first = await b.sessions.drain(sb.id, {
       acceptFrom: [`agent:${A}`],
       onRejected: (e) => rejected.push(e),
     });
@@ -150,7 +158,7 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
     const duplicates: VerifiedEntry[] = [];
     const second = await until(
       () =>
-        b.drainSession(sb.id, {
+        b.sessions.drain(sb.id, {
           acceptFrom: "any-same-account",
           onDuplicate: (e) => duplicates.push(e),
         }),
@@ -159,32 +167,32 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
     );
     expect(second.map((e) => e.kind === "message" && e.message.id)).toEqual([handle.id]);
     expect(duplicates.map((e) => e.ackKey)).toEqual([note.id]);
-    expect(await b.ackEntries(sb.id, [...second, note.id])).toEqual({ acked: 2 });
-    await b.closeSession(sb.id);
+    expect(await b.sessions.ack(sb.id, [...second, note.id])).toEqual({ acked: 2 });
+    await b.sessions.close(sb.id);
   });
 
   it("a directive addressed to the session comes through the same verified drain (§9.7, §13.2)", async () => {
     const b = sdk(B);
-    const sb = await b.registerSession();
+    const sb = await b.sessions.register();
     const authored = await hub
       .human("alice", "acme")
       .post("/v1/directives", { to: b.address(sb.id), title: "Pause deploys" });
     expect(authored.status, JSON.stringify(authored.body)).toBe(201);
     const items = await until(
-      () => b.drainSession(sb.id, { acceptFrom: [] }),
+      () => b.sessions.drain(sb.id, { acceptFrom: [] }),
       (got) => got.length > 0,
     );
     expect(items).toMatchObject([
       { kind: "directive", ackKey: authored.body.id, directive: { to: b.address(sb.id), title: "Pause deploys" } },
     ]);
-    expect(await b.ackEntries(sb.id, items, { note: "paused" })).toEqual({ acked: 1 });
+    expect(await b.sessions.ack(sb.id, items, { note: "paused" })).toEqual({ acked: 1 });
     const read = await hub.human("alice", "acme").get(`/v1/directives/${authored.body.id}`);
     expect(read.body.delivery).toMatchObject({ state: "acknowledged", note: "paused" });
   });
 
   it("directivesFrom applies to the session drain's directives too (§13.5)", async () => {
     const b = sdk(B);
-    const sb = await b.registerSession();
+    const sb = await b.sessions.register();
     const authored = await hub
       .human("alice", "acme")
       .post("/v1/directives", { to: b.address(sb.id), title: "Purge the cache" });
@@ -192,7 +200,7 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
     const rejected: unknown[] = [];
     const items = await until(
       () =>
-        b.drainSession(sb.id, {
+        b.sessions.drain(sb.id, {
           acceptFrom: "any-same-account",
           directivesFrom: ["human:bob"],
           onRejected: (e) => rejected.push(e),
@@ -204,21 +212,21 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
     expect(rejected[0]).toMatchObject({ from: "human:alice", ackKey: authored.body.id });
     const read = await hub.human("alice", "acme").get(`/v1/directives/${authored.body.id}`);
     expect(read.body.delivery.state).not.toBe("acknowledged");
-    await b.closeSession(sb.id);
+    await b.sessions.close(sb.id);
   });
 
   it("a client holding a session names it as agent.session on its submits; closed, it does not; null opts out (§4.1)", async () => {
     const a = sdk(A);
     expect(a.session).toBeNull();
-    const before = await a.notify({ title: "before any session" });
-    const s = await a.registerSession();
+    const before = await a.messages.notify({ title: "before any session" });
+    const s = await a.sessions.register();
     expect(a.session).toBe(s.id);
-    const held = await a.notify({ title: "from the held session" });
-    const task = await a.task({ title: "task from the held session", action: { instructions: "check" } });
-    const optOut = await a.notify({ title: "without it", session: null });
-    await a.closeSession(s.id);
+    const held = await a.messages.notify({ title: "from the held session" });
+    const task = await a.messages.task({ title: "task from the held session", action: { instructions: "check" } });
+    const optOut = await a.messages.notify({ title: "without it", session: null });
+    await a.sessions.close(s.id);
     expect(a.session).toBeNull();
-    const after = await a.notify({ title: "after the close" });
+    const after = await a.messages.notify({ title: "after the close" });
     const sessionOf = async (id: string) => {
       const row = await db().message.findUniqueOrThrow({ where: { id }, select: { envelope: true } });
       return (JSON.parse(row.envelope) as { agent: { session?: string } }).agent.session;
@@ -233,9 +241,9 @@ describe("an addressed ask between two SDK clients (§4, §8.1, §8.7.1, §9.8, 
   it("a message entry signed for another session of ours is refused (§13.4 v0.5)", async () => {
     const a = sdk(A);
     const b = sdk(B);
-    const old = await b.registerSession();
-    const current = await b.registerSession();
-    await a.notify({ title: "for the old run", to: b.address(old.id) });
+    const old = await b.sessions.register();
+    const current = await b.sessions.register();
+    await a.messages.notify({ title: "for the old run", to: b.address(old.id) });
     const [item] = await until(
       () => rawDrain(B, old.id),
       (items) => items.length > 0,
@@ -312,7 +320,7 @@ describe("the sender's duties against a fake Hub (§8.0, §8.1)", () => {
   it("an addressed ask acked without destination: cancelled, then MisrouteError", async () => {
     fake.seen.length = 0;
     const a = sdk(A, fake.url);
-    const err = await a.ask.confirm({ title: "Deploy?", to: `agent:${B}` }).catch((e: unknown) => e);
+    const err = await a.messages.ask.confirm({ title: "Deploy?", to: `agent:${B}` }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MisrouteError);
     expect(err).toMatchObject({ code: "misrouted", status: 202, cancelled: true, ack: { id: "msg_fake1" } });
     expect((err as Error).message).toMatch(/misrouted.*destination/u);
@@ -322,12 +330,12 @@ describe("the sender's duties against a fake Hub (§8.0, §8.1)", () => {
   it("an addressed notify: MisrouteError, nothing to cancel; an unaddressed submit is not checked", async () => {
     fake.seen.length = 0;
     const a = sdk(A, fake.url);
-    await expect(a.notify({ title: "FYI", to: `agent:${B}` })).rejects.toMatchObject({
+    await expect(a.messages.notify({ title: "FYI", to: `agent:${B}` })).rejects.toMatchObject({
       code: "misrouted",
       cancelled: false,
     });
     expect(fake.seen.filter((s) => s.endsWith("/cancel"))).toEqual([]);
-    const plain = await a.ask.confirm({ title: "For a person" });
+    const plain = await a.messages.ask.confirm({ title: "For a person" });
     expect(plain.id).toBe("msg_fake1");
     expect(plain.destination).toBeUndefined();
   });
@@ -337,7 +345,7 @@ describe("the sender's duties against a fake Hub (§8.0, §8.1)", () => {
     fake.capability = (doc) => ({ ...doc, inter_agent: { enabled: false } });
     try {
       const a = sdk(A, fake.url);
-      await expect(a.notify({ title: "FYI", to: `agent:${B}` })).rejects.toBeInstanceOf(CapabilityError);
+      await expect(a.messages.notify({ title: "FYI", to: `agent:${B}` })).rejects.toBeInstanceOf(CapabilityError);
       expect(fake.seen).toEqual(["GET /.well-known/ma2h"]);
     } finally {
       fake.capability = undefined;
@@ -347,10 +355,10 @@ describe("the sender's duties against a fake Hub (§8.0, §8.1)", () => {
   it("the drain refuses a tampered entry, an injected field, and an entry for another session", async () => {
     const a = sdk(A);
     const b = sdk(B);
-    const old = await b.registerSession();
-    const current = await b.registerSession();
-    await a.ask.confirm({ title: "Original title", to: b.address(current.id) });
-    await a.notify({ title: "for the old run", to: b.address(old.id) });
+    const old = await b.sessions.register();
+    const current = await b.sessions.register();
+    await a.messages.ask.confirm({ title: "Original title", to: b.address(current.id) });
+    await a.messages.notify({ title: "for the old run", to: b.address(old.id) });
     const [forCurrent] = await until(
       () => rawDrain(B, current.id),
       (items) => items.length > 0,
@@ -367,7 +375,7 @@ describe("the sender's duties against a fake Hub (§8.0, §8.1)", () => {
     ];
     const rejected: VerificationError[] = [];
     const viaFake = sdk(B, fake.url);
-    const items = await viaFake.drainSession(current.id, {
+    const items = await viaFake.sessions.drain(current.id, {
       acceptFrom: "any-same-account",
       onRejected: (e) => rejected.push(e as VerificationError),
     });
@@ -376,7 +384,7 @@ describe("the sender's duties against a fake Hub (§8.0, §8.1)", () => {
     expect(rejected.map((e) => e.reason)).toEqual(["signature_mismatch", "invalid_shape", "wrong_addressee"]);
     // The untouched entry verifies through the same fake (its keys are the Hub's).
     fake.inbox = [forCurrent];
-    const ok = await viaFake.drainSession(current.id, { acceptFrom: [a.address()] });
+    const ok = await viaFake.sessions.drain(current.id, { acceptFrom: [a.address()] });
     expect(ok.map((e) => e.kind)).toEqual(["message"]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The package is standalone: `npm pack` of packages/agent (built), installed into an empty folder
  * outside the repository with nothing of the Hub around it (its dependencies come from the npm
- * cache), runs `ma2h --version`, sends a notify to the test Hub, serves MCP (`ma2h mcp`), and imports
- * as an ES module with its type declarations. The install is `--engine-strict` on the Node running the
+ * cache), runs `ma2h --version`, sends a notify to the test Hub, imports as an ES module with its
+ * type declarations and no MCP code, and serves MCP (`ma2h mcp`) once the optional MCP SDK is
+ * installed beside it (without it, the command says what to install). The install is `--engine-strict` on the Node running the
  * tests (CI's), and every installed package's own Node floor is at or below the one the package
  * promises, so no supported Node warns EBADENGINE.
  */
@@ -14,8 +15,10 @@ import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../lib/db";
 import { repoRoot } from "../support/hub";
 import { useHubFixture } from "../support/hub-fixture";
+import { waitFor } from "../support/wait";
 import { tempDir } from "./cli-kit";
 
 const run = promisify(execFile);
@@ -69,22 +72,32 @@ describe("the package's metadata", () => {
 describe("npm pack → install in an empty folder", () => {
   it("ships the built files only, and installs outside the repository", () => {
     expect(relative(repoRoot, installDir).startsWith("..")).toBe(true);
-    // The licence, the README, the built dist/ and the manifest — no sources, tests, maps or .env.
-    expect(packed).toEqual(["LICENSE", "README.md", "dist/cli.js", "dist/index.d.ts", "dist/index.js", "package.json"]);
+    // The licence, the README, the built dist/ (the library, the command and the command's chunks)
+    // and the manifest — no sources, tests, maps or .env.
+    const chunks = packed.filter((f) => f.startsWith("dist/cli-chunks/"));
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const c of chunks) expect(c).toMatch(/^dist\/cli-chunks\/[\w-]+\.js$/u);
+    expect(packed.filter((f) => !chunks.includes(f))).toEqual([
+      "LICENSE",
+      "README.md",
+      "dist/cli.js",
+      "dist/index.d.ts",
+      "dist/index.js",
+      "package.json",
+    ]);
     const licence = readFileSync(join(installDir, "node_modules/@ma2h/agent/LICENSE"), "utf8");
     expect(licence).toBe(readFileSync(join(repoRoot, "LICENSE"), "utf8"));
     expect(licence).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/u);
     const installed = join(installDir, "node_modules/@ma2h/agent");
-    expect(readdirSync(join(installed, "dist")).sort()).toEqual(["cli.js", "index.d.ts", "index.js"]);
+    expect(readdirSync(join(installed, "dist")).sort()).toEqual(["cli-chunks", "cli.js", "index.d.ts", "index.js"]);
     // Only the declared runtime dependencies came along: no Next, no Prisma.
     expect(existsSync(join(installDir, "node_modules/next"))).toBe(false);
     expect(existsSync(join(installDir, "node_modules/@prisma"))).toBe(false);
-    expect(Object.keys(pkg.dependencies).sort()).toEqual([
-      "@modelcontextprotocol/sdk",
-      "@noble/curves",
-      "canonicalize",
-      "zod",
-    ]);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@noble/curves", "canonicalize", "zod"]);
+    // The MCP SDK is for `ma2h mcp` only: an optional peer dependency, not installed with the package.
+    expect(pkg.peerDependencies).toEqual({ "@modelcontextprotocol/sdk": expect.stringMatching(/^\^1\./u) });
+    expect(pkg.peerDependenciesMeta).toEqual({ "@modelcontextprotocol/sdk": { optional: true } });
+    expect(existsSync(join(installDir, "node_modules/@modelcontextprotocol"))).toBe(false);
   });
 
   it("promises the Hub's Node floor, and no installed dependency asks for a newer Node", () => {
@@ -120,7 +133,42 @@ describe("npm pack → install in an empty folder", () => {
     expect(got.body).toMatchObject({ type: "notify", title: "Hello from the packed package", tags: ["pack"] });
   });
 
-  it("`ma2h mcp` from the installed package answers an MCP client's tools/list", async () => {
+  it("without the MCP SDK the library holds no MCP code, and `ma2h mcp` says what to install (exit 2)", async () => {
+    const library = readFileSync(join(installDir, "node_modules/@ma2h/agent/dist/index.js"), "utf8");
+    expect(library).not.toContain("@modelcontextprotocol");
+    const cliMain = readFileSync(join(installDir, "node_modules/@ma2h/agent/dist/cli.js"), "utf8");
+    expect(cliMain).not.toMatch(/from\s*"@modelcontextprotocol/u);
+    const refused = await run(join(installDir, "node_modules/.bin/ma2h"), ["mcp"], {
+      cwd: installDir,
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: "production" as const,
+        HOME: installDir,
+        MA2H_URL: hub.url,
+        MA2H_API_KEY: acme.keys[A],
+        MA2H_AGENT_ID: A,
+      },
+    }).then(
+      () => null,
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(refused?.code).toBe(2);
+    expect(refused?.stdout).toBe("");
+    expect(refused?.stderr).toMatch(
+      /^ma2h: mcp_sdk_missing: ma2h mcp needs @modelcontextprotocol\/sdk, .*npm install @modelcontextprotocol\/sdk@\^1\.\d+\.\d+\)\n$/u,
+    );
+  });
+
+  it("`ma2h mcp` answers an MCP client's tools/list once the MCP SDK is installed beside the package", async () => {
+    const wanted = pkg.devDependencies["@modelcontextprotocol/sdk"] as string;
+    await run(
+      "npm",
+      ["install", `@modelcontextprotocol/sdk@${wanted}`, "--prefer-offline", "--no-audit", "--no-fund"],
+      {
+        cwd: installDir,
+        timeout: 120_000,
+      },
+    );
     const transport = new StdioClientTransport({
       command: join(installDir, "node_modules/.bin/ma2h"),
       args: ["mcp"],
@@ -148,6 +196,39 @@ describe("npm pack → install in an empty folder", () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("the README's quick start runs as written: it asks, a person approves, and it deploys", async () => {
+    const readme = readFileSync(join(repoRoot, "packages/agent/README.md"), "utf8");
+    const quickStart = readme.slice(readme.indexOf("## Quick start"));
+    const snippet = /```ts\n([\s\S]*?)```/u.exec(quickStart)?.[1] ?? "";
+    expect(snippet).toContain('from "@ma2h/agent"');
+    // The snippet's own `deploy()` is the reader's: here it says that it ran.
+    const script = `${snippet}\nasync function deploy() { console.log("deployed"); }\n`;
+    writeFileSync(join(installDir, "quick-start.mjs"), script);
+    const started = run(process.execPath, ["quick-start.mjs"], {
+      cwd: installDir,
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: "production" as const,
+        HOME: installDir,
+        MA2H_URL: hub.url,
+        MA2H_API_KEY: acme.keys[A],
+        MA2H_AGENT_ID: A,
+      },
+      timeout: 120_000,
+    });
+    const title = /title: "([^"]+)"/u.exec(snippet)?.[1] as string;
+    const asked = await waitFor(
+      () => db().message.findFirst({ where: { title, status: "open" }, select: { id: true } }),
+      { what: "the quick start's ask", timeout: 60_000 },
+    );
+    const approved = await hub
+      .human("alice", "acme")
+      .post(`/v1/messages/${asked.id}/resolve`, { resolution: "answered", value: "approve" });
+    expect(approved.status).toBe(200);
+    const { stdout } = await started;
+    expect(stdout).toBe("deployed\n");
   });
 
   it("imports as an ES module: the client, the verifiers and the state seal are there, with declarations", async () => {

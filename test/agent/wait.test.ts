@@ -38,7 +38,7 @@ describe("wait (§8.2)", () => {
   it("long-polls with wait and since (the Hub answers 304 while unchanged), then returns the Response", async () => {
     await withProxy(async (proxy) => {
       const agent = sdk({ url: proxy.url });
-      const handle = await agent.ask.confirm({ title: "Slow human" });
+      const handle = await agent.messages.ask.confirm({ title: "Slow human" });
       const t0 = Date.now();
       setTimeout(() => void resolveAs(handle.id), 5000);
       const r = await handle.wait({ timeoutMs: 30_000 });
@@ -56,16 +56,16 @@ describe("wait (§8.2)", () => {
 
   it("a 304 from the Hub reads as null from get(); since is honoured", async () => {
     const agent = sdk();
-    const handle = await agent.ask.confirm({ title: "Unchanged" });
+    const handle = await agent.messages.ask.confirm({ title: "Unchanged" });
     const since = new Date(Date.now() + 1000).toISOString();
-    expect(await agent.get(handle.id, { wait: 1, since })).toBeNull();
+    expect(await agent.messages.get(handle.id, { wait: 1, since })).toBeNull();
     await resolveAs(handle.id);
-    const body = await agent.get(handle.id, { since });
+    const body = await agent.messages.get(handle.id, { since });
     expect(body?.status).toBe("answered");
   });
 
   it("gives up at timeoutMs with a WaitTimeoutError carrying the last (open) body", async () => {
-    const handle = await sdk().ask.confirm({ title: "Nobody answers", state: { k: 1 } });
+    const handle = await sdk().messages.ask.confirm({ title: "Nobody answers", state: { k: 1 } });
     const t0 = Date.now();
     const err = await handle.wait({ timeoutMs: 3000 }).catch((e) => e);
     const took = Date.now() - t0;
@@ -77,7 +77,7 @@ describe("wait (§8.2)", () => {
   });
 
   it("stops on abort (the signal's reason), mid-hold", async () => {
-    const handle = await sdk().ask.confirm({ title: "Aborted wait" });
+    const handle = await sdk().messages.ask.confirm({ title: "Aborted wait" });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 700);
     const t0 = Date.now();
@@ -90,7 +90,7 @@ describe("wait (§8.2)", () => {
   it("reconnects after 5xx answers and dropped connections", async () => {
     await withProxy(async (proxy) => {
       const agent = sdk({ url: proxy.url });
-      const handle = await agent.ask.confirm({ title: "Flaky network" });
+      const handle = await agent.messages.ask.confirm({ title: "Flaky network" });
       await resolveAs(handle.id);
       let n = 0;
       proxy.rule = (r) => {
@@ -167,12 +167,12 @@ describe("transport retries (§8.3 rule applied to our calls, §8.6)", () => {
         return { kind: "forward" };
       };
       const agent = sdk({ url: proxy.url });
-      await agent.notify({ title: "after a 429" });
+      await agent.messages.notify({ title: "after a 429" });
       const posts = proxy.seen.filter((r) => r.method === "POST");
       expect(posts).toHaveLength(2);
       expect(posts[1]!.at - posts[0]!.at).toBeGreaterThanOrEqual(2000);
 
-      await agent.notify({ title: "after a dated 429" });
+      await agent.messages.notify({ title: "after a dated 429" });
       const later = proxy.seen.filter((r) => r.method === "POST");
       expect(later).toHaveLength(4);
       // An HTTP date has whole seconds: at least ~1 s, and never an immediate retry.

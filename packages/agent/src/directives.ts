@@ -65,10 +65,16 @@ export interface ListenOptions {
   onError?(error: unknown, directive: Directive | null): void;
 }
 
+/** `client.directives`: the agent's §8.7 mailbox. */
 export interface DirectiveMailbox {
+  /** One verified drain (§8.7, §9.7); each directive stays un-acked until `ack`. */
   drain(o?: DrainOptions): Promise<VerifiedDirective[]>;
-  ackIds(ids: string[], note?: string): Promise<{ acked: number }>;
+  /** §8.7 `POST /v1/inbox/ack`: consume directives by id, with an optional note the person reads. */
+  ack(ids: string[], o?: { note?: string; signal?: AbortSignal }): Promise<{ acked: number }>;
+  /** The §13.4 loop: drain → verify → hand each to `handler` once → ack with its note. */
   listen(handler: DirectiveHandler, o?: ListenOptions): Promise<void>;
+  /** @deprecated Use `ack(ids, { note })`. */
+  ackIds(ids: string[], note?: string): Promise<{ acked: number }>;
 }
 
 /** The dedup-store key marking a directive whose handler finished (its ack may still be owed). */
@@ -128,9 +134,14 @@ export class HubDirectiveMailbox implements DirectiveMailbox {
   }
 
   /** `POST /v1/inbox/ack` (§8.7, §14.3): consume = acknowledge, with an optional note. */
-  async ackIds(ids: string[], note?: string, o: { signal?: AbortSignal } = {}): Promise<{ acked: number }> {
+  /** @deprecated Use `ack(ids, { note })`. */
+  ackIds(ids: string[], note?: string, o: { signal?: AbortSignal } = {}): Promise<{ acked: number }> {
+    return this.ack(ids, { note, signal: o.signal });
+  }
+
+  async ack(ids: string[], o: { note?: string; signal?: AbortSignal } = {}): Promise<{ acked: number }> {
     const body: { ids: string[]; note?: string } = { ids };
-    const clamped = clampNote(note);
+    const clamped = clampNote(o.note);
     if (clamped !== undefined) body.note = clamped;
     const reply = await this.#transport.request("POST", "/v1/inbox/ack", {
       touchpoint: "inbox",
@@ -156,7 +167,7 @@ export class HubDirectiveMailbox implements DirectiveMailbox {
     while (!signal?.aborted) {
       try {
         for (const [id, note] of owed) {
-          await this.ackIds([id], note, { signal });
+          await this.ack([id], { note, signal });
           owed.delete(id);
         }
         const entries = await this.drainRaw({ wait: DRAIN_WAIT_SECONDS, signal });
@@ -200,7 +211,7 @@ export class HubDirectiveMailbox implements DirectiveMailbox {
     if (!(await o.dedup.reserve(id))) {
       // Finished earlier (by us before a restart, or by another consumer) but never acked: the
       // ack is owed, so the person sees it acknowledged and the Hub stops redelivering it.
-      if (await o.dedup.has(doneKey(id))) await this.ackIds([id], undefined, { signal: o.signal }).catch(() => {});
+      if (await o.dedup.has(doneKey(id))) await this.ack([id], { signal: o.signal }).catch(() => {});
       return;
     }
     let note: string | undefined;
@@ -214,7 +225,7 @@ export class HubDirectiveMailbox implements DirectiveMailbox {
     }
     await o.dedup.reserve(doneKey(id));
     try {
-      await this.ackIds([id], note, { signal: o.signal });
+      await this.ack([id], { note, signal: o.signal });
     } catch (err) {
       if (o.signal?.aborted) throw abortReason(o.signal);
       o.owed.set(id, note);

@@ -7,9 +7,46 @@
  */
 import { ERROR_STATUS, type ErrorCode, type ErrorTouchpoint, effectiveErrorCode } from "../../../lib/protocol/errors";
 
+/**
+ * Every `code` an SDK error carries: a §8.5 code (after the unknown-code fallback), `http_<status>`
+ * for an HTTP error answer with no §8.5 envelope, or one of the SDK's own — each named on the class
+ * that carries it.
+ */
+export type Ma2hErrorCode =
+  | ErrorCode
+  | `http_${number}`
+  /** NetworkError: the request never got an HTTP answer. */
+  | "network_error"
+  /** WaitTimeoutError: `wait` gave up while the message was still open. */
+  | "wait_timeout"
+  /** The Hub answered something that is not the protocol's shape. */
+  | "invalid_response"
+  | "invalid_ack"
+  | "invalid_capability"
+  | "invalid_session"
+  | "no_response"
+  /** CapabilityError: what the Hub advertises (§8.0) rules the request out before it is sent. */
+  | "inter_agent_not_offered"
+  | "max_body_bytes"
+  | "max_context_parts"
+  | "max_part_bytes"
+  /** JournalError. */
+  | "no_journal"
+  | "journal_miss"
+  /** MisrouteError (§8.1). */
+  | "misrouted"
+  /** VerificationError: a push, directive or drained entry that must not be acted on (§9.2, §9.7). */
+  | "verification_failed"
+  /** HubKeysError: the Hub's published keys could not be fetched. */
+  | "keys_unavailable"
+  /** StateIntegrityError: a sealed `state` did not open. */
+  | "state_integrity"
+  /** SenderNotAcceptedError: a sender outside `acceptFrom` / `directivesFrom` (§13.4, §13.5). */
+  | "sender_not_accepted";
+
 export interface Ma2hErrorInit {
   status: number;
-  code: string;
+  code: Ma2hErrorCode;
   receivedCode?: string | null;
   body?: unknown;
   retryAfterSeconds?: number | null;
@@ -21,8 +58,8 @@ export interface Ma2hErrorInit {
 export class Ma2hError extends Error {
   /** The HTTP status (the one the Hub would answer, for a locally refused request; 0 for transport). */
   readonly status: number;
-  /** The effective code, after the §8.5 unknown-code fallback. */
-  readonly code: string;
+  /** The effective code, after the §8.5 unknown-code fallback (Ma2hErrorCode lists them all). */
+  readonly code: Ma2hErrorCode;
   /** The code the Hub sent, or null when the body carried none. */
   readonly receivedCode: string | null;
   /** The parsed error body (or, for WaitTimeoutError, the last GET body). */
@@ -153,9 +190,10 @@ export function errorFromResponse(
   const code = effectiveErrorCode(status, received.code, touchpoint);
   const Class = code === null ? Ma2hError : CLASS_BY_CODE[code];
   const text = received.message ?? `HTTP ${status}`;
-  return new Class(`${code ?? `http_${status}`}: ${text}`, {
+  const effective: Ma2hErrorCode = code ?? `http_${status}`;
+  return new Class(`${effective}: ${text}`, {
     status,
-    code: code ?? `http_${status}`,
+    code: effective,
     receivedCode: received.code,
     body,
     retryAfterSeconds,

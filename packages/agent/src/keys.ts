@@ -9,14 +9,17 @@
  * answer, and the agent chose to trust that origin, not wherever a document served there points.
  */
 import { publicKeyFromJwk, type VerificationKey } from "../../../lib/protocol/signing";
+import { Ma2hError } from "./errors";
 
 export interface HubKeysOptions {
   fetch?: typeof fetch;
 }
 
 /** The keys could not be fetched (network, status, body): the agent's problem, not a forgery. */
-export class HubKeysError extends Error {
-  override name = "HubKeysError";
+export class HubKeysError extends Ma2hError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { status: 0, code: "keys_unavailable", cause: options.cause });
+  }
 }
 
 export class HubKeys {

@@ -49,8 +49,7 @@ export interface RegisterSessionInput {
  * A verified entry from a sender the policy does not list: an addressed ask/task outside
  * `acceptFrom` (§13.4), or a directive outside `directivesFrom` (§13.5) — not ours to act on.
  */
-export class SenderNotAcceptedError extends Error {
-  override name = "SenderNotAcceptedError";
+export class SenderNotAcceptedError extends Ma2hError {
   readonly reason = "sender_not_accepted" as const;
   /** The Hub-attested sender. */
   readonly from: string;
@@ -59,6 +58,7 @@ export class SenderNotAcceptedError extends Error {
   constructor(from: string, ackKey: string, what: "ask/task" | "directive" = "ask/task") {
     super(
       `${from} is not in ${what === "directive" ? "directivesFrom" : "acceptFrom"}: its ${what} ${ackKey} is not handed out (${what === "directive" ? "§13.5" : "§13.4"})`,
+      { status: 0, code: "sender_not_accepted" },
     );
     this.from = from;
     this.ackKey = ackKey;

@@ -14,6 +14,7 @@
  * version — is one StateIntegrityError that says no more (never the key, never the content).
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { Ma2hError } from "./errors";
 
 const VERSION = "v1";
 const INFO = "ma2h-state v1";
@@ -24,11 +25,9 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** The sealed state did not open: tampered, sealed with another key, or not a sealed blob at all. */
-export class StateIntegrityError extends Error {
-  override name = "StateIntegrityError";
-
+export class StateIntegrityError extends Ma2hError {
   constructor(message = "the sealed state does not open with this key (tampered, wrong key or not sealed)") {
-    super(message);
+    super(message, { status: 0, code: "state_integrity" });
   }
 }
 

@@ -7,6 +7,7 @@ import type { VerificationKey } from "../../../lib/protocol/signing";
 import type { SignatureCheck } from "../../../lib/protocol/verify";
 import { HubKeys } from "./keys";
 import { MemoryReplayStore, type ReplayStore } from "./stores";
+import { Ma2hError } from "./errors";
 
 export type VerificationFailure =
   | "missing_header"
@@ -21,13 +22,15 @@ export type VerificationFailure =
   | "unexpected_key"
   | "not_sent";
 
-/** A refused push or directive: never act on it. `reason` says which check refused it. */
-export class VerificationError extends Error {
-  override name = "VerificationError";
+/**
+ * A refused push, directive or drained entry: never act on it. `reason` says which check refused it;
+ * `code` is always `verification_failed`.
+ */
+export class VerificationError extends Ma2hError {
   readonly reason: VerificationFailure;
 
   constructor(reason: VerificationFailure, message?: string) {
-    super(message ?? `verification failed: ${reason}`);
+    super(message ?? `verification failed: ${reason}`, { status: 0, code: "verification_failed" });
     this.reason = reason;
   }
 }

@@ -187,7 +187,7 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
     const input: ConfirmInput = { ...common, ...(args.booleans["allow-edit"] ? { allowEdit: true } : {}) };
     if (def === "approve" || def === "deny") input.defaultOnExpire = def;
     else if (def !== undefined) throw new UsageError("--default for ask confirm is approve or deny");
-    submit = async () => (await client.ask.confirm(input)).ack;
+    submit = async () => (await client.messages.ask.confirm(input)).ack;
   } else if (mode === "select") {
     const opts = options(args);
     if (def !== undefined && !opts.some((o) => o.value === def))
@@ -198,11 +198,11 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
       ...(args.booleans["allow-edit"] ? { allowEdit: true } : {}),
       ...(def !== undefined ? { defaultOnExpire: def } : {}),
     };
-    submit = async () => (await client.ask.select(input)).ack;
+    submit = async () => (await client.messages.ask.select(input)).ack;
     shape = { mode, optionValues: opts.map((o) => o.value) };
   } else {
     const input = { ...common, schema: schema(args) };
-    submit = async () => (await client.ask.input(input)).ack;
+    submit = async () => (await client.messages.ask.input(input)).ack;
   }
 
   const ack = await submitOnce(connection, common.idempotencyKey, submit);

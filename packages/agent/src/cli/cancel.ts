@@ -16,7 +16,7 @@ export const cancelSpec: CommandSpec = {
 
 export async function cancel(args: Parsed): Promise<ExitCode> {
   const { client } = connect(args);
-  const result = await client.cancel(args.positionals[0] as string);
+  const result = await client.messages.cancel(args.positionals[0] as string);
   if (args.booleans.json) printJson(result);
   else printLine(`${result.id} ${result.status}`);
   return EXIT.ok;

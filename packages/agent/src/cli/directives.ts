@@ -46,9 +46,9 @@ export async function directives(args: Parsed): Promise<ExitCode> {
     const batch = await client.directives.drain({ wait: 0, replayStore, onRejected });
     for (const d of batch) await writeLine(d);
     if (batch.length)
-      await client.directives.ackIds(
+      await client.directives.ack(
         batch.map((d) => d.id),
-        note,
+        { note },
       );
     return EXIT.ok;
   }

@@ -6,6 +6,7 @@
  */
 import type { CommandSpec, Parsed } from "./args";
 import { EXIT, type ExitCode } from "./exit-codes";
+import { CliFailure } from "./output";
 import { CONNECTION_FLAGS, connect, STORE_FLAG } from "./settings";
 
 export const mcpSpec: CommandSpec = {
@@ -15,9 +16,20 @@ export const mcpSpec: CommandSpec = {
   flags: { ...CONNECTION_FLAGS, ...STORE_FLAG },
 };
 
+/** The MCP SDK is an optional peer dependency of the package (the library does not need it). */
+export const MCP_SDK = "@modelcontextprotocol/sdk";
+
 export async function mcp(args: Parsed): Promise<ExitCode> {
   const { client } = connect(args);
-  const { runMcpServer } = await import("../mcp/server");
+  const { runMcpServer } = await import("../mcp/server").catch((err: NodeJS.ErrnoException) => {
+    if (err?.code === "ERR_MODULE_NOT_FOUND" && String(err.message).includes(MCP_SDK))
+      throw new CliFailure(
+        EXIT.usage,
+        "mcp_sdk_missing",
+        `ma2h mcp needs ${MCP_SDK}, an optional peer dependency of @ma2h/agent: install it next to the package (npm install ${MCP_SDK}@^1.32.2)`,
+      );
+    throw err;
+  });
   await runMcpServer({ client });
   return EXIT.ok;
 }

@@ -15,7 +15,11 @@ export const notifySpec: CommandSpec = {
 export async function notify(args: Parsed): Promise<ExitCode> {
   const input = commonInput(args);
   const connection = connect(args);
-  const ack = await submitOnce(connection, input.idempotencyKey, () => connection.client.notify(input));
+  const ack = await submitOnce(
+    connection,
+    input.idempotencyKey,
+    async () => (await connection.client.messages.notify(input)).ack,
+  );
   noteDestination(input.to, ack);
   if (args.booleans.json) printJson(ack);
   else printLine(ack.id);

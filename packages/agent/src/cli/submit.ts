@@ -66,7 +66,7 @@ export async function submitOnce(
   fresh: () => Promise<SubmitAck>,
 ): Promise<SubmitAck> {
   if (key !== undefined && (await journal.load(key)) !== null) {
-    const { ack } = await client.replay(key);
+    const { ack } = await client.messages.replay(key);
     note(`idempotency key ${JSON.stringify(key)} was used before: replayed its submit, ${ack.id}`);
     return ack;
   }

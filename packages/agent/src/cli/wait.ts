@@ -26,7 +26,7 @@ export async function wait(args: Parsed): Promise<ExitCode> {
   const { client } = connect(args);
   // The ask's mode and options decide the exit code (deny → 1, an own-words answer → 8); one GET
   // tells them.
-  const message = (await client.get(id)) as { request?: AskRequest } | null;
+  const message = (await client.messages.get(id)) as { request?: AskRequest } | null;
   return waitAndReport(client, id, {
     json: args.booleans.json === true,
     ...(message !== null ? { shape: askShape(message.request) } : {}),

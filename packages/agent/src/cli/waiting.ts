@@ -20,7 +20,7 @@ export async function waitAndReport(
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    const response = await client.wait(id, {
+    const response = await client.messages.wait(id, {
       signal: controller.signal,
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     });

@@ -46,7 +46,7 @@ async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle
     if (dflt !== undefined && dflt !== "approve" && dflt !== "deny") {
       throw localError("invalid_field", "default_on_expire for confirm must be 'approve' or 'deny'");
     }
-    const handle = await client.ask.confirm({ ...common, allowEdit: a.allow_edit, defaultOnExpire: dflt });
+    const handle = await client.messages.ask.confirm({ ...common, allowEdit: a.allow_edit, defaultOnExpire: dflt });
     return { handle, shape: { mode: "confirm" } }; // the synthesized options (outcome.ts)
   }
   if (a.mode === "select") {
@@ -54,7 +54,7 @@ async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle
     if (a.default_on_expire !== undefined && typeof a.default_on_expire !== "string") {
       throw localError("invalid_field", "default_on_expire for select must be one of the option values");
     }
-    const handle = await client.ask.select({
+    const handle = await client.messages.ask.select({
       ...common,
       options,
       allowEdit: a.allow_edit,
@@ -65,7 +65,7 @@ async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle
   if (typeof a.default_on_expire === "string")
     throw localError("invalid_field", "default_on_expire for input must be an object");
   const schema = a.schema ?? fieldsSchema(a.fields ?? []);
-  const handle = await client.ask.input({ ...common, schema, defaultOnExpire: a.default_on_expire });
+  const handle = await client.messages.ask.input({ ...common, schema, defaultOnExpire: a.default_on_expire });
   return { handle, shape: { mode: "input" } };
 }
 
@@ -91,7 +91,7 @@ async function waitBounded(client: Ma2hClient, id: string, seconds: number, extr
             .catch(() => {});
         }, PROGRESS_EVERY_MS);
   try {
-    return await client.wait(id, { timeoutMs: seconds * 1000, signal: extra.signal });
+    return await client.messages.wait(id, { timeoutMs: seconds * 1000, signal: extra.signal });
   } catch (err) {
     if (err instanceof WaitTimeoutError) return null;
     throw err;
@@ -125,7 +125,7 @@ export async function checkAnswer(
   const seconds = a.wait_seconds ?? 0;
   const waited = await waitBounded(client, a.id, seconds, extra);
   // One GET either way: it tells an unknown id (not_found) and carries the options we offered.
-  const body = await client.get(a.id, { signal: extra.signal });
+  const body = await client.messages.get(a.id, { signal: extra.signal });
   if (body === null) throw new Error("unexpected 304 without `since`");
   const parsed = responseSchema.safeParse((body as { response?: unknown }).response);
   if (!parsed.success) {
@@ -135,7 +135,7 @@ export async function checkAnswer(
 }
 
 export async function cancelAsk(client: Ma2hClient, a: { id: string }, extra: Extra): Promise<CallToolResult> {
-  const r = await client.cancel(a.id, { signal: extra.signal });
+  const r = await client.messages.cancel(a.id, { signal: extra.signal });
   return result(`Cancelled: message ${r.id} is now ${r.status}. The person will no longer be asked.`, {
     id: r.id,
     status: r.status,
@@ -146,7 +146,7 @@ export async function notifyHuman(
   client: Ma2hClient,
   a: { title: string; body?: string; priority?: "low" | "normal" | "high" | "urgent"; tags?: string[] },
 ): Promise<CallToolResult> {
-  const ack = await client.notify({ title: a.title, body: a.body, priority: a.priority, tags: a.tags });
+  const { ack } = await client.messages.notify({ title: a.title, body: a.body, priority: a.priority, tags: a.tags });
   return result(`Sent to the person (message ${ack.id}, status ${ack.status}). No answer is expected.`, {
     id: ack.id,
     status: ack.status,

@@ -61,9 +61,9 @@ export class DirectiveReader {
     });
     const fresh = verified.filter((d) => !this.#handedOver.has(d.id));
     if (verified.length > 0)
-      await this.#client.directives.ackIds(
+      await this.#client.directives.ack(
         verified.map((d) => d.id),
-        ACK_NOTE,
+        { note: ACK_NOTE },
       );
     for (const d of fresh) this.#handedOver.add(d.id);
 

@@ -40,14 +40,15 @@ function strip(code: string, message: string): string {
 }
 
 export function toolError(err: unknown): CallToolResult {
-  if (err instanceof Ma2hError) {
-    const where = err.local ? "refused before sending" : err.status > 0 ? `HTTP ${err.status}` : "no HTTP answer";
-    return text(err.code, where, strip(err.code, err.message));
-  }
+  // The two that are not about a request come first: every SDK error extends Ma2hError.
   if (err instanceof HubKeysError) return text("keys_unavailable", "fetching the Hub's keys", err.message);
   if (err instanceof VerificationError) {
     const why = err.message.includes(err.reason) ? err.message : `${err.reason}: ${err.message}`;
     return text("verification_failed", "refused by this server", why);
+  }
+  if (err instanceof Ma2hError) {
+    const where = err.local ? "refused before sending" : err.status > 0 ? `HTTP ${err.status}` : "no HTTP answer";
+    return text(err.code, where, strip(err.code, err.message));
   }
   return text("internal", "in this server", err instanceof Error ? err.message : String(err));
 }
