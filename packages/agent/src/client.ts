@@ -7,11 +7,11 @@
  * presence is for the owning humans (§15.3).
  */
 import { randomUUID } from "node:crypto";
-import type { Ack } from "../../../lib/protocol/ack";
-import { type Capability, capabilitySchema } from "../../../lib/protocol/capability";
-import type { GetMessage } from "../../../lib/protocol/get-message";
-import type { HubResponse } from "../../../lib/protocol/response";
-import { type Destination, destinationSchema, type SubmitAck } from "../../../lib/protocol/submit-ack";
+import type { Ack } from "@ma2h/protocol/ack";
+import { type Capability, capabilitySchema } from "@ma2h/protocol/capability";
+import type { GetMessage } from "@ma2h/protocol/get-message";
+import type { HubResponse } from "@ma2h/protocol/response";
+import { type Destination, destinationSchema, type SubmitAck } from "@ma2h/protocol/submit-ack";
 import { type DirectiveMailbox, HubDirectiveMailbox } from "./directives";
 import {
   type CommonInput,
@@ -42,8 +42,8 @@ import type { DedupStore, ReplayStore } from "./stores";
 import type { VerifiedEntry } from "./verify-entry";
 import { type RetryOptions, Transport } from "./transport";
 import { type GetOptions, getMessage, type WaitOptions, waitForResponse } from "./wait";
-import { parseResolveRequest } from "../../../lib/protocol/resolve-request";
-import { isHubError, type ErrorCode } from "../../../lib/protocol/errors";
+import { parseResolveRequest } from "@ma2h/protocol/resolve-request";
+import { isHubError, type ErrorCode } from "@ma2h/protocol/errors";
 
 export type { Ack, Capability, Destination, GetMessage, HubResponse, SubmitAck };
 export type { GetOptions, WaitOptions } from "./wait";

@@ -5,7 +5,7 @@
  * that effective code; `receivedCode` is what the Hub actually sent (null when the body was not the
  * §8.5 envelope). Messages never carry the API key or a message's `state`.
  */
-import { ERROR_STATUS, type ErrorCode, type ErrorTouchpoint, effectiveErrorCode } from "../../../lib/protocol/errors";
+import { ERROR_STATUS, type ErrorCode, type ErrorTouchpoint, effectiveErrorCode } from "@ma2h/protocol/errors";
 
 export interface Ma2hErrorInit {
   status: number;
