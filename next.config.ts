@@ -9,6 +9,8 @@ const config: NextConfig = {
   // Type checking is its own step (`npm run typecheck`, run by .ci/run over app, lib, tests and
   // scripts alike), so the build does not check a second time.
   typescript: { ignoreBuildErrors: true },
+  // The wire contract is a workspace package of TypeScript source (packages/protocol): Next compiles it.
+  transpilePackages: ["@ma2h/protocol"],
   serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg", "prom-client"],
   // Next would load every route's code from its constructor on, competing with the web's start for
   // the one thread; server/web.ts starts that preload once it listens instead (#20).

@@ -1,5 +1,5 @@
 /** What every `ma2h-hub` command is: parsed flags in, the documented JSON object plus a readable line out. */
-import { HubError } from "../lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 
 export type Flags = Partial<Record<string, string>>;
 

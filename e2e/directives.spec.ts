@@ -60,7 +60,7 @@ test("send from the agent page, drain, ack with a note: alice sees it acknowledg
   const row = page.getByTestId("directive-row").filter({ hasText: title });
   await expect(row.getByTestId("directive-status")).toHaveText("queued");
 
-  // The agent's side: drain, verify from the spec (not from lib/protocol), check the content.
+  // The agent's side: drain, verify from the spec (not from @ma2h/protocol), check the content.
   const entry = await drainFor(title, a.key);
   const me = new DirectiveAgent(`agent:${AGENT}`, `${e2eState().hubUrl}/.well-known/ma2h-keys`);
   expect(await me.receive(entry)).toMatchObject({ ok: true });

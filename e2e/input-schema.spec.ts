@@ -1,5 +1,5 @@
 /**
- * An input ask written in MCP elicitation's restricted schema (§5.2; lib/protocol/flat-schema.ts),
+ * An input ask written in MCP elicitation's restricted schema (§5.2; packages/protocol/src/flat-schema.ts),
  * answered on the item page: the form renders each keyword — an email and a date input, a titled
  * `oneOf` as a select of titles, a multi-select as checkboxes, the bounds as words and as the
  * inputs' own limits, the schema's `default` as the prefill — and the Hub checks the answer again:

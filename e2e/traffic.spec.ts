@@ -14,7 +14,7 @@
  */
 import pg from "pg";
 import { db } from "../lib/db";
-import { mintId } from "../lib/protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 import { releaseDatabase, useDatabase } from "../test/support/provision";
 import { waitUntil } from "../test/support/wait";
 import { envelope, expect, marker, signedInContext, test, type SignedIn } from "./support/fixtures";

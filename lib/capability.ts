@@ -5,8 +5,8 @@
  */
 import { deliveryPolicy } from "./delivery/policy";
 import { env, heldLimits, inboundLimits, interAgentSettings, limits, sessionLimits, streamLimits } from "./env";
-import { INTER_AGENT_KINDS } from "./protocol/entry-kinds";
-import { HUB_VERSION } from "./protocol/versions";
+import { INTER_AGENT_KINDS } from "@ma2h/protocol/entry-kinds";
+import { HUB_VERSION } from "@ma2h/protocol/versions";
 
 export function capabilityDocument(): Record<string, unknown> {
   const l = limits();

@@ -2,7 +2,7 @@
  * Database constraint failures the verbs answer in §8.5 terms: a unique violation means a concurrent
  * or repeated create lost, which the caller reports as `422 invalid_field` (the name is taken).
  */
-import { HubError } from "./protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 
 /** True for Prisma's unique-constraint violation (P2002). */
 export function isUniqueViolation(err: unknown): boolean {

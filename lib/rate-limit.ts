@@ -6,7 +6,7 @@
 import { clock } from "./clock";
 import { limits } from "./env";
 import { db } from "./db";
-import { HubError } from "./protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { incrementRateCounter } from "./rate-limit.sql";
 import { redis } from "./redis";
 

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { messageResolved } from "../lib/audit/events";
-import { mintId } from "../lib/protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 import { TERMINAL_CHANNEL } from "../lib/pubsub/channels";
 import { createTestDatabase } from "../test/support/database";
 import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";

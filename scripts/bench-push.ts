@@ -7,7 +7,7 @@
  *     on the receiver (p50, p99);
  *   - throughput: resolves from CONCURRENCY connections at once; pushes received per second from
  *     the first resolve sent to the last push landed, and the latency under that load.
- * The baseline signs the same Response bodies (lib/protocol/signing, hmac-sha256, fresh t and jti)
+ * The baseline signs the same Response bodies (@ma2h/protocol/signing, hmac-sha256, fresh t and jti)
  * and POSTs them from this bare Node process to the same receiver with node:http and a fresh
  * connection each (as the Hub's egress does), in the same two shapes. Prints both and the ratios.
  * Loopback only; bounded to well under two minutes. Needs `npm run build` first.
@@ -16,7 +16,7 @@ import http from "node:http";
 import os from "node:os";
 import { Redis } from "ioredis";
 import { addBinding } from "../lib/principals/bindings";
-import { signResponsePush, type ResponseSigningBody } from "../lib/protocol/signing";
+import { signResponsePush, type ResponseSigningBody } from "@ma2h/protocol/signing";
 import { createTestDatabase } from "../test/support/database";
 import { startHub, waitForReady, type HubProcess } from "../test/support/hub";
 import { envelope, provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";

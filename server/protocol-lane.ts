@@ -1,6 +1,6 @@
 /**
  * The protocol lane (docs/PERFORMANCE.md): the routes the /v1 manifest marks `lane`
- * (lib/protocol/routes.ts) — the three hottest: submit (`POST /v1/messages`), poll and long-poll
+ * (packages/protocol/src/routes.ts) — the three hottest: submit (`POST /v1/messages`), poll and long-poll
  * (`GET /v1/messages/{id}`) and resolve (`POST /v1/messages/{id}/resolve`) — are dispatched from here
  * straight to their handlers, the very ones their App Router route files export to Next (one
  * definition each), instead of through Next's router and render pipeline. Measured on the 2-core box (docs/PERFORMANCE.md), that
@@ -18,7 +18,7 @@
 import type http from "node:http";
 import { Readable } from "node:stream";
 import { type RouteHandler, V1_MANIFEST } from "../lib/http/routes";
-import { templateParams, templatePattern } from "../lib/protocol/routes";
+import { templateParams, templatePattern } from "@ma2h/protocol/routes";
 import { log } from "../lib/log";
 
 /** An id as a path segment: nothing to decode, nothing Next would read differently. */

@@ -15,7 +15,7 @@
  */
 import { IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { HubError } from "../lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { actionReplyProblem } from "./action-reply";
 
 /** The verbs some route of the Hub (the protocol, the pages, next-auth) serves. */

@@ -2,7 +2,8 @@
  * The whiteboard as a test: `docs/architecture.json` names the parts of the Hub (a file belongs to the
  * first part whose patterns match it), what each part may import — parts of ours at run time, parts
  * with `import type` only, npm packages — and the nevers. This file reads every source file's imports
- * (type-only ones included — a type cycle is still a cycle for a reader) and fails on
+ * (type-only ones included — a type cycle is still a cycle for a reader; a workspace package imported
+ * by name, `@ma2h/protocol/x`, is its source file) and fails on
  * - a file that belongs to no part, or an import of ours that resolves to no part;
  * - an import its part's allow-lists do not name;
  * - each never: an import cycle between files or between the folders of `lib/`; a run-time path (type
@@ -19,7 +20,18 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "./support/hub";
 
-const ROOTS = ["lib", "app", "components", "cli", "workers", "server", "scripts", "packages/agent/src", "test/support"];
+const ROOTS = [
+  "lib",
+  "app",
+  "components",
+  "cli",
+  "workers",
+  "server",
+  "scripts",
+  "packages/protocol/src",
+  "packages/agent/src",
+  "test/support",
+];
 const SKIP = /(^|\/)(generated|node_modules)\//;
 /** Where an import of ours may point: a repo path under one of these is "ours", anything else a package. */
 const OURS = /^(lib|app|components|cli|workers|server|scripts|packages|test)\//;
@@ -48,6 +60,19 @@ interface Architecture {
   nevers: Never[];
 }
 
+/**
+ * The workspace packages imported by name whose `exports` map `./*` to TypeScript sources, as
+ * [`<name>/`, `packages/<folder>/<sources>/`]: `@ma2h/protocol/errors` is packages/protocol/src/errors.ts.
+ */
+const WORKSPACE_SOURCES: [string, string][] = readdirSync(join(repoRoot, "packages")).flatMap((folder) => {
+  const manifest = join(repoRoot, "packages", folder, "package.json");
+  if (!existsSync(manifest)) return [];
+  const { name, exports } = JSON.parse(readFileSync(manifest, "utf8")) as { name: string; exports?: unknown };
+  const target = (exports as Record<string, unknown> | undefined)?.["./*"];
+  if (typeof target !== "string" || !/^\.\/(.+\/)?\*\.ts$/.test(target)) return [];
+  return [[`${name}/`, `packages/${folder}/${target.slice(2, -"*.ts".length)}`] as [string, string]];
+});
+
 const ARCHITECTURE_JSON = "docs/architecture.json";
 const ARCHITECTURE_MD = "docs/ARCHITECTURE.md";
 const architecture = JSON.parse(readFileSync(join(repoRoot, ARCHITECTURE_JSON), "utf8")) as Architecture;
@@ -72,8 +97,10 @@ const IMPORT =
 /** A specifier as a repo file, or null for a package. */
 function resolveSpecifier(from: string, spec: string): string | null {
   let base: string;
+  const workspace = WORKSPACE_SOURCES.find(([name]) => spec.startsWith(name));
   if (spec.startsWith("@/")) base = spec.slice(2);
   else if (spec.startsWith(".")) base = relative(repoRoot, resolve(repoRoot, dirname(from), spec));
+  else if (workspace) base = `${workspace[1]}${spec.slice(workspace[0].length)}`;
   else return null;
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`]) {
     const abs = join(repoRoot, candidate);
@@ -363,12 +390,12 @@ describe("the checker catches what it looks for (a made-up bad graph)", () => {
   const bad: Graph = new Map([
     // the chain that once passed: a component's run-time import reaches the database
     ["components/PreferenceFields.tsx", [edge("lib/notifications/preferences.ts"), edge("lib/audit/log.ts", true)]],
-    ["lib/notifications/preferences.ts", [edge("lib/db.ts"), edge("lib/protocol/errors.ts")]],
+    ["lib/notifications/preferences.ts", [edge("lib/db.ts"), edge("packages/protocol/src/errors.ts")]],
     ["lib/db.ts", [edge("@prisma/client")]],
     ["lib/audit/log.ts", [edge("lib/db.ts")]],
-    ["lib/protocol/errors.ts", [edge("zod")]],
+    ["packages/protocol/src/errors.ts", [edge("zod")]],
     // protocol reaching the database through a type import does not count; at run time it does
-    ["lib/protocol/x.ts", [edge("lib/audit/log.ts", true), edge("lib/notifications/preferences.ts")]],
+    ["packages/protocol/src/x.ts", [edge("lib/audit/log.ts", true), edge("lib/notifications/preferences.ts")]],
     ["lib/messages/x.ts", [edge("next/headers"), edge("lib/messages/y.ts")]],
     ["lib/messages/y.ts", [edge("lib/messages/x.ts")]],
     ["lib/inbox/a.ts", [edge("lib/presence/b.ts")]],
@@ -381,7 +408,7 @@ describe("the checker catches what it looks for (a made-up bad graph)", () => {
     ["app/inbox/_components/Row.tsx", []],
     [
       "packages/agent/src/x.ts",
-      [edge("lib/protocol/errors.ts"), edge("zod"), edge("lib/http/body.ts", true), edge("ioredis")],
+      [edge("packages/protocol/src/errors.ts"), edge("zod"), edge("lib/http/body.ts", true), edge("ioredis")],
     ],
     ["lib/http/body.ts", []],
     ["elsewhere/x.ts", []],
@@ -396,11 +423,9 @@ describe("the checker catches what it looks for (a made-up bad graph)", () => {
     );
     expect(path?.path).toEqual(["components/PreferenceFields.tsx", "lib/notifications/preferences.ts", "lib/db.ts"]);
     // a type-only import is no run-time path: protocol/x reaches db only through preferences.ts
-    expect(found.find((v) => v.rule.startsWith("no run-time path") && v.file === "lib/protocol/x.ts")?.path).toEqual([
-      "lib/protocol/x.ts",
-      "lib/notifications/preferences.ts",
-      "lib/db.ts",
-    ]);
+    expect(
+      found.find((v) => v.rule.startsWith("no run-time path") && v.file === "packages/protocol/src/x.ts")?.path,
+    ).toEqual(["packages/protocol/src/x.ts", "lib/notifications/preferences.ts", "lib/db.ts"]);
     expect(found.filter((v) => v.rule.startsWith("no app/<section>")).map((v) => v.imports)).toEqual([
       "app/admin/actions.ts",
       "app/settings/_components/Form.tsx",
@@ -413,8 +438,8 @@ describe("the checker catches what it looks for (a made-up bad graph)", () => {
     expect(pairs).toEqual(
       expect.arrayContaining([
         ["components may not import domain", "components/PreferenceFields.tsx"],
-        ["protocol may not import domain", "lib/protocol/x.ts"],
-        ["protocol may not import domain (even types)", "lib/protocol/x.ts"],
+        ["protocol may not import domain", "packages/protocol/src/x.ts"],
+        ["protocol may not import domain (even types)", "packages/protocol/src/x.ts"],
         ["domain may not import the package next/headers", "lib/messages/x.ts"],
         ["cli may not import pages", "cli/x.ts"],
         ["sdk may not import http (even types)", "packages/agent/src/x.ts"],
@@ -453,7 +478,7 @@ describe("the checker catches what it looks for (a made-up bad graph)", () => {
       "| - | - | - |",
       "| `lib/notifications/` | tells people | stale |",
       "| `components/` | shared | stale |",
-      "| `lib/protocol/` | wire | stale |",
+      "| `packages/protocol/` | wire | stale |",
       "after",
     ].join("\n");
     const out = regenerateTable(md, bad, architecture).split("\n");
@@ -467,7 +492,7 @@ describe("the checker catches what it looks for (a made-up bad graph)", () => {
       // a row outside lib/ names parts; a type import of a part it imports at run time is not repeated
       "| `components/` | shared | domain |",
       // a part with a package allow-list lists its packages
-      "| `lib/protocol/` | wire | notifications; types: audit; `zod` |",
+      "| `packages/protocol/` | wire | domain; `zod` |",
       "after",
     ]);
   });
@@ -479,7 +504,7 @@ describe("the import graph of this repository", () => {
 
   it("reads the whole tree", () => {
     expect(graph.size).toBeGreaterThan(150);
-    expect(graph.get("lib/messages/submit.ts")?.some((e) => e.to === "lib/protocol/message.ts")).toBe(true);
+    expect(graph.get("lib/messages/submit.ts")?.some((e) => e.to === "packages/protocol/src/message.ts")).toBe(true);
   });
 
   it("every part names real files, and every never a real part", () => {

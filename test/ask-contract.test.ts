@@ -5,7 +5,7 @@
  * signed `edited`) and dp-029 (the corrections apply at every minor; `allow_edit` only at ≥ 0.6,
  * gated where the Hub acts on it, never stripped from the stored envelope).
  */
-// covers: lib/protocol/ask-contract.ts, lib/protocol/input-schema.ts, lib/messages/resolve.ts, lib/messages/submit.ts
+// covers: packages/protocol/src/ask-contract.ts, packages/protocol/src/input-schema.ts, lib/messages/resolve.ts, lib/messages/submit.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { addBinding } from "../lib/principals/bindings";

@@ -22,7 +22,7 @@ import {
   checkpointSigned,
   keysFromDocument,
 } from "../lib/audit/chain";
-import { ed25519KeyPair, kidFor, signContext } from "../lib/protocol/signing";
+import { ed25519KeyPair, kidFor, signContext } from "@ma2h/protocol/signing";
 import { AUDIT_EVENT } from "../lib/audit/events";
 import { auditJsonLines } from "../lib/audit/log";
 import { sealPending } from "../lib/audit/seal";

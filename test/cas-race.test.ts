@@ -9,7 +9,7 @@ import { db } from "../lib/db";
 import type { Resolver } from "../lib/messages/access";
 import { expireMessage } from "../lib/messages/expiry";
 import { resolveMessage } from "../lib/messages/resolve";
-import type { HubError } from "../lib/protocol/errors";
+import type { HubError } from "@ma2h/protocol/errors";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";

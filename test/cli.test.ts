@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "./support/database";
-import { HUB_VERSION } from "../lib/protocol/versions";
+import { HUB_VERSION } from "@ma2h/protocol/versions";
 import { hashCredential } from "../lib/secrets";
 
 const root = fileURLToPath(new URL("..", import.meta.url));

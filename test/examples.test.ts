@@ -35,7 +35,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { addBinding } from "../lib/principals/bindings";
-import { signResponsePush } from "../lib/protocol/signing";
+import { signResponsePush } from "@ma2h/protocol/signing";
 import { CLI, tempDir } from "./agent/cli-kit";
 import { freePort, repoRoot } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";

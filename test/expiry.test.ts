@@ -16,7 +16,7 @@ import { resolveMessage } from "../lib/messages/resolve";
 import { submitMessage } from "../lib/messages/submit";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import type { AgentPrincipal } from "../lib/principals/types";
-import { HubError } from "../lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { client, startHub, type HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";

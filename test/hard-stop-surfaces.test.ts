@@ -5,7 +5,7 @@
  * help (its whole command list) and the MCP server's tools (pinned in test/agent/mcp.test.ts). The
  * running Hub's refusals of agent keys on stop and resume are in test/session-stop.test.ts.
  */
-// covers: lib/protocol/routes.ts, lib/openapi/document.ts, packages/agent/src/cli/main.ts
+// covers: packages/protocol/src/routes.ts, lib/openapi/document.ts, packages/agent/src/cli/main.ts
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../lib/openapi/document";
 import { mainHelp } from "../packages/agent/src/cli/main";

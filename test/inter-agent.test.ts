@@ -22,7 +22,7 @@
  * (`agents.senders_restricted`, `agents.allowed_senders`) are set directly in the database before
  * the Hub starts.
  */
-// covers: lib/messages/addressing.ts, lib/mailbox/drain.ts, lib/protocol/entry-signing.ts, lib/mailbox/undeliverable.ts, lib/messages/undeliverable.ts, lib/mailbox/receipt.ts
+// covers: lib/messages/addressing.ts, lib/mailbox/drain.ts, packages/protocol/src/entry-signing.ts, lib/mailbox/undeliverable.ts, lib/messages/undeliverable.ts, lib/mailbox/receipt.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import {

@@ -7,8 +7,8 @@
 // covers: lib/rate-limit.ts, lib/messages/limits.ts, lib/capability.ts, app/well-known/ma2h/route.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { capabilitySchema } from "../lib/protocol/capability";
-import { HUB_VERSION } from "../lib/protocol/versions";
+import { capabilitySchema } from "@ma2h/protocol/capability";
+import { HUB_VERSION } from "@ma2h/protocol/versions";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";

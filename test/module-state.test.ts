@@ -1,13 +1,14 @@
 // tier: process — esbuild (below) runs its service as a child process.
 /**
- * One copy of module state. The web process evaluates `lib/` twice — the protocol lane's esbuild
- * bundle (dist/web.mjs) and Next's own bundles of the app routes — so a module-level variable exists
- * once per copy: a clock pinned through one copy, a cache filled or an in-flight stamp shared through
- * one, is invisible to the other. `processWide()` (lib/process-wide.ts) keeps a value on `globalThis`
- * under a `Symbol.for` name, which exists once per process.
+ * One copy of module state. The web process evaluates `lib/` and the wire contract it imports
+ * (`@ma2h/protocol`) twice — the protocol lane's esbuild bundle (dist/web.mjs) and Next's own bundles
+ * of the app routes — so a module-level variable exists once per copy: a clock pinned through one
+ * copy, a cache filled or an in-flight stamp shared through one, is invisible to the other.
+ * `processWide()` (lib/process-wide.ts) keeps a value on `globalThis` under a `Symbol.for` name, which
+ * exists once per process.
  *
- * The rule, kept by a scan of `lib/**\/*.ts` (not tests, not lib/generated): no module-level mutable
- * state except through `processWide()`. It fails on
+ * The rule, kept by a scan of `lib/**\/*.ts` and `packages/protocol/src/**\/*.ts` (not tests, not
+ * lib/generated): no module-level mutable state except through `processWide()`. It fails on
  * - a top-level `let` or `var`;
  * - a top-level `const` that is mutated — a method that changes it (`set`, `add`, `push`, `delete`,
  *   …), an assignment, `++`/`--` or `delete` through it, `Object.assign` onto it — in its own file, or
@@ -34,17 +35,17 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * Exceptions, each a `file: name` the rule would flag, with why it is not shared state to route.
- * lib/protocol imports nothing of ours outside itself (it is bundled into the published SDK), so it
+ * @ma2h/protocol imports nothing of ours outside itself (it is bundled into the published SDK), so it
  * cannot reach processWide(); its two caches are memos of pure functions: a second copy computes
  * exactly the same values, so two copies can never disagree.
  */
 const ALLOWED = new Map<string, string>([
   [
-    "lib/protocol/signing.ts: keyObjects",
+    "packages/protocol/src/signing.ts: keyObjects",
     "memo of a pure conversion (raw key bytes → KeyObject), keyed weakly by the bytes' identity",
   ],
   [
-    "lib/protocol/flat-schema.ts: sandbox",
+    "packages/protocol/src/flat-schema.ts: sandbox",
     "memo of a stateless regex-test sandbox (vm context); every copy's answers the same",
   ],
 ]);
@@ -193,10 +194,15 @@ interface Parsed {
   source: ts.SourceFile;
 }
 
-/** `./x` from `from` as a file among `files`, or null. */
+const PROTOCOL = "@ma2h/protocol/";
+
+/** `./x` (or `@/x`, `@ma2h/protocol/x`) from `from` as a file among `files`, or null. */
 function resolveImport(from: string, spec: string, files: Set<string>): string | null {
-  if (!spec.startsWith(".") && !spec.startsWith("@/")) return null;
-  const base = spec.startsWith("@/") ? spec.slice(2) : relative(root, resolve(root, dirname(from), spec));
+  let base: string;
+  if (spec.startsWith("@/")) base = spec.slice(2);
+  else if (spec.startsWith(PROTOCOL)) base = `packages/protocol/src/${spec.slice(PROTOCOL.length)}`;
+  else if (spec.startsWith(".")) base = relative(root, resolve(root, dirname(from), spec));
+  else return null;
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`])
     if (files.has(candidate)) return candidate;
   return null;
@@ -284,11 +290,14 @@ function findModuleState(sources: Map<string, string>, allowed: ReadonlyMap<stri
 // ---------------------------------------------------------------------------------------------------
 // The scan
 
-function libFiles(dir = "lib"): string[] {
+/** The sources both copies evaluate: lib/ and the wire contract it imports. */
+const SCANNED = ["lib", "packages/protocol/src"];
+
+function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir)).flatMap((name) => {
     const rel = `${dir}/${name}`;
     if (rel === "lib/generated") return [];
-    if (statSync(join(root, rel)).isDirectory()) return libFiles(rel);
+    if (statSync(join(root, rel)).isDirectory()) return sourceFiles(rel);
     return /\.tsx?$/.test(name) && !/\.d\.ts$/.test(name) && !/\.test\.tsx?$/.test(name) ? [rel] : [];
   });
 }
@@ -356,10 +365,11 @@ describe("module-level state in lib/ lives only in processWide()", () => {
     expect(findModuleState(sources, new Map([["lib/x.ts: a", "why"]])).map((f) => f.name)).toEqual(["b"]);
   });
 
-  it("lib/ has none outside processWide() and the allow-list, and every allow-list entry is still needed", () => {
-    const files = libFiles();
+  it("lib/ and @ma2h/protocol have none outside processWide() and the allow-list, and every allow-list entry is still needed", () => {
+    const files = SCANNED.flatMap(sourceFiles);
     expect(files.length).toBeGreaterThan(100);
     expect(files).toContain("lib/clock.ts");
+    expect(files).toContain("packages/protocol/src/signing.ts");
     const sources = new Map(files.map((f) => [f, readFileSync(join(root, f), "utf8")]));
     expect(findModuleState(sources).map(show)).toEqual([]);
     // Without the allow-list, exactly its entries are found: none is stale.

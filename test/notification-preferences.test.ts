@@ -22,7 +22,7 @@ import { accountNotificationSettings } from "../lib/notifications/settings";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { seatFor } from "../lib/principals/seats";
 import type { AgentPrincipal, Role } from "../lib/principals/types";
-import { HubError } from "../lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { useHubFixture } from "./support/hub-fixture";
 import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";

@@ -25,7 +25,7 @@ import {
 } from "../lib/notifications/reminders";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import type { AgentPrincipal } from "../lib/principals/types";
-import { HubError } from "../lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { useHubFixture } from "./support/hub-fixture";
 import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";

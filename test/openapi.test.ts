@@ -6,14 +6,14 @@
  * response schema for their status (Ajv 2020 over the document's components), with the headers it
  * declares. Successful request bodies are checked against the operation's request schema too.
  */
-// covers: lib/openapi/document.ts, lib/openapi/json-schema.ts, lib/http/routes/openapi.ts, lib/protocol/api-bodies.ts
+// covers: lib/openapi/document.ts, lib/openapi/json-schema.ts, lib/http/routes/openapi.ts, packages/protocol/src/api-bodies.ts
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { appFolderOf, V1_ROUTES } from "../lib/protocol/routes";
-import { ALSO_STATUS, ERROR_STATUS } from "../lib/protocol/errors";
+import { appFolderOf, V1_ROUTES } from "@ma2h/protocol/routes";
+import { ALSO_STATUS, ERROR_STATUS } from "@ma2h/protocol/errors";
 import { envelope } from "./support/envelope";
 import { client, repoRoot } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";

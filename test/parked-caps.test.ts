@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { rotateKey } from "../lib/principals/api-keys";
 import { createWebSession, SESSION_COOKIE_NAMES } from "../lib/principals/web-sessions";
-import { capabilitySchema } from "../lib/protocol/capability";
+import { capabilitySchema } from "@ma2h/protocol/capability";
 import { client, type HubProcess, startHub } from "./support/hub";
 import { type BearerAnswer, bearerGet } from "./support/bearer-get";
 import { parkedStoreTotal } from "./support/parked-store";

@@ -11,7 +11,7 @@ import { listAudit, listPersonAudit } from "../lib/audit/log";
 import { db } from "../lib/db";
 import { BUILT_IN } from "../lib/notifications/preferences";
 import { resetPreferences, savePreferences } from "../lib/notifications/preferences-store";
-import { HubError } from "../lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { bindIdentity, listIdentities, unlinkIdentity } from "../lib/principals/identities";
 import { seatFor } from "../lib/principals/seats";
 import { createTokenForUser, revokeToken } from "../lib/principals/tokens";

@@ -5,7 +5,7 @@
  */
 // covers: lib/messages/read.ts, lib/http/routes/poll.ts, lib/http/poll-query.ts, lib/messages/waiters.ts, lib/messages/retention.ts
 import { describe, expect, it } from "vitest";
-import { jcs } from "../lib/protocol/jcs";
+import { jcs } from "@ma2h/protocol/jcs";
 import { db } from "../lib/db";
 import { purgeExpiredRetention } from "../lib/messages/retention";
 import { client, startHub } from "./support/hub";

@@ -12,7 +12,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HubResponse } from "../lib/protocol/response";
+import type { HubResponse } from "@ma2h/protocol/response";
 import { MemorySubmitJournal } from "../packages/agent/src/journal";
 import { HubKeys } from "../packages/agent/src/keys";
 import { fetchPushHandler, nodePushHandler, type PushReceiverOptions } from "../packages/agent/src/receivers";

@@ -1,12 +1,12 @@
 /**
  * §8.3 / §9.2 push delivery against real processes and a loopback receiver: every terminal arrives
- * signed, and an agent-side verifier written independently of lib/protocol (test/support/
+ * signed, and an agent-side verifier written independently of @ma2h/protocol (test/support/
  * agent-verify.ts) accepts it — HMAC with the binding's secret, ed25519 through the published JWKS
  * for bearer, apikey and no-auth callbacks, with their credentials attached. The body is the §6
  * Response the GET embeds; `state` comes back verbatim; the first attempt lands within 2 s of the
  * commit; rotation switches the signing key while both stay published; push below v0.3 is refused.
  */
-// covers: lib/delivery/push-attempt.ts, lib/protocol/signing.ts, lib/keys/signing-keys.ts, lib/principals/bindings.ts, lib/principals/callback-bindings.ts
+// covers: lib/delivery/push-attempt.ts, packages/protocol/src/signing.ts, lib/keys/signing-keys.ts, lib/principals/bindings.ts, lib/principals/callback-bindings.ts
 import { describe, expect, it } from "vitest";
 import { rotateSigningKey } from "../lib/keys/signing-keys";
 import { addBinding, addBindingSecret, removeBindingSecret } from "../lib/principals/bindings";

@@ -3,7 +3,7 @@
  * `allowed_resolvers`, roles, accounts, 404 vs 403), the Hub-attested actor, body validation, the
  * §7 first-terminal-wins CAS and the embedded §6 Response. A rejected resolve changes nothing.
  */
-// covers: lib/messages/resolve.ts, lib/http/routes/resolve.ts, lib/messages/access.ts, lib/protocol/rules.ts
+// covers: lib/messages/resolve.ts, lib/http/routes/resolve.ts, lib/messages/access.ts, packages/protocol/src/rules.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { addUser } from "../lib/principals/users";

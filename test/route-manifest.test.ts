@@ -4,13 +4,13 @@
  * every entry has its route file and its OpenAPI operation with the entry's credential, and every
  * `/v1` operation of the document is an entry. `OPTIONS` answers the `Allow` of the table.
  */
-// covers: lib/http/routes/index.ts, lib/protocol/routes.ts, app/v1/
+// covers: lib/http/routes/index.ts, packages/protocol/src/routes.ts, app/v1/
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { noSuchEndpoint } from "../lib/http/handler";
 import { type Dispatch, ROUTE_FILE_METHODS, V1_HANDLERS, V1_MANIFEST, type V1RouteModule } from "../lib/http/routes";
-import { appFolderOf, templatePattern } from "../lib/protocol/routes";
+import { appFolderOf, templatePattern } from "@ma2h/protocol/routes";
 import { openApiDocument } from "../lib/openapi/document";
 import { hubEnv, repoRoot } from "./support/hub";
 

@@ -3,7 +3,7 @@
  * this file's database — the HTTP edge (auth, body reading, §8.5 envelope) without a build or a
  * server. The same handlers the built Hub serves; the `@/` imports resolve through vitest.config.ts.
  */
-// covers: app/v1/messages/route.ts, app/v1/messages/[id]/route.ts, app/v1/messages/[id]/resolve/route.ts, lib/http/handler.ts, lib/protocol/submit-warnings.ts, lib/protocol/flat-schema.ts
+// covers: app/v1/messages/route.ts, app/v1/messages/[id]/route.ts, app/v1/messages/[id]/resolve/route.ts, lib/http/handler.ts, packages/protocol/src/submit-warnings.ts, packages/protocol/src/flat-schema.ts
 import { describe, expect, it } from "vitest";
 import { POST as resolvePost } from "../app/v1/messages/[id]/resolve/route";
 import { GET as messageGet } from "../app/v1/messages/[id]/route";

@@ -25,7 +25,7 @@ import { rowKeyContext, SEALED, SEAL_PURPOSES, sealContext } from "../lib/sealed
 import { resealLegacyValues } from "../lib/sealed/reseal";
 import { lockedRows } from "../lib/sealed/rows";
 import { deriveSealKey, openSecret, sealSecret } from "../lib/secrets";
-import { ed25519KeyPair, kidFor } from "../lib/protocol/signing";
+import { ed25519KeyPair, kidFor } from "@ma2h/protocol/signing";
 import { createTestDatabase } from "./support/database";
 import { repoRoot, startHub } from "./support/hub";
 

@@ -11,8 +11,8 @@
 // covers: lib/sessions/liveness.ts, lib/sessions/sweep.ts, lib/sessions/lease.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { isHubError } from "../lib/protocol/errors";
-import { mintId } from "../lib/protocol/ids";
+import { isHubError } from "@ma2h/protocol/errors";
+import { mintId } from "@ma2h/protocol/ids";
 import type { AgentPrincipal } from "../lib/principals/types";
 import { presentSession } from "../lib/sessions/lease";
 import { STALE_MS, startLiveness, webServing } from "../lib/sessions/liveness";

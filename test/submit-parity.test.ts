@@ -14,7 +14,7 @@ import { AUDIT_EVENT } from "../lib/audit/events";
 import { writeAudit } from "../lib/audit/write";
 import { db } from "../lib/db";
 import { type NewMessageRow, runSubmitStatement } from "../lib/messages/submit.sql";
-import { mintId } from "../lib/protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { provisionAccount } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";

@@ -2,7 +2,7 @@
  * §8.1 submit over HTTP against the real server: each verb, the check order, idempotency, limits
  * and every §8.5 code submit can produce. Nothing a rejected submit sends may be created.
  */
-// covers: lib/messages/submit.ts, lib/http/routes/submit.ts, lib/protocol/rules.ts, lib/messages/limits.ts, lib/protocol/versions.ts
+// covers: lib/messages/submit.ts, lib/http/routes/submit.ts, packages/protocol/src/rules.ts, lib/messages/limits.ts, packages/protocol/src/versions.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { client } from "./support/hub";

@@ -15,7 +15,7 @@ import { tombstoneForHuman } from "../lib/inbox/tombstone";
 import { readMessage } from "../lib/messages/read";
 import { purgeExpiredRetention } from "../lib/messages/retention";
 import { submitMessage } from "../lib/messages/submit";
-import { isHubError } from "../lib/protocol/errors";
+import { isHubError } from "@ma2h/protocol/errors";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import type { AgentPrincipal } from "../lib/principals/types";
 import { addUser } from "../lib/principals/users";

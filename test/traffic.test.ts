@@ -22,7 +22,7 @@ import {
 import { submitMessage } from "../lib/messages/submit";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { addUser } from "../lib/principals/users";
-import { mintId } from "../lib/protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
 

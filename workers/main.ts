@@ -22,7 +22,7 @@ import { startJobWakes } from "../lib/jobs/wake";
 import { notificationListener } from "../lib/pubsub/listener";
 import { refreshWorkerGauges } from "../lib/gauges/refresh";
 import { answerScrape, isMetricsRequest } from "../lib/metrics/endpoint";
-import { HubError } from "../lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { isLoopback, transportMode } from "../server/transport";
 import { logRunningCode } from "../server/running-code";
 

@@ -3,7 +3,7 @@
  * Each stream — one account's trail, or one person's own stream — is its own chain, sealed by the
  * worker (./seal.ts) in the order it seals, seq 1, 2, 3, …:
  *
- *   hash = SHA-256 hex of  prev_hash + "\n" + JCS(record)      (RFC 8785, lib/protocol/jcs.ts)
+ *   hash = SHA-256 hex of  prev_hash + "\n" + JCS(record)      (RFC 8785, packages/protocol/src/jcs.ts)
  *   record = { id, seq, stream, at, actor, event, message_id, detail }
  *
  * `id` is the row id as a decimal string, `seq` a number, `stream` `account:<account id>` or
@@ -17,9 +17,9 @@
  * string), "stream" }` — by a key published at `/.well-known/ma2h-audit-keys`. A row is trusted once
  * a checkpoint at or after it, with a valid signature, names the hash its chain leads to.
  */
-import { jcs, sha256Hex } from "../protocol/jcs";
-import { decodeMac, kidFor, publicKeyFromJwk } from "../protocol/signing";
-import { verifyContext } from "../protocol/verify";
+import { jcs, sha256Hex } from "@ma2h/protocol/jcs";
+import { decodeMac, kidFor, publicKeyFromJwk } from "@ma2h/protocol/signing";
+import { verifyContext } from "@ma2h/protocol/verify";
 
 /** The prev_hash of every stream's first row: 64 zeros. */
 export const AUDIT_GENESIS = "0".repeat(64);

@@ -13,7 +13,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
 import { processWide } from "../process-wide";
-import { ed25519KeyPair, type Ed25519Jwk, jwkFromEd25519, kidFor, signContext } from "../protocol/signing";
+import { ed25519KeyPair, type Ed25519Jwk, jwkFromEd25519, kidFor, signContext } from "@ma2h/protocol/signing";
 import { openSecret, sealSecret } from "../secrets";
 import { sealContext } from "../sealed/catalogue";
 import { checkpointContext, type CheckpointKeys } from "./chain";

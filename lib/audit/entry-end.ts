@@ -3,7 +3,7 @@
  * an addressed message's `message.mailbox_<end>` on the message itself. One builder for the two
  * places entries end — a session's end (lib/sessions/end.ts) and the drop sweep (lib/mailbox/expiry.ts).
  */
-import { ENTRY_KIND } from "../protocol/entry-kinds";
+import { ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
 import { AUDIT_EVENT, directiveEnded, type DirectiveEnd } from "./events";
 import type { AuditRow } from "./write";
 

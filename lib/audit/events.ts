@@ -3,7 +3,7 @@
  * kind (the admin page's facet, the JSON Lines export), so a kind is named once here and every
  * writer — the Prisma writer (write.ts) and the single-statement SQL paths — takes it from here.
  */
-import type { Resolution } from "../protocol/lifecycle";
+import type { Resolution } from "@ma2h/protocol/lifecycle";
 
 export const AUDIT_EVENT = {
   // Administration (CLI and web admin).

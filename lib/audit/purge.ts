@@ -9,7 +9,7 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { publishCredentialChange } from "../pubsub/credentials";
 import type { AuditStream } from "./chain";
 import { writeCheckpoint } from "./checkpoints";

@@ -5,7 +5,7 @@
  * not judged (the worker seals them within seconds); in an export they are refused unless asked.
  */
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import {
   AUDIT_GENESIS,
   type AuditStream,

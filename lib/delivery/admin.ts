@@ -3,7 +3,7 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { enqueuePush } from "../queue/enqueue";
 import { actorOf, type AdminOptions } from "../principals/admin-scope";
 

@@ -15,7 +15,7 @@ import { clock } from "../clock";
 import { env } from "../env";
 import { log } from "../log";
 import { processWide } from "../process-wide";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { queuePrefix } from "../queue/queues";
 import { countInWindow } from "../rate-limit";
 

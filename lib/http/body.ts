@@ -2,8 +2,8 @@
  * Reading request bodies ourselves: §8.6 wants an over-size envelope answered `422`, not a
  * framework 413, and we never buffer more than `max_body_bytes` + 1.
  */
-import { readCappedBody } from "../protocol/capped-body";
-import { HubError } from "../protocol/errors";
+import { readCappedBody } from "@ma2h/protocol/capped-body";
+import { HubError } from "@ma2h/protocol/errors";
 import { assertStorableJson } from "./json-limits";
 
 export interface BodyOptions {

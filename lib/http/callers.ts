@@ -1,6 +1,6 @@
 /** Authenticating the caller of a /v1 route (§9.1). */
 import { env } from "../env";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { authenticate, presentedCredential, requireAgent } from "../principals/authenticate";
 import type { AgentPrincipal } from "../principals/types";
 import { humanForSessionToken, sessionTokenFrom } from "../principals/web-sessions";

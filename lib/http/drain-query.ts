@@ -2,7 +2,7 @@
  * Query parameters of the §8.7 drain: `?wait=` as in §8.2 pull, `?max=` a positive integer. The
  * `?session=` it may present is read by lib/sessions/lease.ts `sessionParam`.
  */
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { parsePollQuery } from "./poll-query";
 
 export function parseDrainQuery(params: URLSearchParams): { waitSeconds?: number; max?: number } {

@@ -2,8 +2,8 @@
  * The one wrapper around every /v1 route: request id, structured access log, HubError → §8.5
  * envelope. Route handlers stay thin: authenticate → parse → one domain call → serialize.
  */
-import { isHubError, HubError } from "../protocol/errors";
-import { mintId } from "../protocol/ids";
+import { isHubError, HubError } from "@ma2h/protocol/errors";
+import { mintId } from "@ma2h/protocol/ids";
 import { limits } from "../env";
 import { log, type Logger } from "../log";
 import { countFailedAuthentication, sourceOf, throttledSource } from "./auth-throttle";

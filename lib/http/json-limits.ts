@@ -6,7 +6,7 @@
  * validators' recursion would run out of stack. Each is a `400 validation_error` (§8.5) naming the
  * place, before any domain code runs. Iterative, so the check itself cannot overflow.
  */
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 
 /** Deeper than any protocol object (the envelope's deepest defined member is a few levels down). */
 export const MAX_JSON_DEPTH = 64;

@@ -1,6 +1,6 @@
 /** Query parameters of §8.2 pull. Bad values are a 400; a too-long `wait` is clamped, not rejected. */
-import { HubError } from "../protocol/errors";
-import { dateTimeToMillis } from "../protocol/formats";
+import { HubError } from "@ma2h/protocol/errors";
+import { dateTimeToMillis } from "@ma2h/protocol/formats";
 
 export function parsePollQuery(params: URLSearchParams): { waitSeconds?: number; since?: Date } {
   const out: { waitSeconds?: number; since?: Date } = {};

@@ -5,7 +5,7 @@
  * re-checks everything on write.
  */
 import { humanResolveRefusal } from "../messages/access";
-import type { Message } from "../protocol/message";
+import type { Message } from "@ma2h/protocol/message";
 import type { Seat } from "../principals/types";
 
 export interface Affordances {

@@ -6,8 +6,8 @@
  * submitted it (`agent.session`, §4.1). Reads only; the stop and the resume go through
  * lib/sessions/stop.ts like the API's `POST /v1/agents/{agent_id}/stop|resume`.
  */
-import { HubError } from "../protocol/errors";
-import type { SessionResource, SessionState } from "../protocol/session";
+import { HubError } from "@ma2h/protocol/errors";
+import type { SessionResource, SessionState } from "@ma2h/protocol/session";
 import { seatBySlug } from "../principals/seats";
 import type { Seat } from "../principals/types";
 import { listSessionsOfAccount, readSessionInAccounts } from "../sessions/read";

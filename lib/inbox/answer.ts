@@ -5,7 +5,7 @@
  * browser; the actor comes from the session (§9.1) and the checklist texts from the envelope.
  * A lost race answers with the outcome that won, read after the 409.
  */
-import { HubError, isHubError } from "../protocol/errors";
+import { HubError, isHubError } from "@ma2h/protocol/errors";
 import { resolveMessage } from "../messages/resolve";
 import { completeRefusal, declineRefusal } from "./affordances";
 import { MAX_TYPED_CHARS } from "./form-values";

@@ -18,7 +18,7 @@ export function coerceInput(
     const label = f.title ?? f.name;
     if (f.type === "array") {
       // A multi-select: the chosen values as sent; membership, count and repeats are the verb's
-      // check (lib/protocol/flat-schema.ts), the same for the inbox and /v1.
+      // check (packages/protocol/src/flat-schema.ts), the same for the inbox and /v1.
       const chosen = Array.isArray(r) ? r : typeof r === "string" && r !== "" ? [r] : [];
       if (chosen.length === 0 && f.required && (f.minItems ?? 0) > 0) return { problem: `${label} is required` };
       if (chosen.length > 0 || f.required) value[f.name] = chosen;

@@ -3,7 +3,7 @@
  * exactly as for an unknown id — no existence oracle across accounts, §9.1).
  */
 import { db } from "../db";
-import { looksLikeMessageId } from "../protocol/ids";
+import { looksLikeMessageId } from "@ma2h/protocol/ids";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { affordancesFor } from "./affordances";

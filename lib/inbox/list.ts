@@ -7,7 +7,7 @@
  * (agent↔agent) messages are not listed (§8.7.1, `TRIAGE_ONLY`): they are on /inbox/traffic.
  */
 import { db } from "../db";
-import { effectiveOptions } from "../protocol/rules";
+import { effectiveOptions } from "@ma2h/protocol/rules";
 import { envelopeOf } from "../messages/record";
 import { affordancesFor } from "./affordances";
 import { facetCounts, type FacetCounts } from "./counts";

@@ -5,7 +5,7 @@
  * an unknown id, so a tombstone is no existence oracle across accounts (§9.1).
  */
 import { db } from "../db";
-import { looksLikeMessageId } from "../protocol/ids";
+import { looksLikeMessageId } from "@ma2h/protocol/ids";
 import { seatFor } from "../principals/seats";
 
 export interface TombstoneView {

@@ -18,7 +18,7 @@ import { deliveryTrack } from "../messages/delivery-track";
 import { mailboxTrack, type MailboxTrackRow } from "../messages/mailbox-track";
 import { seatsOf, type AccountSeat } from "../principals/seats";
 import { mayOperate } from "../sessions/stop";
-import { MAILBOX_STATES } from "../protocol/lifecycle";
+import { MAILBOX_STATES } from "@ma2h/protocol/lifecycle";
 import { member, one, type Params, STATUSES, VERBS } from "./filters";
 import { readTrafficPage, type TrafficRawRow } from "./traffic.sql";
 

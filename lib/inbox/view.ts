@@ -6,15 +6,15 @@
  * masking only in the display would still put the value in the page payload.
  */
 import type { MessageWithResolution } from "../messages/record";
-import type { Message } from "../protocol/message";
-import { allowsFreeFormAnswer, effectiveOptions } from "../protocol/ask-contract";
+import type { Message } from "@ma2h/protocol/message";
+import { allowsFreeFormAnswer, effectiveOptions } from "@ma2h/protocol/ask-contract";
 import {
   choicesOf,
   sensitiveProperties,
   type FlatChoice,
   type FlatProperty,
   type FlatSchema,
-} from "../protocol/flat-schema";
+} from "@ma2h/protocol/flat-schema";
 import type { Seat } from "../principals/types";
 import type { Affordances } from "./affordances";
 

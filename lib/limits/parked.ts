@@ -24,7 +24,7 @@ import { randomUUID } from "node:crypto";
 import { heldLimits } from "../env";
 import { log } from "../log";
 import { processWide } from "../process-wide";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { heldStore } from "./held-store";
 import { LEASE_MS } from "./store";
 

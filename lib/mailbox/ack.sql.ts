@@ -3,7 +3,7 @@ import { AUDIT_EVENT } from "../audit/events";
 import { auditDetail, auditRowsInsert } from "../audit/row-fragment.sql";
 import { db } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { ENTRY_KIND } from "../protocol/entry-kinds";
+import { ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
 import { inboxNotifySql } from "../pubsub/inbox";
 import { statement } from "../sql-statement";
 import { DIRECTIVE_KIND } from "./record";

@@ -9,10 +9,10 @@
  */
 import { clock } from "../clock";
 import type { AgentPrincipal } from "../principals/types";
-import { mailboxAckSchema } from "../protocol/directive";
-import { parseWire } from "../protocol/wire";
-import { ENTRY_KIND } from "../protocol/entry-kinds";
-import { HubError } from "../protocol/errors";
+import { mailboxAckSchema } from "@ma2h/protocol/directive";
+import { parseWire } from "@ma2h/protocol/wire";
+import { ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
+import { HubError } from "@ma2h/protocol/errors";
 import { ackResponse } from "../messages/ack";
 import { stampDeliveredToAgent } from "../messages/delivery-track";
 import { runAckMailboxEntries } from "./ack.sql";

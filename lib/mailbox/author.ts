@@ -16,12 +16,12 @@ import { publishInboxChange } from "../pubsub/inbox";
 import { mailboxWakeKey, publishTerminal } from "../pubsub/terminal";
 import { lockDestinationSession } from "../messages/addressing.sql";
 import { lockMailboxForWriter } from "../messages/submit.sql";
-import { directiveContent, directiveRequestSchema } from "../protocol/directive";
-import { HubError } from "../protocol/errors";
-import { dateTimeToMillis } from "../protocol/formats";
-import { mintId } from "../protocol/ids";
-import { HUB_VERSION } from "../protocol/versions";
-import { parseWire } from "../protocol/wire";
+import { directiveContent, directiveRequestSchema } from "@ma2h/protocol/directive";
+import { HubError } from "@ma2h/protocol/errors";
+import { dateTimeToMillis } from "@ma2h/protocol/formats";
+import { mintId } from "@ma2h/protocol/ids";
+import { HUB_VERSION } from "@ma2h/protocol/versions";
+import { parseWire } from "@ma2h/protocol/wire";
 import { DIRECTIVE_KIND, directiveBody, LIVE_STATES } from "./record";
 
 /** The authenticated operator, optionally pinned to one account (the inbox page they are on). */

@@ -2,7 +2,7 @@
 import type { DirectiveEnd } from "../audit/events";
 import { db, type Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { COMMAND_KINDS, ENTRY_KIND } from "../protocol/entry-kinds";
+import { COMMAND_KINDS, ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
 import { statement } from "../sql-statement";
 
 /** Which live entries end: those due at `due` (or just `onlyId`), or an agent's (from one sender). */

@@ -11,7 +11,7 @@
  * `inbound.retention_days`, then are deleted — a `message` entry never before its message.
  */
 import { entryEndAudit } from "../audit/entry-end";
-import { ENTRY_KIND } from "../protocol/entry-kinds";
+import { ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";

@@ -10,7 +10,7 @@ import { clock } from "../clock";
 import { db } from "../db";
 import { type AgentRef, resolveAgent } from "../principals/agents";
 import { CLI_ACTOR } from "../principals/admin-scope";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { endLiveEntries } from "./expiry";
 
 export interface PurgeResult {

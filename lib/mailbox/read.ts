@@ -5,7 +5,7 @@
 import { clock } from "../clock";
 import { db } from "../db";
 import { seatFor } from "../principals/seats";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { dropDueDirectives } from "./expiry";
 import { directiveBody, LIVE_STATES, type MailboxRow } from "./record";
 

@@ -3,10 +3,10 @@
  * Its content is the whole delivered receipt (all six digest members present, §9.8), fixed when it
  * is written; every delivery only signs it afresh.
  */
-import { ENTRY_KIND } from "../protocol/entry-kinds";
-import type { DeliveredReceipt } from "../protocol/inbound-message";
-import { mintId } from "../protocol/ids";
-import { HUB_VERSION } from "../protocol/versions";
+import { ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
+import type { DeliveredReceipt } from "@ma2h/protocol/inbound-message";
+import { mintId } from "@ma2h/protocol/ids";
+import { HUB_VERSION } from "@ma2h/protocol/versions";
 import { inboundLimits } from "../env";
 import type { Tx } from "../db";
 import { mailboxWakeKey, publishTerminal } from "../pubsub/terminal";

@@ -3,8 +3,8 @@
  * directive track, §14.2). The states and which of them are live come from here only.
  */
 import type { MailboxEntry } from "../generated/prisma/client";
-import type { Directive, DirectiveContent } from "../protocol/directive";
-import { ENTRY_KIND } from "../protocol/entry-kinds";
+import type { Directive, DirectiveContent } from "@ma2h/protocol/directive";
+import { ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
 import { type MailboxTrack, mailboxTrack } from "../messages/mailbox-track";
 
 /** §14.2 mailbox track. `queued`/`delivered` are live (deliverable); the rest are terminal. */

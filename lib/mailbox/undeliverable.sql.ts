@@ -1,7 +1,7 @@
 /** The statements behind lib/mailbox/undeliverable.ts. */
 import { db, type Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { ENTRY_KIND } from "../protocol/entry-kinds";
+import { ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
 import { statement } from "../sql-statement";
 
 /** The undeliverable `message` entries not yet settled (or just `onlyId`), oldest end first. */

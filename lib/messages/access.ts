@@ -3,7 +3,7 @@
  * identical to an unknown id's; a purged message answers 410 only to its submitter.
  */
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { seatFor } from "../principals/seats";
 import { RESOLVING_ROLES, type AgentPrincipal, type Seat } from "../principals/types";
 import type { Message as MessageRow } from "../generated/prisma/client";

@@ -5,9 +5,9 @@
  * destination — one error, one message text — so neither the allowlist nor another account's agent
  * list nor another principal's session states can be probed through the submit path.
  */
-import { HubError } from "../protocol/errors";
-import type { Message } from "../protocol/message";
-import type { Destination } from "../protocol/submit-ack";
+import { HubError } from "@ma2h/protocol/errors";
+import type { Message } from "@ma2h/protocol/message";
+import type { Destination } from "@ma2h/protocol/submit-ack";
 import { presenceOf } from "../presence/state";
 import type { AgentPrincipal } from "../principals/types";
 import { policyOf, senderAllowed } from "../principals/sender-allowlist";

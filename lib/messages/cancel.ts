@@ -1,8 +1,8 @@
 /** §8.4 cancel: submitter-bound, ask-only, idempotent; loses to a terminal or to an overdue expiry. */
 import { clock } from "../clock";
 import { db } from "../db";
-import type { CancelResult } from "../protocol/api-bodies";
-import { HubError } from "../protocol/errors";
+import type { CancelResult } from "@ma2h/protocol/api-bodies";
+import { HubError } from "@ma2h/protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter } from "./access";
 import { afterTerminal } from "./after-terminal";

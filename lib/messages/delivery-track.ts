@@ -7,8 +7,8 @@
  * stamp and its audit row commit together or not at all.
  */
 import type { Resolution } from "../generated/prisma/client";
-import type { Ack } from "../protocol/ack";
-import { HUB_VERSION, parseVersion } from "../protocol/versions";
+import type { Ack } from "@ma2h/protocol/ack";
+import { HUB_VERSION, parseVersion } from "@ma2h/protocol/versions";
 import { processWide } from "../process-wide";
 import { type DeliveryVia, readDeliveredToAgentAt, runStampDelivered } from "./delivery-track.sql";
 

@@ -7,9 +7,9 @@
  */
 import type { Message as MessageRow } from "../generated/prisma/client";
 import type { Tx } from "../db";
-import { mintId } from "../protocol/ids";
-import type { Resolution } from "../protocol/lifecycle";
-import { callbackOf, type Message } from "../protocol/message";
+import { mintId } from "@ma2h/protocol/ids";
+import type { Resolution } from "@ma2h/protocol/lifecycle";
+import { callbackOf, type Message } from "@ma2h/protocol/message";
 import { inboundLimits } from "../env";
 import { runCommitTransition, type TerminalKind } from "./lifecycle.sql";
 

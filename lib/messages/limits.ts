@@ -1,7 +1,7 @@
 /** §8.6 size and depth limits that depend on the parsed envelope. Over a size limit is 422. */
 import type { Tx } from "../db";
-import { HubError } from "../protocol/errors";
-import type { Message } from "../protocol/message";
+import { HubError } from "@ma2h/protocol/errors";
+import type { Message } from "@ma2h/protocol/message";
 import { lockedOpenCount } from "./limits.sql";
 
 export function assertContextLimits(

@@ -2,7 +2,7 @@
  * Columns copied out of the envelope at submit so the human inbox can filter and order without
  * parsing JSON per row (lib/inbox/list.ts). The envelope stays the source of truth.
  */
-import type { Message } from "../protocol/message";
+import type { Message } from "@ma2h/protocol/message";
 
 export type Priority = "urgent" | "high" | "normal" | "low";
 

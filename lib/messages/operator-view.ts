@@ -5,7 +5,7 @@
  * after the GET that could carry it is gone. Never the body, context, value or comment.
  */
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 
 /**
  * The §14.2 response track as far as the Hub knows it: `delivered-to-agent` / `acknowledged` on a

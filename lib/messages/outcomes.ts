@@ -2,9 +2,9 @@
  * Builders for the §6 `response` detail of each terminal cause. The actor is always Hub-attested
  * (§9.1): it is passed in by the caller that authenticated the request, never read from a body.
  */
-import type { Message } from "../protocol/message";
-import { DEFAULT_ON_EXPIRE_ACTOR } from "../protocol/response";
-import { isEditedAnswer, type ResolveRequest } from "../protocol/rules";
+import type { Message } from "@ma2h/protocol/message";
+import { DEFAULT_ON_EXPIRE_ACTOR } from "@ma2h/protocol/response";
+import { isEditedAnswer, type ResolveRequest } from "@ma2h/protocol/rules";
 import type { TerminalOutcome } from "./lifecycle";
 
 export const EXPIRY_ACTOR = "system:expiry";

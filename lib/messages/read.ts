@@ -12,7 +12,7 @@ import { clock } from "../clock";
 import { limits } from "../env";
 import { acquireAgentSlot, type Release } from "../limits/parked";
 import { recordAgentSeenThrottled } from "../presence/throttle";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { loadForSubmitter, loadMessage } from "./access";
 import { applyOwedTerminal, owesUndeliverable } from "./undeliverable";

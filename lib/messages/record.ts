@@ -1,6 +1,6 @@
 /** Reading stored rows back into protocol shapes. Rows were validated at submit (submit.ts). */
 import type { Message as MessageRow, Resolution } from "../generated/prisma/client";
-import type { Message } from "../protocol/message";
+import type { Message } from "@ma2h/protocol/message";
 
 import type { MailboxTrackRow } from "./mailbox-track";
 

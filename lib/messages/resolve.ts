@@ -6,9 +6,9 @@
  */
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
-import type { ResolveResult } from "../protocol/api-bodies";
-import { HubError } from "../protocol/errors";
-import { checkResolution, parseResolveRequest } from "../protocol/rules";
+import type { ResolveResult } from "@ma2h/protocol/api-bodies";
+import { HubError } from "@ma2h/protocol/errors";
+import { checkResolution, parseResolveRequest } from "@ma2h/protocol/rules";
 import { authorizeResolver, loadMessage, notFound, type Resolver } from "./access";
 import { terminalConflict } from "./conflict";
 import { afterTerminal } from "./after-terminal";

@@ -11,7 +11,7 @@ import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
 import { limits } from "../env";
-import { isV05 } from "../protocol/wire";
+import { isV05 } from "@ma2h/protocol/wire";
 import { lockUndeliveredResolutions } from "./retention.sql";
 
 export async function purgeExpiredRetention(now: Date = clock.now(), batch = 500): Promise<number> {

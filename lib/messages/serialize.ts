@@ -1,13 +1,13 @@
 /** Wire shapes of the agent→human leg: the §8.1 ack, the §6 Response and the §8.2 GET body. */
 import type { Message as MessageRow, Resolution } from "../generated/prisma/client";
 import { env } from "../env";
-import type { SubmitAck } from "../protocol/submit-ack";
-import type { ResponseSigningBody } from "../protocol/signing";
+import type { SubmitAck } from "@ma2h/protocol/submit-ack";
+import type { ResponseSigningBody } from "@ma2h/protocol/signing";
 import { deliveryTrack } from "./delivery-track";
 import { envelopeOf, stateOf, type MessageWithResolution } from "./record";
 import { mailboxTrack, type MailboxTrackRow } from "./mailbox-track";
 import type { Tx } from "../db";
-import type { Destination } from "../protocol/submit-ack";
+import type { Destination } from "@ma2h/protocol/submit-ack";
 
 /** A `message` entry purged before its message (never while the message exists; a fallback only). */
 const GONE_ENTRY: MailboxTrackRow = { state: "queued", deliveredAt: null, acknowledgedAt: null, prior: null };

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { log } from "../log";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { credentialsEqual, hashCredential } from "../secrets";
 import { type MetricsRole, metrics } from "./registry";
 

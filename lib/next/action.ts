@@ -7,7 +7,7 @@
  */
 import { redirect } from "next/navigation";
 import { log } from "../log";
-import { isHubError } from "../protocol/errors";
+import { isHubError } from "@ma2h/protocol/errors";
 import { adminSeat, seatBySlug, type AccountSeat, type AdminSeat } from "../principals/seats";
 import type { SessionHuman } from "../principals/web-sessions";
 import type { ActionResult } from "./action-state";

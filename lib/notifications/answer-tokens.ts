@@ -8,8 +8,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { db, type Tx } from "../db";
-import { effectiveOptions } from "../protocol/ask-contract";
-import type { Message, ResponseOption } from "../protocol/message";
+import { effectiveOptions } from "@ma2h/protocol/ask-contract";
+import type { Message, ResponseOption } from "@ma2h/protocol/message";
 import { hashCredential } from "../secrets";
 
 export const ANSWER_TOKEN_BYTES = 32;

@@ -17,7 +17,7 @@ import { db } from "../db";
 import { env, notifyRetryPolicy } from "../env";
 import type { Prisma } from "../generated/prisma/client";
 import { log } from "../log";
-import { mintId } from "../protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
 import type { SendResult } from "./send-result";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "../protocol/message";
+import type { Message } from "@ma2h/protocol/message";
 import { composeMail } from "./compose";
 import { classify } from "./smtp";
 

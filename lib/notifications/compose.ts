@@ -9,8 +9,8 @@
  * the item's link only.
  */
 import { markdownToMailHtml } from "../markdown/mail-html";
-import { effectiveOptions } from "../protocol/ask-contract";
-import type { Message } from "../protocol/message";
+import { effectiveOptions } from "@ma2h/protocol/ask-contract";
+import type { Message } from "@ma2h/protocol/message";
 import type { AnswerLink } from "./answer-tokens";
 import { KIND_ESCALATION, KIND_NEW, KIND_REMINDER, type Kind } from "./kinds";
 import { escapeHtml, oneLine } from "./text";

@@ -6,7 +6,7 @@
  * (fanout.ts) and the reminder and escalation rows (reminders.ts).
  */
 import type { Prisma } from "../generated/prisma/client";
-import { mintId } from "../protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 import { senderFor } from "./channels";
 import { CHANNELS, type Kind } from "./kinds";
 import { deliveryPlan, type PlanItem } from "./preferences";

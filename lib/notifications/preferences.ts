@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { PRIORITIES, PRIORITY_RANK } from "../messages/listing";
 import { CHANNELS, type Channel, DIGEST_CHANNELS, KIND_ESCALATION, type Kind } from "./kinds";
 import { HH_MM, isTimeZone, minutesOf, nextLocalHour, nextLocalTime, quietUntil } from "./local-time";

@@ -15,7 +15,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { log } from "../log";
 import { PRIORITIES, type Priority } from "../messages/listing";
 import { envelopeOf } from "../messages/record";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { KIND_ESCALATION, KIND_REMINDER } from "./kinds";
 import { plannedRows } from "./planned-rows";
 import type { PlanItem } from "./preferences";

@@ -10,7 +10,7 @@ import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { ADMIN_ROLES } from "../principals/seats";
 import type { Role } from "../principals/types";
 import { accountDefaults, changedFields, parsePreferences } from "./preferences";

@@ -1,12 +1,12 @@
 /**
  * The OpenAPI 3.1 description of the Hub's protocol routes (`GET /v1/openapi.json`), generated from
- * the zod schemas the routes parse with and the domain answers with (lib/protocol), so the document
+ * the zod schemas the routes parse with and the domain answers with (@ma2h/protocol), so the document
  * cannot drift from them. Pure: no I/O and no Next — the route passes in its public URL. Which
  * credential each operation takes mirrors lib/http/callers.ts; the error codes per status come from
- * the one §8.5 table (lib/protocol/errors.ts). docs/api.md says how to use it.
+ * the one §8.5 table (packages/protocol/src/errors.ts). docs/api.md says how to use it.
  */
 import type { z } from "zod";
-import { ackRequestSchema, ackSchema } from "../protocol/ack";
+import { ackRequestSchema, ackSchema } from "@ma2h/protocol/ack";
 import {
   agentSelfSchema,
   agentStopResultSchema,
@@ -18,19 +18,19 @@ import {
   mailboxAckResultSchema,
   presenceReadSchema,
   resolveResultSchema,
-} from "../protocol/api-bodies";
-import { capabilitySchema } from "../protocol/capability";
-import { directiveRequestSchema, mailboxAckSchema } from "../protocol/directive";
-import { ALSO_STATUS, ERROR_STATUS, type ErrorCode } from "../protocol/errors";
-import { getMessageSchema } from "../protocol/get-message";
-import { messageSchema } from "../protocol/message";
-import { resolveRequestSchema } from "../protocol/resolve-request";
-import { responseSchema } from "../protocol/response";
-import { sessionEnvelopeSchema, sessionListSchema, sessionRegisterSchema } from "../protocol/session";
-import { submitAckSchema } from "../protocol/submit-ack";
-import { HUB_VERSION } from "../protocol/versions";
+} from "@ma2h/protocol/api-bodies";
+import { capabilitySchema } from "@ma2h/protocol/capability";
+import { directiveRequestSchema, mailboxAckSchema } from "@ma2h/protocol/directive";
+import { ALSO_STATUS, ERROR_STATUS, type ErrorCode } from "@ma2h/protocol/errors";
+import { getMessageSchema } from "@ma2h/protocol/get-message";
+import { messageSchema } from "@ma2h/protocol/message";
+import { resolveRequestSchema } from "@ma2h/protocol/resolve-request";
+import { responseSchema } from "@ma2h/protocol/response";
+import { sessionEnvelopeSchema, sessionListSchema, sessionRegisterSchema } from "@ma2h/protocol/session";
+import { submitAckSchema } from "@ma2h/protocol/submit-ack";
+import { HUB_VERSION } from "@ma2h/protocol/versions";
 import { type JsonSchema, jsonSchemaOf } from "./json-schema";
-import { type Credential, type OperationId, V1_ROUTES } from "../protocol/routes";
+import { type Credential, type OperationId, V1_ROUTES } from "@ma2h/protocol/routes";
 
 type Obj = Record<string, unknown>;
 
@@ -133,7 +133,7 @@ function responseCallbacks(): Obj {
   };
 }
 
-/** Each `/v1` operation of the route table (lib/protocol/routes.ts), less what the table says: its path, method and credential. */
+/** Each `/v1` operation of the route table (packages/protocol/src/routes.ts), less what the table says: its path, method and credential. */
 function operations(): Record<OperationId, Obj> {
   const id = ref("parameters", "MessageId");
   return {

@@ -8,8 +8,8 @@
  * parameter, never a guess.
  */
 import { db } from "../db";
-import type { PresenceRead } from "../protocol/api-bodies";
-import { HubError } from "../protocol/errors";
+import type { PresenceRead } from "@ma2h/protocol/api-bodies";
+import { HubError } from "@ma2h/protocol/errors";
 import { readerAccountId } from "../principals/seats";
 import { listSessionsOfAccount } from "../sessions/read";
 import { presenceOf } from "./state";

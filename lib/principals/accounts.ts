@@ -1,7 +1,7 @@
 /** Accounts: the tenancy boundary every agent, membership and message belongs to. */
 import { db, type Tx } from "../db";
-import { HubError } from "../protocol/errors";
-import { mintId } from "../protocol/ids";
+import { HubError } from "@ma2h/protocol/errors";
+import { mintId } from "@ma2h/protocol/ids";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { uniquely } from "../db-errors";

@@ -3,7 +3,7 @@
  * which account: the attested actor recorded in the audit row, the account the caller may touch,
  * and the owner-only membership changes.
  */
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 
 /** The attested actor of an administrative change. The CLI acts as `system:cli`. */
 export interface AdminOptions {

@@ -8,7 +8,7 @@
 import { env } from "../env";
 import { accountKeyIds } from "../keys/signing-keys";
 import { interAgentStateOf } from "./accounts";
-import type { AgentSelfBody } from "../protocol/api-bodies";
+import type { AgentSelfBody } from "@ma2h/protocol/api-bodies";
 import type { AgentPrincipal } from "./types";
 
 export type AgentSelf = AgentSelfBody;

@@ -5,8 +5,8 @@
  */
 import { db, type Tx } from "../db";
 import { clock } from "../clock";
-import { HubError } from "../protocol/errors";
-import { mintId } from "../protocol/ids";
+import { HubError } from "@ma2h/protocol/errors";
+import { mintId } from "@ma2h/protocol/ids";
 import { findAccount } from "./accounts";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";

@@ -4,7 +4,7 @@
  */
 import { db } from "../db";
 import { clock } from "../clock";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { actorOf, inScope, type AdminOptions } from "./admin-scope";

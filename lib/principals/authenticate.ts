@@ -8,7 +8,7 @@
 import { db } from "../db";
 import { clock } from "../clock";
 import { log } from "../log";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { credentialsEqual, hashCredential } from "../secrets";
 import { readAgentKey } from "./authenticate.sql";
 import { type CachedCredential, credentialCache } from "./credential-cache";

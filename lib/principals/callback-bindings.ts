@@ -6,7 +6,7 @@
  * same check runs at submit and again before every delivery attempt (push-attempt.ts).
  */
 import { db, type Tx } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { openSecret } from "../secrets";
 import { sealContext } from "../sealed/catalogue";
 import { formatOrigin, parseCallbackUrl, pathWithin } from "./origins";

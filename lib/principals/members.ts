@@ -6,7 +6,7 @@
  * concurrent demotions or removals cannot both pass it — never in a page.
  */
 import { db, type Tx } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit, writePersonAudit } from "../audit/write";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";

@@ -3,7 +3,7 @@
  * after `new URL` parsing — scheme, lower-cased host, effective port, normalised path — never as a
  * string prefix, so `https://good.example.evil.com` is not `https://good.example`.
  */
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 
 export interface Origin {
   scheme: "http" | "https";

@@ -4,7 +4,7 @@
  * server action, `/v1` caller check and sign-in decision reads seats through here.
  */
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { readSeatInAccount } from "./seats.sql";
 import { ROLES, type Role, type Seat } from "./types";
 

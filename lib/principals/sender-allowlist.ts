@@ -11,7 +11,7 @@
  * down before the sender is provisioned — and is reported back as `unknown` (docs/decisions/inter-agent.md).
  */
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import { clock } from "../clock";

@@ -5,8 +5,8 @@
  */
 import { db, type Tx } from "../db";
 import { clock } from "../clock";
-import { HubError } from "../protocol/errors";
-import { mintId } from "../protocol/ids";
+import { HubError } from "@ma2h/protocol/errors";
+import { mintId } from "@ma2h/protocol/ids";
 import { hashCredential } from "../secrets";
 import { AUDIT_EVENT, type AuditEventKind } from "../audit/events";
 import { personActor, writePersonAudit } from "../audit/write";

@@ -4,8 +4,8 @@
  * `human:<handle>` (§9.1).
  */
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
-import { mintId } from "../protocol/ids";
+import { HubError } from "@ma2h/protocol/errors";
+import { mintId } from "@ma2h/protocol/ids";
 import { findAccount } from "./accounts";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";

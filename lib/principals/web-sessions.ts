@@ -6,7 +6,7 @@
 import { clock } from "../clock";
 import { servesHttpsOnly } from "../env";
 import { db, type Tx } from "../db";
-import { mintId } from "../protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 import { hashCredential } from "../secrets";
 
 export interface SessionHuman {

@@ -4,7 +4,7 @@
  * travel; a browser re-reads through its session. Account ids hold no `:`, so the first one splits.
  */
 import type { Tx } from "../db";
-import { ENTRY_KIND } from "../protocol/entry-kinds";
+import { ENTRY_KIND } from "@ma2h/protocol/entry-kinds";
 import { INBOX_CHANNEL, UNDELIVERABLE_CHANNEL } from "./channels";
 import { INBOX_PAYLOAD_SEPARATOR as SEPARATOR } from "./inbox.sql";
 import { publishOn } from "./publish.sql";

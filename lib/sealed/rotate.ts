@@ -7,7 +7,7 @@
  */
 import pg from "pg";
 import { env } from "../env";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import {
   currentSealKey,
   deriveSealKey,

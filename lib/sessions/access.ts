@@ -6,8 +6,8 @@
  */
 import { clock } from "../clock";
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
-import type { SessionResource, SessionScope } from "../protocol/session";
+import { HubError } from "@ma2h/protocol/errors";
+import type { SessionResource, SessionScope } from "@ma2h/protocol/session";
 import { readerAccountId, seatFor, seatsOf } from "../principals/seats";
 import type { AgentPrincipal, Seat } from "../principals/types";
 import { endSessions } from "./end";

@@ -1,7 +1,7 @@
 /** The statements behind lib/sessions/end.ts: the session's terminal compare-and-set and its bounces. */
 import type { Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { COMMAND_KINDS } from "../protocol/entry-kinds";
+import { COMMAND_KINDS } from "@ma2h/protocol/entry-kinds";
 import { statement } from "../sql-statement";
 
 export interface EndedSessionRow {

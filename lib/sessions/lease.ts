@@ -17,7 +17,7 @@
 import { clock } from "../clock";
 import { db } from "../db";
 import { leaseMarginMs } from "../env";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
 import { endSessions } from "./end";
 import { runRenewLease } from "./lease.sql";

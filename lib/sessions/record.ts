@@ -4,7 +4,7 @@
  * caller allowed to read the session at all, which is every caller this is built for (§16.4, R215).
  */
 import type { AgentSession } from "../generated/prisma/client";
-import type { SessionResource, SessionState } from "../protocol/session";
+import type { SessionResource, SessionState } from "@ma2h/protocol/session";
 
 export type SessionRow = AgentSession;
 

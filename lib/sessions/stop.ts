@@ -16,7 +16,7 @@ import { writeAudit } from "../audit/write";
 import { clock } from "../clock";
 import type { Tx } from "../db";
 import { db } from "../db";
-import { HubError } from "../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { announceCredentialChange, credentialTransaction } from "../principals/credential-cache";
 import { ADMIN_ROLES } from "../principals/seats";
 import type { Seat } from "../principals/types";

@@ -1,7 +1,7 @@
 /** The statement behind lib/sessions/sweep.ts. */
 import { db } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { COMMAND_KINDS } from "../protocol/entry-kinds";
+import { COMMAND_KINDS } from "@ma2h/protocol/entry-kinds";
 import { statement } from "../sql-statement";
 
 /**

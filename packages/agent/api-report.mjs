@@ -90,7 +90,7 @@ export function apiReport() {
     }
   }
   // A type the checker names by its file (`import("/abs/path").Name`) is named by its name alone.
-  return `${lines.join("\n").trimEnd()}\n`.replace(/import\("[^"]*"\)\./gu, "");
+  return `${lines.join("\n").trimEnd()}\n`.replace(/import\("[^"]*"\)\./gu, "").replace(/\n{3,}/gu, "\n\n");
 }
 
 function memberLine(checker, member, mdecl, flags) {

@@ -1,5 +1,8 @@
-// Builds the publishable package: the sources and the Hub's pure wire contract (lib/protocol) bundled
-// into dist/ as ESM, runtime dependencies left external, and one bundled type declaration file.
+// Builds the publishable package: the sources and the Hub's pure wire contract (the private workspace
+// package @ma2h/protocol, TypeScript source) bundled into dist/ as ESM, the package's own runtime
+// dependencies left external, and one bundled type declaration file with @ma2h/protocol's types inlined.
+// Nothing in dist/ names @ma2h/protocol: it is never published, so an installed @ma2h/agent could not
+// resolve it.
 import { execFileSync } from "node:child_process";
 import { chmodSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,14 +14,16 @@ const dist = join(here, "dist");
 rmSync(dist, { recursive: true, force: true });
 
 // `ma2h --version` reads the version baked in here, so the packed package needs no package.json lookup.
-const { version } = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
+const { version, dependencies } = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
 
 const common = {
   bundle: true,
   platform: "node",
   format: "esm",
   target: "node20",
-  packages: "external",
+  // Only the declared dependencies (and their subpaths) stay imports; node: built-ins are external on
+  // platform node. Everything else, @ma2h/protocol above all, is bundled in.
+  external: Object.keys(dependencies),
   sourcemap: false,
   logLevel: "warning",
 };
@@ -38,6 +43,8 @@ await build({
 });
 chmodSync(join(dist, "cli.js"), 0o755);
 
+// tsconfig.build.json maps @ma2h/protocol/* to its sources, so its types are ours to inline (TypeScript
+// would write no declarations for it as a package found in node_modules).
 execFileSync(
   process.execPath,
   [
@@ -52,3 +59,9 @@ execFileSync(
   ],
   { stdio: "inherit" },
 );
+
+// The published files must not import the private package (an install could not resolve it).
+for (const file of ["index.js", "cli.js", "index.d.ts"]) {
+  if (/(?:from\s*|import\(\s*|require\(\s*)["']@ma2h\/protocol/.test(readFileSync(join(dist, file), "utf8")))
+    throw new Error(`dist/${file} imports @ma2h/protocol, which is private: it must be bundled in`);
+}

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const { consumeSubmitBudget } = await import("../../lib/rate-limit");
   const { submitMessage } = await import("../../lib/messages/submit");
   const { readJsonObject } = await import("../../lib/http/body");
-  const { parseMessage } = await import("../../lib/protocol/message");
+  const { parseMessage } = await import("@ma2h/protocol/message");
   const { payloadHash } = await import("../../lib/messages/submit");
   const headers = new Headers({ authorization: `Bearer ${keys["parts/agent"]}`, "content-type": "application/json" });
   const principal = requireAgent(await authenticate(headers));

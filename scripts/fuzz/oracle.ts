@@ -4,7 +4,7 @@
  * `{"error":{"code","message"}}` with a code of the §8.5 table whose status is the one answered.
  * Pure: the CLI, the CI test and the oracle's own unit test share it.
  */
-import { ERROR_STATUS } from "../../lib/protocol/errors";
+import { ERROR_STATUS } from "@ma2h/protocol/errors";
 import type { RawResponse, SendOutcome } from "./send";
 
 /** A request-target that names the protocol surface (query and fragment aside). */

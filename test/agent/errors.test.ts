@@ -1,12 +1,12 @@
 /**
- * The §8.5 unknown-code fallback (a client MUST): the pure table in lib/protocol/errors.ts, and the
+ * The §8.5 unknown-code fallback (a client MUST): the pure table in packages/protocol/src/errors.ts, and the
  * SDK's typed errors over real HTTP from a tiny server answering codes the SDK does not know, and
  * bodies that are not the §8.5 envelope at all.
  */
-// covers: packages/agent/src/errors.ts, lib/protocol/errors.ts
+// covers: packages/agent/src/errors.ts, packages/protocol/src/errors.ts
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseErrorCode, ERROR_STATUS, effectiveErrorCode, type ErrorTouchpoint } from "../../lib/protocol/errors";
+import { baseErrorCode, ERROR_STATUS, effectiveErrorCode, type ErrorTouchpoint } from "@ma2h/protocol/errors";
 import {
   AlreadyTerminalError,
   GoneError,

@@ -13,8 +13,8 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from "no
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { addBinding } from "../../lib/principals/bindings";
-import type { HubResponse } from "../../lib/protocol/response";
-import { signResponsePush } from "../../lib/protocol/signing";
+import type { HubResponse } from "@ma2h/protocol/response";
+import { signResponsePush } from "@ma2h/protocol/signing";
 import { HubKeys } from "../../packages/agent/src/keys";
 import { fetchPushHandler, nodePushHandler, type PushReceiverOptions } from "../../packages/agent/src/receivers";
 import { FileDedupStore, MemoryReplayStore, responseDedupKey } from "../../packages/agent/src/stores";

@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { addBinding } from "../../lib/principals/bindings";
-import { signResponsePush } from "../../lib/protocol/signing";
+import { signResponsePush } from "@ma2h/protocol/signing";
 import { sealState } from "../../packages/agent/src/state";
 import { useHubFixture } from "../support/hub-fixture";
 import { envelope } from "../support/provision";

@@ -6,7 +6,7 @@
  */
 // covers: packages/agent/src/verify-push.ts, packages/agent/src/verify-directive.ts, packages/agent/src/verification.ts
 import { describe, expect, it } from "vitest";
-import { formatSignatureHeader, signContext } from "../../lib/protocol/signing";
+import { formatSignatureHeader, signContext } from "@ma2h/protocol/signing";
 import { MemoryReplayStore } from "../../packages/agent/src/stores";
 import { verifyDirective } from "../../packages/agent/src/verify-directive";
 import { VerificationError, verifyPush } from "../../packages/agent/src/verify-push";

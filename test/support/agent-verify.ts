@@ -1,6 +1,6 @@
 /**
  * What an agent does with a push it receives (§9.2), written from the spec and NOT from
- * lib/protocol — the point is to catch the Hub and its own verifier agreeing on a mistake. It rebuilds
+ * @ma2h/protocol — the point is to catch the Hub and its own verifier agreeing on a mistake. It rebuilds
  * the 10-key `signed_context` from the body it received, the header, and the callback URL it
  * registered; recomputes `payload_sha256`; checks `t` against its own clock (±window) and `jti`
  * against a replay cache; then verifies HMAC-SHA256 with its secret(s) or ed25519 against the

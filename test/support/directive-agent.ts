@@ -1,6 +1,6 @@
 /**
  * What a consuming agent does with each drained directive (§9.7, §13.4), written from the spec and
- * NOT from lib/protocol, so the Hub and its own helpers cannot agree on a mistake unnoticed: strip
+ * NOT from @ma2h/protocol, so the Hub and its own helpers cannot agree on a mistake unnoticed: strip
  * the `MA2H-Signature: ` prefix, parse t/jti/v1, check t against its own clock (±window), recompute
  * payload_sha256 from the five content fields it received, rebuild the 7-key context, verify
  * ed25519 against the Hub's published JWKS, confirm `to` is itself, refuse a replayed jti, then

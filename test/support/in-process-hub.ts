@@ -11,7 +11,7 @@ import { Readable } from "node:stream";
 import { resetEnvCache } from "@/lib/env";
 import { noSuchEndpoint } from "@/lib/http/handler";
 import { V1_MANIFEST, v1RouteModule } from "@/lib/http/routes";
-import { appFolderOf } from "@/lib/protocol/routes";
+import { appFolderOf } from "@ma2h/protocol/routes";
 import { hubEnv } from "./hub";
 
 type Module = ReturnType<typeof v1RouteModule>;

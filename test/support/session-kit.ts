@@ -1,10 +1,10 @@
 /**
  * §16 session calls for the tests (test/sessions.test.ts, test/session-stop.test.ts): any verb with
  * a bearer credential, the raw text kept for byte comparisons, and the checks every session body
- * must pass — the official schema (Ajv) and our zod mirror (lib/protocol/session.ts). No test-runner
+ * must pass — the official schema (Ajv) and our zod mirror (packages/protocol/src/session.ts). No test-runner
  * imports.
  */
-import { sessionEnvelopeSchema, sessionListSchema } from "../../lib/protocol/session";
+import { sessionEnvelopeSchema, sessionListSchema } from "@ma2h/protocol/session";
 import { type Json, officialAjv } from "./spec";
 
 export interface Reply {

@@ -8,7 +8,7 @@
 // A line `// tier: process` (or db) in a file overrides the scan, for a child the scan cannot see.
 // vitest.config.ts gives each tier a project; test/support/tier-guard.ts makes what a tier may not
 // use fail, so no file can be sorted lower than it belongs and still pass.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const STARTS_PROCESSES =
@@ -39,11 +39,18 @@ function testFiles(root, dir) {
   });
 }
 
-/** Every vitest file of the repo (lib/ and test/), by tier. @param {string} root */
+/** Where vitest files live: lib/, test/, and each workspace package's src/ and test/. @param {string} root */
+function testDirs(root) {
+  const packages = readdirSync(join(root, "packages"), { withFileTypes: true }).filter((d) => d.isDirectory());
+  const inPackages = packages.flatMap((d) => [`packages/${d.name}/src`, `packages/${d.name}/test`]);
+  return ["lib", "test", ...inPackages.filter((dir) => existsSync(join(root, dir)))];
+}
+
+/** Every vitest file of the repo (testDirs), by tier. @param {string} root */
 export function filesByTier(root) {
   /** @type {Record<"unit" | "db" | "process", string[]>} */
   const tiers = { unit: [], db: [], process: [] };
-  for (const file of [...testFiles(root, "lib"), ...testFiles(root, "test")].sort())
-    tiers[tierOf(readFileSync(join(root, file), "utf8"))].push(file);
+  const files = testDirs(root).flatMap((dir) => testFiles(root, dir));
+  for (const file of files.sort()) tiers[tierOf(readFileSync(join(root, file), "utf8"))].push(file);
   return tiers;
 }

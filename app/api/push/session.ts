@@ -7,7 +7,7 @@
 import { env } from "@/lib/env";
 import { isSameOrigin } from "@/lib/http/same-origin";
 import { currentHuman } from "@/lib/next/current-human";
-import { HubError } from "@/lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 
 export async function pushCaller(req: Request, write: boolean): Promise<{ userId: string }> {
   if (write && !isSameOrigin(req.headers.get("origin"), req.headers.get("sec-fetch-site"), env().publicUrl))

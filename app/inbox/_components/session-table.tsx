@@ -4,7 +4,7 @@
  * first. Label, run id, kind and project are the agent's own text and render as plain text.
  */
 import { Countdown, LocalTime } from "@/components/Clock";
-import type { SessionResource } from "@/lib/protocol/session";
+import type { SessionResource } from "@ma2h/protocol/session";
 
 export function SessionTable({ sessions }: { sessions: SessionResource[] }) {
   if (sessions.length === 0)

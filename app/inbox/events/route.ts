@@ -4,7 +4,7 @@ import { inboxEvents, type InboxEvent } from "@/lib/inbox/events";
 import { streamSeats } from "@/lib/inbox/stream-seats";
 import { acquireHeld, type Release } from "@/lib/limits/parked";
 import { humanForSessionToken, sessionTokenFrom } from "@/lib/principals/web-sessions";
-import { HubError, isHubError } from "@/lib/protocol/errors";
+import { HubError, isHubError } from "@ma2h/protocol/errors";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 /**
- * The handlers under `/v1/agents/` (the route table, lib/protocol/routes.ts). Agent ids contain `/`, so each
+ * The handlers under `/v1/agents/` (the route table, packages/protocol/src/routes.ts). Agent ids contain `/`, so each
  * reads the id from the raw path: `%2F` and a literal `/` both work; the account (`?account=`)
  * names whose agent this is (lib/presence/read.ts).
  */
@@ -7,7 +7,7 @@ import { agentCaller, humanCaller, humanReader } from "../callers";
 import { json, route } from "../handler";
 import { agentPathId, presenceAccountParam, presenceForHuman, presencePathAgentId } from "../../presence/read";
 import { agentSelf } from "../../principals/agent-self";
-import { HubError } from "../../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { stopOrResume } from "../../sessions/access";
 
 /**

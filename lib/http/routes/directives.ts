@@ -1,4 +1,4 @@
-/** The handlers of `/v1/directives` and `/v1/directives/{id}` (the route table, lib/protocol/routes.ts). */
+/** The handlers of `/v1/directives` and `/v1/directives/{id}` (the route table, packages/protocol/src/routes.ts). */
 import { humanCaller } from "../callers";
 import { json, route } from "../handler";
 import { authorDirective } from "../../mailbox/author";

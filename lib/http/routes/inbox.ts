@@ -1,11 +1,11 @@
-/** The handlers of `/v1/inbox`, `/v1/inbox/stream` and `/v1/inbox/ack` (the route table, lib/protocol/routes.ts). */
+/** The handlers of `/v1/inbox`, `/v1/inbox/stream` and `/v1/inbox/ack` (the route table, packages/protocol/src/routes.ts). */
 import { agentCaller } from "../callers";
 import { json, route } from "../handler";
 import { parseDrainQuery } from "../drain-query";
 import { ackMailbox } from "../../mailbox/ack";
 import { drainMailbox } from "../../mailbox/drain";
 import { openMailboxStream } from "../../mailbox/stream";
-import { HubError } from "../../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { leaseHoldEnd, presentSession, sessionParam } from "../../sessions/lease";
 
 /**

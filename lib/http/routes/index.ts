@@ -1,5 +1,5 @@
 /**
- * The `/v1` route manifest: the route table (lib/protocol/routes.ts) with each operation's
+ * The `/v1` route manifest: the route table (packages/protocol/src/routes.ts) with each operation's
  * handler. Every protocol route is served from here — by Next through its `app/v1/…/route.ts`, which exports
  * `v1RouteModule(folder)` and nothing else, and by the protocol lane (server/protocol-lane.ts) for
  * the routes marked `lane` — so each handler has one definition and one table says who serves what.
@@ -11,7 +11,7 @@
  * headers of a `GET` (a `404` envelope's where there is no `GET`).
  */
 import { noSuchEndpoint, route } from "../handler";
-import { HubError } from "../../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { agentSelfRoute, presenceRoute, resumeAgentRoute, stopAgentRoute } from "./agents";
 import { authorDirectiveRoute, readDirectiveRoute } from "./directives";
 import { drainRoute, inboxAckRoute, streamRoute } from "./inbox";
@@ -28,7 +28,7 @@ import {
   type V1Method,
   type V1Route,
   V1_ROUTES,
-} from "../../protocol/routes";
+} from "@ma2h/protocol/routes";
 
 export type RouteHandler = typeof noSuchEndpoint;
 

@@ -1,4 +1,4 @@
-/** The handlers of `POST /v1/messages/{id}/cancel` and `/ack` (the route table, lib/protocol/routes.ts). */
+/** The handlers of `POST /v1/messages/{id}/cancel` and `/ack` (the route table, packages/protocol/src/routes.ts). */
 import { agentCaller } from "../callers";
 import { json, route } from "../handler";
 import { ackResponse } from "../../messages/ack";

@@ -1,4 +1,4 @@
-/** The handler of `GET /v1/openapi.json` (the route table, lib/protocol/routes.ts). */
+/** The handler of `GET /v1/openapi.json` (the route table, packages/protocol/src/routes.ts). */
 import { env } from "../../env";
 import { json, route } from "../handler";
 import { openApiDocument } from "../../openapi/document";

@@ -1,5 +1,5 @@
 /**
- * The handler of `POST /v1/messages/{id}/resolve` (the route table, lib/protocol/routes.ts), served by its
+ * The handler of `POST /v1/messages/{id}/resolve` (the route table, packages/protocol/src/routes.ts), served by its
  * App Router route file and by the protocol lane (server/protocol-lane.ts) alike.
  */
 import { resolverCaller } from "../callers";

@@ -1,4 +1,4 @@
-/** The handlers of `/v1/sessions` and `/v1/sessions/{id}` (the route table, lib/protocol/routes.ts). */
+/** The handlers of `/v1/sessions` and `/v1/sessions/{id}` (the route table, packages/protocol/src/routes.ts). */
 import { agentCaller, sessionCaller } from "../callers";
 import { json, route } from "../handler";
 import { consumeSubmitBudget } from "../../rate-limit";

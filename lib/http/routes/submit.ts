@@ -1,5 +1,5 @@
 /**
- * The handler of `POST /v1/messages` (the route table, lib/protocol/routes.ts), served by its
+ * The handler of `POST /v1/messages` (the route table, packages/protocol/src/routes.ts), served by its
  * App Router route file and by the protocol lane (server/protocol-lane.ts) alike.
  */
 import { agentCaller } from "../callers";
@@ -7,11 +7,11 @@ import { json, route } from "../handler";
 import { submitMessage } from "../../messages/submit";
 import { interAgentSettings } from "../../env";
 import { consumeSubmitBudget } from "../../rate-limit";
-import { submitWarnings, warningHeaders } from "../../protocol/submit-warnings";
+import { submitWarnings, warningHeaders } from "@ma2h/protocol/submit-warnings";
 
 /**
  * §8.1 submit: notify / ask / task. A field ignored as unknown (§10) that was meant for a block of
- * the message is named in an `MA2H-Warning` header (lib/protocol/submit-warnings.ts).
+ * the message is named in an `MA2H-Warning` header (packages/protocol/src/submit-warnings.ts).
  */
 export const submitRoute = route(async ({ req, log, body }) => {
   const principal = await agentCaller(req);

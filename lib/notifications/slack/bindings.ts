@@ -9,7 +9,7 @@
 import { AUDIT_EVENT } from "../../audit/events";
 import { personActor, writeAudit, writePersonAudit } from "../../audit/write";
 import { db, type Tx } from "../../db";
-import { mintId } from "../../protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 
 /** The Hub person a Slack user is bound to in the account, or null. */
 export async function slackPersonFor(accountId: string, slackUserId: string): Promise<string | null> {

@@ -10,8 +10,8 @@
  * - an input ask or a task: "Open in inbox";
  * - settled: the outcome, who decided and via which channel, and "Open in inbox"; no buttons.
  */
-import { effectiveOptions } from "../../protocol/ask-contract";
-import type { AskRequest } from "../../protocol/message";
+import { effectiveOptions } from "@ma2h/protocol/ask-contract";
+import type { AskRequest } from "@ma2h/protocol/message";
 
 export const ANSWER_ACTION_PREFIX = "ma2h_answer_";
 export const OPEN_ACTION = "ma2h_open";

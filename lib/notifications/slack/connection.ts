@@ -15,7 +15,7 @@ import { writeAudit } from "../../audit/write";
 import { clock } from "../../clock";
 import { db, type Tx } from "../../db";
 import type { SlackConnection } from "../../generated/prisma/client";
-import { HubError } from "../../protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { ADMIN_ROLES } from "../../principals/seats";
 import type { Role } from "../../principals/types";
 import { openSecret, sealSecret } from "../../secrets";

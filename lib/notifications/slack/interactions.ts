@@ -24,7 +24,7 @@ import { envelopeOf } from "../../messages/record";
 import { resolveMessage } from "../../messages/resolve";
 import { SLUG_PATTERN } from "../../principals/accounts";
 import { seatFor } from "../../principals/seats";
-import { HubError, isHubError } from "../../protocol/errors";
+import { HubError, isHubError } from "@ma2h/protocol/errors";
 import { failureOf, slackClient } from "./api";
 import { mintBindLink } from "./bind-links";
 import { slackPersonFor } from "./bindings";

@@ -5,7 +5,7 @@
  */
 import { db } from "../../db";
 import { envelopeOf } from "../../messages/record";
-import { effectiveOptions } from "../../protocol/ask-contract";
+import { effectiveOptions } from "@ma2h/protocol/ask-contract";
 import type { PostItem, PostState } from "./blocks";
 
 type ItemRow = Parameters<typeof envelopeOf>[0] & {

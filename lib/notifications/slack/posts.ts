@@ -16,7 +16,7 @@ import { db, type Tx } from "../../db";
 import { env, notifyRetryPolicy } from "../../env";
 import { log } from "../../log";
 import { itemUrl } from "../compose";
-import { mintId } from "../../protocol/ids";
+import { mintId } from "@ma2h/protocol/ids";
 import { enqueueNotify } from "../../queue/enqueue";
 import { failureOf, slackClient } from "./api";
 import { itemMessage, type PostItem, type PostState } from "./blocks";

@@ -6,11 +6,11 @@
  * The flat methods of 0.6.0 remain for one release as deprecated aliases (README, "Migrating").
  */
 import { randomUUID } from "node:crypto";
-import type { Ack } from "../../../lib/protocol/ack";
-import { type Capability, capabilitySchema } from "../../../lib/protocol/capability";
-import type { GetMessage } from "../../../lib/protocol/get-message";
-import type { HubResponse } from "../../../lib/protocol/response";
-import type { Destination, SubmitAck } from "../../../lib/protocol/submit-ack";
+import type { Ack } from "@ma2h/protocol/ack";
+import { type Capability, capabilitySchema } from "@ma2h/protocol/capability";
+import type { GetMessage } from "@ma2h/protocol/get-message";
+import type { HubResponse } from "@ma2h/protocol/response";
+import type { Destination, SubmitAck } from "@ma2h/protocol/submit-ack";
 import { type DirectiveMailbox, HubDirectiveMailbox } from "./directives";
 import { type EnvelopeContext, type NotifyInput, negotiateVersion, type TaskInput } from "./envelopes";
 import { CapabilityError } from "./errors";

@@ -13,7 +13,7 @@
  * transient cause (clock skew, a key rotation not yet fetched) heals on redelivery, and until then
  * the person sees it un-acknowledged, which is the truth (docs/decisions/agent-sdk.md).
  */
-import type { Directive } from "../../../lib/protocol/directive";
+import type { Directive } from "@ma2h/protocol/directive";
 import { checkDirectiveSenders, type DirectiveSenders, directiveSenderAccepted } from "./directive-senders";
 import { HubKeys } from "./keys";
 import { SenderNotAcceptedError } from "./session-inbox";

@@ -6,11 +6,11 @@
  * answer (ValidationError / InvalidFieldError, `local: true`) — and no request is made.
  */
 import { randomUUID } from "node:crypto";
-import { assertAskAnswerable } from "../../../lib/protocol/ask-contract";
-import { type ErrorCode, isHubError } from "../../../lib/protocol/errors";
-import { type Message, parseMessage } from "../../../lib/protocol/message";
-import { checkSubmitSemantics } from "../../../lib/protocol/rules";
-import { assertSupportedMajor, parseVersion } from "../../../lib/protocol/versions";
+import { assertAskAnswerable } from "@ma2h/protocol/ask-contract";
+import { type ErrorCode, isHubError } from "@ma2h/protocol/errors";
+import { type Message, parseMessage } from "@ma2h/protocol/message";
+import { checkSubmitSemantics } from "@ma2h/protocol/rules";
+import { assertSupportedMajor, parseVersion } from "@ma2h/protocol/versions";
 import { CapabilityError, localError } from "./errors";
 
 /** The newest version this SDK speaks (§10). */

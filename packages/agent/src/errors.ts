@@ -1,11 +1,11 @@
 /**
  * Typed errors, one class per §8.5 `code`, chosen by the code the client acts on after the §8.5
- * unknown-code fallback (`effectiveErrorCode`, the one definition in lib/protocol/errors.ts): an
+ * unknown-code fallback (`effectiveErrorCode`, the one definition in @ma2h/protocol/errors): an
  * unrecognised `code` inside a known status class reads as that touchpoint's base code. `code` is
  * that effective code; `receivedCode` is what the Hub actually sent (null when the body was not the
  * §8.5 envelope). Messages never carry the API key or a message's `state`.
  */
-import { ERROR_STATUS, type ErrorCode, type ErrorTouchpoint, effectiveErrorCode } from "../../../lib/protocol/errors";
+import { ERROR_STATUS, type ErrorCode, type ErrorTouchpoint, effectiveErrorCode } from "@ma2h/protocol/errors";
 
 /**
  * Every `code` an SDK error carries: a §8.5 code (after the unknown-code fallback), `http_<status>`

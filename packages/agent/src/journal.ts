@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { SubmitAck } from "../../../lib/protocol/submit-ack";
+import type { SubmitAck } from "@ma2h/protocol/submit-ack";
 
 export interface SubmitJournal {
   /** Persists the bytes about to be POSTed for `key` (before the request). */

@@ -8,7 +8,7 @@
  * Only a keys URL on the Hub's own origin is followed: the keys are the root of trust for every
  * answer, and the agent chose to trust that origin, not wherever a document served there points.
  */
-import { publicKeyFromJwk, type VerificationKey } from "../../../lib/protocol/signing";
+import { publicKeyFromJwk, type VerificationKey } from "@ma2h/protocol/signing";
 import { Ma2hError } from "./errors";
 
 export interface HubKeysOptions {

@@ -5,13 +5,13 @@
  * An addressed submit (`to`, v0.5) carries the sender's duties: §8.0 feature detection before it is
  * sent, the §8.1 misroute check on its ack.
  */
-import type { Ack } from "../../../lib/protocol/ack";
-import type { Capability } from "../../../lib/protocol/capability";
-import { type ErrorCode, isHubError } from "../../../lib/protocol/errors";
-import type { GetMessage } from "../../../lib/protocol/get-message";
-import { parseResolveRequest } from "../../../lib/protocol/resolve-request";
-import type { HubResponse } from "../../../lib/protocol/response";
-import { type Destination, destinationSchema, type SubmitAck } from "../../../lib/protocol/submit-ack";
+import type { Ack } from "@ma2h/protocol/ack";
+import type { Capability } from "@ma2h/protocol/capability";
+import { type ErrorCode, isHubError } from "@ma2h/protocol/errors";
+import type { GetMessage } from "@ma2h/protocol/get-message";
+import { parseResolveRequest } from "@ma2h/protocol/resolve-request";
+import type { HubResponse } from "@ma2h/protocol/response";
+import { type Destination, destinationSchema, type SubmitAck } from "@ma2h/protocol/submit-ack";
 import {
   type CommonInput,
   type ConfirmInput,

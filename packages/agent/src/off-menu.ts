@@ -5,9 +5,9 @@
  * the Hub says so (`response.edited`), or when the value is not one of the options we know we
  * offered — the membership test itself, so a Response missing the flag is not taken on trust.
  */
-import { CONFIRM_OPTIONS, effectiveOptions } from "../../../lib/protocol/ask-contract";
-import type { AskRequest } from "../../../lib/protocol/message";
-import type { HubResponse } from "../../../lib/protocol/response";
+import { CONFIRM_OPTIONS, effectiveOptions } from "@ma2h/protocol/ask-contract";
+import type { AskRequest } from "@ma2h/protocol/message";
+import type { HubResponse } from "@ma2h/protocol/response";
 
 /** What the asker knows of its own question: the mode and the values it offered (for membership). */
 export interface AskShape {

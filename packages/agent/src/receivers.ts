@@ -15,8 +15,8 @@
  * Error bodies are the §8.5 envelope `{"error":{"code","message"}}` and never echo the input.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { HubResponse } from "../../../lib/protocol/response";
-import { readCappedBody } from "../../../lib/protocol/capped-body";
+import type { HubResponse } from "@ma2h/protocol/response";
+import { readCappedBody } from "@ma2h/protocol/capped-body";
 import { HubKeysError } from "./keys";
 import { type DedupStore, MemoryDedupStore, responseDedupKey } from "./stores";
 import { VerificationError } from "./verification";

@@ -20,8 +20,8 @@
  * Refused (unverified) items are likewise reported and never acked: the signature is what makes an
  * entry ours to consume (the directive mailbox's rule, directives.ts).
  */
-import { ADDRESS_PATTERN } from "../../../lib/protocol/wire";
-import { type SessionResource, sessionEnvelopeSchema } from "../../../lib/protocol/session";
+import { ADDRESS_PATTERN } from "@ma2h/protocol/wire";
+import { type SessionResource, sessionEnvelopeSchema } from "@ma2h/protocol/session";
 import { checkDirectiveSenders, type DirectiveSenders, directiveSenderAccepted } from "./directive-senders";
 import { Ma2hError } from "./errors";
 import type { HubKeys } from "./keys";

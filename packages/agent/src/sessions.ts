@@ -3,7 +3,7 @@
  * drain and ack (§8.7.1, session-inbox.ts). The client remembers the session it registered last
  * (`client.session`) and names it as `agent.session` on its submits until it is closed (§4.1).
  */
-import type { SessionResource } from "../../../lib/protocol/session";
+import type { SessionResource } from "@ma2h/protocol/session";
 import type { RequestControl } from "./messages";
 import type { RegisterSessionInput, SessionDrainOptions, SessionInbox } from "./session-inbox";
 import type { VerifiedEntry } from "./verify-entry";

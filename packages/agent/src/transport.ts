@@ -5,7 +5,7 @@
  * Retrying a submit is safe because the body is the same string every time (§8.1 dedup on the
  * identical payload). Nothing here logs; errors name the path, never the API key or a body's `state`.
  */
-import type { ErrorTouchpoint } from "../../../lib/protocol/errors";
+import type { ErrorTouchpoint } from "@ma2h/protocol/errors";
 import { errorFromResponse, HubUnavailableError, type Ma2hError, NetworkError, RateLimitedError } from "./errors";
 
 export interface RetryOptions {

@@ -1,10 +1,10 @@
 /**
  * What verifyPush (§9.2) and verifyDirective (§9.7) share: the refusal type, the process-wide
- * default `jti` store, option checks, and running lib/protocol's stateless check against the Hub's
+ * default `jti` store, option checks, and running @ma2h/protocol's stateless check against the Hub's
  * keys with one refetch when no cached key verifies (a rotation since the keys were fetched).
  */
-import type { VerificationKey } from "../../../lib/protocol/signing";
-import type { SignatureCheck } from "../../../lib/protocol/verify";
+import type { VerificationKey } from "@ma2h/protocol/signing";
+import type { SignatureCheck } from "@ma2h/protocol/verify";
 import { HubKeys } from "./keys";
 import { MemoryReplayStore, type ReplayStore } from "./stores";
 import { Ma2hError } from "./errors";

@@ -11,9 +11,9 @@
  * current session" to compare with, so a session-qualified `to` is refused as wrong_addressee rather
  * than accepted for any session (§13.4's v0.5 amendment).
  */
-import type { Directive } from "../../../lib/protocol/directive";
-import { checkDirectiveDelivery } from "../../../lib/protocol/inbound-verify";
-import { inboundDirectiveSchema } from "../../../lib/protocol/inbound-message";
+import type { Directive } from "@ma2h/protocol/directive";
+import { checkDirectiveDelivery } from "@ma2h/protocol/inbound-verify";
+import { inboundDirectiveSchema } from "@ma2h/protocol/inbound-message";
 import type { HubKeys } from "./keys";
 import type { ReplayStore } from "./stores";
 import { checkWithKeys, defaultReplayStore, fail, keySource, windowOption } from "./verification";

@@ -2,7 +2,7 @@
  * One item of a session-presenting drain (§8.7.1), verified before the agent may use it: a
  * `{directive|message|response|receipt, signature}` item. A directive goes through verifyDirective
  * (§9.7, with the presented session as a valid addressee); the three v0.5 kinds through the §9.8
- * check in lib/protocol/entry-signing.ts — the context rebuilt from the entry as received, digests
+ * check in @ma2h/protocol/entry-signing — the context rebuilt from the entry as received, digests
  * recomputed, `to` reconstructed from the agent's own id and the presented session (never read from
  * the body) — then the §13.4 addressee check (a `message` entry's `to` must be this principal or this
  * session: another principal, or another session of ours, is wrong_addressee), the shape against
@@ -10,21 +10,16 @@
  * injected `state` or callback), then the `jti` store. What comes back is typed, stripped of unknown
  * (unsigned) top-level fields, and carries the entry's ack key (§8.7.1) and dedup key (§6, §13.4).
  */
-import {
-  checkEntryDelivery,
-  drainAddress,
-  type EntryKind,
-  MESSAGE_CONTENT_FIELDS,
-} from "../../../lib/protocol/entry-signing";
+import { checkEntryDelivery, drainAddress, type EntryKind, MESSAGE_CONTENT_FIELDS } from "@ma2h/protocol/entry-signing";
 import {
   type DeliveredReceipt,
   inboundMessageEntrySchema,
   inboundReceiptSchema,
   inboundResponseEntrySchema,
-} from "../../../lib/protocol/inbound-message";
-import type { Message } from "../../../lib/protocol/message";
-import type { HubResponse } from "../../../lib/protocol/response";
-import type { Directive } from "../../../lib/protocol/directive";
+} from "@ma2h/protocol/inbound-message";
+import type { Message } from "@ma2h/protocol/message";
+import type { HubResponse } from "@ma2h/protocol/response";
+import type { Directive } from "@ma2h/protocol/directive";
 import type { HubKeys } from "./keys";
 import { type ReplayStore, responseDedupKey } from "./stores";
 import { checkWithKeys, defaultReplayStore, fail, keySource, windowOption } from "./verification";

@@ -5,11 +5,11 @@
  * signature with the hmac secret(s) OR the Hub's ed25519 keys — only the pinned `keyId` when given,
  * so another account's push signed by the same Hub is refused — validates the §6 shape, refuses an
  * `in_reply_to` its submit journal never sent (when given one), and only then records the `jti` (a
- * forged request cannot poison the replay store). The rules are lib/protocol's.
+ * forged request cannot poison the replay store). The rules are @ma2h/protocol's.
  */
-import { type HubResponse, responseSchema } from "../../../lib/protocol/response";
-import type { VerificationKey } from "../../../lib/protocol/signing";
-import { checkResponsePush } from "../../../lib/protocol/verify";
+import { type HubResponse, responseSchema } from "@ma2h/protocol/response";
+import type { VerificationKey } from "@ma2h/protocol/signing";
+import { checkResponsePush } from "@ma2h/protocol/verify";
 import type { HubKeys } from "./keys";
 import type { ReplayStore } from "./stores";
 import { checkWithKeys, defaultReplayStore, fail, keySource, windowOption } from "./verification";

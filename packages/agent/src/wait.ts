@@ -11,8 +11,8 @@
  * unchanged since `since` — the Hub does not hold for a terminal message — so the next GET drops
  * `since` and reads the body.
  */
-import type { GetMessage } from "../../../lib/protocol/get-message";
-import { type HubResponse, responseSchema } from "../../../lib/protocol/response";
+import type { GetMessage } from "@ma2h/protocol/get-message";
+import { type HubResponse, responseSchema } from "@ma2h/protocol/response";
 import { Ma2hError, WaitTimeoutError } from "./errors";
 import { abortReason, backoffDelay, isTransient, sleep, type Transport } from "./transport";
 

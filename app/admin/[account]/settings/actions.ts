@@ -10,7 +10,7 @@ import { adminAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
 import { field } from "@/lib/next/form";
 import { interAgentSettings } from "@/lib/env";
-import { HubError } from "@/lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { setAgentSessionVisibility, setInterAgentEnabled } from "@/lib/principals/accounts";
 
 export async function setAgentSessionVisibilityAction(_prev: ActionState, form: FormData): Promise<ActionState> {

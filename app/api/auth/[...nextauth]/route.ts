@@ -2,7 +2,7 @@ import NextAuth from "next-auth";
 import type { NextRequest } from "next/server";
 import { errorResponse } from "@/lib/http/handler";
 import { authOptions } from "@/lib/next/auth-options";
-import { HubError } from "@/lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { sessionTokenFrom } from "@/lib/principals/web-sessions";
 
 export const dynamic = "force-dynamic";

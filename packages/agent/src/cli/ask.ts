@@ -6,7 +6,7 @@
  * that re-invokes the agent, print the id, exit; a later `ma2h receive` acts on the pushed answer.
  */
 import { readFileSync } from "node:fs";
-import type { SubmitAck } from "../../../../lib/protocol/submit-ack";
+import type { SubmitAck } from "@ma2h/protocol/submit-ack";
 import type { CallbackInput, CommonInput, ConfirmInput, SelectInput } from "../envelopes";
 import type { AskShape } from "../off-menu";
 import { sealState } from "../state";

@@ -5,7 +5,7 @@
  * stderr and never acked. --follow keeps long-polling until SIGINT/SIGTERM.
  */
 import { join } from "node:path";
-import type { Directive } from "../../../../lib/protocol/directive";
+import type { Directive } from "@ma2h/protocol/directive";
 import { FileDedupStore, FileReplayStore } from "../stores";
 import type { VerificationError } from "../verify-push";
 import type { CommandSpec, Parsed } from "./args";

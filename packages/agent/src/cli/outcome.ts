@@ -4,8 +4,8 @@
  * the person's own words (`allow_edit`, §5.2) has an exit code of its own and a note on stderr, so
  * neither a script nor a person reads it as one of the options.
  */
-import type { HubResponse } from "../../../../lib/protocol/response";
-import { DEFAULT_ON_EXPIRE_ACTOR } from "../../../../lib/protocol/response";
+import type { HubResponse } from "@ma2h/protocol/response";
+import { DEFAULT_ON_EXPIRE_ACTOR } from "@ma2h/protocol/response";
 import { type AskShape, isOffMenu } from "../off-menu";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { note, printJson, printLine } from "./output";

@@ -4,8 +4,8 @@
  * `created_at`, so a rebuilt body would be a 409); running the same command again after a crash
  * replays those bytes and recovers the original id instead of asking twice.
  */
-import type { SubmitAck } from "../../../../lib/protocol/submit-ack";
-import { ADDRESS_PATTERN } from "../../../../lib/protocol/wire";
+import type { SubmitAck } from "@ma2h/protocol/submit-ack";
+import { ADDRESS_PATTERN } from "@ma2h/protocol/wire";
 import type { CommonInput, Priority } from "../envelopes";
 import { type FlagSpec, type Parsed, UsageError } from "./args";
 import { note } from "./output";

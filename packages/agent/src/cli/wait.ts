@@ -1,5 +1,5 @@
 /** `ma2h wait <id>` — wait for a message's terminal Response; the exit code tells the outcome. */
-import type { AskRequest } from "../../../../lib/protocol/message";
+import type { AskRequest } from "@ma2h/protocol/message";
 import { askShape } from "../off-menu";
 import type { CommandSpec, Parsed } from "./args";
 import { parseDuration } from "./duration";

@@ -5,9 +5,9 @@
  */
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { GetMessage } from "../../../../lib/protocol/get-message";
-import type { AskRequest } from "../../../../lib/protocol/message";
-import { type HubResponse, responseSchema } from "../../../../lib/protocol/response";
+import type { GetMessage } from "@ma2h/protocol/get-message";
+import type { AskRequest } from "@ma2h/protocol/message";
+import { type HubResponse, responseSchema } from "@ma2h/protocol/response";
 import type { Ma2hClient, MessageHandle } from "../client";
 import { localError, WaitTimeoutError } from "../errors";
 import { type AskShape, askShape } from "../off-menu";

@@ -11,7 +11,7 @@
  * step 3, within this process's horizon).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Directive } from "../../../../lib/protocol/directive";
+import type { Directive } from "@ma2h/protocol/directive";
 import type { Ma2hClient } from "../client";
 import type { Extra } from "./ask-tools";
 import { result } from "./outcome";

@@ -7,7 +7,7 @@
  * the default, with the system actor — not as a person's choice (§6, §7).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_ON_EXPIRE_ACTOR, type HubResponse } from "../../../../lib/protocol/response";
+import { DEFAULT_ON_EXPIRE_ACTOR, type HubResponse } from "@ma2h/protocol/response";
 import { type AskShape, isOffMenu } from "../off-menu";
 import type { AnswerOutput } from "./schemas";
 

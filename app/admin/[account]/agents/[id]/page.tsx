@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { agentInAccount } from "@/lib/principals/agents";
 import { listKeys } from "@/lib/principals/api-keys";
 import { listBindings } from "@/lib/principals/bindings";
-import { HubError } from "@/lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { revokeKeyAction, rotateKeyAction } from "../../../actions";
 import { ActionForm } from "@/components/ActionForm";
 import { CredentialTable } from "@/components/CredentialTable";

@@ -6,7 +6,7 @@
 import { limits } from "@/lib/env";
 import { readBodyBytes } from "@/lib/http/body";
 import { route } from "@/lib/http/handler";
-import { HubError } from "@/lib/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { handleInteraction } from "@/lib/notifications/slack/interactions";
 
 export const dynamic = "force-dynamic";

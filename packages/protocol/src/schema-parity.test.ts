@@ -3,9 +3,9 @@
  * ajv-formats): thousands of documents — the spec's examples, the vectors' inputs and systematic
  * mutations of them hitting every conditional — must get the same valid/invalid verdict from both.
  */
-// covers: lib/protocol/message.ts, lib/protocol/response.ts, lib/protocol/get-message.ts, lib/protocol/inbound-message.ts, lib/protocol/capability.ts, lib/protocol/wire.ts
+// covers: packages/protocol/src/message.ts, packages/protocol/src/response.ts, packages/protocol/src/get-message.ts, packages/protocol/src/inbound-message.ts, packages/protocol/src/capability.ts, packages/protocol/src/wire.ts
 import { describe, expect, it } from "vitest";
-import { examples as specExamples, officialAjv, vector, vectorFiles } from "../../test/support/spec";
+import { examples as specExamples, officialAjv, vector, vectorFiles } from "../../../test/support/spec";
 import type { z } from "zod";
 import { ackSchema } from "./ack";
 import { capabilitySchema } from "./capability";

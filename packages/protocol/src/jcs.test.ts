@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { vector as loadVector } from "../../test/support/spec";
+import { vector as loadVector } from "../../../test/support/spec";
 import { jcs, sha256Hex } from "./jcs";
 
 describe("RFC 8785 JCS (§9.2)", () => {

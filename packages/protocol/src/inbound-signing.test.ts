@@ -5,7 +5,7 @@
  * cache, the addressee check and ed25519.
  */
 import { describe, expect, it } from "vitest";
-import { vector } from "../../test/support/spec";
+import { vector } from "../../../test/support/spec";
 import type { Directive } from "./directive";
 import { jcs } from "./jcs";
 import {

@@ -5,7 +5,7 @@
  * the window and the replay cache.
  */
 import { describe, expect, it } from "vitest";
-import { type Json, vector } from "../../test/support/spec";
+import { type Json, vector } from "../../../test/support/spec";
 import { ackSchema } from "./ack";
 import { ackSha256, ackSignedContext, signAckPush, verifyAckPush, type AckSigningBody } from "./ack-signing";
 import { jcs, sha256Hex } from "./jcs";

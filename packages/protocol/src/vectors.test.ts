@@ -5,10 +5,10 @@
  * listed explicitly in DEFERRED with the reason — a new vector that is neither covered nor listed
  * fails the suite, and so does a listed one that no longer exists.
  */
-// covers: lib/protocol/message.ts, lib/protocol/response.ts, lib/protocol/get-message.ts, lib/protocol/inbound-message.ts, lib/protocol/session.ts, lib/protocol/capability.ts
+// covers: packages/protocol/src/message.ts, packages/protocol/src/response.ts, packages/protocol/src/get-message.ts, packages/protocol/src/inbound-message.ts, packages/protocol/src/session.ts, packages/protocol/src/capability.ts
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { officialAjv, readJson, vectorDir as vectorsDir, vectorFiles } from "../../test/support/spec";
+import { officialAjv, readJson, vectorDir as vectorsDir, vectorFiles } from "../../../test/support/spec";
 import type { z } from "zod";
 import { ackSchema } from "./ack";
 import { capabilitySchema } from "./capability";

@@ -1,6 +1,6 @@
 /** The `date-time` / `uri` predicates agree with ajv-formats (the reference validator) on a corpus. */
 import { describe, expect, it } from "vitest";
-import { createAjv } from "../../test/support/spec";
+import { createAjv } from "../../../test/support/spec";
 import { dateTimeToMillis, isDateTime, isUri } from "./formats";
 
 const ajv = createAjv();

@@ -4,7 +4,7 @@
  * well-formedness), plus window, replay, ed25519, header grammar and the JWKS shape.
  */
 import { describe, expect, it } from "vitest";
-import { type Json, vector } from "../../test/support/spec";
+import { type Json, vector } from "../../../test/support/spec";
 import { jcs, sha256Hex } from "./jcs";
 import {
   decodeMac,

@@ -7,7 +7,7 @@
  * and ed25519.
  */
 import { describe, expect, it } from "vitest";
-import { vector } from "../../test/support/spec";
+import { vector } from "../../../test/support/spec";
 import {
   checkEntryDelivery,
   drainAddress,
