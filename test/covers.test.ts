@@ -44,7 +44,7 @@ const MADE_UP = madeUpTree({
   // under test/: always a line
   "test/bare.test.ts": `${HEADER}import { x } from "../lib/x";\n`,
   "test/good.test.ts": `${HEADER}// covers: lib/x.ts, lib/area/\n`,
-  "test/agent/good.test.ts": `// tier: process\n${HEADER}// covers: lib/area/z.ts\n`,
+  "packages/agent/test/good.test.ts": `// tier: process\n${HEADER}// covers: lib/area/z.ts\n`,
   "test/missing.test.ts": `${HEADER}// covers: lib/x.ts, lib/gone.ts\n`,
   "test/shapes.test.ts": `${HEADER}// covers: lib/area, lib/x.ts/, ./lib/x.ts, lib/area/../x.ts, \n`,
   "test/twice.test.ts": `${HEADER}// covers: lib/x.ts\n// covers: lib/area/y.ts\n`,
@@ -85,7 +85,7 @@ describe("the checks, on a made-up tree", () => {
       "test/twice.test.ts",
       "test/good.test.ts",
     ]);
-    expect(testsCovering(MADE_UP, "lib/area/z.ts")).toEqual(["test/agent/good.test.ts", "test/good.test.ts"]);
+    expect(testsCovering(MADE_UP, "lib/area/z.ts")).toEqual(["packages/agent/test/good.test.ts", "test/good.test.ts"]);
     expect(testsCovering(MADE_UP, "lib/view.tsx")).toEqual(["lib/view.test.ts"]);
     expect(testsCovering(MADE_UP, "lib/x.ts")).toEqual([
       "lib/area/named.test.ts",
@@ -103,7 +103,7 @@ describe("this repository's tests", () => {
 
   it("are the files vitest runs, in lib/ and test/", () => {
     expect(tree.testFiles).toContain("test/submit.test.ts");
-    expect(tree.testFiles).toContain("test/agent/client.test.ts");
+    expect(tree.testFiles).toContain("packages/agent/test/client.test.ts");
     expect(tree.testFiles).toContain("lib/messages/waiters.test.ts");
     expect(tree.testFiles.length).toBeGreaterThan(100);
   });

@@ -36,7 +36,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { addBinding } from "../lib/principals/bindings";
 import { signResponsePush } from "@ma2h/protocol/signing";
-import { CLI, tempDir } from "./agent/cli-kit";
+import { CLI, tempDir } from "../packages/agent/test/cli-kit";
 import { freePort, repoRoot } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { waitFor } from "./support/wait";

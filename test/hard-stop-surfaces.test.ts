@@ -2,7 +2,7 @@
  * §16.4.1 "no agent-invokable resume exists on any surface" (conformance checklist point 5 of
  * examples/operator-hard-stop-v0.5.md, R237), checked over every surface an agent credential
  * reaches: the Hub's described API (every operation an agent key may call), the `ma2h` command's
- * help (its whole command list) and the MCP server's tools (pinned in test/agent/mcp.test.ts). The
+ * help (its whole command list) and the MCP server's tools (pinned in packages/agent/test/mcp.test.ts). The
  * running Hub's refusals of agent keys on stop and resume are in test/session-stop.test.ts.
  */
 // covers: packages/protocol/src/routes.ts, lib/openapi/document.ts, packages/agent/src/cli/main.ts

@@ -19,7 +19,7 @@ import { fetchPushHandler, nodePushHandler, type PushReceiverOptions } from "../
 import { agentJournal } from "../packages/agent/src/cli/settings";
 import { MemoryReplayStore } from "../packages/agent/src/stores";
 import { VerificationError, verifyPush } from "../packages/agent/src/verify-push";
-import { ma2h, tempDir } from "./agent/cli-kit";
+import { ma2h, tempDir } from "../packages/agent/test/cli-kit";
 import { envelope } from "./support/envelope";
 import { useHubFixture } from "./support/hub-fixture";
 import { cli, resolveAs, submitPush } from "./support/push-kit";

@@ -9,16 +9,10 @@
  */
 // covers: packages/agent/src/directives.ts, packages/agent/src/directive-senders.ts
 import { describe, expect, it } from "vitest";
-import {
-  type DedupStore,
-  type Directive,
-  Ma2hClient,
-  MemoryDedupStore,
-  SenderNotAcceptedError,
-} from "../../packages/agent/src";
-import { client } from "../support/hub";
-import { useHubFixture } from "../support/hub-fixture";
-import { staysFalse, waitFor } from "../support/wait";
+import { type DedupStore, type Directive, Ma2hClient, MemoryDedupStore, SenderNotAcceptedError } from "../src";
+import { client } from "../../../test/support/hub";
+import { useHubFixture } from "../../../test/support/hub-fixture";
+import { staysFalse, waitFor } from "../../../test/support/wait";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";

@@ -14,7 +14,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../lib/db";
+import { db } from "../../../lib/db";
 import {
   CapabilityError,
   Ma2hClient,
@@ -24,9 +24,9 @@ import {
   type VerifiedEntry,
   VerificationError,
   verifyEntry,
-} from "../../packages/agent/src";
-import { useHubFixture } from "../support/hub-fixture";
-import { waitUntil } from "../support/wait";
+} from "../src";
+import { useHubFixture } from "../../../test/support/hub-fixture";
+import { waitUntil } from "../../../test/support/wait";
 import { errorLine, ma2h, tempDir } from "./cli-kit";
 
 const A = "coordinator/fleet";

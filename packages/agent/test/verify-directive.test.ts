@@ -6,12 +6,12 @@
  */
 // covers: packages/agent/src/verify-directive.ts, packages/agent/src/keys.ts
 import { describe, expect, it } from "vitest";
-import { HubKeys } from "../../packages/agent/src/keys";
-import { MemoryReplayStore } from "../../packages/agent/src/stores";
-import { verifyDirective } from "../../packages/agent/src/verify-directive";
-import { VerificationError } from "../../packages/agent/src/verify-push";
-import { client } from "../support/hub";
-import { useHubFixture } from "../support/hub-fixture";
+import { HubKeys } from "../src/keys";
+import { MemoryReplayStore } from "../src/stores";
+import { verifyDirective } from "../src/verify-directive";
+import { VerificationError } from "../src/verify-push";
+import { client } from "../../../test/support/hub";
+import { useHubFixture } from "../../../test/support/hub-fixture";
 
 const A = "deploybot/dev-team";
 const B = "overseer/fleet";

@@ -7,12 +7,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EXIT, EXIT_DESCRIPTIONS } from "../../packages/agent/src/cli/exit-codes";
-import { startFaultProxy } from "../support/fault-proxy";
-import { freePort, repoRoot } from "../support/hub";
-import { useHubFixture } from "../support/hub-fixture";
-import { parkedStoreTotal } from "../support/parked-store";
-import { waitFor, waitUntil } from "../support/wait";
+import { EXIT, EXIT_DESCRIPTIONS } from "../src/cli/exit-codes";
+import { startFaultProxy } from "../../../test/support/fault-proxy";
+import { freePort, repoRoot } from "../../../test/support/hub";
+import { useHubFixture } from "../../../test/support/hub-fixture";
+import { parkedStoreTotal } from "../../../test/support/parked-store";
+import { waitFor, waitUntil } from "../../../test/support/wait";
 import { errorLine, ma2h, start, tempDir } from "./cli-kit";
 
 const A = "deploybot/dev-team";

@@ -15,10 +15,10 @@ import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../lib/db";
-import { repoRoot } from "../support/hub";
-import { useHubFixture } from "../support/hub-fixture";
-import { waitFor } from "../support/wait";
+import { db } from "../../../lib/db";
+import { repoRoot } from "../../../test/support/hub";
+import { useHubFixture } from "../../../test/support/hub-fixture";
+import { waitFor } from "../../../test/support/wait";
 import { tempDir } from "./cli-kit";
 
 const run = promisify(execFile);

@@ -17,7 +17,7 @@ import {
   NotAuthorizedError,
   UnauthenticatedError,
   ValidationError,
-} from "../../packages/agent/src";
+} from "../src";
 
 describe("baseErrorCode / effectiveErrorCode (§8.5)", () => {
   it("reads an unknown code as the touchpoint's base code of its status", () => {

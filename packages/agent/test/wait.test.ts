@@ -6,11 +6,11 @@
  */
 // covers: packages/agent/src/wait.ts, packages/agent/src/transport.ts
 import { describe, expect, it } from "vitest";
-import { db } from "../../lib/db";
-import { HubUnavailableError, Ma2hClient, type Ma2hClientOptions, WaitTimeoutError } from "../../packages/agent/src";
-import { client } from "../support/hub";
-import { useHubFixture } from "../support/hub-fixture";
-import { type FaultProxy, startFaultProxy } from "../support/fault-proxy";
+import { db } from "../../../lib/db";
+import { HubUnavailableError, Ma2hClient, type Ma2hClientOptions, WaitTimeoutError } from "../src";
+import { client } from "../../../test/support/hub";
+import { useHubFixture } from "../../../test/support/hub-fixture";
+import { type FaultProxy, startFaultProxy } from "../../../test/support/fault-proxy";
 
 const A = "deploybot/dev-team";
 const MAX_WAIT_S = 2; // the Hub's long-poll cap, so a hold ends (and a 304 shows) quickly

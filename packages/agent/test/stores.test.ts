@@ -19,8 +19,8 @@ import {
   responseDedupKey,
   type DedupStore,
   type ReplayStore,
-} from "../../packages/agent/src/stores";
-import { repoRoot } from "../support/hub";
+} from "../src/stores";
+import { repoRoot } from "../../../test/support/hub";
 
 const run = promisify(execFile);
 const fresh = () => join(mkdtempSync(join(tmpdir(), "ma2h-stores-")), "nested", "dir");

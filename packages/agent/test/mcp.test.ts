@@ -13,11 +13,11 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { db } from "../../lib/db";
-import { startFaultProxy } from "../support/fault-proxy";
-import { client } from "../support/hub";
-import { useHubFixture } from "../support/hub-fixture";
-import { waitFor } from "../support/wait";
+import { db } from "../../../lib/db";
+import { startFaultProxy } from "../../../test/support/fault-proxy";
+import { client } from "../../../test/support/hub";
+import { useHubFixture } from "../../../test/support/hub-fixture";
+import { waitFor } from "../../../test/support/wait";
 
 const A = "deploybot/dev-team";
 const VISIBILITY_S = 2;
@@ -29,7 +29,7 @@ const acme = hub.account("acme");
 const alice = () => client(hub.url, acme.tokens.alice);
 
 /** The built command, as an MCP client configuration runs it (`ma2h mcp`). */
-const ENTRY = resolve(__dirname, "../../packages/agent/dist/cli.js");
+const ENTRY = resolve(__dirname, "../dist/cli.js");
 const STORE = mkdtempSync(join(tmpdir(), "ma2h-mcp-store-"));
 const open: Client[] = [];
 afterAll(async () => {
@@ -41,7 +41,7 @@ async function connect(env: { url?: string; apiKey?: string; extra?: Record<stri
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [ENTRY, "mcp"],
-    cwd: resolve(__dirname, "../.."),
+    cwd: resolve(__dirname, "../../.."),
     env: {
       PATH: process.env.PATH ?? "",
       MA2H_URL: env.url ?? hub.url,

@@ -13,12 +13,12 @@ import http, { type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { addBinding } from "../../lib/principals/bindings";
+import { addBinding } from "../../../lib/principals/bindings";
 import { signResponsePush } from "@ma2h/protocol/signing";
-import { sealState } from "../../packages/agent/src/state";
-import { useHubFixture } from "../support/hub-fixture";
-import { envelope } from "../support/provision";
-import { waitFor } from "../support/wait";
+import { sealState } from "../src/state";
+import { useHubFixture } from "../../../test/support/hub-fixture";
+import { envelope } from "../../../test/support/provision";
+import { waitFor } from "../../../test/support/wait";
 import { errorLine, ma2h, type Run, start, tempDir } from "./cli-kit";
 
 const A = "deploybot/dev-team";

@@ -9,8 +9,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module without declarations
-import { apiReport, REPORT } from "../../packages/agent/api-report.mjs";
-import * as sdk from "../../packages/agent/src/index";
+import { apiReport, REPORT } from "../api-report.mjs";
+import * as sdk from "../src/index";
 
 describe("the public API report", () => {
   it("matches the exports of src/index.ts (regenerate with npm run api:report -w @ma2h/agent)", () => {

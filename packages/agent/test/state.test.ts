@@ -4,7 +4,7 @@
  */
 // covers: packages/agent/src/state.ts
 import { describe, expect, it } from "vitest";
-import { openState, sealState, StateIntegrityError } from "../../packages/agent/src/state";
+import { openState, sealState, StateIntegrityError } from "../src/state";
 
 const KEY = "k".repeat(16) + "é".repeat(8); // 32 UTF-8 bytes from 24 characters
 const OTHER = "0123456789abcdef0123456789abcdef";

@@ -7,10 +7,10 @@
 // covers: packages/agent/src/verify-push.ts, packages/agent/src/verify-directive.ts, packages/agent/src/verification.ts
 import { describe, expect, it } from "vitest";
 import { formatSignatureHeader, signContext } from "@ma2h/protocol/signing";
-import { MemoryReplayStore } from "../../packages/agent/src/stores";
-import { verifyDirective } from "../../packages/agent/src/verify-directive";
-import { VerificationError, verifyPush } from "../../packages/agent/src/verify-push";
-import { type Json, vector } from "../support/spec";
+import { MemoryReplayStore } from "../src/stores";
+import { verifyDirective } from "../src/verify-directive";
+import { VerificationError, verifyPush } from "../src/verify-push";
+import { type Json, vector } from "../../../test/support/spec";
 
 const dp001 = vector("dp-001-signature");
 const dp003 = vector("dp-003-payload-tamper-invalid");

@@ -7,8 +7,8 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { repoRoot } from "../support/hub";
-import { watchProcess } from "../support/watched-process";
+import { repoRoot } from "../../../test/support/hub";
+import { watchProcess } from "../../../test/support/watched-process";
 
 export const CLI = resolve(repoRoot, "packages/agent/dist/cli.js");
 

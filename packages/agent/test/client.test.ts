@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { db } from "../../lib/db";
+import { db } from "../../../lib/db";
 import {
   AgentIdMismatchError,
   AlreadyTerminalError,
@@ -25,10 +25,10 @@ import {
   NotFoundError,
   RateLimitedError,
   UnauthenticatedError,
-} from "../../packages/agent/src";
-import { client } from "../support/hub";
-import { useHubFixture } from "../support/hub-fixture";
-import { startFaultProxy } from "../support/fault-proxy";
+} from "../src";
+import { client } from "../../../test/support/hub";
+import { useHubFixture } from "../../../test/support/hub-fixture";
+import { startFaultProxy } from "../../../test/support/fault-proxy";
 
 const A = "deploybot/dev-team";
 const OTHER = "overseer/fleet";
