@@ -14,16 +14,16 @@ const dist = join(here, "dist");
 rmSync(dist, { recursive: true, force: true });
 
 // `ma2h --version` reads the version baked in here, so the packed package needs no package.json lookup.
-const { version, dependencies } = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
+const { version, dependencies, peerDependencies } = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
 
 const common = {
   bundle: true,
   platform: "node",
   format: "esm",
   target: "node20",
-  // Only the declared dependencies (and their subpaths) stay imports; node: built-ins are external on
-  // platform node. Everything else, @ma2h/protocol above all, is bundled in.
-  external: Object.keys(dependencies),
+  // Only the declared dependencies and peer dependencies (and their subpaths) stay imports; node:
+  // built-ins are external on platform node. Everything else, @ma2h/protocol above all, is bundled in.
+  external: [...Object.keys(dependencies), ...Object.keys(peerDependencies ?? {})],
   sourcemap: false,
   logLevel: "warning",
 };

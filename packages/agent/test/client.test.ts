@@ -145,7 +145,7 @@ describe("submit and wait for the typed Response (§5, §6, §8.1, §8.2)", () =
     expect(await handle.cancel()).toEqual({ id: handle.id, status: "cancelled" });
     const r = await handle.wait({ timeoutMs: 10_000 });
     expect(r.resolution).toBe("cancelled");
-    const ack = await handle.acknowledge({ note: "ok, dropping it", resolution_id: r.resolution_id });
+    const ack = await handle.acknowledge({ note: "ok, dropping it", resolutionId: r.resolution_id });
     expect(ack).toMatchObject({ type: "ack", in_reply_to: handle.id, note: "ok, dropping it", by: `agent:${A}` });
   });
 });
@@ -209,7 +209,7 @@ describe("typed errors (§8.5)", () => {
     const handle = await agent.messages.ask.confirm({ title: "Ack me wrongly" });
     await resolveAs(handle.id, { resolution: "answered", value: "approve" });
     await handle.wait({ timeoutMs: 10_000 });
-    const hub422 = await handle.acknowledge({ resolution_id: "res_not_this_one" }).catch((e) => e);
+    const hub422 = await handle.acknowledge({ resolutionId: "res_not_this_one" }).catch((e) => e);
     expect(hub422).toBeInstanceOf(InvalidFieldError);
     expect([hub422.status, hub422.local]).toEqual([422, false]);
   });
@@ -291,5 +291,28 @@ describe("the submit journal: a crash between submit and ack (§8.1)", () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe("0.6.0's flat methods: deprecated aliases of the resources, for one release", () => {
+  it("notify answers the ack, ask/get/wait/cancel/ack act on the same message, and the old spellings still work", async () => {
+    const agent = sdk();
+    const ack = await agent.notify({ title: "Old-style notify" });
+    expect(ack).toMatchObject({ id: expect.stringMatching(/^msg_/u), status: "delivered" });
+    expect(await agent.get(ack.id)).toMatchObject({ id: ack.id, type: "notify" });
+
+    const asked = await agent.ask.confirm({ title: "Old-style ask" });
+    expect(agent.message(asked.id).id).toBe(asked.id);
+    expect(await agent.cancel(asked.id)).toEqual({ id: asked.id, status: "cancelled" });
+    const response = await agent.wait(asked.id);
+    expect(response.resolution).toBe("cancelled");
+    // The 0.6.0 snake_case body: `resolution_id` reaches the Hub as the §14.3 ack names it.
+    const acked = await agent.ack(asked.id, { note: "seen", resolution_id: response.resolution_id });
+    expect(acked).toMatchObject({
+      type: "ack",
+      in_reply_to: asked.id,
+      note: "seen",
+      resolution_id: response.resolution_id,
+    });
   });
 });

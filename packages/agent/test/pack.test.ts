@@ -138,6 +138,11 @@ describe("npm pack → install in an empty folder", () => {
     expect(library).not.toContain("@modelcontextprotocol");
     const cliMain = readFileSync(join(installDir, "node_modules/@ma2h/agent/dist/cli.js"), "utf8");
     expect(cliMain).not.toMatch(/from\s*"@modelcontextprotocol/u);
+    // The MCP server's chunk imports the SDK (a peer, resolved where it is installed), never carries a copy.
+    const chunksDir = join(installDir, "node_modules/@ma2h/agent/dist/cli-chunks");
+    const chunks = readdirSync(chunksDir).map((f) => readFileSync(join(chunksDir, f), "utf8"));
+    expect(chunks.some((c) => /from\s*"@modelcontextprotocol\/sdk\//u.test(c))).toBe(true);
+    for (const c of chunks) expect(c).not.toContain("node_modules/@modelcontextprotocol");
     const refused = await run(join(installDir, "node_modules/.bin/ma2h"), ["mcp"], {
       cwd: installDir,
       env: {
@@ -148,6 +153,7 @@ describe("npm pack → install in an empty folder", () => {
         MA2H_API_KEY: acme.keys[A],
         MA2H_AGENT_ID: A,
       },
+      timeout: 30_000,
     }).then(
       () => null,
       (err: { code: number; stdout: string; stderr: string }) => err,
