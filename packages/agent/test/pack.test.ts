@@ -29,6 +29,15 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, "packages/agent/package.json"
 const packDir = tempDir("pack");
 const installDir = tempDir("install"); // under the OS temp dir: no node_modules of ours above it
 let tarball = "";
+/** The environment of a program run in the install folder as agent A of the test Hub. */
+const agentEnv = () => ({
+  PATH: process.env.PATH,
+  NODE_ENV: "production" as const,
+  HOME: installDir,
+  MA2H_URL: hub.url,
+  MA2H_API_KEY: acme.keys[A],
+  MA2H_AGENT_ID: A,
+});
 let packed: string[] = [];
 
 beforeAll(async () => {
@@ -145,14 +154,7 @@ describe("npm pack → install in an empty folder", () => {
     for (const c of chunks) expect(c).not.toContain("node_modules/@modelcontextprotocol");
     const refused = await run(join(installDir, "node_modules/.bin/ma2h"), ["mcp"], {
       cwd: installDir,
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: "production" as const,
-        HOME: installDir,
-        MA2H_URL: hub.url,
-        MA2H_API_KEY: acme.keys[A],
-        MA2H_AGENT_ID: A,
-      },
+      env: agentEnv(),
       timeout: 30_000,
     }).then(
       () => null,
@@ -214,14 +216,7 @@ describe("npm pack → install in an empty folder", () => {
     writeFileSync(join(installDir, "quick-start.mjs"), script);
     const started = run(process.execPath, ["quick-start.mjs"], {
       cwd: installDir,
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: "production" as const,
-        HOME: installDir,
-        MA2H_URL: hub.url,
-        MA2H_API_KEY: acme.keys[A],
-        MA2H_AGENT_ID: A,
-      },
+      env: agentEnv(),
       timeout: 120_000,
     });
     const title = /title: "([^"]+)"/u.exec(snippet)?.[1] as string;
