@@ -69,9 +69,11 @@ async function expectVerifiedPush(got: Received, sent: Submitted, verifier: Agen
   expect(verdict.body.state).toEqual(sent.state); // §9.3: round-tripped verbatim
   const pulled = await api().get(`/v1/messages/${sent.id}`);
   expect(pulled.body.response).toEqual(verdict.body); // push parity: the GET is the same Response
-  // Signed at send time: `t` is the attempt's own second (floor), never an earlier one.
+  // Signed at send time: `t` is the attempt's own second (floor), never a later one, and close to the
+  // receipt — the bound leaves a loaded box seconds between signing and receipt (CI measured 2.45 s).
+  // That each attempt signs afresh (a retry's `t` is its own) is push-retry.test.ts's.
   expect(got.at / 1000 - verdict.t).toBeGreaterThanOrEqual(-1);
-  expect(got.at / 1000 - verdict.t).toBeLessThan(2);
+  expect(got.at / 1000 - verdict.t).toBeLessThan(10);
   return verdict;
 }
 

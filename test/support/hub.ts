@@ -83,7 +83,9 @@ export async function startHub(options: HubOptions): Promise<HubProcess> {
   });
   child.stdout?.on("data", (d: Buffer) => (buffer += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (buffer += d.toString()));
-  const exited = new Promise<number | null>((ok) => child.on("exit", (code) => ok(code)));
+  // On `close`, not `exit`: `exit` can come before the last of stdout/stderr is read, and a test that
+  // reads what a process printed once it ended (a refusal to start) must see all of it.
+  const exited = new Promise<number | null>((ok) => child.on("close", (code) => ok(code)));
   let gone = false;
   void exited.then(() => (gone = true));
 
