@@ -346,6 +346,9 @@ test("personal access tokens: created once-shown in settings, used over /v1, rev
 });
 
 test("members, viewers and another account's owner reach no admin page, export or action", async ({ browser }) => {
+  // Six sign-ins through the identity provider and some twenty page loads: the one spec that needs
+  // more than the default minute on a loaded 2-core box (it took longer in CI).
+  test.slow();
   const hub = e2eState().hubUrl;
   const adminPaths = [
     "/admin",
