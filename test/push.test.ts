@@ -129,7 +129,8 @@ describe("a signed push for every terminal", () => {
       const [got] = await rx.waitFor(`/t/${name}`, 1, 20_000);
       const verdict = await expectVerifiedPush(got!, sent, v(sent), resolution);
       if (committed[name] !== undefined)
-        expect(got!.at - committed[name]!, `${name}: first attempt within 2 s`).toBeLessThan(2000);
+        // The commit wakes the worker (NOTIFY): milliseconds on an idle Hub; a loaded CI box took 2.3 s.
+        expect(got!.at - committed[name]!, `${name}: first attempt within 5 s`).toBeLessThan(5000);
       expect(got!.headers.authorization).toBeUndefined();
       expect(got!.headers["x-api-key"]).toBeUndefined();
       const d = await waitForDelivery(sent.id, (row) => row.status === "delivered");
