@@ -15,6 +15,16 @@ export const AUDIT_EVENT = {
   tokenCreated: "token.created",
   tokenRevoked: "token.revoked",
   agentCreated: "agent.created",
+  // Who is accountable for an agent (lib/principals/sponsors.ts).
+  agentSponsorsChanged: "agent.sponsors_changed",
+  // Account groups (lib/groups/): kept by owners and the operator, and from the identity provider's
+  // groups claim at sign-in (`group.member_*` with `source: "idp"`).
+  groupCreated: "group.created",
+  groupDeleted: "group.deleted",
+  groupMemberAdded: "group.member_added",
+  groupMemberRemoved: "group.member_removed",
+  groupMappingAdded: "group.mapping_added",
+  groupMappingRemoved: "group.mapping_removed",
   keyRotated: "key.rotated",
   keyRevoked: "key.revoked",
   bindingAdded: "binding.added",

@@ -14,6 +14,7 @@ import { uniquely } from "../db-errors";
 import { actorOf, type AdminOptions } from "./admin-scope";
 import { mintApiKey } from "./credentials";
 import { hashCredential } from "../secrets";
+import { changeSponsors, sponsorCreator } from "./sponsors";
 
 export interface AgentRef {
   agentId: string;
@@ -55,27 +56,35 @@ export async function createAgent(
   agentId: string,
   accountSlug: string,
   opts?: AdminOptions,
-): Promise<{ agent: AgentRow; key: { id: string }; api_key: string }> {
+  sponsors?: readonly string[],
+): Promise<{ agent: AgentRow; key: { id: string }; api_key: string; sponsors: string[] }> {
   validateAgentId(agentId);
   const account = await findAccount(accountSlug);
   const id = mintId("agent");
-  return uniquely(`agent ${agentId} already exists in account ${accountSlug}`, () =>
+  const created = await uniquely(`agent ${agentId} already exists in account ${accountSlug}`, () =>
     db().$transaction(async (tx) => {
       await tx.agent.create({ data: { id, accountId: account.id, agentId, createdAt: clock.now() } });
       const key = await issueKey(tx, id);
+      // The person who creates an agent is its first sponsor (lib/principals/sponsors.ts).
+      const creator = await sponsorCreator(tx, account.id, id, actorOf(opts));
       await writeAudit(tx, {
         accountId: account.id,
         actor: actorOf(opts),
         event: AUDIT_EVENT.agentCreated,
-        detail: { agent_row_id: id, agent_id: agentId, key_id: key.id },
+        detail: { agent_row_id: id, agent_id: agentId, key_id: key.id, sponsors: creator },
       });
       return {
         agent: { id, agentId, accountId: account.id, accountSlug },
         key: { id: key.id },
         api_key: key.apiKey,
+        sponsors: creator,
       };
     }),
   );
+  // Sponsors named at creation (the CLI's --sponsor): their own audited change, after the agent exists.
+  if (sponsors?.length)
+    created.sponsors = await changeSponsors(account.id, id, { add: sponsors }, { ...opts, role: undefined });
+  return created;
 }
 
 /** Finds the agent `ref` names: `404` when unknown, `422` when the id is ambiguous across accounts. */

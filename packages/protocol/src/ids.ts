@@ -25,6 +25,9 @@ export const ID_PREFIX = {
   slackIdentity: "sli_",
   slackPost: "slp_",
   pushSubscription: "psub_",
+  group: "grp_",
+  groupClaimMapping: "gcm_",
+  sponsor: "spn_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
