@@ -16,7 +16,7 @@ import { writeAudit, type AuditRow } from "../audit/write";
 import { uniquely } from "../db-errors";
 import { actorOf, requireOwnerFor, type AdminOptions } from "../principals/admin-scope";
 import { lockAccount } from "../principals/seat-locks";
-import { groupNameOf } from "./names";
+import { groupNameOf } from "../principals/names";
 
 /** The actor of the changes a sign-in makes: the claim, not the person signing in. */
 export const IDP_SYNC_ACTOR = "system:idp-groups";
@@ -123,14 +123,19 @@ export async function syncGroupsFromClaim(userId: string, values: readonly strin
       // Re-read the seat under the lock: a removal that committed first leaves nothing to sync.
       const seat = await tx.membership.findFirst({ where: { accountId, userId }, select: { id: true, handle: true } });
       if (!seat) return [];
+      // The mapped groups, and any the claim put the person in before its mapping was removed.
       const mapped = await tx.accountGroup.findMany({
-        where: { accountId, mappings: { some: {} } },
+        where: {
+          accountId,
+          OR: [{ mappings: { some: {} } }, { members: { some: { membershipId: seat.id, source: "idp" } } }],
+        },
         select: {
           id: true,
           name: true,
           mappings: { select: { claimValue: true } },
           members: { where: { membershipId: seat.id }, select: { source: true } },
         },
+        orderBy: [{ name: "asc" }],
       });
       const out: GroupSyncChange[] = [];
       const audit: AuditRow[] = [];

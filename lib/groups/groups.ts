@@ -14,7 +14,7 @@ import { writeAudit } from "../audit/write";
 import { uniquely } from "../db-errors";
 import { actorOf, requireOwnerFor, type AdminOptions } from "../principals/admin-scope";
 import { lockAccount } from "../principals/seat-locks";
-import { groupNameOf, handleOf, MAX_GROUP_DESCRIPTION, validateGroupName } from "./names";
+import { groupNameOf, handleOf, MAX_GROUP_DESCRIPTION, validateGroupName } from "../principals/names";
 
 export type GroupMemberSource = "manual" | "idp";
 

@@ -11,7 +11,7 @@ import { HubError } from "@ma2h/protocol/errors";
 import { mintId } from "@ma2h/protocol/ids";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
-import { parsePersonOrGroup, refOf, type PersonOrGroup } from "../groups/names";
+import { parsePersonOrGroup, refOf, type PersonOrGroup } from "./names";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { lockAccount } from "./seat-locks";
 
