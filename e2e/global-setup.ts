@@ -59,6 +59,17 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       { handle: "jo", role: "member" },
     ],
   );
+  // groups.spec.ts's own: una (owner) keeps umbrella's groups and its agents' sponsors, abe (admin)
+  // only reads them, max (member) is put in a group and made a sponsor.
+  await provisionAccount(
+    "umbrella",
+    ["umbrella-bot"],
+    [
+      { handle: "una", role: "owner" },
+      { handle: "abe", role: "admin" },
+      { handle: "max", role: "member" },
+    ],
+  );
   await releaseDatabase();
 
   const port = await freePort();

@@ -11,6 +11,7 @@ import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
 import { addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
 import { addBindingWithProof } from "@/lib/delivery/origin-proof";
 import { changeRole, removeMember } from "@/lib/principals/members";
+import { changeSponsors } from "@/lib/principals/sponsors";
 import { addMemberFromBrowser, revokeInvitation } from "@/lib/principals/invitations";
 import { adminAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
@@ -52,6 +53,32 @@ export async function revokeKeyAction(_prev: ActionState, form: FormData): Promi
     const r = await revokeKey(field(form, "key"), opts(seat));
     revalidatePath(`/admin/${seat.slug}/agents`, "layout");
     return { ok: true, message: `Key ${r.id} revoked.` };
+  });
+}
+
+/**
+ * An agent's sponsors (docs/groups.md): owners add and remove `human:<handle>` / `group:<name>` of
+ * the account; `changeSponsors` refuses an admin, and another account's agent, person or group is
+ * "not found".
+ */
+export async function addSponsorAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return adminAction(field(form, "account"), async ({ seat }) => {
+    const sponsor = field(form, "sponsor").trim();
+    const after = await changeSponsors(seat.accountId, field(form, "agent"), { add: [sponsor] }, opts(seat));
+    revalidatePath(`/admin/${seat.slug}/agents`, "layout");
+    return { ok: true, message: `${sponsor} sponsors this agent. Sponsors now: ${after.join(", ")}.` };
+  });
+}
+
+export async function removeSponsorAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return adminAction(field(form, "account"), async ({ seat }) => {
+    const sponsor = field(form, "sponsor").trim();
+    const after = await changeSponsors(seat.accountId, field(form, "agent"), { remove: [sponsor] }, opts(seat));
+    revalidatePath(`/admin/${seat.slug}/agents`, "layout");
+    return {
+      ok: true,
+      message: `${sponsor} no longer sponsors this agent. Sponsors now: ${after.length ? after.join(", ") : "none"}.`,
+    };
   });
 }
 

@@ -60,4 +60,7 @@ export const LOGINS = {
   ivy: "ivy@hooli.test", // member of hooli
   jo: "jo@hooli.test", // member of hooli
   joElsewhere: "jo-elsewhere", // jo@hooli.test verified, under another subject
+  // umbrella: groups.spec.ts's own people.
+  una: "una@umbrella.test", // owner of umbrella
+  abe: "abe@umbrella.test", // admin of umbrella
 } as const;

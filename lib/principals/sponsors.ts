@@ -37,6 +37,25 @@ export async function listSponsors(agentRowId: string, q: Tx = db()): Promise<st
 }
 
 /**
+ * Every agent's sponsors in an account, by agent row id, in the order `listSponsors` gives: the
+ * admin agents list shows them in one query rather than one per agent. An agent without sponsors
+ * has no entry.
+ */
+export async function sponsorsByAgent(accountId: string): Promise<Map<string, string[]>> {
+  const rows = await db().agentSponsor.findMany({
+    where: { agent: { accountId } },
+    select: { agentRowId: true, membership: { select: { handle: true } }, group: { select: { name: true } } },
+  });
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const ref = r.membership ? `human:${r.membership.handle}` : `group:${r.group?.name}`;
+    out.set(r.agentRowId, [...(out.get(r.agentRowId) ?? []), ref]);
+  }
+  for (const refs of out.values()) refs.sort(byKindThenName);
+  return out;
+}
+
+/**
  * The people an agent's sponsors stand for: the sponsoring people and every member of a sponsoring
  * group, as handles (what separation of duties compares with a resolver).
  */

@@ -7,6 +7,7 @@ const TABS = [
   ["agents", "Agents & keys"],
   ["bindings", "Callback bindings"],
   ["members", "Members"],
+  ["groups", "Groups"],
   ["notifications", "Notifications"],
   ["slack", "Slack"],
   ["settings", "Settings"],

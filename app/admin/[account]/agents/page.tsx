@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { listAgents } from "@/lib/principals/agents";
+import { sponsorsByAgent } from "@/lib/principals/sponsors";
 import { createAgentAction } from "../../actions";
 import { ActionForm } from "@/components/ActionForm";
 import { When } from "@/components/When";
@@ -7,11 +8,11 @@ import { adminPage } from "@/lib/next/admin-page";
 
 export const dynamic = "force-dynamic";
 
-/** Agents of the account with last activity; create one (its first key is shown once). */
+/** Agents of the account with their sponsors and last activity; create one (its first key is shown once). */
 export default async function AgentsPage({ params }: { params: Promise<{ account: string }> }) {
   const { account } = await params;
   const { seat } = await adminPage(account, `/admin/${encodeURIComponent(account)}/agents`);
-  const agents = await listAgents(seat.accountId);
+  const [agents, sponsors] = await Promise.all([listAgents(seat.accountId), sponsorsByAgent(seat.accountId)]);
   const base = `/admin/${encodeURIComponent(seat.slug)}`;
   return (
     <main>
@@ -24,6 +25,7 @@ export default async function AgentsPage({ params }: { params: Promise<{ account
             <thead>
               <tr>
                 <th>agent.id</th>
+                <th>Sponsors</th>
                 <th>Active keys</th>
                 <th>Last activity</th>
                 <th>Created</th>
@@ -36,6 +38,14 @@ export default async function AgentsPage({ params }: { params: Promise<{ account
                     <Link prefetch={false} href={`${base}/agents/${encodeURIComponent(a.id)}`}>
                       <code>{a.agentId}</code>
                     </Link>
+                  </td>
+                  <td data-testid="agent-sponsors">
+                    {(sponsors.get(a.id) ?? []).map((r, i) => (
+                      <span key={r}>
+                        {i > 0 && ", "}
+                        <code>{r}</code>
+                      </span>
+                    ))}
                   </td>
                   <td>{a.activeKeys}</td>
                   <td>

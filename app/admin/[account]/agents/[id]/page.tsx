@@ -3,15 +3,21 @@ import { notFound } from "next/navigation";
 import { agentInAccount } from "@/lib/principals/agents";
 import { listKeys } from "@/lib/principals/api-keys";
 import { listBindings } from "@/lib/principals/bindings";
+import { listGroups } from "@/lib/groups/groups";
+import { listMembers } from "@/lib/principals/members";
+import { listSponsors } from "@/lib/principals/sponsors";
 import { HubError } from "@ma2h/protocol/errors";
-import { revokeKeyAction, rotateKeyAction } from "../../../actions";
+import { addSponsorAction, removeSponsorAction, revokeKeyAction, rotateKeyAction } from "../../../actions";
 import { ActionForm } from "@/components/ActionForm";
 import { CredentialTable } from "@/components/CredentialTable";
 import { adminPage } from "@/lib/next/admin-page";
 
 export const dynamic = "force-dynamic";
 
-/** One agent: its keys (rotate = add a key; the old ones work until revoked) and its bindings. */
+/**
+ * One agent: its sponsors (owners change them, admins read them), its keys (rotate = add a key; the
+ * old ones work until revoked) and its bindings.
+ */
 export default async function AgentPage({ params }: { params: Promise<{ account: string; id: string }> }) {
   const { account, id } = await params;
   const { seat } = await adminPage(account, `/admin/${encodeURIComponent(account)}/agents/${encodeURIComponent(id)}`);
@@ -20,9 +26,22 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
     throw err;
   });
   const ref = { agentId: agent.agentId, accountSlug: seat.slug };
-  const [keys, bindings] = await Promise.all([listKeys(ref), listBindings(ref)]);
+  const isOwner = seat.role === "owner";
+  const [keys, bindings, sponsors, people, groups] = await Promise.all([
+    listKeys(ref),
+    listBindings(ref),
+    listSponsors(agent.id),
+    // The choices of the add form, which only owners get.
+    isOwner ? listMembers(seat.accountId) : Promise.resolve([]),
+    isOwner ? listGroups(seat.accountId) : Promise.resolve([]),
+  ]);
   const base = `/admin/${encodeURIComponent(seat.slug)}`;
   const active = keys.filter((k) => !k.revokedAt).length;
+  const hidden = { account: seat.slug, agent: agent.id };
+  const candidates = {
+    people: people.map((p) => `human:${p.handle}`).filter((r) => !sponsors.includes(r)),
+    groups: groups.map((g) => `group:${g.name}`).filter((r) => !sponsors.includes(r)),
+  };
   return (
     <main>
       <nav className="crumbs">
@@ -75,6 +94,72 @@ export default async function AgentPage({ params }: { params: Promise<{ account:
           submit="Add a new key"
           testId="rotate-key"
         />
+      </section>
+      <section className="panel" data-testid="sponsors">
+        <h3>Sponsors</h3>
+        <p className="hint">
+          The people accountable for this agent: people of {seat.slug} (<code>human:&lt;handle&gt;</code>) or its{" "}
+          <Link prefetch={false} href={`${base}/groups`}>
+            groups
+          </Link>{" "}
+          (<code>group:&lt;name&gt;</code>). Whoever creates an agent here is its first sponsor.
+        </p>
+        {sponsors.length === 0 ? (
+          <p className="muted" data-testid="no-sponsors">
+            None.
+          </p>
+        ) : (
+          <ul className="refs">
+            {sponsors.map((s) => (
+              <li key={s} data-testid="sponsor" data-sponsor={s}>
+                <code>{s}</code>
+                {isOwner && (
+                  <ActionForm
+                    action={removeSponsorAction}
+                    hidden={{ ...hidden, sponsor: s }}
+                    submit="Remove"
+                    danger
+                    testId={`remove-sponsor-${s}`}
+                    className="inline-form"
+                  />
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+        {!isOwner ? (
+          <p className="muted" data-testid="sponsors-owner-only">
+            Only an owner of {seat.slug} can change sponsors.
+          </p>
+        ) : candidates.people.length + candidates.groups.length === 0 ? (
+          <p className="muted">Every person and group of {seat.slug} sponsors this agent.</p>
+        ) : (
+          <ActionForm action={addSponsorAction} hidden={hidden} submit="Add sponsor" testId="add-sponsor">
+            <label>
+              Person or group{" "}
+              <select name="sponsor" required data-testid="add-sponsor-select">
+                {candidates.people.length > 0 && (
+                  <optgroup label="People">
+                    {candidates.people.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </optgroup>
+                )}
+                {candidates.groups.length > 0 && (
+                  <optgroup label="Groups">
+                    {candidates.groups.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </optgroup>
+                )}
+              </select>
+            </label>
+          </ActionForm>
+        )}
       </section>
       <section className="panel">
         <h3>Callback bindings</h3>
