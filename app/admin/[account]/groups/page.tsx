@@ -2,7 +2,7 @@ import { ActionForm } from "@/components/ActionForm";
 import { When } from "@/components/When";
 import { MAX_CLAIM_VALUE } from "@/lib/groups/claims";
 import { listGroups, type GroupInfo } from "@/lib/groups/groups";
-import { MAX_GROUP_DESCRIPTION } from "@/lib/groups/names";
+import { MAX_GROUP_DESCRIPTION } from "@/lib/principals/names";
 import { adminPage } from "@/lib/next/admin-page";
 import { listMembers } from "@/lib/principals/members";
 import {
