@@ -2,6 +2,8 @@
 import { HubError } from "@ma2h/protocol/errors";
 
 export type Flags = Partial<Record<string, string>>;
+/** The repeatable flags (`--sponsor a --sponsor b`), each in the order given; absent when not given. */
+export type ListFlags = Partial<Record<string, string[]>>;
 
 export interface Output {
   json: Record<string, unknown>;
@@ -12,8 +14,11 @@ export interface Output {
 
 export interface Command {
   usage: string;
+  /** The positional arguments after the two command words; with `variadic`, the fewest. */
   args: number;
-  run(args: string[], flags: Flags): Promise<Output>;
+  /** The last argument may repeat (`group add <name> human:<handle>…`). */
+  variadic?: boolean;
+  run(args: string[], flags: Flags, lists: ListFlags): Promise<Output>;
 }
 
 /** A malformed command line: exit 2 with the usage. */

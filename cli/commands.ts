@@ -10,6 +10,7 @@ import { usageError, type Command, type Flags } from "./command";
 import { DELIVERY_COMMANDS } from "./delivery-commands";
 import { SECRETS_COMMANDS } from "./secrets-commands";
 import { AUDIT_COMMANDS } from "./audit-commands";
+import { checkedSponsors, GROUP_COMMANDS, SPONSOR_COMMANDS } from "./group-commands";
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -170,6 +171,7 @@ export const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  ...GROUP_COMMANDS,
   "token create": {
     usage: "token create --user <email>",
     args: 0,
@@ -189,14 +191,18 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "agent create": {
-    usage: "agent create <agent.id> --account <slug>",
+    usage: "agent create <agent.id> --account <slug> [--sponsor human:<handle>|group:<name>]…",
     args: 1,
-    async run([agentId], f) {
-      const { createAgent } = await import("../lib/principals/agents");
-      const r = await createAgent(agentId!, need(f, "account"));
+    async run([agentId], f, lists) {
+      const slug = need(f, "account");
+      const { createAgent, validateAgentId } = await import("../lib/principals/agents");
+      validateAgentId(agentId!);
+      const sponsors = await checkedSponsors(slug, lists.sponsor ?? []);
+      const r = await createAgent(agentId!, slug, undefined, sponsors);
+      const by = r.sponsors.length > 0 ? `; sponsored by ${r.sponsors.join(", ")}` : "";
       return {
-        json: { agent: { id: r.agent.agentId }, key: r.key, api_key: r.api_key },
-        text: `agent ${r.agent.agentId} created in ${r.agent.accountSlug}; key ${r.key.id} (shown once): ${r.api_key}`,
+        json: { agent: { id: r.agent.agentId, sponsors: r.sponsors }, key: r.key, api_key: r.api_key },
+        text: `agent ${r.agent.agentId} created in ${r.agent.accountSlug}${by}; key ${r.key.id} (shown once): ${r.api_key}`,
       };
     },
   },
@@ -249,6 +255,7 @@ export const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  ...SPONSOR_COMMANDS,
   "key list": {
     usage: "key list <agent.id> [--account <slug>]",
     args: 1,
@@ -356,4 +363,6 @@ export const USAGE = [
   ...Object.values(COMMANDS).map((c) => `  ma2h-hub ${c.usage}`),
   "",
   "  --secret - reads the secret from stdin (keeps it out of the process list).",
+  "  People are human:<handle>, groups group:<name> (or the bare name where only a group fits);",
+  "  --sponsor, --add and --remove may be given more than once.",
 ].join("\n");

@@ -12,7 +12,7 @@ import { hasProcessWide } from "../lib/process-wide";
 import { isHubError } from "@ma2h/protocol/errors";
 import { HUB_VERSION } from "@ma2h/protocol/versions";
 import { hubRelease } from "../lib/release";
-import { usageError, type Flags, type Output } from "./command";
+import { usageError, type Flags, type ListFlags, type Output } from "./command";
 import { COMMANDS, USAGE } from "./commands";
 
 const STRING_FLAGS = [
@@ -36,7 +36,14 @@ const STRING_FLAGS = [
   "email-answer-sensitive-without-sign-in",
   "allow",
   "from",
+  "description",
+  "set",
 ];
+/**
+ * Flags that may be given several times, each value kept in order (`ListFlags`). A plain string flag
+ * given twice keeps its last value (node:util parseArgs), so a flag that means a list must be here.
+ */
+const LIST_FLAGS = ["sponsor", "add", "remove"];
 /** Flags without a value; a given one reads as "true" in `Flags`. */
 const BOOLEAN_FLAGS = ["any", "allow-unsealed", "all"];
 
@@ -51,6 +58,7 @@ function parse(argv: string[]) {
       version: { type: "boolean", short: "V" },
       ...Object.fromEntries(STRING_FLAGS.map((n) => [n, { type: "string" as const }])),
       ...Object.fromEntries(BOOLEAN_FLAGS.map((n) => [n, { type: "boolean" as const }])),
+      ...Object.fromEntries(LIST_FLAGS.map((n) => [n, { type: "string" as const, multiple: true as const }])),
     },
   });
 }
@@ -85,13 +93,16 @@ async function run(argv: string[]): Promise<Output | "help"> {
   const [group, verb, ...args] = positionals;
   const command = COMMANDS[`${group ?? ""} ${verb ?? ""}`];
   if (!command) throw usageError(group ? `unknown command: ${positionals.slice(0, 2).join(" ")}` : "no command given");
-  if (args.length !== command.args) throw usageError(`usage: ma2h-hub ${command.usage}`);
+  if (command.variadic ? args.length < command.args : args.length !== command.args)
+    throw usageError(`usage: ma2h-hub ${command.usage}`);
   const flags: Flags = {};
+  const lists: ListFlags = {};
   const given = values as Record<string, unknown>;
   for (const name of STRING_FLAGS) if (typeof given[name] === "string") flags[name] = given[name] as string;
   for (const name of BOOLEAN_FLAGS) if (given[name] === true) flags[name] = "true";
+  for (const name of LIST_FLAGS) if (Array.isArray(given[name])) lists[name] = given[name] as string[];
   if (flags.secret === "-") flags.secret = await readStdin();
-  return command.run(args, flags);
+  return command.run(args, flags, lists);
 }
 
 function errorOf(err: unknown): { code: string; message: string; exit: number } {

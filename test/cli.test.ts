@@ -288,7 +288,7 @@ describe("agents and keys", () => {
   it("creates an agent whose id contains a slash", async () => {
     const r = await ok("agent", "create", "deploybot/dev-team", "--account", "acme");
     expect(r).toEqual({
-      agent: { id: "deploybot/dev-team" },
+      agent: { id: "deploybot/dev-team", sponsors: [] },
       key: { id: expect.stringMatching(/^key_/) },
       api_key: expect.stringMatching(KEY),
     });
