@@ -70,6 +70,15 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       { handle: "max", role: "member" },
     ],
   );
+  // entra.spec.ts: people who sign in only through that spec's own Entra-style IdP and web process.
+  await provisionAccount(
+    "contoso",
+    [],
+    [
+      { handle: "pat", role: "member" },
+      { handle: "quinn", role: "member" },
+    ],
+  );
   await releaseDatabase();
 
   const port = await freePort();

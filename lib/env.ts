@@ -45,6 +45,14 @@ const bearerToken = z
     message: `must be at least ${MIN_SECRET_BYTES} bytes; generate one with \`openssl rand -hex 32\``,
   });
 
+/** The kinds of OpenID Connect issuer the Hub knows (MA2H_OIDC_KIND). */
+export const OIDC_KINDS = ["generic", "entra"] as const;
+export type OidcKind = (typeof OIDC_KINDS)[number];
+/** A claim name the Hub reads (not `_claim_names`-style internals; those start with `_`). */
+const CLAIM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+/** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), separated by single spaces. */
+const SCOPE_LIST = /^[\x21\x23-\x5B\x5D-\x7E]+( +[\x21\x23-\x5B\x5D-\x7E]+)*$/;
+
 /** An optional TCP port where an empty value means unset. */
 const optionalPort = z.preprocess(
   (v) => (v === "" ? undefined : v),
@@ -72,6 +80,21 @@ const schema = z.object({
   AUTH_OIDC_CLIENT_ID: optionalText,
   AUTH_OIDC_CLIENT_SECRET: optionalText,
   AUTH_OIDC_NAME: optionalText,
+  // What the OIDC issuer is, where it differs from the standard (signInProviderSettings below):
+  // `entra` takes Microsoft Entra ID's `xms_edov` in place of `email_verified` (lib/web-auth/verified-email.ts).
+  MA2H_OIDC_KIND: z.preprocess(
+    (v) => (v === "" || v === undefined ? "generic" : v),
+    z.enum(OIDC_KINDS, { message: `must be one of ${OIDC_KINDS.join(", ")}` }),
+  ),
+  // The ID-token claim whose values put a person in the account groups mapped from them, at each
+  // sign-in through the OIDC provider (lib/web-auth/groups-claim.ts); unset: no group changes at sign-in.
+  MA2H_OIDC_GROUPS_CLAIM: optionalText.refine((v) => v === undefined || CLAIM_NAME.test(v), {
+    message: "must be a claim name: 1-64 characters of letters, digits and _ . : -",
+  }),
+  // Scopes the Hub asks for beyond `openid email profile` (e.g. `groups`, for an Okta groups claim).
+  MA2H_OIDC_EXTRA_SCOPES: optionalText.refine((v) => v === undefined || SCOPE_LIST.test(v.trim()), {
+    message: "must be scope names separated by spaces (RFC 6749 §3.3)",
+  }),
   AUTH_GITHUB_ID: optionalText,
   AUTH_GITHUB_SECRET: optionalText,
   AUTH_GOOGLE_ID: optionalText,
@@ -465,8 +488,17 @@ export function streamLimits() {
   };
 }
 
+/** The OIDC provider's settings beyond its client: what it is, its groups claim, the scopes asked. */
+export interface OidcClaimSettings {
+  kind: OidcKind;
+  /** The ID-token claim naming the person's groups; undefined: sign-ins change no group. */
+  groupsClaim: string | undefined;
+  /** `openid email profile` and MA2H_OIDC_EXTRA_SCOPES, each once. */
+  scope: string;
+}
+
 export function signInProviderSettings(): {
-  oidc?: OAuthClient & { issuer: string; name: string };
+  oidc?: OAuthClient & { issuer: string; name: string } & OidcClaimSettings;
   github?: OAuthClient;
   google?: OAuthClient;
 } {
@@ -475,8 +507,14 @@ export function signInProviderSettings(): {
     clientId && clientSecret ? { clientId, clientSecret } : undefined;
   const issuer = e.AUTH_OIDC_ISSUER?.replace(/\/+$/, "");
   const oidc = client(e.AUTH_OIDC_CLIENT_ID, e.AUTH_OIDC_CLIENT_SECRET);
+  const scopes = new Set(["openid", "email", "profile", ...(e.MA2H_OIDC_EXTRA_SCOPES?.trim().split(/ +/) ?? [])]);
+  const claims: OidcClaimSettings = {
+    kind: e.MA2H_OIDC_KIND,
+    groupsClaim: e.MA2H_OIDC_GROUPS_CLAIM,
+    scope: [...scopes].join(" "),
+  };
   return {
-    oidc: issuer && oidc ? { ...oidc, issuer, name: e.AUTH_OIDC_NAME ?? "Single sign-on" } : undefined,
+    oidc: issuer && oidc ? { ...oidc, ...claims, issuer, name: e.AUTH_OIDC_NAME ?? "Single sign-on" } : undefined,
     github: client(e.AUTH_GITHUB_ID, e.AUTH_GITHUB_SECRET),
     google: client(e.AUTH_GOOGLE_ID, e.AUTH_GOOGLE_SECRET),
   };

@@ -5,6 +5,11 @@
  * fixed `sub`, or `email_verified: false` to play an unverified identity). The `sub` of an
  * unconfigured login is derived from its email, so `alice` and `alice@acme.test` are one identity.
  *
+ * An account may also play a Microsoft Entra ID work account — no `email_verified` (`null`), and
+ * the optional claim `xms_edov` — and carry a `groups` claim (released with the `groups` scope), or
+ * Entra's overage pointer in its place. `updateAccount` changes an account between sign-ins, as an
+ * administrator changing someone's groups would.
+ *
  * Development only: it refuses to start unless MA2H_DEV_MODE=1 and binds only to a loopback address.
  * `npm run dev:idp` (scripts/dev-idp.ts) and the Playwright global setup both call `startDevIdp`.
  */
@@ -23,11 +28,23 @@ export interface DevIdpAccount {
   /** What the person types on the login page (compared case-insensitively). */
   login: string;
   email: string;
-  email_verified?: boolean;
+  /** Default `true`; `null` leaves the claim out, as Entra ID does for work accounts. */
+  email_verified?: boolean | null;
+  /** Entra ID's optional claim "email domain owner verified"; issued only when set. */
+  xms_edov?: boolean;
+  /** Issued as the `groups` claim when the client asks for the `groups` scope. */
+  groups?: string[];
+  /** Entra ID's overage: `_claim_names.groups` pointing into `_claim_sources` instead of `groups`. */
+  groupsOverage?: boolean;
   name?: string;
   /** Defaults to one derived from the email. */
   sub?: string;
 }
+
+/** What `updateAccount` may change of a configured account. */
+export type DevIdpAccountChange = Partial<
+  Pick<DevIdpAccount, "email_verified" | "xms_edov" | "groups" | "groupsOverage">
+>;
 
 export interface DevIdpOptions {
   port?: number;
@@ -38,6 +55,8 @@ export interface DevIdpOptions {
   emailDomain?: string;
   /** Whether a login that is not in `accounts` gets a verified `<login>@<emailDomain>` account. */
   allowUnknownLogins?: boolean;
+  /** Such a login plays an Entra ID work account: `xms_edov: true` and no `email_verified`. */
+  entraStyle?: boolean;
   /** Where provider errors go (default: stderr). */
   log?: (line: string) => void;
 }
@@ -45,13 +64,18 @@ export interface DevIdpOptions {
 export interface DevIdp {
   issuer: string;
   port: number;
+  /** Changes a configured account's claims; its next sign-in carries them. */
+  updateAccount(login: string, change: DevIdpAccountChange): void;
   stop(): Promise<void>;
 }
 
 interface Claims {
   sub: string;
   email: string;
-  email_verified: boolean;
+  email_verified: boolean | null;
+  xms_edov?: boolean;
+  groups?: string[];
+  groupsOverage?: boolean;
   name: string;
 }
 
@@ -59,6 +83,19 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 export function subjectFor(email: string): string {
   return `dev-${createHash("sha256").update(email.toLowerCase()).digest("hex").slice(0, 20)}`;
+}
+
+/** The claims the provider may release (oidc-provider filters them by the granted scopes). */
+function issuedClaims(c: Claims): Record<string, unknown> {
+  const out: Record<string, unknown> = { sub: c.sub, email: c.email, name: c.name };
+  if (c.email_verified !== null) out.email_verified = c.email_verified;
+  if (c.xms_edov !== undefined) out.xms_edov = c.xms_edov;
+  if (c.groupsOverage) {
+    // Entra's shape: the claim's name points at a source where the full list would be fetched.
+    out._claim_names = { groups: "src1" };
+    out._claim_sources = { src1: { endpoint: `https://graph.invalid/v1.0/users/${c.sub}/getMemberObjects` } };
+  } else if (c.groups) out.groups = [...c.groups];
+  return out;
 }
 
 function esc(s: string): string {
@@ -116,7 +153,10 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     remember(a.login, {
       sub: a.sub ?? subjectFor(a.email),
       email: a.email,
-      email_verified: a.email_verified ?? true,
+      email_verified: a.email_verified === undefined ? true : a.email_verified,
+      xms_edov: a.xms_edov,
+      groups: a.groups,
+      groupsOverage: a.groupsOverage,
       name: a.name ?? a.login,
     });
   }
@@ -127,7 +167,9 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     if (known) return known;
     if (!allowUnknown) return null;
     const email = login.includes("@") ? login : `${login}@${emailDomain}`;
-    const claims: Claims = { sub: subjectFor(email), email, email_verified: true, name: login.split("@")[0] as string };
+    const claims: Claims = options.entraStyle
+      ? { sub: subjectFor(email), email, email_verified: null, xms_edov: true, name: login.split("@")[0] as string }
+      : { sub: subjectFor(email), email, email_verified: true, name: login.split("@")[0] as string };
     remember(login, claims);
     return claims;
   };
@@ -232,7 +274,7 @@ ${error ? `<p role="alert">${esc(error)}</p>` : ""}
     return page(
       "Allow access",
       `<h1>${esc(clientName)} wants to know who you are</h1>
-<p>Signed in as <strong>${esc(claims?.email ?? details.session?.accountId ?? "?")}</strong>${claims && !claims.email_verified ? " (email not verified)" : ""}.</p>
+<p>Signed in as <strong>${esc(claims?.email ?? details.session?.accountId ?? "?")}</strong>${claims && !claims.email_verified && !claims.xms_edov ? " (email not verified)" : ""}.</p>
 <p>It asks for:</p><ul>${scopes.map((s) => `<li>${esc(s)}</li>`).join("")}</ul>
 <form method="post" action="/interaction/${esc(details.uid)}/consent"><button type="submit" autofocus>Allow</button></form>
 <p><a href="/interaction/${esc(details.uid)}/abort">Cancel</a></p>`,
@@ -262,8 +304,13 @@ ${error ? `<p role="alert">${esc(error)}</p>` : ""}
     pkce: { required: () => false },
     // Put the scope's claims into the ID token too: next-auth v4 reads the profile from it.
     conformIdTokenClaims: false,
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
-    scopes: ["openid", "email", "profile"],
+    claims: {
+      openid: ["sub"],
+      email: ["email", "email_verified", "xms_edov"],
+      profile: ["name"],
+      groups: ["groups"],
+    },
+    scopes: ["openid", "email", "profile", "groups"],
     features: { devInteractions: { enabled: false } },
     ttl: {
       Interaction: 3600,
@@ -277,7 +324,7 @@ ${error ? `<p role="alert">${esc(error)}</p>` : ""}
     findAccount: async (_ctx: unknown, sub: string) => {
       const c = bySub.get(sub);
       if (!c) return undefined;
-      return { accountId: sub, claims: async () => ({ ...c }) };
+      return { accountId: sub, claims: async () => issuedClaims(c) };
     },
   });
   provider.on("server_error", (_ctx: unknown, err: unknown) => log(`dev-idp server_error: ${(err as Error)?.message}`));
@@ -285,6 +332,11 @@ ${error ? `<p role="alert">${esc(error)}</p>` : ""}
   return {
     issuer,
     port,
+    updateAccount(login, change) {
+      const c = byLogin.get(login.toLowerCase());
+      if (!c) throw new Error(`no configured account ${login}`);
+      Object.assign(c, change);
+    },
     stop: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections();

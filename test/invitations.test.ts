@@ -176,15 +176,15 @@ describe("adding a person from the browser", () => {
         accessToken: undefined,
         signedInAs: null,
       });
-    expect(await verdict("sub-newbie")).toEqual({ allowed: true });
+    expect(await verdict("sub-newbie")).toEqual({ allowed: true, userId: newbie.id });
     await bindIdentity(newbie.id, "oidc", issuerOf("oidc"), "sub-newbie");
-    expect(await verdict("sub-newbie")).toEqual({ allowed: true }); // bound, invitation live
+    expect(await verdict("sub-newbie")).toEqual({ allowed: true, userId: newbie.id }); // bound, invitation live
     await declineInvitation(newbie.id, fresh.invitation.id);
     expect(await verdict("sub-newbie")).toEqual({ allowed: false, reason: "no_seat" });
     expect(await personForNewIdentity(email, true, null)).toBeNull();
     // Invited again and accepted: the seat, with the invited handle and role.
     const again = await addMemberFromBrowser(email, "bravo", "newbie", "viewer", asBea);
-    expect(await verdict("sub-newbie")).toEqual({ allowed: true });
+    expect(await verdict("sub-newbie")).toEqual({ allowed: true, userId: newbie.id });
     await acceptInvitation(newbie.id, again.invitation.id);
     expect((await listMembers(bravoId)).find((m) => m.handle === "newbie")).toMatchObject({ role: "viewer" });
     for (const k of ["AUTH_OIDC_ISSUER", "AUTH_OIDC_CLIENT_ID", "AUTH_OIDC_CLIENT_SECRET"]) delete process.env[k];

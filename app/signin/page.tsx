@@ -7,6 +7,7 @@ const ERRORS: Record<string, string> = {
   AccessDenied:
     "This identity is not invited to any account here, or its email is not verified. Ask an owner or admin to add you.",
   OAuthCallback: "The identity provider did not complete the sign-in. Try again.",
+  Callback: "The sign-in could not be completed. Try again, or ask an administrator to look at the Hub's log.",
 };
 
 export default async function SignInPage({

@@ -41,10 +41,16 @@ export const SESSION_COOKIE = "next-auth.session-token";
 /**
  * Signs in on the Hub's sign-in page through the dev IdP: types `login` on the IdP's login page,
  * allows on its consent page if shown, and waits until the browser is back on the Hub.
- * Returns the Hub URL the browser landed on.
+ * Returns the Hub URL the browser landed on. `at`: another Hub and IdP pair than the run's
+ * (entra.spec.ts runs its own).
  */
-export async function signIn(page: Page, login: string, callbackPath = "/inbox"): Promise<URL> {
-  const { hubUrl, idpIssuer } = e2eState();
+export async function signIn(
+  page: Page,
+  login: string,
+  callbackPath = "/inbox",
+  at: { hubUrl: string; idpIssuer: string } = e2eState(),
+): Promise<URL> {
+  const { hubUrl, idpIssuer } = at;
   const t0 = Date.now();
   const mark = (s: string) => process.env.DEBUG_SIGNIN && console.log(`signIn ${login}: ${s} +${Date.now() - t0}ms`);
   await page.goto(`${hubUrl}/signin?callbackUrl=${encodeURIComponent(callbackPath)}`);

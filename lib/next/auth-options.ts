@@ -10,6 +10,10 @@
  * person with that verified email — lib/web-auth/sign-in.ts decides who may), a fresh session is
  * created for them, its cookie replaces the old one, and the old session is ended. The old session
  * matters in one place only: it lets a signed-in person link a second identity to themselves.
+ *
+ * The signIn callback is also where an allowed OIDC sign-in applies the groups claim
+ * (MA2H_OIDC_GROUPS_CLAIM): there next-auth hands over the ID token's claims as they came, where
+ * `events.signIn` has only the profile below, which keeps `id`, `email` and `name`.
  */
 import type { NextAuthOptions } from "next-auth";
 import type { Adapter, AdapterUser } from "next-auth/adapters";
@@ -28,7 +32,7 @@ import {
   userById,
 } from "../principals/web-sessions";
 import { issuerOf, providerSettings, type ProviderSetting } from "../web-auth/providers";
-import { signInVerdict } from "../web-auth/sign-in";
+import { signInVerdict, syncGroupsAtSignIn } from "../web-auth/sign-in";
 
 const SESSION_DAYS = 7;
 
@@ -46,13 +50,16 @@ function nextAuthProvider(p: ProviderSetting): OAuthConfig<Record<string, unknow
     wellKnown: `${p.issuer}/.well-known/openid-configuration`,
     clientId,
     clientSecret,
-    authorization: { params: { scope: "openid email profile" } },
+    authorization: { params: { scope: p.oidc?.scope ?? "openid email profile" } },
+    // The profile is the ID token's claims (next-auth reads `tokens.claims()`, not userinfo): the
+    // sign-in rule and the groups claim read them there (lib/web-auth/sign-in.ts).
     idToken: true,
     checks: ["pkce", "state"],
     allowDangerousEmailAccountLinking: true,
+    // `email` only, never `preferred_username` or `upn` (lib/web-auth/verified-email.ts).
     profile: (q: Record<string, unknown>) => ({
       id: String(q.sub),
-      email: q.email as string,
+      email: typeof q.email === "string" ? q.email : null,
       name: (q.name as string) ?? null,
     }),
   };
@@ -148,9 +155,23 @@ export function authOptions(request: AuthRequest = { callback: false }): NextAut
           accessToken: account.access_token,
           signedInAs: (await humanForSessionToken(prior))?.userId ?? null,
         });
-        if (verdict.allowed) return true;
-        log.warn("sign-in refused", { provider: account.provider, reason: verdict.reason });
-        return "/signin?error=AccessDenied";
+        if (!verdict.allowed) {
+          log.warn("sign-in refused", { provider: account.provider, reason: verdict.reason });
+          return "/signin?error=AccessDenied";
+        }
+        // Before the session exists: a sign-in whose group sync fails is refused, so a person the
+        // identity provider took out of a group never keeps its rights because a write failed.
+        try {
+          await syncGroupsAtSignIn(account.provider, verdict.userId, profile as Record<string, unknown> | undefined);
+        } catch (err) {
+          log.error("sign-in refused: the groups claim could not be applied", {
+            provider: account.provider,
+            user_id: verdict.userId,
+            error: err as Error,
+          });
+          return "/signin?error=Callback";
+        }
+        return true;
       },
       async session({ session, user }) {
         return { ...session, user: { id: user.id, email: user.email, name: user.name } } as typeof session;
