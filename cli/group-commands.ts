@@ -119,7 +119,7 @@ export const GROUP_COMMANDS: Record<string, Command> = {
       const handles = await handlesOf(people);
       const { account: a, group, groups } = await target(ref!, f);
       await requireSeats(a.id, a.slug, handles);
-      for (const h of handles) await groups.addGroupMember(a.id, group.name, h);
+      await groups.addGroupMembers(a.id, group.name, handles);
       return shown(a.id, group.name, `added to group ${group.name}: ${handles.map((h) => `human:${h}`).join(", ")}`);
     },
   },
@@ -133,7 +133,7 @@ export const GROUP_COMMANDS: Record<string, Command> = {
       const inIt = new Set(group.members.map((m) => m.handle));
       const stranger = handles.find((h) => !inIt.has(h));
       if (stranger !== undefined) throw new HubError("not_found", `human:${stranger} is not in group ${group.name}`);
-      for (const h of handles) await groups.removeGroupMember(a.id, group.name, h);
+      await groups.removeGroupMembers(a.id, group.name, handles);
       return shown(
         a.id,
         group.name,
@@ -173,9 +173,9 @@ function refList(flag: string): string[] {
 }
 
 /**
- * The sponsors `agent create --sponsor` names, checked whole before the agent is made: createAgent
- * adds them in a second transaction after the agent's own, so a sponsor refused there would leave
- * an agent whose one-time key was never printed.
+ * The sponsors `agent create --sponsor` names, checked whole before the agent is made (createAgent
+ * adds them in the agent's own transaction, which a refused sponsor rolls back too): the check
+ * answers before any write, with the same messages.
  */
 export async function checkedSponsors(slug: string, refs: string[]): Promise<string[]> {
   const { parsePersonOrGroup, refOf } = await import("../lib/principals/names");

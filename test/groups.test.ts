@@ -12,6 +12,8 @@ import { db } from "../lib/db";
 import { syncGroupsFromClaim, addGroupMapping, removeGroupMapping, IDP_SYNC_ACTOR } from "../lib/groups/claims";
 import {
   addGroupMember,
+  addGroupMembers,
+  removeGroupMembers,
   createGroup,
   deleteGroup,
   groupMemberHandles,
@@ -137,6 +139,10 @@ describe("groups", () => {
       /^not_found: group sre/,
     );
     expect(await refusal(readGroup(await accountId("other"), "sre"))).toMatch(/^not_found/);
+    // Several at once are all or none.
+    expect(await refusal(addGroupMembers(acme, "sre", ["human:olga", "human:nobody"], OWNER))).toMatch(/^not_found/);
+    expect(await refusal(removeGroupMembers(acme, "sre", ["human:sam", "human:olga"], OWNER))).toMatch(/not in group/);
+    expect(await groupMemberHandles(acme, "sre")).toEqual(["mia", "sam"]);
     await removeGroupMember(acme, "sre", "human:sam", OWNER);
     expect((await readGroup(acme, "sre")).members).toEqual([{ handle: "mia", source: "manual" }]);
     expect((await auditOf("acme", "group.member_added")).map((r) => r.actor)).toEqual(["human:olga", "system:cli"]);
@@ -246,7 +252,9 @@ describe("agent sponsors", () => {
     const byCli = await createAgent("nightly", "acme", undefined, ["group:sre", "human:mia"]);
     expect(byCli.sponsors).toEqual(["human:mia", "group:sre"]);
     expect(await listSponsors(await agentRowId("acme", "deploybot"))).toEqual([]); // provisioned by the CLI
+    // A refused sponsor refuses the creation: no agent is left whose one-time key was never shown.
     expect(await refusal(createAgent("ghost", "acme", undefined, ["human:otto"]))).toMatch(/^not_found/);
+    expect(await db().agent.count({ where: { agentId: "ghost" } })).toBe(0);
   });
 
   it("owners and the operator change sponsors, audited once per change; admins, strangers and bad refs change nothing", async () => {

@@ -10,7 +10,7 @@ import { clock } from "../clock";
 import { HubError } from "@ma2h/protocol/errors";
 import { mintId } from "@ma2h/protocol/ids";
 import { AUDIT_EVENT } from "../audit/events";
-import { writeAudit } from "../audit/write";
+import { type AuditRow, writeAudit } from "../audit/write";
 import { uniquely } from "../db-errors";
 import { actorOf, requireOwnerFor, type AdminOptions } from "../principals/admin-scope";
 import { lockAccount } from "../principals/seat-locks";
@@ -161,58 +161,78 @@ export async function deleteGroup(accountId: string, ref: string, opts?: AdminOp
 }
 
 /**
- * Puts a person (`human:<handle>` or the handle) in a group by hand. Idempotent: a person already
- * in it stays (a member from the identity provider becomes a manual one, which sign-ins keep).
+ * Puts people (`human:<handle>` or the handle) in a group by hand, all or none: one unknown person
+ * refuses the whole change. Idempotent: a person already in it stays (a member from the identity
+ * provider becomes a manual one, which sign-ins keep); only real changes are audited.
  */
-export async function addGroupMember(
+export async function addGroupMembers(
   accountId: string,
   ref: string,
-  person: string,
+  people: readonly string[],
   opts?: AdminOptions,
 ): Promise<void> {
   changeBy(opts);
   const name = groupNameOf(ref);
-  const handle = handleOf(person);
+  const handles = [...new Set(people.map(handleOf))];
   await db().$transaction(async (tx) => {
     const group = await lockedGroup(tx, accountId, name);
-    const seat = await seatOf(tx, accountId, handle);
-    const key = { groupId_membershipId: { groupId: group.id, membershipId: seat.id } };
-    const had = await tx.groupMember.findUnique({ where: key, select: { source: true } });
-    if (had?.source === "manual") return;
-    if (had) await tx.groupMember.update({ where: key, data: { source: "manual" } });
-    else
-      await tx.groupMember.create({
-        data: { groupId: group.id, membershipId: seat.id, source: "manual", createdAt: clock.now() },
+    const audit: AuditRow[] = [];
+    for (const handle of handles) {
+      const seat = await seatOf(tx, accountId, handle);
+      const key = { groupId_membershipId: { groupId: group.id, membershipId: seat.id } };
+      const had = await tx.groupMember.findUnique({ where: key, select: { source: true } });
+      if (had?.source === "manual") continue;
+      if (had) await tx.groupMember.update({ where: key, data: { source: "manual" } });
+      else
+        await tx.groupMember.create({
+          data: { groupId: group.id, membershipId: seat.id, source: "manual", createdAt: clock.now() },
+        });
+      audit.push({
+        accountId,
+        actor: actorOf(opts),
+        event: AUDIT_EVENT.groupMemberAdded,
+        detail: { group: name, handle, source: "manual" },
       });
-    await writeAudit(tx, {
-      accountId,
-      actor: actorOf(opts),
-      event: AUDIT_EVENT.groupMemberAdded,
-      detail: { group: name, handle, source: "manual" },
-    });
+    }
+    await writeAudit(tx, audit);
   });
 }
 
-/** Takes a person out of a group (whoever put them there); `404` when they are not in it. */
-export async function removeGroupMember(
+export function addGroupMember(accountId: string, ref: string, person: string, opts?: AdminOptions): Promise<void> {
+  return addGroupMembers(accountId, ref, [person], opts);
+}
+
+/**
+ * Takes people out of a group (whoever put them there), all or none: one who is not in it is `404`
+ * and nothing changes.
+ */
+export async function removeGroupMembers(
   accountId: string,
   ref: string,
-  person: string,
+  people: readonly string[],
   opts?: AdminOptions,
 ): Promise<void> {
   changeBy(opts);
   const name = groupNameOf(ref);
-  const handle = handleOf(person);
+  const handles = [...new Set(people.map(handleOf))];
   await db().$transaction(async (tx) => {
     const group = await lockedGroup(tx, accountId, name);
-    const seat = await seatOf(tx, accountId, handle);
-    const gone = await tx.groupMember.deleteMany({ where: { groupId: group.id, membershipId: seat.id } });
-    if (gone.count === 0) throw new HubError("not_found", `human:${handle} is not in group ${name}`);
-    await writeAudit(tx, {
-      accountId,
-      actor: actorOf(opts),
-      event: AUDIT_EVENT.groupMemberRemoved,
-      detail: { group: name, handle, source: "manual" },
-    });
+    const audit: AuditRow[] = [];
+    for (const handle of handles) {
+      const seat = await seatOf(tx, accountId, handle);
+      const gone = await tx.groupMember.deleteMany({ where: { groupId: group.id, membershipId: seat.id } });
+      if (gone.count === 0) throw new HubError("not_found", `human:${handle} is not in group ${name}`);
+      audit.push({
+        accountId,
+        actor: actorOf(opts),
+        event: AUDIT_EVENT.groupMemberRemoved,
+        detail: { group: name, handle, source: "manual" },
+      });
+    }
+    await writeAudit(tx, audit);
   });
+}
+
+export function removeGroupMember(accountId: string, ref: string, person: string, opts?: AdminOptions): Promise<void> {
+  return removeGroupMembers(accountId, ref, [person], opts);
 }

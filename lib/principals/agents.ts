@@ -61,11 +61,13 @@ export async function createAgent(
   validateAgentId(agentId);
   const account = await findAccount(accountSlug);
   const id = mintId("agent");
-  const created = await uniquely(`agent ${agentId} already exists in account ${accountSlug}`, () =>
+  return uniquely(`agent ${agentId} already exists in account ${accountSlug}`, () =>
     db().$transaction(async (tx) => {
       await tx.agent.create({ data: { id, accountId: account.id, agentId, createdAt: clock.now() } });
       const key = await issueKey(tx, id);
-      // The person who creates an agent is its first sponsor (lib/principals/sponsors.ts).
+      // The person who creates an agent is its first sponsor (lib/principals/sponsors.ts); sponsors
+      // named at creation (the CLI's --sponsor) are added in the same transaction, so a refused one
+      // leaves no agent behind whose one-time key was never shown.
       const creator = await sponsorCreator(tx, account.id, id, actorOf(opts));
       await writeAudit(tx, {
         accountId: account.id,
@@ -73,18 +75,17 @@ export async function createAgent(
         event: AUDIT_EVENT.agentCreated,
         detail: { agent_row_id: id, agent_id: agentId, key_id: key.id, sponsors: creator },
       });
+      const sponsorsAfter = sponsors?.length
+        ? await changeSponsors(account.id, id, { add: sponsors }, { ...opts, role: undefined }, tx)
+        : creator;
       return {
         agent: { id, agentId, accountId: account.id, accountSlug },
         key: { id: key.id },
         api_key: key.apiKey,
-        sponsors: creator,
+        sponsors: sponsorsAfter,
       };
     }),
   );
-  // Sponsors named at creation (the CLI's --sponsor): their own audited change, after the agent exists.
-  if (sponsors?.length)
-    created.sponsors = await changeSponsors(account.id, id, { add: sponsors }, { ...opts, role: undefined });
-  return created;
 }
 
 /** Finds the agent `ref` names: `404` when unknown, `422` when the id is ambiguous across accounts. */

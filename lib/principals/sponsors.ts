@@ -111,6 +111,8 @@ export async function changeSponsors(
   agentRowId: string,
   change: SponsorChange,
   opts?: AdminOptions,
+  /** The caller's transaction (an agent's creation with its sponsors is one), else one of its own. */
+  within?: Tx,
 ): Promise<string[]> {
   requireOwnerFor(opts, "change an agent's sponsors");
   const parse = (refs: readonly string[] | undefined) => [
@@ -121,7 +123,7 @@ export async function changeSponsors(
   const remove = parse(change.remove);
   if (set && (add.length || remove.length))
     throw new HubError("validation_error", "give either the whole list or additions and removals");
-  return db().$transaction(async (tx) => {
+  const run = async (tx: Tx) => {
     await lockAccount(tx, accountId);
     const agent = await tx.agent.findFirst({
       where: { id: agentRowId, accountId },
@@ -167,7 +169,8 @@ export async function changeSponsors(
       at: now,
     });
     return after;
-  });
+  };
+  return within ? run(within) : db().$transaction(run);
 }
 
 /**
