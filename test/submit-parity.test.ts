@@ -46,6 +46,7 @@ function fullRow(accountId: string, agentRowId: string, type: "ask" | "notify"):
     callbackUrl: "https://agent.example/callback",
     createdAt,
     terminalAt: new Date(createdAt.getTime() + 1),
+    routing: JSON.stringify({ rules: ["prod"], eligible: ["alice"], email_answers: false }),
   };
 }
 

@@ -25,6 +25,8 @@ export const AUDIT_EVENT = {
   groupMemberRemoved: "group.member_removed",
   groupMappingAdded: "group.mapping_added",
   groupMappingRemoved: "group.mapping_removed",
+  // The account's approval policy (lib/policies/store.ts): each apply, with its diff.
+  policyApplied: "policy.applied",
   keyRotated: "key.rotated",
   keyRevoked: "key.revoked",
   bindingAdded: "binding.added",

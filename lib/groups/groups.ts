@@ -108,6 +108,8 @@ export async function createGroup(
   name: string,
   description: string | undefined,
   opts?: AdminOptions,
+  /** The caller's transaction (a policy apply), holding the account's lock; else one of its own. */
+  within?: Tx,
 ): Promise<GroupInfo> {
   changeBy(opts);
   validateGroupName(name);
@@ -116,19 +118,18 @@ export async function createGroup(
     throw new HubError("invalid_field", `a group's description is at most ${MAX_GROUP_DESCRIPTION} characters`);
   const id = mintId("group");
   const now = clock.now();
-  await uniquely(`group ${name} already exists`, () =>
-    db().$transaction(async (tx) => {
-      await lockAccount(tx, accountId);
-      await tx.accountGroup.create({ data: { id, accountId, name, description: text, createdAt: now } });
-      await writeAudit(tx, {
-        accountId,
-        actor: actorOf(opts),
-        event: AUDIT_EVENT.groupCreated,
-        detail: { group: name, group_id: id },
-        at: now,
-      });
-    }),
-  );
+  const run = async (tx: Tx) => {
+    await lockAccount(tx, accountId);
+    await tx.accountGroup.create({ data: { id, accountId, name, description: text, createdAt: now } });
+    await writeAudit(tx, {
+      accountId,
+      actor: actorOf(opts),
+      event: AUDIT_EVENT.groupCreated,
+      detail: { group: name, group_id: id },
+      at: now,
+    });
+  };
+  await uniquely(`group ${name} already exists`, () => (within ? run(within) : db().$transaction(run)));
   return { id, name, description: text, createdAt: now, members: [], claimValues: [] };
 }
 
@@ -170,11 +171,12 @@ export async function addGroupMembers(
   ref: string,
   people: readonly string[],
   opts?: AdminOptions,
+  within?: Tx,
 ): Promise<void> {
   changeBy(opts);
   const name = groupNameOf(ref);
   const handles = [...new Set(people.map(handleOf))];
-  await db().$transaction(async (tx) => {
+  const run = async (tx: Tx) => {
     const group = await lockedGroup(tx, accountId, name);
     const audit: AuditRow[] = [];
     for (const handle of handles) {
@@ -195,7 +197,8 @@ export async function addGroupMembers(
       });
     }
     await writeAudit(tx, audit);
-  });
+  };
+  await (within ? run(within) : db().$transaction(run));
 }
 
 export function addGroupMember(accountId: string, ref: string, person: string, opts?: AdminOptions): Promise<void> {
@@ -211,11 +214,12 @@ export async function removeGroupMembers(
   ref: string,
   people: readonly string[],
   opts?: AdminOptions,
+  within?: Tx,
 ): Promise<void> {
   changeBy(opts);
   const name = groupNameOf(ref);
   const handles = [...new Set(people.map(handleOf))];
-  await db().$transaction(async (tx) => {
+  const run = async (tx: Tx) => {
     const group = await lockedGroup(tx, accountId, name);
     const audit: AuditRow[] = [];
     for (const handle of handles) {
@@ -230,7 +234,8 @@ export async function removeGroupMembers(
       });
     }
     await writeAudit(tx, audit);
-  });
+  };
+  await (within ? run(within) : db().$transaction(run));
 }
 
 export function removeGroupMember(accountId: string, ref: string, person: string, opts?: AdminOptions): Promise<void> {

@@ -4,6 +4,7 @@
  * The inbox uses this only to choose which controls to show and what bulk actions skip; the verb
  * re-checks everything on write.
  */
+import type { Routing } from "../policies/evaluate";
 import { humanResolveRefusal } from "../messages/access";
 import type { Message } from "@ma2h/protocol/message";
 import type { Seat } from "../principals/types";
@@ -20,10 +21,10 @@ export interface Affordances {
 
 const NONE = { answer: false, decline: false, complete: false, dismiss: false };
 
-export function affordancesFor(seat: Seat, envelope: Message, status: string): Affordances {
+export function affordancesFor(seat: Seat, envelope: Message, status: string, routing: Routing | null): Affordances {
   if (envelope.type === "notify") return { refusal: "a notify has nothing to resolve", ...NONE };
   if (status !== "open") return { refusal: `already ${status}`, ...NONE };
-  const refusal = humanResolveRefusal(seat, envelope);
+  const refusal = humanResolveRefusal(seat, envelope, routing);
   if (refusal !== null) return { refusal, ...NONE };
   if (envelope.type === "task") return { refusal: null, answer: false, decline: false, complete: true, dismiss: true };
   const p = envelope.request.permissions;

@@ -2,6 +2,7 @@
  * One inbox item for a person: null when they hold no seat in its account (the page answers 404,
  * exactly as for an unknown id — no existence oracle across accounts, §9.1).
  */
+import { routingOf } from "../policies/routing";
 import { db } from "../db";
 import { looksLikeMessageId } from "@ma2h/protocol/ids";
 import { envelopeOf } from "../messages/record";
@@ -31,7 +32,7 @@ export async function itemForAnswer(
   if (!seat) return null;
   const message = envelopeOf(row);
   return {
-    item: buildItemView(row, message, seat, affordancesFor(seat, message, row.status)),
+    item: buildItemView(row, message, seat, affordancesFor(seat, message, row.status, routingOf(row))),
     hiddenDefaults: hiddenInputDefaults(message),
   };
 }

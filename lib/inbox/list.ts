@@ -6,6 +6,7 @@
  * Never selects `state`; rows carry only what the list shows and the keyboard acts on. Addressed
  * (agent↔agent) messages are not listed (§8.7.1, `TRIAGE_ONLY`): they are on /inbox/traffic.
  */
+import { routingOf } from "../policies/routing";
 import { db } from "../db";
 import { effectiveOptions } from "@ma2h/protocol/rules";
 import { envelopeOf } from "../messages/record";
@@ -102,16 +103,17 @@ async function withActions(rows: InboxRawRow[], scope: AccountSeat[]): Promise<I
     (
       await db().message.findMany({
         where: { id: { in: rows.map((r) => r.id) } },
-        select: { id: true, envelope: true },
+        select: { id: true, envelope: true, routing: true },
       })
-    ).map((m) => [m.id, envelopeOf(m)]),
+    ).map((m) => [m.id, { envelope: envelopeOf(m), routing: routingOf(m) }]),
   );
   const seatOf = new Map(scope.map((s) => [s.accountId, s]));
   return rows.flatMap((r) => {
-    const envelope = envelopes.get(r.id);
+    const stored = envelopes.get(r.id);
     const seat = seatOf.get(r.account_id);
-    if (!envelope || !seat) return [];
-    const can = affordancesFor(seat, envelope, r.status);
+    if (!stored || !seat) return [];
+    const { envelope } = stored;
+    const can = affordancesFor(seat, envelope, r.status, stored.routing);
     const request = envelope.type === "ask" ? envelope.request : null;
     const first = request && request.mode !== "input" ? (effectiveOptions(request)[0]?.value ?? null) : null;
     return [

@@ -9,6 +9,8 @@ import { RESOLVING_ROLES, type AgentPrincipal, type Seat } from "../principals/t
 import type { Message as MessageRow } from "../generated/prisma/client";
 import { allowedResolversOf, envelopeOf, type MessageWithResolution } from "./record";
 import { readMessageRow } from "./row-read";
+import type { Routing } from "../policies/evaluate";
+import { routingOf } from "../policies/routing";
 
 /**
  * Who resolves. An agent may present its own live session (§8.8 `?session=`, already checked by
@@ -56,6 +58,7 @@ export async function loadForSubmitter(
 export async function authorizeResolver(row: MessageRow, resolver: Resolver): Promise<string> {
   const envelope = envelopeOf(row);
   const list = allowedResolversOf(envelope);
+  const routing = routingOf(row);
 
   if (resolver.kind === "agent") {
     const p = resolver.principal;
@@ -69,9 +72,11 @@ export async function authorizeResolver(row: MessageRow, resolver: Resolver): Pr
     // The default without a list: the submitter — or, for an addressed message, the addressee
     // (under any of its sessions) and never the submitter, who must not answer its own ask (§9.1).
     const byDefault = row.toAddress === null ? isSubmitter : isAddressee;
-    if (list === undefined ? byDefault : listed) return qualified ?? `agent:${p.agentId}`;
+    // An ask routed by the account's approval policy is answered by people only (docs/policies.md):
+    // the submitter and every `agent:` entry lose the right.
+    if (routing === null && (list === undefined ? byDefault : listed)) return qualified ?? `agent:${p.agentId}`;
     // Choice A15: 403 to a principal that legitimately knows the message, 404 to everyone else.
-    if (isSubmitter || isAddressee) {
+    if (isSubmitter || isAddressee || (routing !== null && listed)) {
       throw new HubError("not_authorized", "this agent may not resolve this message (§9.1 allowed_resolvers)");
     }
     throw notFound();
@@ -80,17 +85,22 @@ export async function authorizeResolver(row: MessageRow, resolver: Resolver): Pr
   // The attested actor is the person's handle in the message's own account (§9.1).
   const seat: Seat | null = await seatFor(resolver.userId, row.accountId);
   if (!seat) throw notFound();
-  const refusal = humanResolveRefusal(seat, envelope);
+  const refusal = humanResolveRefusal(seat, envelope, routing);
   if (refusal !== null) throw new HubError("not_authorized", refusal);
   return `human:${seat.handle}`;
 }
 
 /**
  * Why a person seated in the message's account may not resolve it, or null when they may (§9.1):
- * a `viewer` never resolves; an explicit `allowed_resolvers` must list `human:<handle>`. The inbox
- * asks this to decide which controls to show; `authorizeResolver` enforces it.
+ * a `viewer` never resolves; an explicit `allowed_resolvers` must list `human:<handle>`; an ask the
+ * account's approval policy routed (its recorded `routing`) only by the people it left eligible.
+ * The inbox and every notification channel ask this; `authorizeResolver` enforces it.
  */
-export function humanResolveRefusal(seat: Seat, envelope: ReturnType<typeof envelopeOf>): string | null {
+export function humanResolveRefusal(
+  seat: Seat,
+  envelope: ReturnType<typeof envelopeOf>,
+  routing: Routing | null,
+): string | null {
   if (!RESOLVING_ROLES.includes(seat.role)) return `role ${seat.role} may read but not resolve`;
   const list = allowedResolversOf(envelope);
   // §9.1 (v0.5): people are not default resolvers of messages between agents; their recourse is
@@ -99,5 +109,7 @@ export function humanResolveRefusal(seat: Seat, envelope: ReturnType<typeof enve
     return "messages between agents are resolved by their addressee; stop the agent to end the exchange";
   if (list !== undefined && !list.includes(`human:${seat.handle}`))
     return "you are not in the message's allowed_resolvers";
+  if (routing !== null && !routing.eligible.includes(seat.handle))
+    return `the account's approval policy (${routing.rules.join(", ")}) does not ask you`;
   return null;
 }

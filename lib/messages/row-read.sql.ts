@@ -33,6 +33,7 @@ export const MESSAGE_COLUMNS = {
   toAgentRowId: "to_agent_row_id",
   submitSession: "submit_session",
   destination: "destination",
+  routing: "routing",
 } as const satisfies Record<keyof MessageRow, string>;
 
 export const RESOLUTION_COLUMNS = {

@@ -81,6 +81,7 @@ const sampleRow = (type: string, key: string | null): NewMessageRow => ({
   callbackUrl: null,
   createdAt: new Date(0),
   terminalAt: type === "notify" ? new Date(0) : null,
+  routing: null,
 });
 
 export const submitNewMessage = statement(
@@ -102,12 +103,12 @@ export const submitNewMessage = statement(
     ), msg AS (
       INSERT INTO messages (id, account_id, agent_row_id, type, status, ma2h_version, envelope, state, title,
                             priority, priority_rank, project, tags, sensitive, idempotency_key, expires_at,
-                            callback_url, created_at, status_changed_at, terminal_at)
+                            callback_url, created_at, status_changed_at, terminal_at, routing)
       SELECT ${row.id}, ${row.accountId}, ${row.agentRowId}, ${row.type}, ${row.status}, ${row.ma2hVersion},
              ${row.envelope}, ${row.state}::text, ${row.title}, ${row.priority}, ${row.priorityRank}::smallint,
              ${row.project}::text, ${row.tags}::text[], ${row.sensitive}, ${key}::text,
              ${row.expiresAt}::timestamptz, ${row.callbackUrl}::text, ${row.createdAt}::timestamptz,
-             ${row.createdAt}::timestamptz, ${row.terminalAt}::timestamptz
+             ${row.createdAt}::timestamptz, ${row.terminalAt}::timestamptz, ${row.routing}::text
         FROM room
        WHERE room.ok AND (${key}::text IS NULL OR EXISTS (SELECT 1 FROM keyed))
       RETURNING id

@@ -37,6 +37,8 @@ import {
   resolveDestination,
 } from "./addressing";
 import { scheduleExpiry } from "../queue/enqueue";
+import type { Routing } from "../policies/evaluate";
+import { routeAtSubmit } from "../policies/routing";
 import { afterTerminal } from "./after-terminal";
 import { applyOwedTerminalInTx } from "./undeliverable";
 import type { CommitResult } from "./lifecycle";
@@ -117,7 +119,9 @@ export async function submitMessage(principal: AgentPrincipal, body: Record<stri
         await assertOpenCapacity(tx, principal.agentRowId, limits().inboxDepth);
       // §4 / choice A28: opt-in, allowlist and destination are checked after the semantic checks.
       const destination = await resolveDestination(tx, principal, message, now);
-      return createMessage(tx, principal, message, body, hash, now, destination);
+      // The account's approval policy, last of the checks: who may answer, recorded with the message.
+      const routing = await routeAtSubmit(principal.accountId, principal.agentId, message, tx);
+      return createMessage(tx, principal, message, body, hash, now, destination, routing);
     });
     if ("result" in outcome) return afterCreate(outcome.result, message.type);
     await afterTerminal(outcome.expiry);
@@ -174,7 +178,16 @@ async function submitInOneStatement(
   // Read before the statement: a binding revoked in between is caught again before every delivery
   // attempt (push-attempt.ts), as it is for one revoked after the submit.
   await assertCallbackAllowed(principal.agentRowId, callbackOf(message));
-  const row = newMessageRow(principal, message, body, now);
+  // The approval policy (lib/policies/routing.ts). A refusal goes to the transaction, which raises
+  // it after the idempotency lookup (a replay still gets its original ack, §8.1); a policy applied
+  // between this read and the statement is one applied after the submit.
+  let routing: Routing | null;
+  try {
+    routing = await routeAtSubmit(principal.accountId, principal.agentId, message);
+  } catch {
+    return null;
+  }
+  const row = newMessageRow(principal, message, body, now, routing);
   const depth = message.type === "notify" ? null : limits().inboxDepth;
   const outcome = await runSubmitStatement({
     row,
@@ -198,6 +211,7 @@ function newMessageRow(
   message: Message,
   body: Record<string, unknown>,
   now: Date,
+  routing: Routing | null,
 ): NewMessageRow {
   // §5.1: a human-inbox notify is delivered on acceptance; an addressed one is `queued` — its
   // lifecycle is the mailbox track, which its GET and replays read from the entry (serialize.ts).
@@ -224,6 +238,7 @@ function newMessageRow(
     createdAt: now,
     // A notify's retention runs from acceptance (§8.2), addressed or not.
     terminalAt: message.type === "notify" ? now : null,
+    routing: routing === null ? null : JSON.stringify(routing),
   };
 }
 
@@ -289,8 +304,9 @@ async function createMessage(
   hash: string,
   now: Date,
   destination: ResolvedDestination | null,
+  routing: Routing | null,
 ): Promise<{ result: SubmitResult }> {
-  const { id, status, expiresAt, ...rest } = newMessageRow(principal, message, body, now);
+  const { id, status, expiresAt, ...rest } = newMessageRow(principal, message, body, now, routing);
   const addressed =
     destination === null
       ? {}

@@ -7,6 +7,7 @@
  * person the link was minted for — spending the single-use token in the resolving transaction and
  * recording `channel: "email"` in the audit event. A refusal names no other item and changes nothing.
  */
+import { routingOf } from "../policies/routing";
 import { clock } from "../clock";
 import { db } from "../db";
 import { log } from "../log";
@@ -88,7 +89,11 @@ async function check(token: string, sessionUserId: string | null, now: Date): Pr
   }
   const envelope = envelopeOf(row);
   const seat = await seatFor(link.userId, row.accountId);
-  if (!seat || humanResolveRefusal(seat, envelope) !== null) return { state: { kind: "refused" } };
+  // A routed ask whose rules keep one-click answers out of mail (`email_answers: false`) is answered on
+  // its signed-in page only (docs/policies.md): a link minted before the policy said so is refused too.
+  const routing = routingOf(row);
+  if (!seat || humanResolveRefusal(seat, envelope, routing) !== null || routing?.email_answers === false)
+    return { state: { kind: "refused" } };
   if (sessionUserId !== null && sessionUserId !== link.userId) return { state: { kind: "other_person" } };
   const option =
     envelope.type === "ask" ? effectiveOptions(envelope.request).find((o) => o.value === link.option) : undefined;

@@ -6,6 +6,7 @@
  * - each due row is then sent by `sendOne` (send.ts) or digest.ts, claimed first (claims.ts), so
  *   none is sent twice.
  */
+import { routingOf } from "../policies/routing";
 import { clock } from "../clock";
 import { db } from "../db";
 import type { Prisma } from "../generated/prisma/client";
@@ -35,7 +36,7 @@ export async function fanOut(messageId: string): Promise<void> {
   if (!box || box.processedAt) return;
   const planned = await db().message.findUnique({
     where: { id: messageId },
-    select: { accountId: true, envelope: true, type: true, status: true, priority: true },
+    select: { accountId: true, envelope: true, type: true, status: true, priority: true, routing: true },
   });
   let newRows: Prisma.NotificationCreateManyInput[] = [];
   if (planned && stillTellable(planned.type, planned.status)) {
@@ -45,7 +46,7 @@ export async function fanOut(messageId: string): Promise<void> {
     // whether, when, and whether in a digest.
     const envelope = envelopeOf(planned);
     const item = { type: envelope.type, priority: planned.priority } as PlanItem;
-    const people = (await audienceOf(planned.accountId, envelope)).map((r) => r.userId);
+    const people = (await audienceOf(planned.accountId, envelope, routingOf(planned))).map((r) => r.userId);
     newRows = await plannedRows({ id: messageId, ...planned }, people, KIND_NEW, item, now, now);
   }
   // Reminder and escalation rows, due later, made with the fan-out (reminders.ts).

@@ -8,6 +8,7 @@
  *   (§5.1), and a viewer reads it in the inbox anyway; it is opt-in, so only those who chose it get it.
  * Agents are not mailed.
  */
+import type { Routing } from "../policies/evaluate";
 import { db } from "../db";
 import { humanResolveRefusal } from "../messages/access";
 import type { envelopeOf } from "../messages/record";
@@ -21,8 +22,12 @@ export interface Recipient {
 }
 
 /** The audience of one item, by its type (see above). */
-export function audienceOf(accountId: string, envelope: ReturnType<typeof envelopeOf>): Promise<Recipient[]> {
-  return envelope.type === "notify" ? seatedHumans(accountId) : resolvingHumans(accountId, envelope);
+export function audienceOf(
+  accountId: string,
+  envelope: ReturnType<typeof envelopeOf>,
+  routing: Routing | null,
+): Promise<Recipient[]> {
+  return envelope.type === "notify" ? seatedHumans(accountId) : resolvingHumans(accountId, envelope, routing);
 }
 
 /** Every human with a seat in the account, whatever the role. */
@@ -37,6 +42,7 @@ export async function seatedHumans(accountId: string): Promise<Recipient[]> {
 export async function resolvingHumans(
   accountId: string,
   envelope: ReturnType<typeof envelopeOf>,
+  routing: Routing | null,
 ): Promise<Recipient[]> {
   const members = await db().membership.findMany({
     where: { accountId, role: { in: [...RESOLVING_ROLES] } },
@@ -44,7 +50,9 @@ export async function resolvingHumans(
     orderBy: { handle: "asc" },
   });
   return members
-    .filter((m) => humanResolveRefusal({ accountId, handle: m.handle, role: m.role as Role }, envelope) === null)
+    .filter(
+      (m) => humanResolveRefusal({ accountId, handle: m.handle, role: m.role as Role }, envelope, routing) === null,
+    )
     .map((m) => ({ userId: m.userId, handle: m.handle }));
 }
 
@@ -62,9 +70,14 @@ export async function accountAdmins(accountId: string): Promise<Recipient[]> {
  * escalation goes to the account's owners/admins (whether or not they may resolve the item); a
  * new item's mail and a reminder to the §9.1 resolvers. Returns the row's error class, or null.
  */
-export function recipientRefusal(kind: string, seat: Seat | null, envelope: ReturnType<typeof envelopeOf>) {
+export function recipientRefusal(
+  kind: string,
+  seat: Seat | null,
+  envelope: ReturnType<typeof envelopeOf>,
+  routing: Routing | null,
+) {
   if (kind === KIND_ESCALATION) return seat && ADMIN_ROLES.includes(seat.role) ? null : "not_admin";
-  return seat && humanResolveRefusal(seat, envelope) === null ? null : "not_resolver";
+  return seat && humanResolveRefusal(seat, envelope, routing) === null ? null : "not_resolver";
 }
 
 /**

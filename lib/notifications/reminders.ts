@@ -6,6 +6,7 @@
  * delayed wake-up and the notification sweep send them when due (fanout.ts); the terminal
  * transition cancels what is still pending (lib/messages/lifecycle.ts).
  */
+import { routingOf } from "../policies/routing";
 import { z } from "zod";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
@@ -175,7 +176,16 @@ const addMinutes = (at: Date, m: number) => new Date(at.getTime() + Math.round(m
 export async function followUpRows(messageId: string, now: Date): Promise<Prisma.NotificationCreateManyInput[]> {
   const m = await db().message.findUnique({
     where: { id: messageId },
-    select: { id: true, accountId: true, type: true, status: true, priority: true, envelope: true, createdAt: true },
+    select: {
+      id: true,
+      accountId: true,
+      type: true,
+      status: true,
+      priority: true,
+      envelope: true,
+      createdAt: true,
+      routing: true,
+    },
   });
   if (m?.status !== "open" || (m.type !== "ask" && m.type !== "task")) return [];
   const priority = m.priority as Priority;
@@ -184,7 +194,7 @@ export async function followUpRows(messageId: string, now: Date): Promise<Prisma
   const item: PlanItem = { type: m.type, priority };
   const rows: Prisma.NotificationCreateManyInput[] = [];
   if (delays.remindMinutes !== null) {
-    const people = (await resolvingHumans(m.accountId, envelopeOf(m))).map((r) => r.userId);
+    const people = (await resolvingHumans(m.accountId, envelopeOf(m), routingOf(m))).map((r) => r.userId);
     rows.push(
       ...(await plannedRows(m, people, KIND_REMINDER, item, addMinutes(m.createdAt, delays.remindMinutes), now)),
     );

@@ -7,6 +7,7 @@
  * Slack or push), telling it whether the person may resolve the item (answer links and buttons are
  * offered only then).
  */
+import { routingOf } from "../policies/routing";
 import { clock } from "../clock";
 import { db } from "../db";
 import { log } from "../log";
@@ -39,6 +40,7 @@ export async function sendOne(id: string): Promise<void> {
           envelope: true,
           createdAt: true,
           expiresAt: true,
+          routing: true,
         },
       },
     },
@@ -51,11 +53,12 @@ export async function sendOne(id: string): Promise<void> {
   const envelope = envelopeOf(n.message);
   const kind: Kind = (KINDS as readonly string[]).includes(n.kind) ? (n.kind as Kind) : KIND_NEW;
   const seat = await seatFor(n.userId, n.message.accountId);
-  const refusal = recipientRefusal(kind, seat, envelope);
+  const routing = routingOf(n.message);
+  const refusal = recipientRefusal(kind, seat, envelope, routing);
   if (refusal !== null) return finish([n], { status: "cancelled", result: null, errorClass: refusal });
   // The channel's sender (channels.ts); answer links or buttons only for a person who may resolve
   // it (an escalated owner/admin may not).
-  const mayResolve = seat !== null && humanResolveRefusal(seat, envelope) === null;
+  const mayResolve = seat !== null && humanResolveRefusal(seat, envelope, routing) === null;
   const channel = (CHANNELS as readonly string[]).includes(n.channel) ? (n.channel as Channel) : CHANNEL_EMAIL;
   const result = await senderFor(channel).send({
     row: n,

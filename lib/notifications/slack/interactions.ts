@@ -14,6 +14,7 @@
  * Every post of the item is then updated to show the outcome (posts.ts). Slack gets `200` with an
  * empty body; the work is done inline (it is a few queries and one or two Slack calls).
  */
+import { routingOf } from "../../policies/routing";
 import { z } from "zod";
 import { clock } from "../../clock";
 import { db } from "../../db";
@@ -122,7 +123,9 @@ async function click(conn: OpenConnection, payload: Payload, rawValue: string): 
     return "unbound";
   }
   const seat = await seatFor(userId, conn.accountId);
-  const refusal = seat ? humanResolveRefusal(seat, envelopeOf(row)) : "you have no seat in this account";
+  const refusal = seat
+    ? humanResolveRefusal(seat, envelopeOf(row), routingOf(row))
+    : "you have no seat in this account";
   if (refusal !== null) {
     await say(`You may not answer this item (${refusal}). Nothing was changed.`);
     return "refused";
