@@ -174,6 +174,10 @@ describe("approval policies", () => {
         }),
       ),
     ).toMatch(/^not_authorized: the account's approval policy \(prod-deploys\) does not ask you/);
+    expect((await itemForHuman(await userId("olga"), ack.id))?.routing).toEqual({
+      rules: ["prod-deploys"],
+      asked: ["human:alice", "human:bob", "human:carol"],
+    });
     expect((await itemForHuman(await userId("olga"), ack.id))?.can).toMatchObject({
       answer: false,
       refusal: expect.stringMatching(/approval policy/),

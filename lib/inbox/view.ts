@@ -5,6 +5,7 @@
  * — because the whole view model travels to the browser (the resolve panel is a client component):
  * masking only in the display would still put the value in the page payload.
  */
+import { routingOf } from "../policies/routing";
 import type { MessageWithResolution } from "../messages/record";
 import type { Message } from "@ma2h/protocol/message";
 import { allowsFreeFormAnswer, effectiveOptions } from "@ma2h/protocol/ask-contract";
@@ -134,6 +135,11 @@ export interface ItemView {
   task: TaskView | null;
   resolution: ResolutionView | null;
   viewer: { handle: string; role: string };
+  /**
+   * The account's approval policy as it applied at submit (docs/policies.md): the rules that matched
+   * and the people they asked. Null: the default policy (every answering member).
+   */
+  routing: { rules: string[]; asked: string[] } | null;
   can: Affordances;
 }
 
@@ -287,6 +293,11 @@ function resolutionView(row: MessageWithResolution, message: Message): Resolutio
   };
 }
 
+function routedView(row: { routing: string | null }): ItemView["routing"] {
+  const routing = routingOf(row);
+  return routing && { rules: routing.rules, asked: routing.eligible.map((h) => `human:${h}`) };
+}
+
 export function buildItemView(
   row: MessageWithResolution & { agent: { agentId: string }; account: { slug: string } },
   message: Message,
@@ -327,6 +338,7 @@ export function buildItemView(
         : null,
     resolution: resolutionView(row, message),
     viewer: { handle: seat.handle, role: seat.role },
+    routing: routedView(row),
     can,
   };
 }

@@ -143,6 +143,12 @@ export function ResolvePanel({ item }: { item: ItemView }) {
           Your answer was not recorded; the outcome below is the one that counts.
         </div>
       )}
+      {open && item.routing && (
+        <p className="readonly" data-testid="routing">
+          Asked by the account&apos;s approval policy ({item.routing.rules.join(", ")}): {item.routing.asked.join(", ")}
+          .
+        </p>
+      )}
       {item.resolution ? (
         <Outcome item={item} resolution={item.resolution} />
       ) : item.type === "notify" ? (
