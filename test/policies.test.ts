@@ -10,7 +10,7 @@
 // covers: lib/policies/store.ts, lib/policies/routing.ts, lib/messages/access.ts
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { createGroup } from "../lib/groups/groups";
+import { createGroup, deleteGroup } from "../lib/groups/groups";
 import { answerAsHuman } from "../lib/inbox/answer";
 import { itemForHuman } from "../lib/inbox/item";
 import { resolveMessage } from "../lib/messages/resolve";
@@ -257,6 +257,19 @@ describe("approval policies", () => {
       rules: { added: [], removed: ["prod-tag"], changed: ["prod-deploys"] },
       groups: { removed: [{ group: "sre", person: "human:bob" }] },
     });
+    // A group the policy assigns cannot be deleted; one it does not can.
+    await applyPolicy(
+      acct,
+      PolicyFileSchema.parse({
+        version: 1,
+        rules: [{ name: "sre-only", assign: ["group:sre"], match: { project: "x" } }],
+      }),
+      OWNER,
+    );
+    expect(await refusal(deleteGroup(acct, "sre", OWNER))).toMatch(
+      /^invalid_field: group sre is assigned by the approval policy \(rule sre-only\)/,
+    );
     await createGroup(acct, "empty", undefined, OWNER);
+    await deleteGroup(acct, "empty", OWNER);
   });
 });
