@@ -326,7 +326,9 @@ describe("examples/github-actions/deploy-gate.yml", () => {
 
   it("a person approves: the gate step succeeds and the deploy step runs", async () => {
     const { run, files } = job("approve");
-    const id = (await eventually(() => /asked (msg_[0-9a-z]+)/u.exec(run.stderr())?.[1], "the ask"))!;
+    // The job's first step is `npm install -g` of the packed SDK: on a loaded 2-core box (CI with other
+    // work beside it) that alone has taken over a minute, so the ask may come late.
+    const id = (await eventually(() => /asked (msg_[0-9a-z]+)/u.exec(run.stderr())?.[1], "the ask", 150_000))!;
     const asked = await hub.agent(A, "acme").get(`/v1/messages/${id}`);
     expect(asked.body).toMatchObject({
       type: "ask",
@@ -353,11 +355,11 @@ describe("examples/github-actions/deploy-gate.yml", () => {
     expect(failed).toBe(false);
     expect(read(files.output)).toBe("answer=approve\n");
     expect(read(files.deployed)).toBe(`deployed ${sha} to production\n`);
-  }, 60_000);
+  }, 180_000);
 
   it("a person denies: the gate step fails (exit 1), the deploy step does not run, the job fails and reports", async () => {
     const { run, files } = job("deny");
-    const id = (await eventually(() => /asked (msg_[0-9a-z]+)/u.exec(run.stderr())?.[1], "the ask"))!;
+    const id = (await eventually(() => /asked (msg_[0-9a-z]+)/u.exec(run.stderr())?.[1], "the ask", 150_000))!;
     await resolveAs(id, { resolution: "answered", value: "deny", comment: "not during the sale" });
     const { steps, failed } = await run.done;
     expect(steps.map((s) => [s.name, s.outcome])).toEqual([
@@ -377,7 +379,7 @@ describe("examples/github-actions/deploy-gate.yml", () => {
     expect(notifyId).toMatch(/^msg_/u);
     const note = await hub.agent(A, "acme").get(`/v1/messages/${notifyId}`);
     expect(note.body).toMatchObject({ type: "notify", title: "Deploy of 9f1c2e7 did not happen", tags: ["deploy"] });
-  }, 60_000);
+  }, 180_000);
 });
 
 // ---------------------------------------------------------------------------------------------------
