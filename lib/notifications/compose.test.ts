@@ -80,9 +80,37 @@ describe("composeMail", () => {
     expect(composeMail(item, ask, "https://hub.test").subject).toBe("[urgent] T");
   });
 
+  it("a routed ask names its rules and the people asked; under email_answers false it carries no answer link", () => {
+    const item = { id: "msg_5", title: "T", priority: "urgent", sensitive: false };
+    const routing = { rules: ["prod-deploys", "prod-tag"], eligible: ["alice", "bob"], email_answers: true };
+    const routed = composeMail(item, ask, "https://hub.test", { answerLinks: links, routing });
+    expect(routed.text).toContain("The account's approval policy (rules prod-deploys, prod-tag) asks: alice, bob.");
+    expect(routed.text).toContain("https://hub.test/e/TOKEN-S");
+    const off = { ...routing, email_answers: false };
+    // Links handed in anyway are left out: the policy, not the caller, decides.
+    const m = composeMail(item, ask, "https://hub.test", { answerLinks: links, routing: off, kind: "reminder" });
+    expect(m.text).toContain("asks: alice, bob. It is answered in the Hub, not from mail.");
+    expect(m.text).toContain("Options (answer in the Hub):\n- Ship — DESC\n- Hold");
+    expect(`${m.text}${m.html}`).not.toContain("/e/");
+    expect([...m.html.matchAll(/href="([^"]*)"/g)].map((x) => x[1])).toEqual(["https://hub.test/inbox/msg_5"]);
+    const many = Array.from({ length: 12 }, (_, i) => `p${String(i).padStart(2, "0")}`);
+    const long = composeMail(item, ask, "https://hub.test", { routing: { ...routing, eligible: many } });
+    expect(long.text).toContain("asks: p00, p01, p02, p03, p04, p05, p06, p07, p08, p09 and 2 more.");
+  });
+
   it("a sensitive item: title, agent and link only", () => {
     const m = composeMail({ id: "msg_2", title: "T", priority: "normal", sensitive: true }, ask, "https://hub.test");
     for (const s of ["bold", "DESC", "Ship", "CTX"]) expect(`${m.text}${m.html}`).not.toContain(s);
+    const routing = { rules: ["r"], eligible: ["alice"], email_answers: true };
+    const routed = composeMail(
+      { id: "msg_2", title: "T", priority: "normal", sensitive: true },
+      ask,
+      "https://hub.test",
+      {
+        routing,
+      },
+    );
+    expect(routed.text).not.toContain("alice");
     expect(m.text).toContain("bot/a");
     expect(m.text).toContain("https://hub.test/inbox/msg_2");
   });

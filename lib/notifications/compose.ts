@@ -5,12 +5,15 @@
  * Markdown (`body`, a task's instructions) goes through the inbox's own sanitizing pipeline
  * (lib/markdown/mail-html.ts: no raw HTML, script or remote image, and the agent's links shown as
  * text). A `select`/`confirm` ask mailed to a person who may answer it carries one answer link per
- * option (lib/notifications/answer-tokens.ts). A `sensitive` item (§9.6) is mailed with its title and
- * the item's link only.
+ * option (lib/notifications/answer-tokens.ts). An ask the account's approval policy routed says so,
+ * naming the rules and the people asked (docs/policies.md); under `email_answers: false` it carries
+ * no answer link and says it is answered in the Hub. A `sensitive` item (§9.6) is mailed with its
+ * title and the item's link only.
  */
 import { markdownToMailHtml } from "../markdown/mail-html";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
 import type { Message } from "@ma2h/protocol/message";
+import type { Routing } from "../policies/evaluate";
 import type { AnswerLink } from "./answer-tokens";
 import { KIND_ESCALATION, KIND_NEW, KIND_REMINDER, type Kind } from "./kinds";
 import { escapeHtml, oneLine } from "./text";
@@ -35,6 +38,20 @@ export interface ComposeOptions {
   kind?: Kind;
   /** One per option, minted for this mail's person; empty or absent when they get none. */
   answerLinks?: AnswerLink[];
+  /** The approval routing recorded on the item (null or absent: the default policy). */
+  routing?: Routing | null;
+}
+
+/** How many of the people asked a mail names before "and N more". */
+const NAMED_PEOPLE = 10;
+
+/** The line saying who the account's approval policy asks, and whether mail may answer. */
+export function routingLine(routing: Routing): string {
+  const shown = routing.eligible.slice(0, NAMED_PEOPLE).join(", ");
+  const more = routing.eligible.length > NAMED_PEOPLE ? ` and ${routing.eligible.length - NAMED_PEOPLE} more` : "";
+  const rules = `rule${routing.rules.length > 1 ? "s" : ""} ${routing.rules.join(", ")}`;
+  const inHub = routing.email_answers ? "" : " It is answered in the Hub, not from mail.";
+  return `The account's approval policy (${rules}) asks: ${shown}${more}.${inHub}`;
 }
 
 /** The item's page in the Hub's inbox (the same `review_url` the submit ack returns). */
@@ -66,7 +83,13 @@ function intro(kind: Kind, item: MailItem): Section[] {
     : [{ lines: [`Escalation: this item is still waiting${since}, with no answer from the people asked.`] }];
 }
 
-function sections(item: MailItem, envelope: Message, links: AnswerLink[], kind: Kind): Section[] {
+function sections(
+  item: MailItem,
+  envelope: Message,
+  links: AnswerLink[],
+  kind: Kind,
+  routing: Routing | null,
+): Section[] {
   const agent = envelope.agent.id;
   // An escalation goes to owners/admins, who may not be the ones asked.
   const you = kind === KIND_ESCALATION ? "" : " you";
@@ -82,6 +105,8 @@ function sections(item: MailItem, envelope: Message, links: AnswerLink[], kind: 
   } else if (envelope.type === "task") {
     out.push({ lines: [`${agent} has a task for${you || " someone"}: "${item.title}".`] });
   }
+  // Who is asked: an escalated owner or admin may not be among them, and reads whom to chase.
+  if (routing !== null) out.push({ lines: [routingLine(routing)] });
   if (envelope.body) out.push({ markdown: envelope.body });
   if (envelope.type === "ask" && envelope.request.mode !== "input") {
     const options = effectiveOptions(envelope.request);
@@ -151,7 +176,8 @@ export function composeMail(
 ): ComposedMail {
   const kind = options.kind ?? KIND_NEW;
   const link = itemUrl(publicUrl, item.id);
-  const body = [...intro(kind, item), ...sections(item, envelope, options.answerLinks ?? [], kind)];
+  const links = options.routing?.email_answers === false ? [] : (options.answerLinks ?? []);
+  const body = [...intro(kind, item), ...sections(item, envelope, links, kind, options.routing ?? null)];
   const text = [...body.map(sectionText), `Open it in the Hub: ${link}`].join("\n\n");
   const html = [
     "<!doctype html><html><body>",

@@ -3,7 +3,9 @@
  * preferences (preferences.ts `deliveryPlan`) then decide whether and when:
  * - an ask or task: exactly the humans who may resolve it — the same §9.1 rule the inbox and
  *   `resolveMessage` apply (`humanResolveRefusal`): the humans `allowed_resolvers` names, or, when
- *   it is absent, every owner, admin and member of the item's account. A viewer never is.
+ *   it is absent, every owner, admin and member of the item's account; and of those, when the
+ *   account's approval policy routed it, only the people its recorded routing left eligible
+ *   (docs/policies.md). A viewer never is.
  * - a notify: every human seated in the account, viewers included — a notify asks no one to act
  *   (§5.1), and a viewer reads it in the inbox anyway; it is opt-in, so only those who chose it get it.
  * Agents are not mailed.
@@ -56,7 +58,12 @@ export async function resolvingHumans(
     .map((m) => ({ userId: m.userId, handle: m.handle }));
 }
 
-/** The account's owners and admins: whom an escalation goes to (reminders.ts). */
+/**
+ * The account's owners and admins: whom an escalation goes to (reminders.ts) — a routed ask's too,
+ * though the policy may not ask them: the escalation tells those who run the account that an item
+ * is stuck, and they can chase the people asked or change the policy for the next ones; it carries
+ * no answer for them (docs/decisions/approval-policies.md).
+ */
 export async function accountAdmins(accountId: string): Promise<Recipient[]> {
   return db().membership.findMany({
     where: { accountId, role: { in: [...ADMIN_ROLES] } },

@@ -67,6 +67,7 @@ export async function sendOne(id: string): Promise<void> {
     envelope,
     kind,
     mayResolve,
+    routing,
     now,
   });
   if (result.ok) {

@@ -3,6 +3,7 @@
  * these types, and the registry imports the senders.
  */
 import type { envelopeOf } from "../messages/record";
+import type { Routing } from "../policies/evaluate";
 import type { Kind } from "./kinds";
 import type { SendResult } from "./send-result";
 
@@ -32,6 +33,11 @@ export interface SendContext {
   kind: Kind;
   /** The person may resolve the item (so answer links/buttons may be offered). */
   mayResolve: boolean;
+  /**
+   * The approval routing recorded on the item at submit (null: the default policy): who is asked, and
+   * whether its mail may carry one-click answers (docs/policies.md).
+   */
+  routing: Routing | null;
   now: Date;
 }
 

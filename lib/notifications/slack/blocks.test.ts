@@ -109,6 +109,30 @@ describe("Slack blocks", () => {
     expect(all(expired)).toContain("*expired* — by system:hub");
   });
 
+  it("a routed ask names its rules and the people asked, escaped; a sensitive one does not", () => {
+    const asked = { rules: ["prod-deploys"], people: ["alice", "bob<x>"] };
+    const m = itemMessage(ask({ asked }), { inboxUrl, mayResolve: true, state: open });
+    const line = m.blocks.find((b) => b.block_id === "ma2h_asked");
+    expect(line).toMatchObject({
+      type: "context",
+      elements: [
+        {
+          type: "mrkdwn",
+          verbatim: true,
+          text: "Asked by the approval policy (rule prod-deploys): alice, bob&lt;x&gt;",
+        },
+      ],
+    });
+    // The buttons stay: whoever clicks is checked against their own right (interactions.ts).
+    expect(answers(m).map((b) => b.text.text)).toEqual(["Ship", "Hold"]);
+    expect(
+      all(itemMessage(ask({ asked, sensitive: true }), { inboxUrl, mayResolve: true, state: open })),
+    ).not.toContain("alice");
+    expect(itemMessage(ask(), { inboxUrl, mayResolve: true, state: open }).blocks.map((b) => b.block_id)).not.toContain(
+      "ma2h_asked",
+    );
+  });
+
   it("reads back only its own button values", () => {
     expect(parseButtonValue("nope")).toBeNull();
     expect(parseButtonValue(JSON.stringify({ m: 1, v: "x" }))).toBeNull();

@@ -6,6 +6,9 @@
  *   ask (only when the reader may resolve; each button's value carries the message id and the
  *   option value, and an option whose value would not fit Slack's 2000 characters gets no button),
  *   and "Open in inbox";
+ * - an ask the account's approval policy routed: a line naming its rules and the people asked — a
+ *   channel post is read by everyone in the channel, and only those people may click (the click is
+ *   checked again, interactions.ts; docs/decisions/approval-policies.md);
  * - `sensitive: true` (§9.6): the title and "Open in inbox" only — no body, options or buttons;
  * - an input ask or a task: "Open in inbox";
  * - settled: the outcome, who decided and via which channel, and "Open in inbox"; no buttons.
@@ -32,6 +35,18 @@ export interface PostItem {
   body?: string;
   /** An ask's request (its mode and options). */
   request?: AskRequest;
+  /** Who the account's approval policy asks (the routing recorded at submit); absent: the default policy. */
+  asked?: { rules: string[]; people: string[] };
+}
+
+/** How many of the people asked a post names before "and N more". */
+const NAMED_PEOPLE = 10;
+
+function askedLine(asked: NonNullable<PostItem["asked"]>): string {
+  const shown = asked.people.slice(0, NAMED_PEOPLE).join(", ");
+  const more = asked.people.length > NAMED_PEOPLE ? ` and ${asked.people.length - NAMED_PEOPLE} more` : "";
+  const rules = `rule${asked.rules.length > 1 ? "s" : ""} ${asked.rules.join(", ")}`;
+  return escapeMrkdwn(`Asked by the approval policy (${rules}): ${shown}${more}`);
 }
 
 export type PostState =
@@ -120,6 +135,7 @@ export function itemMessage(
         ),
       ],
     });
+    if (item.asked) blocks.push({ type: "context", block_id: "ma2h_asked", elements: [text(askedLine(item.asked))] });
     const excerpt = item.body ? clip(item.body, BODY_EXCERPT_CHARS) : "";
     if (excerpt) blocks.push({ type: "section", block_id: "ma2h_body", text: text(escapeMrkdwn(excerpt)) });
   }

@@ -30,12 +30,12 @@ export const slackSender: ChannelSender = {
     if (!conn?.directMessages) return new Set<string>();
     return new Set((await slackUsersOf(accountId, userIds)).keys());
   },
-  async send({ row, message, kind, mayResolve }) {
+  async send({ row, message, kind, mayResolve, routing }) {
     const conn = await openConnection(message.accountId);
     if (!conn?.directMessages) return { ok: false, transient: false, errorClass: "slack_off", responseCode: null };
     const slackUser = (await slackUsersOf(message.accountId, [row.userId])).get(row.userId);
     if (!slackUser) return { ok: false, transient: false, errorClass: "slack_unbound", responseCode: null };
-    const post = itemMessage(postItemOf(message), {
+    const post = itemMessage(postItemOf(message, routing), {
       inboxUrl: itemUrl(env().publicUrl, message.id),
       mayResolve,
       state: { status: "open" },

@@ -1,11 +1,13 @@
 /**
- * What a Slack post of an item shows, read from PostgreSQL: the item's fields for blocks.ts,
- * and — once settled — its outcome (the chosen option's label), who decided (the Resolution's
+ * What a Slack post of an item shows, read from PostgreSQL: the item's fields for blocks.ts (with
+ * who the account's approval policy asks, from the routing recorded at submit), and — once settled — its outcome (the chosen option's label), who decided (the Resolution's
  * attested actor) and the channel the answer came by (the audit event's `channel`, e.g. "slack").
  */
 import { db } from "../../db";
 import { envelopeOf } from "../../messages/record";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
+import type { Routing } from "../../policies/evaluate";
+import { routingOf } from "../../policies/routing";
 import type { PostItem, PostState } from "./blocks";
 
 type ItemRow = Parameters<typeof envelopeOf>[0] & {
@@ -15,7 +17,7 @@ type ItemRow = Parameters<typeof envelopeOf>[0] & {
   sensitive: boolean;
 };
 
-export function postItemOf(row: ItemRow): PostItem {
+export function postItemOf(row: ItemRow, routing: Routing | null): PostItem {
   const envelope = envelopeOf(row);
   return {
     id: row.id,
@@ -26,6 +28,7 @@ export function postItemOf(row: ItemRow): PostItem {
     sensitive: row.sensitive,
     body: envelope.body,
     request: envelope.type === "ask" ? envelope.request : undefined,
+    asked: routing === null ? undefined : { rules: routing.rules, people: routing.eligible },
   };
 }
 
@@ -33,7 +36,7 @@ export function postItemOf(row: ItemRow): PostItem {
 export async function postStateOf(messageId: string): Promise<{ item: PostItem; state: PostState } | null> {
   const row = await db().message.findUnique({ where: { id: messageId }, include: { resolution: true } });
   if (!row) return null;
-  const item = postItemOf(row);
+  const item = postItemOf(row, routingOf(row));
   if (row.status === "open" || !row.resolution) return { item, state: { status: "open" } };
   const event = await db().auditEvent.findFirst({
     where: { messageId, event: `message.${row.status}` },

@@ -142,6 +142,8 @@ export async function sendChannelPost(messageId: string): Promise<void> {
     });
     return;
   }
+  // One post for the whole channel, so its buttons are offered to every reader: a click is checked
+  // against the clicker's own right (interactions.ts), and a routed ask's post names who is asked.
   const message = itemMessage(view.item, {
     inboxUrl: itemUrl(env().publicUrl, messageId),
     mayResolve: true,
