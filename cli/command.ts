@@ -10,6 +10,8 @@ export interface Output {
   text: string;
   /** The process's exit code when not 0: a finding such as a broken audit chain is 1. */
   exitCode?: number;
+  /** Where `text` goes without `--json` (default stdout): a refused file's problems are diagnostics. */
+  textTo?: "stderr";
 }
 
 export interface Command {

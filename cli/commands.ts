@@ -11,6 +11,7 @@ import { DELIVERY_COMMANDS } from "./delivery-commands";
 import { SECRETS_COMMANDS } from "./secrets-commands";
 import { AUDIT_COMMANDS } from "./audit-commands";
 import { checkedSponsors, GROUP_COMMANDS, SPONSOR_COMMANDS } from "./group-commands";
+import { POLICY_COMMANDS } from "./policy-commands";
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -352,6 +353,7 @@ export const COMMANDS: Record<string, Command> = {
   ...DELIVERY_COMMANDS,
   ...SECRETS_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...POLICY_COMMANDS,
 };
 
 export const USAGE = [
@@ -365,4 +367,5 @@ export const USAGE = [
   "  --secret - reads the secret from stdin (keeps it out of the process list).",
   "  People are human:<handle>, groups group:<name> (or the bare name where only a group fits);",
   "  --sponsor, --add and --remove may be given more than once.",
+  "  policy apply and policy test read stdin for the file -; policy apply --dry-run changes nothing.",
 ].join("\n");

@@ -38,6 +38,7 @@ const STRING_FLAGS = [
   "from",
   "description",
   "set",
+  "out",
 ];
 /**
  * Flags that may be given several times, each value kept in order (`ListFlags`). A plain string flag
@@ -45,7 +46,7 @@ const STRING_FLAGS = [
  */
 const LIST_FLAGS = ["sponsor", "add", "remove"];
 /** Flags without a value; a given one reads as "true" in `Flags`. */
-const BOOLEAN_FLAGS = ["any", "allow-unsealed", "all"];
+const BOOLEAN_FLAGS = ["any", "allow-unsealed", "all", "dry-run"];
 
 function parse(argv: string[]) {
   return parseArgs({
@@ -131,7 +132,8 @@ async function main(): Promise<number> {
     const out = await run(argv);
     if (out === "help") process.stdout.write(`${json ? JSON.stringify({ usage: USAGE }) : USAGE}\n`);
     else {
-      process.stdout.write(`${json ? JSON.stringify(out.json) : out.text}\n`);
+      if (!json && out.textTo === "stderr") process.stderr.write(`${out.text}\n`);
+      else process.stdout.write(`${json ? JSON.stringify(out.json) : out.text}\n`);
       exit = out.exitCode ?? 0;
     }
   } catch (err) {
