@@ -356,6 +356,7 @@ test("members, viewers and another account's owner reach no admin page, export o
     `/admin/acme/agents/${encodeURIComponent(agentRowId)}`,
     "/admin/acme/bindings",
     "/admin/acme/members",
+    "/admin/acme/policy",
     "/admin/acme/audit",
     "/admin/acme/audit/export",
   ];

@@ -70,6 +70,19 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       { handle: "max", role: "member" },
     ],
   );
+  // policy.spec.ts's own: olga (owner) applies cyberdyne's approval policy, adam (admin) only reads
+  // and tests it; mia and sam are its sre group, val a viewer. Its agents submit the tested asks.
+  const cyberdyne = await provisionAccount(
+    "cyberdyne",
+    ["deploybot/prod", "lintbot"],
+    [
+      { handle: "olga", role: "owner" },
+      { handle: "adam", role: "admin" },
+      { handle: "mia", role: "member" },
+      { handle: "sam", role: "member" },
+      { handle: "val", role: "viewer" },
+    ],
+  );
   // entra.spec.ts: people who sign in only through that spec's own Entra-style IdP and web process.
   await provisionAccount(
     "contoso",
@@ -151,6 +164,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       initrode: initrode.keys,
       vandelay: vandelay.keys,
       hooli: hooli.keys,
+      cyberdyne: cyberdyne.keys,
     },
     tokens: {
       acme: acme.tokens,
@@ -160,6 +174,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       initrode: initrode.tokens,
       vandelay: vandelay.tokens,
       hooli: hooli.tokens,
+      cyberdyne: cyberdyne.tokens,
     },
     receiverPort,
     mailDir,

@@ -63,4 +63,7 @@ export const LOGINS = {
   // umbrella: groups.spec.ts's own people.
   una: "una@umbrella.test", // owner of umbrella
   abe: "abe@umbrella.test", // admin of umbrella
+  // cyberdyne: policy.spec.ts's own people.
+  olga: "olga@cyberdyne.test", // owner of cyberdyne
+  adam: "adam@cyberdyne.test", // admin of cyberdyne
 } as const;

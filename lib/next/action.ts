@@ -36,10 +36,10 @@ export function personAction<Done extends object, Refusal extends object = objec
 }
 
 /** An action in one account that needs an owner or admin seat there (the admin screens). */
-export function adminAction<Done extends object>(
+export function adminAction<Done extends object, Refusal extends object = object>(
   account: string,
-  body: (ctx: { human: SessionHuman; seat: AdminSeat }) => Promise<ActionResult<Done>>,
-): Promise<ActionResult<Done>> {
+  body: (ctx: { human: SessionHuman; seat: AdminSeat }) => Promise<ActionResult<Done, Refusal>>,
+): Promise<ActionResult<Done, Refusal>> {
   return run(async () => {
     const human = await gated({});
     const seat = await adminSeat(human.userId, account);

@@ -8,6 +8,7 @@ const TABS = [
   ["bindings", "Callback bindings"],
   ["members", "Members"],
   ["groups", "Groups"],
+  ["policy", "Policy"],
   ["notifications", "Notifications"],
   ["slack", "Slack"],
   ["settings", "Settings"],
