@@ -170,8 +170,21 @@ test("the tester: a pasted ask, a draft, and stored asks with the routing record
     "val: the viewer role may read but not answer; not assigned by rule prod-deploys; not assigned by rule prod-tag",
   ]);
   await expect(page.getByTestId("test-recorded")).toHaveCount(0);
+  await expect(page.getByTestId("test-refused")).toHaveCount(0);
+  await expect(page.getByTestId("test-agent-unknown")).toHaveCount(0);
 
-  // The same ask against a draft without the tag rule, not applied.
+  // One that lists only adam, whom the rules do not ask: the Hub would refuse it.
+  const onlyAdam = envelope("ask", bot.agentId, { request: { mode: "confirm", allowed_resolvers: ["human:adam"] } });
+  await page.getByTestId("test-json").fill(JSON.stringify(onlyAdam));
+  await page.getByTestId("policy-test-submit").click();
+  await expect(page.getByTestId("test-refused")).toContainText("the Hub would refuse this submit");
+  await expect(page.getByTestId("test-eligible")).toHaveText("nobody");
+  await expect(page.locator('[data-testid="test-excluded-row"][data-handle="mia"]')).toContainText(
+    "not in the ask's allowed_resolvers",
+  );
+
+  // The tagged ask against a draft without the tag rule, not applied.
+  await page.getByTestId("test-json").fill(JSON.stringify(envelope("ask", bot.agentId, { tags: ["prod"] })));
   await page.getByTestId("policy-yaml").fill(GOOD.slice(0, GOOD.indexOf("  - name: prod-tag")));
   await page.getByTestId("test-against-draft").check();
   await page.getByTestId("policy-test-submit").click();

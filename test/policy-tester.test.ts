@@ -64,6 +64,8 @@ describe("the policy tester", () => {
     expect(t.excluded).toEqual([{ handle: "vic", reasons: ["the viewer role may read but not answer"] }]);
     expect(t.recorded).toBeUndefined();
     expect(t.ask).toEqual({ type: "ask", title: expect.any(String), agentId: DEPLOY });
+    expect(t.agentKnown).toBe(true);
+    expect((await testPolicy(acme, json(envelope("ask", "ghost-bot")))).agentKnown).toBe(false);
 
     const listed = await testPolicy(
       acme,
@@ -147,6 +149,7 @@ describe("the policy tester", () => {
     const id = await submit("acme", DEPLOY, envelope("ask", DEPLOY, { title: "Deploy 42?" }));
     const first = await testPolicy(acme, { kind: "stored", id });
     expect(first.ask).toMatchObject({ id, type: "ask", title: "Deploy 42?", agentId: DEPLOY });
+    expect(first.agentKnown).toBe(true);
     expect(first.recorded).toEqual({ rules: ["prod-deploys"], eligible: ["alice", "bob"], email_answers: false });
     expect(first.routing).toEqual(first.recorded);
 

@@ -47,6 +47,8 @@ export type AskSource = { kind: "json"; text: string } | { kind: "stored"; id: s
 
 export interface PolicyTest {
   ask: { type: string; title: string; agentId: string; id?: string; createdAt?: Date };
+  /** Whether the agent is one of the account's (a pasted envelope may name any id). */
+  agentKnown: boolean;
   facts: AskFacts;
   /** The matching rules, in the policy's order; none: the default policy. */
   matched: Rule[];
@@ -119,7 +121,12 @@ export async function testPolicy(accountId: string, source: AskSource, rules?: r
         ? "a notify asks nobody: approval policies govern asks and tasks"
         : `this ${message.type} is addressed to ${message.to}: approval policies govern the human inbox's asks and tasks only`,
     );
-  const evaluation = await evaluateForAccount(accountId, facts, rules);
+  const [evaluation, agent] = await Promise.all([
+    evaluateForAccount(accountId, facts, rules),
+    recorded !== undefined
+      ? Promise.resolve({ id: "stored" })
+      : db().agent.findFirst({ where: { accountId, agentId }, select: { id: true } }),
+  ]);
   let eligible = evaluation.routing?.eligible;
   if (eligible === undefined) {
     // The default policy records nothing; who may answer is every member the evaluation did not exclude.
@@ -128,6 +135,7 @@ export async function testPolicy(accountId: string, source: AskSource, rules?: r
   }
   return {
     ask,
+    agentKnown: agent !== null,
     facts,
     matched: evaluation.matched,
     routing: evaluation.routing,

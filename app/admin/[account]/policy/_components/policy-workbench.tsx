@@ -307,6 +307,12 @@ function TestResult({ done }: { done: TestDone }) {
         )}
         , against {against === "draft" ? "the draft in the editor" : "the applied policy"}.
       </p>
+      {!r.agentKnown && (
+        <p className="notice notice-warn" data-testid="test-agent-unknown">
+          <code>{r.ask.agentId}</code> is not an agent of this account: at submit the Hub takes the agent&apos;s id from
+          its key.
+        </p>
+      )}
       <p className="hint" data-testid="test-facts">
         What the rules see: {f.verb}
         {f.mode ? ` in mode ${f.mode}` : ""}, priority {f.priority}
@@ -336,6 +342,12 @@ function TestResult({ done }: { done: TestDone }) {
       )}
       <h3>Who may answer</h3>
       <p data-testid="test-eligible">{people(r.eligible)}</p>
+      {r.routing && r.eligible.length === 0 && (
+        <p className="notice notice-warn" data-testid="test-refused">
+          Nobody may answer: the Hub would refuse this submit (<code>422 invalid_field</code>, naming the matching
+          rules), and store nothing.
+        </p>
+      )}
       {r.routing && (
         <p className="hint">
           Only people: under a matching rule the submitting agent and every <code>agent:</code> entry lose the right to
