@@ -169,40 +169,33 @@ export const POLICY_COMMANDS: Record<string, Command> = {
       const agentId = message.agent.id;
       const { findAccount } = await import("../lib/principals/accounts");
       const a = await findAccount(slug);
-      const { resolveAgent } = await import("../lib/principals/agents");
-      const known = await resolveAgent({ agentId, accountSlug: a.slug }).then(
-        () => true,
-        () => false,
-      );
       const { factsOf } = await import("../lib/policies/evaluate");
-      const { directoryFor, evaluateForAccount } = await import("../lib/policies/routing");
       const { readPolicy } = await import("../lib/policies/store");
       const policy = await readPolicy(a.id);
-      const agent = { id: agentId, known };
-      // The Hub takes the agent id from the submitting key (attested), never from the envelope.
-      const note = `agent id from the file's agent.id; at submit the Hub takes it from the agent's key${
-        known ? "" : `; ${agentId} is not an agent of ${a.slug}`
-      }`;
-      const head = `${message.type} from ${agentId} against the approval policy of ${a.slug}, revision ${policy.revision}\n${note}`;
       // §9.1: a notify, and a message addressed with `to`, are outside the policy.
-      const facts = factsOf(message, agentId);
-      if (facts === null) {
+      if (factsOf(message, agentId) === null) {
         const why =
           message.type === "notify"
             ? "a notify asks no one"
             : "an addressed message (to) keeps §9.1's addressee default";
+        const note = "agent id from the file's agent.id; at submit the Hub takes it from the agent's key";
         return {
-          json: { agent, revision: policy.revision, governed: false, note },
-          text: `${head}\nnot governed by the approval policy: ${why}`,
+          json: { agent: { id: agentId }, revision: policy.revision, governed: false, note },
+          text: `${message.type} from ${agentId} against the approval policy of ${a.slug}, revision ${policy.revision}\n${note}\nnot governed by the approval policy: ${why}`,
         };
       }
-      const evaluation = await evaluateForAccount(a.id, facts, policy.rules);
-      const excluded = evaluation.excluded.map((e) => ({ person: `human:${e.handle}`, reasons: e.reasons }));
-      const out = new Set(evaluation.excluded.map((e) => e.handle));
-      // Under the default policy no routing is recorded; who may answer is every member not excluded.
-      const eligible =
-        evaluation.routing?.eligible ??
-        (await directoryFor(a.id, [])).members.map((m) => m.handle).filter((h) => !out.has(h));
+      // The admin page's tester, on the same revision the header names (lib/policies/tester.ts).
+      const { testPolicy } = await import("../lib/policies/tester");
+      const t = await testPolicy(a.id, { kind: "json", text }, policy.rules);
+      const agent = { id: agentId, known: t.agentKnown };
+      // The Hub takes the agent id from the submitting key (attested), never from the envelope.
+      const note = `agent id from the file's agent.id; at submit the Hub takes it from the agent's key${
+        t.agentKnown ? "" : `; ${agentId} is not an agent of ${a.slug}`
+      }`;
+      const head = `${message.type} from ${agentId} against the approval policy of ${a.slug}, revision ${policy.revision}\n${note}`;
+      const evaluation = { routing: t.routing, matched: t.matched };
+      const excluded = t.excluded.map((e) => ({ person: `human:${e.handle}`, reasons: e.reasons }));
+      const eligible = t.eligible;
       const lines = [head];
       if (evaluation.routing === null)
         lines.push("no rule matches: the default policy (nothing is recorded; who may answer is as without a policy)");
