@@ -41,6 +41,16 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/** Whether `path` (object keys, list indexes) leads somewhere in a parsed JSON value. */
+function hasPath(value: unknown, path: readonly string[]): boolean {
+  let at: unknown = value;
+  for (const key of path) {
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, key)) return false;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return true;
+}
+
 export function actionReplyProblem(root: string, fields: Fields): string | null {
   const parsed = parseJson(root);
   if (!parsed.ok) return "the Server Action body is not JSON";
@@ -70,13 +80,25 @@ export function actionReplyProblem(root: string, fields: Fields): string | null 
       // Server references and streams are not arguments any action of the Hub takes.
       const plain = /^[0-9a-f]$/i.test(kind);
       if (!plain && !BINARY.has(kind) && !JSON_PART.has(kind)) return "a Server Action argument of a kind not accepted";
-      const id = plain ? v.slice(1) : v.slice(2);
-      if (!/^[0-9a-f]{1,8}$/i.test(id)) return "a malformed reference in the Server Action body";
+      // A plain reference may carry a path (`$0:0:routing:eligible`): React writes an object met twice
+      // once and refers back to where it first stands — in an earlier part, or earlier in this one.
+      const [id = "", ...path] = (plain ? v.slice(1) : v.slice(2)).split(":");
+      if (!/^[0-9a-f]{1,8}$/i.test(id) || (path.length > 0 && !plain) || path.length > MAX_JSON_DEPTH)
+        return "a malformed reference in the Server Action body";
       const name = String(Number.parseInt(id, 16));
-      const field = fields?.get(name);
-      const where = order.get(name);
+      // A text body is the root part alone: part 0.
+      const field = fields === null ? (name === "0" ? root : undefined) : fields.get(name);
+      const where = fields === null ? (name === "0" ? 0 : undefined) : order.get(name);
       if (field === undefined || where === undefined) return "the Server Action body refers to a part it does not have";
-      if (where >= at) return "the Server Action body refers to a part that comes after it";
+      if (where > at || (where === at && path.length === 0))
+        return "the Server Action body refers to a part that comes after it";
+      if (path.length > 0) {
+        const target = typeof field === "string" ? parseJson(field) : { ok: false as const };
+        if (!target.ok || !hasPath(target.value, path))
+          return "the Server Action body refers to a value it does not have";
+        // Within this part the value is checked where it first stands; an earlier part, once, below.
+        if (where === at) continue;
+      }
       if (BINARY.has(kind)) {
         if (typeof field === "string") return "a Server Action part that should be a file is text";
         continue;

@@ -55,6 +55,10 @@ describe("React's Server Action reply format (server/action-reply.ts)", () => {
       ['["plain", 1, true, null]', null],
       ['["$D2020-01-01T00:00:00.000Z", "$n12345", "$undefined", "$NaN", "$-0", "$Infinity", "$$dollar"]', null],
       ['["$Q1", "$W2", "$@3"]', { 1: '[["k", "v"]]', 2: '["a"]', 3: '{"x": 1}' }],
+      // An object met twice is written once and referred back to by its path: within the root part
+      // (a form state holding one list in two places), and into an earlier part.
+      ['[{"routing":{"eligible":["a","b"]},"eligible":"$0:0:routing:eligible"},"x"]', null],
+      ['["$@1", "$1:k:0"]', { 1: '{"k":[{"v":1}]}' }],
     ];
     for (const [root, fields] of samples) {
       const map = fields ? new Map(Object.entries(fields)) : null;

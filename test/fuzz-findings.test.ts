@@ -195,7 +195,18 @@ describe("fuzz findings", () => {
         ],
         body,
       );
-    for (const body of ["garbage", '["$Q1"]', '["$@1"]', '[{"a":"$2"}]', '["$nabc"]', '["$zz"]'])
+    // …and path references (React's back-references) to nothing, or to the part they stand in.
+    for (const body of [
+      "garbage",
+      '["$Q1"]',
+      '["$@1"]',
+      '[{"a":"$2"}]',
+      '["$nabc"]',
+      '["$zz"]',
+      '[{"a":[1]},"$0:0:b"]',
+      '["$0"]',
+      '["$Q1:k"]',
+    ])
       expectEnvelope(await call(body), 400, "validation_error");
     const part = (name: string, value: string) =>
       `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
@@ -217,6 +228,7 @@ describe("fuzz findings", () => {
     // Well-formed bodies (no references, or references to parts that are there) reach the action.
     for (const [body, type] of [
       ['[null,"$D2026-12-05T00:00:00Z","$undefined","$$x"]', undefined],
+      ['[{"list":["a"]},"$0:0:list"]', undefined],
       [`${part("1", "[]")}${part("0", '[null,"$Q1"]')}--b--\r\n`, multipart],
     ] as Array<[string, string | undefined]>) {
       const res = await call(body, type);
