@@ -7,7 +7,7 @@
  * mapping names changes nothing, so an identity provider can never create a group or reach a group
  * the account did not tie to it.
  */
-import { db, type Tx } from "../db";
+import { db } from "../db";
 import { clock } from "../clock";
 import { HubError } from "@ma2h/protocol/errors";
 import { mintId } from "@ma2h/protocol/ids";
@@ -17,6 +17,7 @@ import { uniquely } from "../db-errors";
 import { actorOf, requireOwnerFor, type AdminOptions } from "../principals/admin-scope";
 import { lockAccount } from "../principals/seat-locks";
 import { groupNameOf } from "../principals/names";
+import { lockedGroup } from "./groups";
 
 /** The actor of the changes a sign-in makes: the claim, not the person signing in. */
 export const IDP_SYNC_ACTOR = "system:idp-groups";
@@ -35,13 +36,6 @@ export function validateClaimValue(value: string): string {
   return v;
 }
 
-async function lockedGroupId(tx: Tx, accountId: string, name: string): Promise<string> {
-  await lockAccount(tx, accountId);
-  const group = await tx.accountGroup.findFirst({ where: { accountId, name }, select: { id: true } });
-  if (!group) throw new HubError("not_found", `group ${name} not found`);
-  return group.id;
-}
-
 /** Maps a groups-claim value to a group (owners and the operator). */
 export async function addGroupMapping(
   accountId: string,
@@ -54,7 +48,7 @@ export async function addGroupMapping(
   const claimValue = validateClaimValue(value);
   await uniquely(`group ${name} is already mapped from ${JSON.stringify(claimValue)}`, () =>
     db().$transaction(async (tx) => {
-      const groupId = await lockedGroupId(tx, accountId, name);
+      const groupId = (await lockedGroup(tx, accountId, name)).id;
       await tx.groupClaimMapping.create({
         data: { id: mintId("groupClaimMapping"), accountId, groupId, claimValue, createdAt: clock.now() },
       });
@@ -79,7 +73,7 @@ export async function removeGroupMapping(
   const name = groupNameOf(ref);
   const claimValue = validateClaimValue(value);
   await db().$transaction(async (tx) => {
-    const groupId = await lockedGroupId(tx, accountId, name);
+    const groupId = (await lockedGroup(tx, accountId, name)).id;
     const gone = await tx.groupClaimMapping.deleteMany({ where: { groupId, claimValue } });
     if (gone.count === 0)
       throw new HubError("not_found", `group ${name} is not mapped from ${JSON.stringify(claimValue)}`);

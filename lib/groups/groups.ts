@@ -14,6 +14,7 @@ import { type AuditRow, writeAudit } from "../audit/write";
 import { uniquely } from "../db-errors";
 import { actorOf, requireOwnerFor, type AdminOptions } from "../principals/admin-scope";
 import { lockAccount } from "../principals/seat-locks";
+import { requireSeatId } from "../principals/seats";
 import { groupNameOf, handleOf, MAX_GROUP_DESCRIPTION, validateGroupName } from "../principals/names";
 
 export type GroupMemberSource = "manual" | "idp";
@@ -90,17 +91,12 @@ function changeBy(opts: AdminOptions | undefined): void {
   requireOwnerFor(opts, "change groups");
 }
 
-async function lockedGroup(tx: Tx, accountId: string, name: string): Promise<{ id: string; name: string }> {
+/** Locks the account (lib/principals/seat-locks.ts) and reads its group `name`, or `404`. */
+export async function lockedGroup(tx: Tx, accountId: string, name: string): Promise<{ id: string; name: string }> {
   await lockAccount(tx, accountId);
   const group = await tx.accountGroup.findFirst({ where: { accountId, name }, select: { id: true, name: true } });
   if (!group) throw new HubError("not_found", `group ${name} not found`);
   return group;
-}
-
-async function seatOf(tx: Tx, accountId: string, handle: string): Promise<{ id: string }> {
-  const seat = await tx.membership.findFirst({ where: { accountId, handle }, select: { id: true } });
-  if (!seat) throw new HubError("not_found", `human:${handle} is not a member of this account`);
-  return seat;
 }
 
 export async function createGroup(
@@ -191,7 +187,7 @@ export async function addGroupMembers(
     const group = await lockedGroup(tx, accountId, name);
     const audit: AuditRow[] = [];
     for (const handle of handles) {
-      const seat = await seatOf(tx, accountId, handle);
+      const seat = { id: await requireSeatId(tx, accountId, handle) };
       const key = { groupId_membershipId: { groupId: group.id, membershipId: seat.id } };
       const had = await tx.groupMember.findUnique({ where: key, select: { source: true } });
       if (had?.source === "manual") continue;
@@ -234,7 +230,7 @@ export async function removeGroupMembers(
     const group = await lockedGroup(tx, accountId, name);
     const audit: AuditRow[] = [];
     for (const handle of handles) {
-      const seat = await seatOf(tx, accountId, handle);
+      const seat = { id: await requireSeatId(tx, accountId, handle) };
       const gone = await tx.groupMember.deleteMany({ where: { groupId: group.id, membershipId: seat.id } });
       if (gone.count === 0) throw new HubError("not_found", `human:${handle} is not in group ${name}`);
       audit.push({

@@ -3,7 +3,7 @@
  * (§9.1 — a seat is a membership; its handle is the attested actor `human:<handle>`). Every page,
  * server action, `/v1` caller check and sign-in decision reads seats through here.
  */
-import { db } from "../db";
+import { db, type Tx } from "../db";
 import { HubError } from "@ma2h/protocol/errors";
 import { readSeatInAccount } from "./seats.sql";
 import { ROLES, type Role, type Seat } from "./types";
@@ -33,6 +33,19 @@ export async function seatsOf(userId: string): Promise<AccountSeat[]> {
     .filter((r) => isRole(r.role))
     .map((r) => ({ accountId: r.accountId, slug: r.account.slug, handle: r.handle, role: r.role as Role }))
     .sort((a, b) => a.slug.localeCompare(b.slug));
+}
+
+/** The membership id of the seat `handle` holds in the account (in the caller's transaction), or null. */
+export async function seatIdByHandle(q: Tx, accountId: string, handle: string): Promise<string | null> {
+  const m = await q.membership.findFirst({ where: { accountId, handle }, select: { id: true } });
+  return m?.id ?? null;
+}
+
+/** As `seatIdByHandle`, or `404` naming the person (groups and sponsors name people by handle). */
+export async function requireSeatId(q: Tx, accountId: string, handle: string): Promise<string> {
+  const id = await seatIdByHandle(q, accountId, handle);
+  if (id === null) throw new HubError("not_found", `human:${handle} is not a member of this account`);
+  return id;
 }
 
 /** The person's seat (handle and role) in an account, or null when they hold none there. */

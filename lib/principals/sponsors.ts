@@ -14,6 +14,7 @@ import { writeAudit } from "../audit/write";
 import { parsePersonOrGroup, refOf, type PersonOrGroup } from "./names";
 import { actorOf, requireOwnerFor, type AdminOptions } from "./admin-scope";
 import { lockAccount } from "./seat-locks";
+import { requireSeatId, seatIdByHandle } from "./seats";
 
 /** The most sponsors one agent has (a longer list is a group). */
 export const MAX_SPONSORS = 20;
@@ -80,9 +81,7 @@ async function targetsOf(tx: Tx, accountId: string, sponsors: PersonOrGroup[]) {
   const out: Array<{ ref: string; membershipId?: string; groupId?: string }> = [];
   for (const s of sponsors) {
     if (s.kind === "human") {
-      const seat = await tx.membership.findFirst({ where: { accountId, handle: s.handle }, select: { id: true } });
-      if (!seat) throw new HubError("not_found", `human:${s.handle} is not a member of this account`);
-      out.push({ ref: refOf(s), membershipId: seat.id });
+      out.push({ ref: refOf(s), membershipId: await requireSeatId(tx, accountId, s.handle) });
     } else {
       const group = await tx.accountGroup.findFirst({ where: { accountId, name: s.name }, select: { id: true } });
       if (!group) throw new HubError("not_found", `group ${s.name} not found`);
@@ -179,13 +178,8 @@ export async function changeSponsors(
  */
 export async function sponsorCreator(tx: Tx, accountId: string, agentRowId: string, actor: string): Promise<string[]> {
   if (!actor.startsWith("human:")) return [];
-  const seat = await tx.membership.findFirst({
-    where: { accountId, handle: actor.slice("human:".length) },
-    select: { id: true },
-  });
-  if (!seat) return [];
-  await tx.agentSponsor.create({
-    data: { id: mintId("sponsor"), agentRowId, membershipId: seat.id, createdAt: clock.now() },
-  });
+  const membershipId = await seatIdByHandle(tx, accountId, actor.slice("human:".length));
+  if (membershipId === null) return [];
+  await tx.agentSponsor.create({ data: { id: mintId("sponsor"), agentRowId, membershipId, createdAt: clock.now() } });
   return [actor];
 }
