@@ -5,10 +5,9 @@
  * change nothing. The people and one identity-provider sign-in are set up in-process.
  */
 // covers: cli/group-commands.ts, cli/commands.ts, cli/ma2h-hub.ts, cli/command.ts
-import { execFile } from "node:child_process";
+import { type CliRun, runCli } from "./support/cli-run";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "./support/test-database";
-import { repoRoot, TEST_AUTH_SECRET } from "./support/hub";
 import { db } from "../lib/db";
 import { createAccount } from "../lib/principals/accounts";
 import { addUser } from "../lib/principals/users";
@@ -17,35 +16,8 @@ import { syncGroupsFromClaim } from "../lib/groups/claims";
 
 const database = useTestDatabase();
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: Record<string, any>;
-}
-
-function cli(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["bin/ma2h-hub.js", ...args],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: TEST_AUTH_SECRET },
-        timeout: 60_000,
-      },
-      (err, stdout, stderr) => {
-        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-        let json: Record<string, any> = {};
-        try {
-          json = args.includes("--json") ? JSON.parse(stdout) : {};
-        } catch {
-          json = { unparseable: stdout };
-        }
-        resolve({ code, stdout, stderr, json });
-      },
-    );
-  });
+function cli(args: string[]): Promise<CliRun> {
+  return runCli(args, { databaseUrl: database.url });
 }
 
 const ok = async (...args: string[]) => {

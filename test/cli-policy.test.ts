@@ -8,13 +8,12 @@
  * what the live submit records.
  */
 // covers: cli/policy-commands.ts, cli/ma2h-hub.ts, cli/command.ts
-import { execFile } from "node:child_process";
+import { type CliRun, runCli } from "./support/cli-run";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "./support/test-database";
-import { repoRoot, TEST_AUTH_SECRET } from "./support/hub";
 import { buildEnvelope } from "./support/envelope";
 import { db } from "../lib/db";
 import { submitMessage } from "../lib/messages/submit";
@@ -27,37 +26,9 @@ import { addUser } from "../lib/principals/users";
 const database = useTestDatabase();
 const dir = mkdtempSync(join(tmpdir(), "ma2h-cli-policy-"));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: Record<string, any>;
-}
-
 /** The built CLI; `input` is written to its stdin (for a file named `-`). */
-function cli(args: string[], input?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ["bin/ma2h-hub.js", ...args],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: TEST_AUTH_SECRET },
-        timeout: 60_000,
-      },
-      (err, stdout, stderr) => {
-        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-        let json: Record<string, any> = {};
-        try {
-          json = args.includes("--json") ? JSON.parse(stdout) : {};
-        } catch {
-          json = { unparseable: stdout };
-        }
-        resolve({ code, stdout, stderr, json });
-      },
-    );
-    child.stdin?.end(input ?? "");
-  });
+function cli(args: string[], input?: string): Promise<CliRun> {
+  return runCli(args, { databaseUrl: database.url, input });
 }
 
 const ACME = ["--account", "acme"];

@@ -4,7 +4,8 @@
  * and secrets only sealed.
  */
 // covers: cli/commands.ts, cli/ma2h-hub.ts, cli/command.ts, lib/secrets.ts
-import { execFile, execFileSync } from "node:child_process";
+import { type CliRun, runCli } from "./support/cli-run";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -17,37 +18,12 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const AUTH_SECRET = "cli-test-auth-secret-0123456789abcdef";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: Record<string, any>;
-}
-
-function cli(args: string[], input?: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ["bin/ma2h-hub.js", ...args],
-      { cwd: root, env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET, ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-        let json: Record<string, any> = {};
-        try {
-          json = args.includes("--json") ? JSON.parse(stdout) : {};
-        } catch {
-          json = { unparseable: stdout };
-        }
-        resolve({ code, stdout, stderr, json });
-      },
-    );
-    if (input !== undefined) child.stdin?.end(input);
-    else child.stdin?.end();
-  });
+function cli(args: string[], input?: string, env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(args, { databaseUrl: database.url, input, env: { AUTH_SECRET, ...env } });
 }
 
 /** With --json, stdout is exactly one line holding one JSON object, and nothing else. */
-function expectOneObject(r: Run): void {
+function expectOneObject(r: CliRun): void {
   expect(r.stdout.endsWith("\n") && r.stdout.trim().split("\n").length === 1, r.stdout).toBe(true);
   expect(r.json.unparseable).toBeUndefined();
 }
