@@ -20,6 +20,8 @@ import { HubError } from "@ma2h/protocol/errors";
 import { client, startHub, type HubProcess } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
+import { producer } from "../lib/queue/producer";
+import { EXPIRE_JOB } from "../lib/queue/jobs";
 
 const A = "deploybot/dev-team";
 const fx = useHubFixture({
@@ -285,6 +287,9 @@ describe("in real time, with nobody watching", () => {
       agent,
       envelope("ask", A, { expires_at: new Date(Date.now() + 500).toISOString() }),
     );
+    // "Nothing scheduled": this process's submit queued the message's expiry job on the queue store
+    // the worker below reads — take it off, or it races the start sweep for the message.
+    await (await producer(EXPIRE_JOB.queue).getJob(`expire-${ack.id}`))?.remove();
     await new Promise((ok) => setTimeout(ok, 1000));
     expect((await row(ack.id)).status).toBe("open"); // no worker, no job, no read: still open in the DB
     const t0 = Date.now();
