@@ -16,6 +16,9 @@ import { applyOwedTerminalInTx } from "./undeliverable";
 import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
+import { castVote } from "../approvals/vote";
+import type { PendingApproval } from "../approvals/pending";
+import { routingOf } from "../policies/routing";
 
 /** Where a person's or agent's answer came from, written into the resolution's audit event. */
 export type AnswerChannel = "api" | "inbox" | "email" | "slack";
@@ -30,12 +33,17 @@ export interface ResolveChannel {
   withResolution?: (tx: Tx, now: Date) => Promise<void>;
 }
 
+/**
+ * Resolves, or — for a person answering an ask a quorum rule routed — records their vote: then the
+ * answer is a `PendingApproval` (`status: "open"`, `/v1` answers it `202`) until the vote that
+ * completes the quorum, which answers as any resolve.
+ */
 export async function resolveMessage(
   resolver: Resolver,
   id: string,
   body: Record<string, unknown>,
   via?: ResolveChannel,
-): Promise<ResolveResult> {
+): Promise<ResolveResult | PendingApproval> {
   const row = await loadMessage(id);
   if (!row) {
     const tomb = await db().messageTombstone.findUnique({ where: { id } });
@@ -49,6 +57,11 @@ export async function resolveMessage(
   const envelope = envelopeOf(row);
   const request = parseResolveRequest(body);
   checkResolution(envelope, request);
+  // A person's answer to an ask a quorum rule routed is a vote (docs/policies.md "Quorum"): it
+  // completes the ask only with the approvals it needs, through the same §7 CAS below.
+  const routing = routingOf(row);
+  if (resolver.kind === "human" && routing?.quorum)
+    return castVote(row, envelope, { ...routing, quorum: routing.quorum }, request, actor, via);
 
   const now = clock.now();
   const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel };
