@@ -6,7 +6,7 @@
  * third at the same moment gets 409. And the agent's `ma2h ask confirm` (packages/agent, built)
  * exits 0 only after the second approval.
  */
-// covers: lib/approvals/vote.ts, lib/approvals/vote.sql.ts, lib/messages/resolve.ts
+// covers: lib/messages/approvals.ts, lib/messages/approvals.sql.ts, lib/messages/resolve.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { PolicyFileSchema } from "../lib/policies/model";

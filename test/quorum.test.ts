@@ -6,11 +6,11 @@
  * removed), `require_from` unmet after M approvals from outside the group, expiry with partial
  * approvals, the save-time refusals, the 422 at submit with nothing stored, and the audit trail.
  */
-// covers: lib/approvals/, lib/policies/evaluate.ts, lib/policies/routing.ts, lib/http/routes/resolve.ts
+// covers: lib/messages/approvals.ts, lib/approvals/, lib/policies/evaluate.ts, lib/policies/routing.ts, lib/http/routes/resolve.ts
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readApprovals } from "../lib/approvals/state";
 import { approvalsLine } from "../lib/approvals/tally";
-import { withdrawVote } from "../lib/approvals/vote";
+import { withdrawVote } from "../lib/messages/approvals";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";
 import { removeGroupMembers } from "../lib/groups/groups";

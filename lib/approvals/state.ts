@@ -7,8 +7,7 @@
 import { db } from "../db";
 import { routingOf } from "../policies/routing";
 import { votersNow } from "./eligibility";
-import { type ApprovalState, tally } from "./tally";
-import { voteKey } from "./vote";
+import { type ApprovalState, tally, voteKey } from "./tally";
 
 /** The ask's approvals, or null when no quorum rule routed it (or there is no such message). */
 export async function readApprovals(messageId: string): Promise<ApprovalState | null> {

@@ -4,6 +4,7 @@
  * the caller brings the recorded quorum (lib/policies/evaluate.ts) and each vote with its person's
  * eligibility now (lib/approvals/eligibility.ts).
  */
+import { jcs } from "@ma2h/protocol/jcs";
 import type { Quorum } from "../policies/evaluate";
 
 /** One person's vote as the count reads it. */
@@ -75,4 +76,10 @@ export function approvalsLine(state: ApprovalState, times?: (at: Date) => string
     (v) => `${v.handle}: ${v.value}${times ? `, ${times(v.at)}` : ""}${v.counts ? "" : " (not counted)"}`,
   );
   return `${head} — ${each.join("; ")}`;
+}
+
+/** What a vote answers, as the count compares it: an option's value, or the resolution itself. */
+export function voteKey(v: { resolution: string; value?: unknown }): string {
+  if (v.resolution !== "answered") return v.resolution;
+  return typeof v.value === "string" ? v.value : jcs(v.value);
 }

@@ -27,7 +27,7 @@ export const AUDIT_EVENT = {
   groupMappingRemoved: "group.mapping_removed",
   // The account's approval policy (lib/policies/store.ts): each apply, with its diff.
   policyApplied: "policy.applied",
-  // A person's vote on an ask a quorum rule routed (lib/approvals/vote.ts): cast, changed, withdrawn.
+  // A person's vote on an ask a quorum rule routed (lib/messages/approvals.ts): cast, changed, withdrawn.
   approvalRecorded: "approval.recorded",
   approvalReplaced: "approval.replaced",
   approvalWithdrawn: "approval.withdrawn",

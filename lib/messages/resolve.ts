@@ -16,22 +16,10 @@ import { applyOwedTerminalInTx } from "./undeliverable";
 import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
-import { castVote } from "../approvals/vote";
+import type { ResolveChannel } from "./answer-channel";
+import { castVote } from "./approvals";
 import type { PendingApproval } from "../approvals/pending";
 import { routingOf } from "../policies/routing";
-
-/** Where a person's or agent's answer came from, written into the resolution's audit event. */
-export type AnswerChannel = "api" | "inbox" | "email" | "slack";
-
-/**
- * How the answer came: the channel for the audit event, and `withResolution`, which runs in the
- * resolving transaction once the §7 CAS has won (e.g. spending an email link's single-use token) —
- * a throw there rolls the whole resolution back.
- */
-export interface ResolveChannel {
-  channel: AnswerChannel;
-  withResolution?: (tx: Tx, now: Date) => Promise<void>;
-}
 
 /**
  * Resolves, or — for a person answering an ask a quorum rule routed — records their vote: then the

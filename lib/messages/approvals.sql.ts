@@ -1,4 +1,4 @@
-/** The statement behind lib/approvals/vote.ts: the message row lock every vote takes. */
+/** The statement behind lib/messages/approvals.ts: the message row lock every vote takes. */
 import type { Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { statement } from "../sql-statement";

@@ -14,31 +14,24 @@ import { db, type Tx } from "../db";
 import { HubError } from "@ma2h/protocol/errors";
 import type { ResolveResult } from "@ma2h/protocol/api-bodies";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
-import { jcs } from "@ma2h/protocol/jcs";
 import type { Message } from "@ma2h/protocol/message";
 import { isEditedAnswer, type ResolveRequest } from "@ma2h/protocol/rules";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import type { Message as MessageRow } from "../generated/prisma/client";
-import { afterTerminal } from "../messages/after-terminal";
-import { terminalConflict } from "../messages/conflict";
-import { type CommitResult, commitTerminal } from "../messages/lifecycle";
-import { resolvedOutcome } from "../messages/outcomes";
-import type { ResolveChannel } from "../messages/resolve";
-import { applyOwedTerminalInTx } from "../messages/undeliverable";
+import { afterTerminal } from "./after-terminal";
+import type { ResolveChannel } from "./answer-channel";
+import { terminalConflict } from "./conflict";
+import { type CommitResult, commitTerminal } from "./lifecycle";
+import { resolvedOutcome } from "./outcomes";
+import { applyOwedTerminalInTx } from "./undeliverable";
 import type { Quorum, Routing } from "../policies/evaluate";
 import { routingOf } from "../policies/routing";
 import { publishInboxChange } from "../pubsub/inbox";
-import { votersNow } from "./eligibility";
-import type { PendingApproval } from "./pending";
-import { lockMessageForVote } from "./vote.sql";
-import { type CountedVote, groupsStillNeeded, tally } from "./tally";
-
-/** What a vote answers, as the count compares it: an option's value, or the resolution itself. */
-export function voteKey(v: { resolution: string; value?: unknown }): string {
-  if (v.resolution !== "answered") return v.resolution;
-  return typeof v.value === "string" ? v.value : jcs(v.value);
-}
+import { votersNow } from "../approvals/eligibility";
+import type { PendingApproval } from "../approvals/pending";
+import { type CountedVote, groupsStillNeeded, tally, voteKey } from "../approvals/tally";
+import { lockMessageForVote } from "./approvals.sql";
 
 type StoredVote = { membershipId: string; handle: string; resolution: string; value: string | null };
 const keyOfStored = (v: StoredVote) =>
