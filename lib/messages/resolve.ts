@@ -5,7 +5,7 @@
  * because it reached an open message after its `expires_at`.
  */
 import { clock } from "../clock";
-import { db, type Tx } from "../db";
+import { db } from "../db";
 import type { ResolveResult } from "@ma2h/protocol/api-bodies";
 import { HubError } from "@ma2h/protocol/errors";
 import { checkResolution, parseResolveRequest } from "@ma2h/protocol/rules";
