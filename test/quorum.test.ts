@@ -17,8 +17,9 @@ import { removeGroupMembers } from "../lib/groups/groups";
 import { answerAsHuman } from "../lib/inbox/answer";
 import { itemForHuman } from "../lib/inbox/item";
 import { PolicyFileSchema } from "../lib/policies/model";
-import { applyPolicy } from "../lib/policies/store";
-import { parsePolicyYaml } from "../lib/policies/yaml";
+import { applyPolicy, exportPolicy } from "../lib/policies/store";
+import { testPolicy } from "../lib/policies/tester";
+import { parsePolicyYaml, policyToYaml } from "../lib/policies/yaml";
 import { changeRole } from "../lib/principals/members";
 import { changeSponsors } from "../lib/principals/sponsors";
 import { useHubFixture } from "./support/hub-fixture";
@@ -332,5 +333,23 @@ describe("refused before anything is stored", () => {
     expect(none.body.error.message).toMatch(/prod-deploys needs an approver from sre; none of sre is eligible/);
     expect(await db().message.count()).toBe(before);
     expect(await db().idempotencyRecord.count({ where: { idempotencyKey: one.idempotency_key as string } })).toBe(0);
+    // The tester is the submit's evaluation: the quorum, the sponsor left out, the same refusal.
+    const tested = await testPolicy(accountId, { kind: "json", text: JSON.stringify(one) });
+    expect(tested.routing?.quorum).toMatchObject({ approvals: 2, exclude_sponsors: { sponsors: ["sam"] } });
+    expect(tested.refusal).toBe(short.body.error.message.replace(/; check allowed_resolvers.*$/, ""));
+    const open = await testPolicy(accountId, {
+      kind: "json",
+      text: JSON.stringify(envelope("ask", DEPLOY, { request: { mode: "confirm" } })),
+    });
+    expect(open.refusal).toBeNull();
+    expect(open.excluded).toContainEqual({ handle: "sam", reasons: ["sponsor of this agent (rule prod-deploys)"] });
+  });
+
+  it("the policy file carries the quorum keys: exported, written as YAML and read back unchanged", async () => {
+    const exported = await exportPolicy(accountId);
+    expect(exported.rules[0]).toMatchObject({ approvals: 2, require_from: "sre", exclude_sponsors: true, veto: true });
+    const back = parsePolicyYaml(policyToYaml(exported, "acme"));
+    expect(back).toMatchObject({ ok: true });
+    if (back.ok) expect(await applyPolicy(accountId, back.file, OWNER)).toMatchObject({ changed: false });
   });
 });
