@@ -27,6 +27,10 @@ export const AUDIT_EVENT = {
   groupMappingRemoved: "group.mapping_removed",
   // The account's approval policy (lib/policies/store.ts): each apply, with its diff.
   policyApplied: "policy.applied",
+  // A person's vote on an ask a quorum rule routed (lib/messages/approvals.ts): cast, changed, withdrawn.
+  approvalRecorded: "approval.recorded",
+  approvalReplaced: "approval.replaced",
+  approvalWithdrawn: "approval.withdrawn",
   keyRotated: "key.rotated",
   keyRevoked: "key.revoked",
   bindingAdded: "binding.added",

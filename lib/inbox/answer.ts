@@ -6,6 +6,7 @@
  * A lost race answers with the outcome that won, read after the 409.
  */
 import { HubError, isHubError } from "@ma2h/protocol/errors";
+import { isPendingApproval, type PendingApproval } from "../approvals/pending";
 import { resolveMessage } from "../messages/resolve";
 import { completeRefusal, declineRefusal } from "./affordances";
 import { MAX_TYPED_CHARS } from "./form-values";
@@ -45,7 +46,8 @@ export function humanActionFrom(raw: unknown): HumanAction {
 }
 
 export type ActionResult =
-  | { ok: true; status: string }
+  /** `status: "open"` with `approvals`: a vote recorded on a quorum ask that is not complete yet. */
+  | { ok: true; status: string; approvals?: PendingApproval["approvals"] }
   | { ok: false; code: string; message: string; conflict?: ResolutionView & { status: string } };
 
 function refuse(message: string): never {
@@ -117,7 +119,9 @@ export async function answerAsHuman(userId: string, id: string, action: HumanAct
     const res = await resolveMessage({ kind: "human", userId }, id, resolveBodyFor(item, action, hiddenDefaults), {
       channel: "inbox",
     });
-    return { ok: true, status: res.status };
+    return isPendingApproval(res)
+      ? { ok: true, status: res.status, approvals: res.approvals }
+      : { ok: true, status: res.status };
   } catch (err) {
     if (isHubError(err) && err.code === "already_terminal") {
       const after = await itemForHuman(userId, id);

@@ -6,6 +6,7 @@
  * masking only in the display would still put the value in the page payload.
  */
 import { routingOf } from "../policies/routing";
+import type { Routing } from "../policies/evaluate";
 import type { MessageWithResolution } from "../messages/record";
 import type { Message } from "@ma2h/protocol/message";
 import { allowsFreeFormAnswer, effectiveOptions } from "@ma2h/protocol/ask-contract";
@@ -229,7 +230,7 @@ function summarize(value: Record<string, unknown>): string {
     .join(", ");
 }
 
-function askView(message: Extract<Message, { type: "ask" }>): AskView {
+function askView(message: Extract<Message, { type: "ask" }>, routing: Routing | null): AskView {
   const r = message.request;
   const fallback = r.default_on_expire ?? null;
   const shown = maskValue(message, fallback);
@@ -241,7 +242,9 @@ function askView(message: Extract<Message, { type: "ask" }>): AskView {
         ? []
         : effectiveOptions(r).map((o) => ({ value: o.value, label: o.label, description: o.description ?? null })),
     fields: r.mode === "input" ? fieldsOf(message) : [],
-    freeForm: allowsFreeFormAnswer(message),
+    // Under a quorum of more than one the free-form answer is not offered (§5.2 lets a Hub decline
+    // it): M people could never give the same typed answer (docs/policies.md "Quorum").
+    freeForm: allowsFreeFormAnswer(message) && (routing?.quorum?.approvals ?? 1) === 1,
     // select/confirm: an option value, listed on the page anyway; input: masked fields left out.
     defaultOnExpire: withoutMasked(message, fallback),
     defaultSummary:
@@ -327,7 +330,7 @@ export function buildItemView(
     context: contextView(message),
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt?.toISOString() ?? null,
-    ask: message.type === "ask" ? askView(message) : null,
+    ask: message.type === "ask" ? askView(message, routingOf(row)) : null,
     task:
       message.type === "task"
         ? {

@@ -109,7 +109,12 @@ export function humanResolveRefusal(
     return "messages between agents are resolved by their addressee; stop the agent to end the exchange";
   if (list !== undefined && !list.includes(`human:${seat.handle}`))
     return "you are not in the message's allowed_resolvers";
-  if (routing !== null && !routing.eligible.includes(seat.handle))
+  if (routing !== null && !routing.eligible.includes(seat.handle)) {
+    // Separation of duties (docs/policies.md "Quorum"): the agent's sponsors at submit never answer.
+    const sponsors = routing.quorum?.exclude_sponsors;
+    if (sponsors?.sponsors.includes(seat.handle))
+      return `the account's approval policy (rule ${sponsors.rule}) does not ask you: sponsor of this agent`;
     return `the account's approval policy (${routing.rules.join(", ")}) does not ask you`;
+  }
   return null;
 }

@@ -5,7 +5,7 @@
  * because it reached an open message after its `expires_at`.
  */
 import { clock } from "../clock";
-import { db, type Tx } from "../db";
+import { db } from "../db";
 import type { ResolveResult } from "@ma2h/protocol/api-bodies";
 import { HubError } from "@ma2h/protocol/errors";
 import { checkResolution, parseResolveRequest } from "@ma2h/protocol/rules";
@@ -16,26 +16,22 @@ import { applyOwedTerminalInTx } from "./undeliverable";
 import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
-
-/** Where a person's or agent's answer came from, written into the resolution's audit event. */
-export type AnswerChannel = "api" | "inbox" | "email" | "slack";
+import type { ResolveChannel } from "./answer-channel";
+import { castVote } from "./approvals";
+import type { PendingApproval } from "../approvals/pending";
+import { routingOf } from "../policies/routing";
 
 /**
- * How the answer came: the channel for the audit event, and `withResolution`, which runs in the
- * resolving transaction once the §7 CAS has won (e.g. spending an email link's single-use token) —
- * a throw there rolls the whole resolution back.
+ * Resolves, or — for a person answering an ask a quorum rule routed — records their vote: then the
+ * answer is a `PendingApproval` (`status: "open"`, `/v1` answers it `202`) until the vote that
+ * completes the quorum, which answers as any resolve.
  */
-export interface ResolveChannel {
-  channel: AnswerChannel;
-  withResolution?: (tx: Tx, now: Date) => Promise<void>;
-}
-
 export async function resolveMessage(
   resolver: Resolver,
   id: string,
   body: Record<string, unknown>,
   via?: ResolveChannel,
-): Promise<ResolveResult> {
+): Promise<ResolveResult | PendingApproval> {
   const row = await loadMessage(id);
   if (!row) {
     const tomb = await db().messageTombstone.findUnique({ where: { id } });
@@ -49,6 +45,11 @@ export async function resolveMessage(
   const envelope = envelopeOf(row);
   const request = parseResolveRequest(body);
   checkResolution(envelope, request);
+  // A person's answer to an ask a quorum rule routed is a vote (docs/policies.md "Quorum"): it
+  // completes the ask only with the approvals it needs, through the same §7 CAS below.
+  const routing = routingOf(row);
+  if (resolver.kind === "human" && routing?.quorum)
+    return castVote(row, envelope, { ...routing, quorum: routing.quorum }, request, actor, via);
 
   const now = clock.now();
   const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel };

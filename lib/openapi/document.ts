@@ -29,6 +29,7 @@ import { responseSchema } from "@ma2h/protocol/response";
 import { sessionEnvelopeSchema, sessionListSchema, sessionRegisterSchema } from "@ma2h/protocol/session";
 import { submitAckSchema } from "@ma2h/protocol/submit-ack";
 import { HUB_VERSION } from "@ma2h/protocol/versions";
+import { pendingApprovalSchema } from "../approvals/pending";
 import { type JsonSchema, jsonSchemaOf } from "./json-schema";
 import { type Credential, type OperationId, V1_ROUTES } from "@ma2h/protocol/routes";
 
@@ -49,6 +50,7 @@ const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   SubmitAck: submitAckSchema,
   GetMessage: getMessageSchema,
   ResolveResult: resolveResultSchema,
+  PendingApproval: pendingApprovalSchema,
   CancelResult: cancelResultSchema,
   Ack: ackSchema,
   DrainResult: drainResultSchema,
@@ -161,10 +163,17 @@ function operations(): Record<OperationId, Obj> {
     },
     resolveMessage: {
       summary: "Resolve an ask or task (§8.8)",
-      description: `For an allowed agent resolver or an operator of the message's account. With \`session\` (an agent's own live session, §8.8) the resolution is attested as \`agent:<id>#<sess>\` and session-qualified \`allowed_resolvers\` match it; resolving does not renew the lease. A person holds no sessions: with a person's credential any \`session\` is \`404\`. An ask or task the account's approval policy routed (docs/policies.md) is answered by the people it asked only: an agent's key, or anyone else's token, is \`403 not_authorized\`. ${SESSION_COOKIE_NOTE}`,
+      description: `For an allowed agent resolver or an operator of the message's account. With \`session\` (an agent's own live session, §8.8) the resolution is attested as \`agent:<id>#<sess>\` and session-qualified \`allowed_resolvers\` match it; resolving does not renew the lease. A person holds no sessions: with a person's credential any \`session\` is \`404\`. An ask or task the account's approval policy routed (docs/policies.md) is answered by the people it asked only: an agent's key, or anyone else's token, is \`403 not_authorized\`. Under a quorum rule each person's answer is an approval: \`202\` until one answer has the approvals it needs; a sponsor the rule excludes, or a person whose approval could change nothing (\`not in group <name>\`), is \`403\` naming the rule. ${SESSION_COOKIE_NOTE}`,
       parameters: [id, ref("parameters", "Session")],
       requestBody: requestBody("ResolveRequest"),
-      responses: { "200": ok("Resolved", "ResolveResult"), ...errors(400, 401, 403, 404, 409, 410, 422) },
+      responses: {
+        "200": ok("Resolved", "ResolveResult"),
+        "202": ok(
+          "A person's approval, recorded, of an ask that needs more (a quorum rule of the account's approval policy, docs/policies.md): the ask stays `open` — for its agent too — until the approval that completes it, which answers `200`. The same approval again answers the same.",
+          "PendingApproval",
+        ),
+        ...errors(400, 401, 403, 404, 409, 410, 422),
+      },
     },
     cancelMessage: {
       summary: "Cancel an open ask (§8.4)",

@@ -96,3 +96,90 @@ describe("the strictest combination", () => {
     expect(e.routing?.eligible).toEqual([]);
   });
 });
+
+describe("quorum keys", () => {
+  const rules = (list: Array<Record<string, unknown>>) =>
+    RulesSchema.safeParse(list.map((r, i) => ({ name: `r${i}`, assign: ["human:alice"], ...r })));
+  const messages = (r: ReturnType<typeof rules>) => (r.success ? [] : r.error.issues.map((i) => i.message));
+
+  it("approvals > 1 and require_from only on rules matching confirm and select asks alone; veto on confirm alone", () => {
+    expect(messages(rules([{ approvals: 2 }]))).toEqual([
+      expect.stringMatching(/^rule r0 asks for 2 approvals, which only confirm and select asks can give/),
+    ]);
+    expect(messages(rules([{ approvals: 2, match: { verb: "ask", mode: ["select", "input"] } }]))).toHaveLength(1);
+    expect(messages(rules([{ require_from: "sre", match: { verb: "task" } }]))).toEqual([
+      expect.stringMatching(/^rule r0 asks for an approval from group sre/),
+    ]);
+    expect(messages(rules([{ approvals: 2, require_from: "sre", match: { mode: ["confirm", "select"] } }]))).toEqual(
+      [],
+    );
+    expect(messages(rules([{ veto: true, match: { mode: ["confirm", "select"] } }]))).toEqual([
+      expect.stringMatching(/^rule r0 has veto, which only a confirm ask's deny can cast/),
+    ]);
+    expect(messages(rules([{ veto: true, approvals: 3, match: { mode: "confirm" } }]))).toEqual([]);
+    // Excluding sponsors is about who answers, not counting: any rule may.
+    expect(messages(rules([{ exclude_sponsors: true }]))).toEqual([]);
+    expect(messages(rules([{ approvals: 0, match: { mode: "confirm" } }]))).toHaveLength(1);
+  });
+
+  it("the strictest combination: the most approvals, every require_from group, sponsors out, a veto", () => {
+    const parsed = RulesSchema.parse([
+      { name: "a", assign: ["group:sre", "human:carol", "human:sam"], approvals: 2, match: { mode: "confirm" } },
+      {
+        name: "b",
+        assign: ["group:sre", "human:carol", "human:sam"],
+        approvals: 3,
+        require_from: "sre",
+        match: { mode: "confirm" },
+      },
+      { name: "c", assign: ["group:sre", "human:carol", "human:sam"], require_from: "dba", match: { mode: "confirm" } },
+      {
+        name: "d",
+        assign: ["group:sre", "human:carol", "human:sam"],
+        exclude_sponsors: true,
+        veto: true,
+        match: { mode: "confirm" },
+      },
+    ]);
+    const dir: Directory = {
+      members: ["alice", "bob", "carol", "sam"].map((handle) => ({ handle, role: "member" as const })),
+      groups: new Map([
+        ["sre", ["alice", "bob"]],
+        ["dba", ["carol"]],
+      ]),
+      sponsors: ["sam"],
+    };
+    const e = evaluatePolicy(parsed, facts({ mode: "confirm" }), dir);
+    expect(e.routing?.eligible).toEqual(["alice", "bob", "carol"]);
+    expect(e.excluded).toEqual([{ handle: "sam", reasons: ["sponsor of this agent (rule d)"] }]);
+    expect(e.routing?.quorum).toEqual({
+      approvals: 3,
+      approvals_rule: "b",
+      require_from: [
+        { group: "sre", rule: "b", members: ["alice", "bob"] },
+        { group: "dba", rule: "c", members: ["carol"] },
+      ],
+      exclude_sponsors: { rule: "d", sponsors: ["sam"] },
+      veto: { rule: "d" },
+    });
+    expect(e.refusal).toBeNull();
+    // Fewer eligible than M, or nobody eligible in a group: the submit's 422, naming the rule.
+    const short = evaluatePolicy(
+      parsed,
+      facts({ mode: "confirm", allowedResolvers: ["human:alice", "human:carol"] }),
+      dir,
+    );
+    expect(short.refusal).toBe("the account's approval policy: b needs 3 approvers; 2 are eligible");
+    const noDba = evaluatePolicy(parsed, facts({ mode: "confirm" }), {
+      ...dir,
+      groups: new Map([
+        ["sre", ["alice", "bob"]],
+        ["dba", ["sam"]],
+      ]),
+    });
+    expect(noDba.refusal).toBe("the account's approval policy: c needs an approver from dba; none of dba is eligible");
+    // No quorum key among the matching rules: nothing recorded beyond today's routing.
+    const plain = evaluatePolicy(RulesSchema.parse([{ name: "p", assign: ["human:alice"] }]), facts(), dir);
+    expect(plain.routing).toEqual({ rules: ["p"], eligible: ["alice"], email_answers: true });
+  });
+});

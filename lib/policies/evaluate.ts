@@ -63,6 +63,28 @@ export interface Directory {
   members: Array<{ handle: string; role: Role }>;
   /** Group name → its members' handles (the groups the rules name; an unknown one is empty). */
   groups: ReadonlyMap<string, readonly string[]>;
+  /** The people the agent's sponsors stand for (lib/principals/sponsors.ts); read when a rule excludes them. */
+  sponsors?: readonly string[];
+}
+
+/**
+ * The quorum the matching rules add up to (docs/policies.md "Quorum"), recorded with the routing so
+ * the count, like who is asked, is what it was at submit. Each requirement names the rule it came
+ * from, for the refusals that cite it. The strictest combination: the most approvals any rule asks,
+ * every `require_from` group of every rule (each needing one approval of its own members), sponsors
+ * excluded if any rule excludes them, a veto if any rule gives one.
+ */
+export interface Quorum {
+  /** M: how many distinct eligible people must give the same answer. */
+  approvals: number;
+  /** The first rule asking for M (null when M is 1). */
+  approvals_rule: string | null;
+  /** Each group one approval must come from, with the rule naming it and its members at submit. */
+  require_from: Array<{ group: string; rule: string; members: string[] }>;
+  /** The agent's sponsors at submit, who may not answer; null when no rule excludes them. */
+  exclude_sponsors: { rule: string; sponsors: string[] } | null;
+  /** Whether one eligible `deny` of a confirm ask ends it; null when no rule gives a veto. */
+  veto: { rule: string } | null;
 }
 
 /** What is recorded on a message when a rule matched (lib/policies/routing.ts stores it as JSON). */
@@ -73,6 +95,8 @@ export interface Routing {
   eligible: string[];
   /** Whether notification mail may carry one-click answers. */
   email_answers: boolean;
+  /** Present when a matching rule has a quorum key (`approvals`, `require_from`, `exclude_sponsors`, `veto`). */
+  quorum?: Quorum;
 }
 
 export interface Exclusion {
@@ -88,6 +112,8 @@ export interface Evaluation {
   routing: Routing | null;
   /** The members who may not answer, and why (the tester shows them). */
   excluded: Exclusion[];
+  /** Why a submit of this ask is refused `422` (too few eligible for its quorum), or null. */
+  refusal: string | null;
 }
 
 /** The people a rule's `assign` stands for. */
@@ -105,6 +131,8 @@ export function evaluatePolicy(rules: readonly Rule[], facts: AskFacts, director
   const matched = rules.filter((r) => ruleMatches(r, facts));
   const assigned = matched.map((r) => ({ rule: r, handles: assignedHandles(r, directory.groups) }));
   const listed = facts.allowedResolvers;
+  const excluding = matched.find((r) => r.exclude_sponsors === true);
+  const sponsors = new Set(excluding ? (directory.sponsors ?? []) : []);
   const eligible: string[] = [];
   const excluded: Exclusion[] = [];
   for (const m of directory.members) {
@@ -113,26 +141,80 @@ export function evaluatePolicy(rules: readonly Rule[], facts: AskFacts, director
     if (listed !== undefined && !listed.includes(`human:${m.handle}`))
       reasons.push("not in the ask's allowed_resolvers");
     for (const a of assigned) if (!a.handles.has(m.handle)) reasons.push(`not assigned by rule ${a.rule.name}`);
+    if (excluding && sponsors.has(m.handle)) reasons.push(`sponsor of this agent (rule ${excluding.name})`);
     if (reasons.length === 0) eligible.push(m.handle);
     else excluded.push({ handle: m.handle, reasons });
   }
   eligible.sort();
   excluded.sort((a, b) => a.handle.localeCompare(b.handle));
-  if (matched.length === 0) return { matched, routing: null, excluded };
+  if (matched.length === 0) return { matched, routing: null, excluded, refusal: null };
+  const quorum = quorumOf(matched, directory);
   return {
     matched,
     routing: {
       rules: matched.map((r) => r.name),
       eligible,
       email_answers: matched.every((r) => r.email_answers !== false),
+      ...(quorum ? { quorum } : {}),
     },
     excluded,
+    refusal: quorum ? quorumShortfall(quorum, eligible) : null,
   };
 }
 
-/** The groups a list of rules names (what a Directory must hold for them). */
+/** The strictest combination of the matching rules' quorum keys, or null when none has one. */
+export function quorumOf(matched: readonly Rule[], directory: Directory): Quorum | null {
+  const keyed = matched.filter(
+    (r) => (r.approvals ?? 1) > 1 || r.require_from !== undefined || r.exclude_sponsors === true || r.veto === true,
+  );
+  if (keyed.length === 0) return null;
+  const approvals = Math.max(1, ...matched.map((r) => r.approvals ?? 1));
+  const require_from: Quorum["require_from"] = [];
+  for (const r of matched)
+    if (r.require_from !== undefined && !require_from.some((g) => g.group === r.require_from))
+      require_from.push({
+        group: r.require_from,
+        rule: r.name,
+        members: [...(directory.groups.get(r.require_from) ?? [])].sort(),
+      });
+  const excluding = matched.find((r) => r.exclude_sponsors === true);
+  const vetoing = matched.find((r) => r.veto === true);
+  return {
+    approvals,
+    approvals_rule: approvals > 1 ? (matched.find((r) => r.approvals === approvals)?.name ?? null) : null,
+    require_from,
+    exclude_sponsors: excluding ? { rule: excluding.name, sponsors: [...(directory.sponsors ?? [])].sort() } : null,
+    veto: vetoing ? { rule: vetoing.name } : null,
+  };
+}
+
+/**
+ * Why a quorum cannot be met by the people eligible at submit — fewer than M of them, or none in a
+ * `require_from` group — naming the rule; null when it can. The submit refuses such an ask `422`.
+ */
+export function quorumShortfall(quorum: Quorum, eligible: readonly string[]): string | null {
+  const n = eligible.length;
+  if (quorum.approvals > 1 && n < quorum.approvals)
+    return `the account's approval policy: ${quorum.approvals_rule} needs ${quorum.approvals} approvers; ${n} ${n === 1 ? "is" : "are"} eligible`;
+  for (const g of quorum.require_from)
+    if (!g.members.some((h) => eligible.includes(h)))
+      return `the account's approval policy: ${g.rule} needs an approver from ${g.group}; none of ${g.group} is eligible`;
+  return null;
+}
+
+/** The groups a list of rules names, in `assign` or `require_from` (what a Directory must hold for them). */
 export function groupsNamed(rules: readonly Rule[]): string[] {
   return [
-    ...new Set(rules.flatMap((r) => r.assign.filter((a) => a.startsWith("group:")).map((a) => a.slice(6)))),
+    ...new Set(
+      rules.flatMap((r) => [
+        ...r.assign.filter((a) => a.startsWith("group:")).map((a) => a.slice(6)),
+        ...(r.require_from === undefined ? [] : [r.require_from]),
+      ]),
+    ),
   ].sort();
+}
+
+/** Whether any rule excludes the agent's sponsors (the Directory then needs them). */
+export function excludesSponsors(rules: readonly Rule[]): boolean {
+  return rules.some((r) => r.exclude_sponsors === true);
 }

@@ -17,6 +17,8 @@ export type Mode = (typeof MODES)[number];
 
 /** The most rules one account's policy holds. */
 export const MAX_RULES = 200;
+/** The most approvals one rule may ask for. */
+export const MAX_APPROVALS = 20;
 
 const RULE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 const oneOrMany = <T extends z.ZodType>(item: T) =>
@@ -58,7 +60,42 @@ export const RuleSchema = z.strictObject({
   assign: z.array(personOrGroup).min(1).max(100),
   /** Whether notification mail may carry one-click answers (default: yes). */
   email_answers: z.boolean().optional(),
+  /**
+   * Quorum (docs/policies.md "Quorum"): how many distinct eligible people must give the same answer
+   * (default 1). More than 1 only on a rule that matches confirm and select asks alone.
+   */
+  approvals: z.number().int().min(1).max(MAX_APPROVALS).optional(),
+  /** At least one of the approvals comes from a member of this group (a group name, no `group:`). */
+  require_from: z.string().regex(GROUP_NAME_PATTERN, "a group name: 1-63 characters of [a-z0-9._-]").optional(),
+  /** The agent's sponsors (lib/principals/sponsors.ts) may not answer. */
+  exclude_sponsors: z.boolean().optional(),
+  /** One eligible `deny` of a confirm ask ends it, with that person as the actor. Confirm asks only. */
+  veto: z.boolean().optional(),
 });
+
+/** The modes a rule's match admits: every mode when it names none. */
+function modesOf(rule: Pick<Rule, "match">): readonly Mode[] {
+  return rule.match.mode ?? MODES;
+}
+
+/**
+ * Why a rule's quorum keys cannot apply to everything it matches, or null. Approvals are counted
+ * on the option an ask's people choose, so a rule asking for more than one approval, or for one
+ * from a group, must match confirm and select asks only — a rule that could match an input ask or
+ * a task is refused (its `match.mode` says which); a veto is a `deny`, so confirm asks only.
+ */
+export function quorumProblem(rule: Rule): string | null {
+  const modes = modesOf(rule);
+  const counted = (rule.approvals ?? 1) > 1 || rule.require_from !== undefined;
+  if (counted && modes.some((m) => m === "input")) {
+    const what =
+      (rule.approvals ?? 1) > 1 ? `${rule.approvals} approvals` : `an approval from group ${rule.require_from}`;
+    return `rule ${rule.name} asks for ${what}, which only confirm and select asks can give: add match.mode: [confirm, select] (a rule that could match an input ask or a task cannot count approvals)`;
+  }
+  if (rule.veto === true && modes.some((m) => m !== "confirm"))
+    return `rule ${rule.name} has veto, which only a confirm ask's deny can cast: add match.mode: confirm`;
+  return null;
+}
 
 export const RulesSchema = z
   .array(RuleSchema)
@@ -69,6 +106,8 @@ export const RulesSchema = z
       if (seen.has(r.name))
         ctx.addIssue({ code: "custom", path: [i, "name"], message: `a second rule named ${r.name}` });
       seen.add(r.name);
+      const problem = quorumProblem(r);
+      if (problem !== null) ctx.addIssue({ code: "custom", path: [i, "match"], message: problem });
     });
   });
 

@@ -10,7 +10,16 @@ import { db, type Tx } from "../db";
 import { HubError } from "@ma2h/protocol/errors";
 import type { Message } from "@ma2h/protocol/message";
 import type { Role } from "../principals/types";
-import { type AskFacts, type Directory, evaluatePolicy, factsOf, groupsNamed, type Routing } from "./evaluate";
+import { sponsorHandles } from "../principals/sponsors";
+import {
+  type AskFacts,
+  type Directory,
+  evaluatePolicy,
+  excludesSponsors,
+  factsOf,
+  groupsNamed,
+  type Routing,
+} from "./evaluate";
 import type { Rule } from "./model";
 import { readPolicy } from "./store";
 
@@ -33,10 +42,23 @@ export async function directoryFor(accountId: string, groupNames: readonly strin
   };
 }
 
+/**
+ * The people the agent's sponsors stand for, by its attested id in the account ([] for an id that is
+ * no agent of the account, as a pasted envelope's may be).
+ */
+async function sponsorsOf(accountId: string, agentId: string, q: Tx): Promise<string[]> {
+  const agent = await q.agent.findFirst({ where: { accountId, agentId }, select: { id: true } });
+  return agent ? sponsorHandles(agent.id, q) : [];
+}
+
 /** The evaluation of the account's policy (or of `rules`) for these facts: the tester's and the submit's. */
 export async function evaluateForAccount(accountId: string, facts: AskFacts, rules?: readonly Rule[], q: Tx = db()) {
   const policy = rules ?? (await readPolicy(accountId, q)).rules;
-  return evaluatePolicy(policy, facts, await directoryFor(accountId, groupsNamed(policy), q));
+  const [directory, sponsors] = await Promise.all([
+    directoryFor(accountId, groupsNamed(policy), q),
+    excludesSponsors(policy) ? sponsorsOf(accountId, facts.agentId, q) : Promise.resolve(undefined),
+  ]);
+  return evaluatePolicy(policy, facts, sponsors === undefined ? directory : { ...directory, sponsors });
 }
 
 /**
@@ -54,7 +76,7 @@ export async function routeAtSubmit(
   if (facts === null) return null;
   const { rules } = await readPolicy(accountId, q);
   if (rules.length === 0) return null;
-  const { routing } = await evaluateForAccount(accountId, facts, rules, q);
+  const { routing, refusal } = await evaluateForAccount(accountId, facts, rules, q);
   if (routing !== null && routing.eligible.length === 0) {
     const names = routing.rules.join(", ");
     throw new HubError(
@@ -62,6 +84,9 @@ export async function routeAtSubmit(
       `no one may answer this ${message.type} under the account's approval policy (rule${routing.rules.length > 1 ? "s" : ""} ${names}); check allowed_resolvers, or ask the account's owners`,
     );
   }
+  // Too few eligible for the quorum (docs/policies.md "Quorum"): an ask that could never complete.
+  if (refusal !== null)
+    throw new HubError("invalid_field", `${refusal}; check allowed_resolvers, or ask the account's owners`);
   return routing;
 }
 

@@ -131,6 +131,12 @@ export async function applyPolicy(
           problems.push({ path: ["groups", name, i], message: `${ref} is not a member of this account` });
       });
     file.rules.forEach((rule, r) => {
+      const from = rule.require_from;
+      if (from !== undefined && !hubGroups.has(from) && !(from in fileGroups))
+        problems.push({
+          path: ["rules", r, "require_from"],
+          message: `${from} is not a group of this account (nor one this file lists)`,
+        });
       rule.assign.forEach((ref, i) => {
         const path = ["rules", r, "assign", i];
         if (ref.startsWith("human:") && !people.has(ref.slice(6)))

@@ -57,6 +57,8 @@ export interface PolicyTest {
   /** The people who may answer: the routing's, or under the default policy every member not excluded. */
   eligible: string[];
   excluded: Exclusion[];
+  /** Why a submit would be refused `422` for its quorum (too few eligible), or null. */
+  refusal: string | null;
   /** A stored ask's routing as recorded at its submit (null: the default policy); absent for a pasted one. */
   recorded?: Routing | null;
 }
@@ -141,6 +143,7 @@ export async function testPolicy(accountId: string, source: AskSource, rules?: r
     routing: evaluation.routing,
     eligible,
     excluded: evaluation.excluded,
+    refusal: evaluation.refusal,
     ...(recorded !== undefined ? { recorded } : {}),
   };
 }

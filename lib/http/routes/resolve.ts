@@ -5,6 +5,7 @@
 import { resolverCaller } from "../callers";
 import { json, route } from "../handler";
 import { resolveMessage } from "../../messages/resolve";
+import { isPendingApproval } from "../../approvals/pending";
 import { sessionNotFound } from "../../sessions/read";
 import { presentSession, sessionParam } from "../../sessions/lease";
 
@@ -21,5 +22,7 @@ export const resolveRoute = route(async ({ req, url, params, body }) => {
     resolver = { ...caller, sessionId: presented.id };
   }
   const payload = await body();
-  return json(await resolveMessage(resolver, params.id ?? "", payload, { channel: "api" }));
+  const result = await resolveMessage(resolver, params.id ?? "", payload, { channel: "api" });
+  // A vote that does not yet complete its ask's quorum is accepted, not a resolution (docs/policies.md).
+  return json(result, isPendingApproval(result) ? 202 : 200);
 });

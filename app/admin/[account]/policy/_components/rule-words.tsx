@@ -112,6 +112,16 @@ export function Conditions({ match }: { match: Match }) {
   );
 }
 
+/** A rule's quorum keys in words (docs/policies.md "Quorum"), or null when it has none. */
+export function quorumWords(rule: Rule): string | null {
+  const parts: string[] = [];
+  if ((rule.approvals ?? 1) > 1) parts.push(`${rule.approvals} people must give the same answer`);
+  if (rule.require_from !== undefined) parts.push(`at least one of them from group ${rule.require_from}`);
+  if (rule.exclude_sponsors) parts.push("never the agent's sponsors");
+  if (rule.veto) parts.push("one deny ends it");
+  return parts.length === 0 ? null : parts.join("; ");
+}
+
 /** One rule: its name, description, conditions, who it asks and its mail setting. */
 export function RuleView({ rule, testId = "policy-rule" }: { rule: Rule; testId?: string }) {
   return (
@@ -133,6 +143,11 @@ export function RuleView({ rule, testId = "policy-rule" }: { rule: Rule; testId?
           ))}
         </span>
       </p>
+      {quorumWords(rule) && (
+        <p data-testid="rule-quorum">
+          <span className="policy-label">Approvals:</span> {quorumWords(rule)}
+        </p>
+      )}
       <p data-testid="rule-email-answers">
         <span className="policy-label">Answers from mail:</span>{" "}
         {rule.email_answers === false

@@ -1,0 +1,85 @@
+/**
+ * The quorum count (docs/policies.md "Quorum"): which recorded votes count, whether one answer has
+ * its approvals, and the one line every channel shows ("1 of 2 approvals — alice: approve"). Pure:
+ * the caller brings the recorded quorum (lib/policies/evaluate.ts) and each vote with its person's
+ * eligibility now (lib/approvals/eligibility.ts).
+ */
+import { jcs } from "@ma2h/protocol/jcs";
+import type { Quorum } from "../policies/evaluate";
+
+/** One person's vote as the count reads it. */
+export interface CountedVote {
+  handle: string;
+  /** What the vote answers: an option's value, or the resolution for a vote without one (`completed`). */
+  key: string;
+  /** Whether the person is still eligible (a vote of someone no longer eligible does not count). */
+  counts: boolean;
+  /** The `require_from` groups this vote covers: the person was in it at submit and still is. */
+  groups: readonly string[];
+}
+
+export interface Tally {
+  /** M. */
+  need: number;
+  /** How many counting votes each answer has. */
+  have: Record<string, number>;
+  /** The answer that has its approvals and every `require_from` group covered, or null. */
+  complete: string | null;
+}
+
+/** The count of the votes under the quorum. */
+export function tally(quorum: Quorum, votes: readonly CountedVote[]): Tally {
+  const have: Record<string, number> = {};
+  for (const v of votes) if (v.counts) have[v.key] = (have[v.key] ?? 0) + 1;
+  const complete =
+    Object.keys(have).find(
+      (key) =>
+        (have[key] ?? 0) >= quorum.approvals &&
+        quorum.require_from.every((g) => votes.some((v) => v.counts && v.key === key && v.groups.includes(g.group))),
+    ) ?? null;
+  return { need: quorum.approvals, have, complete };
+}
+
+/**
+ * The `require_from` groups an answer still lacks once it already has its approvals from others,
+ * when `voter` is in none of them — their vote for it could change nothing, so it is refused
+ * naming the groups ("not in group sre"). Empty when the vote can help.
+ */
+export function groupsStillNeeded(
+  quorum: Quorum,
+  votes: readonly CountedVote[],
+  voter: Pick<CountedVote, "handle" | "key" | "groups">,
+): string[] {
+  const others = votes.filter((v) => v.counts && v.key === voter.key && v.handle !== voter.handle);
+  if (others.length < quorum.approvals) return [];
+  const missing = quorum.require_from.map((g) => g.group).filter((g) => !others.some((v) => v.groups.includes(g)));
+  return missing.some((g) => voter.groups.includes(g)) ? [] : missing;
+}
+
+/** What a display shows of an open ask's approvals (lib/approvals/state.ts reads it). */
+export interface ApprovalState {
+  need: number;
+  have: Record<string, number>;
+  votes: Array<{ handle: string; value: string; comment: string | null; at: Date; counts: boolean }>;
+}
+
+/**
+ * The one line every channel shows: "1 of 2 approvals — alice: approve, bob: deny". The count is
+ * the best-supported answer's; a vote that no longer counts is marked "(not counted)". `times`
+ * formats each vote's time after it ("alice: approve, 10:02"), for the pages that show them.
+ */
+export function approvalsLine(state: ApprovalState, times?: (at: Date) => string): string {
+  const best = Math.max(0, ...Object.values(state.have));
+  const head = `${best} of ${state.need} approval${state.need === 1 ? "" : "s"}`;
+  if (state.votes.length === 0) return head;
+  const each = state.votes.map(
+    (v) => `${v.handle}: ${v.value}${times ? `, ${times(v.at)}` : ""}${v.counts ? "" : " (not counted)"}`,
+  );
+  return `${head} — ${each.join("; ")}`;
+}
+
+/** What a vote answers, as the count compares it: an option's value, or the resolution itself. */
+export function voteKey(v: { resolution: string; value?: unknown }): string {
+  if (v.resolution !== "answered") return v.resolution;
+  return typeof v.value === "string" ? v.value : jcs(v.value);
+}
