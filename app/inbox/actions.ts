@@ -11,9 +11,14 @@ import type { ActionResult, ActionState } from "@/lib/next/action-state";
 import { field } from "@/lib/next/form";
 import { redriveDelivery } from "@/lib/delivery/admin";
 import type { ResolutionView } from "@/lib/inbox/view";
+import { withdrawVote } from "@/lib/messages/approvals";
+import type { PendingApproval } from "@/lib/approvals/pending";
 
-/** A resolve that lost the race carries the resolution that won, to show instead. */
-type Resolved = { status: string };
+/**
+ * A resolve that lost the race carries the resolution that won, to show instead; a vote on a quorum
+ * ask that does not complete it is `status: "open"` with the count (docs/policies.md "Quorum").
+ */
+type Resolved = { status: string; approvals?: PendingApproval["approvals"] };
 type LostRace = { conflict?: ResolutionView & { status: string } };
 export type ResolveResult = ActionResult<Resolved, LostRace>;
 
@@ -24,6 +29,20 @@ export async function resolveItem(id: string, action: HumanAction): Promise<Reso
     async ({ userId }) => {
       const r = await answerAsHuman(userId, String(id), humanActionFrom(action));
       return r.ok ? r : { ok: false, error: r.message, code: r.code, conflict: r.conflict };
+    },
+  );
+}
+
+/**
+ * Withdraw the signed-in person's own approval of an open quorum ask (the item page): `withdrawVote`,
+ * audited there. A settled ask answers with its `409` message.
+ */
+export async function withdrawApproval(id: string): Promise<ActionResult<{ approvals: PendingApproval["approvals"] }>> {
+  return personAction<{ approvals: PendingApproval["approvals"] }>(
+    { signInReturnTo: `/inbox/${encodeURIComponent(id)}` },
+    async ({ userId }) => {
+      const r = await withdrawVote(userId, String(id));
+      return { ok: true, approvals: r.approvals };
     },
   );
 }

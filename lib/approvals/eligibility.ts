@@ -9,7 +9,7 @@
  */
 import type { Tx } from "../db";
 import type { Routing } from "../policies/evaluate";
-import { sponsorHandles } from "../principals/sponsors";
+import { sponsorHandlesByAgent } from "../principals/sponsors";
 import { RESOLVING_ROLES, type Role } from "../principals/types";
 
 /** One voter as they are now. */
@@ -19,6 +19,13 @@ export interface VoterNow {
   ineligible: string | null;
   /** The `require_from` groups their vote covers. */
   groups: string[];
+}
+
+/** One ask's voters to judge: the message, its recorded routing, and the seats that voted on it. */
+export interface VotersOf {
+  message: { accountId: string; agentRowId: string };
+  routing: Routing;
+  membershipIds: readonly string[];
 }
 
 /**
@@ -31,33 +38,54 @@ export async function votersNow(
   routing: Routing,
   membershipIds: readonly string[],
 ): Promise<Map<string, VoterNow>> {
-  const quorum = routing.quorum;
-  const wanted = quorum?.require_from.map((g) => g.group) ?? [];
+  const [one] = await votersNowOf(tx, [{ message, routing, membershipIds }]);
+  return one ?? new Map();
+}
+
+/**
+ * `votersNow` of several asks at once, in the order given — two queries however many asks (the
+ * inbox list's approval lines, lib/approvals/state.ts): the seats with the `require_from` groups
+ * they are in now, and the sponsors now of the agents whose quorum excludes them.
+ */
+export async function votersNowOf(q: Tx, asks: readonly VotersOf[]): Promise<Array<Map<string, VoterNow>>> {
+  const ids = [...new Set(asks.flatMap((a) => a.membershipIds))];
+  const wanted = [...new Set(asks.flatMap((a) => a.routing.quorum?.require_from.map((g) => g.group) ?? []))];
+  const excluding = asks.filter((a) => a.routing.quorum?.exclude_sponsors).map((a) => a.message.agentRowId);
   const [seats, sponsors] = await Promise.all([
-    tx.membership.findMany({
-      where: { id: { in: [...membershipIds] }, accountId: message.accountId },
-      select: {
-        id: true,
-        handle: true,
-        role: true,
-        groups: { where: { group: { name: { in: wanted } } }, select: { group: { select: { name: true } } } },
-      },
-    }),
-    quorum?.exclude_sponsors ? sponsorHandles(message.agentRowId, tx) : Promise.resolve([] as string[]),
+    ids.length === 0
+      ? Promise.resolve([])
+      : q.membership.findMany({
+          where: { id: { in: ids } },
+          select: {
+            id: true,
+            accountId: true,
+            handle: true,
+            role: true,
+            groups: { where: { group: { name: { in: wanted } } }, select: { group: { select: { name: true } } } },
+          },
+        }),
+    sponsorHandlesByAgent(excluding, q),
   ]);
-  const out = new Map<string, VoterNow>();
-  for (const s of seats) {
-    const now = new Set(s.groups.map((g) => g.group.name));
-    const groups = (quorum?.require_from ?? [])
-      .filter((g) => g.members.includes(s.handle) && now.has(g.group))
-      .map((g) => g.group);
-    let ineligible: string | null = null;
-    if (!RESOLVING_ROLES.includes(s.role as Role)) ineligible = `role ${s.role} may read but not resolve`;
-    else if (!routing.eligible.includes(s.handle))
-      ineligible = `the account's approval policy (${routing.rules.join(", ")}) does not ask you`;
-    else if (quorum?.exclude_sponsors && sponsors.includes(s.handle))
-      ineligible = `the account's approval policy (rule ${quorum.exclude_sponsors.rule}) does not ask you: sponsor of this agent`;
-    out.set(s.id, { handle: s.handle, ineligible, groups });
-  }
-  return out;
+  const byId = new Map(seats.map((s) => [s.id, s]));
+  return asks.map(({ message, routing, membershipIds }) => {
+    const quorum = routing.quorum;
+    const sponsorsNow = quorum?.exclude_sponsors ? (sponsors.get(message.agentRowId) ?? []) : [];
+    const out = new Map<string, VoterNow>();
+    for (const id of membershipIds) {
+      const s = byId.get(id);
+      if (s === undefined || s.accountId !== message.accountId) continue;
+      const now = new Set(s.groups.map((g) => g.group.name));
+      const groups = (quorum?.require_from ?? [])
+        .filter((g) => g.members.includes(s.handle) && now.has(g.group))
+        .map((g) => g.group);
+      let ineligible: string | null = null;
+      if (!RESOLVING_ROLES.includes(s.role as Role)) ineligible = `role ${s.role} may read but not resolve`;
+      else if (!routing.eligible.includes(s.handle))
+        ineligible = `the account's approval policy (${routing.rules.join(", ")}) does not ask you`;
+      else if (quorum?.exclude_sponsors && sponsorsNow.includes(s.handle))
+        ineligible = `the account's approval policy (rule ${quorum.exclude_sponsors.rule}) does not ask you: sponsor of this agent`;
+      out.set(s.id, { handle: s.handle, ineligible, groups });
+    }
+    return out;
+  });
 }

@@ -21,3 +21,12 @@ export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 export function isPendingApproval(result: { status: string }): result is PendingApproval {
   return result.status === "open";
 }
+
+/**
+ * What the person whose vote was recorded is told, in every channel that answers them in words
+ * (the inbox's row action and item page; docs/policies.md "Quorum"): "1 of 2 — your approval is
+ * recorded".
+ */
+export function approvalRecordedText(approvals: PendingApproval["approvals"]): string {
+  return `${approvals.have} of ${approvals.need} — your approval is recorded`;
+}

@@ -2,6 +2,7 @@
  * One inbox item for a person: null when they hold no seat in its account (the page answers 404,
  * exactly as for an unknown id — no existence oracle across accounts, §9.1).
  */
+import { readApprovalsOf } from "../approvals/state";
 import { routingOf } from "../policies/routing";
 import { db } from "../db";
 import { looksLikeMessageId } from "@ma2h/protocol/ids";
@@ -31,8 +32,9 @@ export async function itemForAnswer(
   const seat = await seatFor(userId, row.accountId);
   if (!seat) return null;
   const message = envelopeOf(row);
+  const approvals = (await readApprovalsOf([row])).get(row.id) ?? null;
   return {
-    item: buildItemView(row, message, seat, affordancesFor(seat, message, row.status, routingOf(row))),
+    item: buildItemView(row, message, seat, affordancesFor(seat, message, row.status, routingOf(row)), approvals),
     hiddenDefaults: hiddenInputDefaults(message),
   };
 }

@@ -6,11 +6,13 @@
  * Never selects `state`; rows carry only what the list shows and the keyboard acts on. Addressed
  * (agent↔agent) messages are not listed (§8.7.1, `TRIAGE_ONLY`): they are on /inbox/traffic.
  */
+import { readApprovalsOf } from "../approvals/state";
 import { routingOf } from "../policies/routing";
 import { db } from "../db";
 import { effectiveOptions } from "@ma2h/protocol/rules";
 import { envelopeOf } from "../messages/record";
 import { affordancesFor } from "./affordances";
+import { type ApprovalsView, approvalsView } from "./view";
 import { facetCounts, type FacetCounts } from "./counts";
 import { decodeCursor, encodeCursor, type Cursor, type InboxFilters } from "./filters";
 import { type InboxRawRow, readOpenPage, readRestPage } from "./list.sql";
@@ -38,6 +40,8 @@ export interface InboxRow {
   canComplete: boolean;
   /** Why this person may not resolve it (role, allowed_resolvers, state), or null. */
   refusal: string | null;
+  /** The approvals so far of an ask a quorum rule routed, once it has a vote (null otherwise). */
+  approvals: ApprovalsView | null;
 }
 
 export interface InboxPage {
@@ -97,16 +101,17 @@ export async function listInbox(
   };
 }
 
-/** Adds what the keyboard needs (mode, quick value, affordances) from the page's envelopes only. */
+/**
+ * Adds what the keyboard needs (mode, quick value, affordances) from the page's envelopes only, and
+ * the approval line of each quorum ask with votes — read for the page's ids at once, never per row.
+ */
 async function withActions(rows: InboxRawRow[], scope: AccountSeat[]): Promise<InboxRow[]> {
-  const envelopes = new Map(
-    (
-      await db().message.findMany({
-        where: { id: { in: rows.map((r) => r.id) } },
-        select: { id: true, envelope: true, routing: true },
-      })
-    ).map((m) => [m.id, { envelope: envelopeOf(m), routing: routingOf(m) }]),
-  );
+  const stored = await db().message.findMany({
+    where: { id: { in: rows.map((r) => r.id) } },
+    select: { id: true, accountId: true, agentRowId: true, envelope: true, routing: true },
+  });
+  const envelopes = new Map(stored.map((m) => [m.id, { envelope: envelopeOf(m), routing: routingOf(m) }]));
+  const approvals = await readApprovalsOf(stored);
   const seatOf = new Map(scope.map((s) => [s.accountId, s]));
   return rows.flatMap((r) => {
     const stored = envelopes.get(r.id);
@@ -114,6 +119,8 @@ async function withActions(rows: InboxRawRow[], scope: AccountSeat[]): Promise<I
     if (!stored || !seat) return [];
     const { envelope } = stored;
     const can = affordancesFor(seat, envelope, r.status, stored.routing);
+    const state = approvals.get(r.id);
+    const voted = state !== undefined && state.votes.length > 0 ? state : null;
     const request = envelope.type === "ask" ? envelope.request : null;
     const first = request && request.mode !== "input" ? (effectiveOptions(request)[0]?.value ?? null) : null;
     return [
@@ -135,6 +142,7 @@ async function withActions(rows: InboxRawRow[], scope: AccountSeat[]): Promise<I
         canDecline: can.decline || can.dismiss,
         canComplete: can.complete,
         refusal: can.refusal,
+        approvals: voted && approvalsView(voted),
       },
     ];
   });

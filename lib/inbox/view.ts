@@ -18,6 +18,7 @@ import {
   type FlatSchema,
 } from "@ma2h/protocol/flat-schema";
 import type { Seat } from "../principals/types";
+import type { ApprovalState } from "../approvals/tally";
 import type { Affordances } from "./affordances";
 
 export const MASK = "••••••";
@@ -105,6 +106,26 @@ export interface ResolutionView {
   checklist: Array<{ text: string; done: boolean }> | null;
 }
 
+/**
+ * The approvals of an ask a quorum rule routed (docs/policies.md "Quorum"), as the page gets them:
+ * each vote's person, answer (an option's value, listed on the page anyway), time and whether it
+ * still counts — never its comment, which is the Response's only when its vote completes the ask.
+ * `components/Approvals.tsx` shows it in the one line every channel uses (`approvalsLine`).
+ */
+export interface ApprovalsView {
+  need: number;
+  have: Record<string, number>;
+  votes: Array<{ handle: string; value: string; at: string; counts: boolean }>;
+}
+
+export function approvalsView(state: ApprovalState): ApprovalsView {
+  return {
+    need: state.need,
+    have: state.have,
+    votes: state.votes.map((v) => ({ handle: v.handle, value: v.value, at: v.at.toISOString(), counts: v.counts })),
+  };
+}
+
 export interface ItemView {
   id: string;
   account: string;
@@ -141,6 +162,8 @@ export interface ItemView {
    * and the people they asked. Null: the default policy (every answering member).
    */
   routing: { rules: string[]; asked: string[] } | null;
+  /** The approvals so far, when a quorum rule routed the ask (null otherwise). */
+  approvals: ApprovalsView | null;
   can: Affordances;
 }
 
@@ -306,6 +329,7 @@ export function buildItemView(
   message: Message,
   seat: Seat,
   can: Affordances,
+  approvals: ApprovalState | null,
 ): ItemView {
   const a = message.agent;
   return {
@@ -342,6 +366,7 @@ export function buildItemView(
     resolution: resolutionView(row, message),
     viewer: { handle: seat.handle, role: seat.role },
     routing: routedView(row),
+    approvals: approvals && approvalsView(approvals),
     can,
   };
 }

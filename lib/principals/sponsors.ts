@@ -61,19 +61,34 @@ export async function sponsorsByAgent(accountId: string): Promise<Map<string, st
  * group, as handles (what separation of duties compares with a resolver).
  */
 export async function sponsorHandles(agentRowId: string, q: Tx = db()): Promise<string[]> {
+  return (await sponsorHandlesByAgent([agentRowId], q)).get(agentRowId) ?? [];
+}
+
+/**
+ * `sponsorHandles` of several agents in one query (the inbox list's approval lines), by agent row
+ * id; an agent without sponsors has no entry.
+ */
+export async function sponsorHandlesByAgent(
+  agentRowIds: readonly string[],
+  q: Tx = db(),
+): Promise<Map<string, string[]>> {
+  if (agentRowIds.length === 0) return new Map();
   const rows = await q.agentSponsor.findMany({
-    where: { agentRowId },
+    where: { agentRowId: { in: [...new Set(agentRowIds)] } },
     select: {
+      agentRowId: true,
       membership: { select: { handle: true } },
       group: { select: { members: { select: { membership: { select: { handle: true } } } } } },
     },
   });
-  const handles = new Set<string>();
+  const handles = new Map<string, Set<string>>();
   for (const r of rows) {
-    if (r.membership) handles.add(r.membership.handle);
-    for (const m of r.group?.members ?? []) handles.add(m.membership.handle);
+    const set = handles.get(r.agentRowId) ?? new Set<string>();
+    if (r.membership) set.add(r.membership.handle);
+    for (const m of r.group?.members ?? []) set.add(m.membership.handle);
+    handles.set(r.agentRowId, set);
   }
-  return [...handles].sort();
+  return new Map([...handles].map(([id, set]) => [id, [...set].sort()]));
 }
 
 /** The sponsor row ids a list of refs names in the account, or `404` for the first unknown one. */

@@ -7,6 +7,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState, useTransition } from "react";
+import { approvalRecordedText } from "@/lib/approvals/pending";
 import type { BulkReport } from "@/lib/inbox/answer";
 import type { InboxRow } from "@/lib/inbox/list";
 import type { WaitingByRow } from "@/lib/inbox/response-track";
@@ -14,6 +15,7 @@ import { Age, Countdown } from "@/components/Clock";
 import { isPlain, isTyping } from "@/components/keys";
 import { LIST_SHORTCUTS, ShortcutsOverlay } from "@/components/ShortcutsOverlay";
 import { resolveItem, resolveMany } from "../actions";
+import { ApprovalsLine } from "./approvals";
 import { BulkReportPanel } from "./bulk-report";
 
 type Notice = { tone: "ok" | "warn"; text: string } | null;
@@ -98,7 +100,11 @@ export function InboxList({
         setReport(null);
         setNotice(
           res.ok
-            ? { tone: "ok", text: `${row.title}: ${res.status}` }
+            ? {
+                tone: "ok",
+                // A vote on a quorum ask that does not complete it: the item stays open (docs/policies.md "Quorum").
+                text: `${row.title}: ${res.approvals ? approvalRecordedText(res.approvals) : res.status}`,
+              }
             : {
                 tone: "warn",
                 text: res.conflict
@@ -278,6 +284,11 @@ function Row(props: {
           <Age iso={r.createdAt} />
           {r.status === "open" && r.expiresAt && <Countdown expiresAt={r.expiresAt} />}
         </div>
+        {r.approvals && (
+          <div className="row-approvals">
+            <ApprovalsLine approvals={r.approvals} testId="row-approvals" />
+          </div>
+        )}
       </div>
     </li>
   );

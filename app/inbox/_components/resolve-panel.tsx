@@ -2,16 +2,21 @@
 /**
  * The resolve half of an item page: the form for the item's verb and mode (or the outcome once
  * terminal), the item's keyboard shortcuts, and the "already answered" notice after a lost race —
- * kept in this component's state, so it survives the refresh that then shows the real outcome.
+ * kept in this component's state, so it survives the refresh that then shows the real outcome. On
+ * an ask a quorum rule routed (docs/policies.md "Quorum"): its approvals so far, "1 of 2 — your
+ * approval is recorded" after a vote that does not complete it (the ask stays open, and answering
+ * again changes the vote), and the person's own "Withdraw my approval" while it is open.
  */
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState, useTransition } from "react";
+import { approvalRecordedText } from "@/lib/approvals/pending";
 import type { HumanAction } from "@/lib/inbox/answer";
 import { prefillToRaw } from "@/lib/inbox/form-values";
 import type { ItemView, ResolutionView } from "@/lib/inbox/view";
 import { isPlain, isTyping } from "@/components/keys";
 import { ITEM_SHORTCUTS, ShortcutsOverlay } from "@/components/ShortcutsOverlay";
-import { resolveItem } from "../actions";
+import { resolveItem, withdrawApproval } from "../actions";
+import { ApprovalsLine } from "./approvals";
 import { AskForm, FREE_FORM_FIELD_ID } from "./ask-form";
 import type { FormState } from "./form-state";
 import { Outcome } from "./outcome";
@@ -52,6 +57,7 @@ export function ResolvePanel({ item }: { item: ItemView }) {
   const [form, setForm] = useState<FormState>(() => initialState(item));
   const [conflict, setConflict] = useState<(ResolutionView & { status: string }) | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [recorded, setRecorded] = useState<string | null>(null);
   const [freeFormProblem, setFreeFormProblem] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
   const [pending, startTransition] = useTransition();
@@ -61,6 +67,7 @@ export function ResolvePanel({ item }: { item: ItemView }) {
     (action: HumanAction) => {
       startTransition(async () => {
         const res = await resolveItem(item.id, action);
+        setRecorded(res.ok && res.approvals ? approvalRecordedText(res.approvals) : null);
         if (res.ok) setError(null);
         else if (res.conflict) setConflict(res.conflict);
         else setError(res.error);
@@ -91,6 +98,15 @@ export function ResolvePanel({ item }: { item: ItemView }) {
   const decline = useCallback(() => {
     if (item.can.decline || item.can.dismiss) submit({ kind: "decline", comment });
   }, [item, comment, submit]);
+  const withdraw = useCallback(() => {
+    startTransition(async () => {
+      const res = await withdrawApproval(item.id);
+      setRecorded(res.ok ? "Your approval is withdrawn." : null);
+      setError(res.ok ? null : res.error);
+      router.refresh();
+    });
+  }, [item.id, router]);
+  const mine = item.approvals?.votes.find((v) => v.handle === item.viewer.handle) ?? null;
   const complete = useCallback(() => {
     if (item.can.complete) submit({ kind: "complete", comment, checklist: form.ticks });
   }, [item, comment, form.ticks, submit]);
@@ -147,6 +163,30 @@ export function ResolvePanel({ item }: { item: ItemView }) {
         <p className="readonly" data-testid="routing">
           Asked by the account&apos;s approval policy ({item.routing.rules.join(", ")}): {item.routing.asked.join(", ")}
           .
+        </p>
+      )}
+      {item.approvals && (open || item.approvals.votes.length > 0) && (
+        <p className="readonly approvals-state">
+          <ApprovalsLine approvals={item.approvals} />
+          {open && mine && (
+            <>
+              {" "}
+              <button
+                type="button"
+                className="btn btn-quiet"
+                data-testid="withdraw-approval"
+                disabled={pending}
+                onClick={withdraw}
+              >
+                Withdraw my approval
+              </button>
+            </>
+          )}
+        </p>
+      )}
+      {recorded && open && (
+        <p className="notice notice-ok" role="status" data-testid="approval-recorded">
+          {recorded}
         </p>
       )}
       {item.resolution ? (
