@@ -13,6 +13,10 @@ import { createTestDatabase } from "../test/support/database";
 import { freePort, repoRoot, startHub, type HubProcess } from "../test/support/hub";
 import { startMailCapture } from "../test/support/mail-capture";
 import { provisionAccount, releaseDatabase, useDatabase } from "../test/support/provision";
+import { db } from "../lib/db";
+import { PolicyFileSchema } from "../lib/policies/model";
+import { applyPolicy } from "../lib/policies/store";
+import { changeSponsors } from "../lib/principals/sponsors";
 import { STATE_ENV, type E2EState } from "./support/state";
 import { e2eRuntime } from "./support/runtime";
 
@@ -83,6 +87,18 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       { handle: "val", role: "viewer" },
     ],
   );
+  // quorum.spec.ts's own: wayne's policy asks two approvals of a deploy bot's confirm ask from alice
+  // and bob (group sre) and sam — never the bot's sponsor, who is sam (docs/policies.md "Quorum").
+  const wayne = await provisionAccount(
+    "wayne",
+    ["deploybot/prod"],
+    [
+      { handle: "alice", role: "owner" },
+      { handle: "bob", role: "member" },
+      { handle: "sam", role: "member" },
+    ],
+  );
+  await quorumPolicy("wayne", "deploybot/prod");
   // entra.spec.ts: people who sign in only through that spec's own Entra-style IdP and web process.
   await provisionAccount(
     "contoso",
@@ -165,6 +181,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       vandelay: vandelay.keys,
       hooli: hooli.keys,
       cyberdyne: cyberdyne.keys,
+      wayne: wayne.keys,
     },
     tokens: {
       acme: acme.tokens,
@@ -175,6 +192,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       vandelay: vandelay.tokens,
       hooli: hooli.tokens,
       cyberdyne: cyberdyne.tokens,
+      wayne: wayne.tokens,
     },
     receiverPort,
     mailDir,
@@ -182,4 +200,26 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   };
   process.env[STATE_ENV] = JSON.stringify(state);
   writeFileSync(join(outDir, "e2e-state.json"), JSON.stringify(state, null, 2));
+}
+
+/** quorum.spec.ts's policy and sponsor, applied by the owner as `ma2h-hub policy apply` would. */
+async function quorumPolicy(slug: string, agentId: string): Promise<void> {
+  const account = await db().account.findUniqueOrThrow({ where: { slug }, select: { id: true } });
+  const owner = { actor: "human:alice", role: "owner" } as const;
+  const policy = {
+    version: 1,
+    groups: { sre: ["human:alice", "human:bob"] },
+    rules: [
+      {
+        name: "prod-deploys",
+        match: { agent: "deploybot/*", mode: "confirm" },
+        assign: ["group:sre", "human:sam"],
+        approvals: 2,
+        exclude_sponsors: true,
+      },
+    ],
+  };
+  await applyPolicy(account.id, PolicyFileSchema.parse(policy), owner);
+  const agent = await db().agent.findFirstOrThrow({ where: { accountId: account.id, agentId }, select: { id: true } });
+  await changeSponsors(account.id, agent.id, { set: ["human:sam"] }, owner);
 }

@@ -66,4 +66,8 @@ export const LOGINS = {
   // cyberdyne: policy.spec.ts's own people.
   olga: "olga@cyberdyne.test", // owner of cyberdyne
   adam: "adam@cyberdyne.test", // admin of cyberdyne
+  // wayne: quorum.spec.ts's own people.
+  waynesAlice: "alice@wayne.test", // owner of wayne, in group sre
+  waynesBob: "bob@wayne.test", // member of wayne, in group sre
+  waynesSam: "sam@wayne.test", // member of wayne, the deploy bot's sponsor
 } as const;
