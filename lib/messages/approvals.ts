@@ -19,7 +19,7 @@ import { isEditedAnswer, type ResolveRequest } from "@ma2h/protocol/rules";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import type { Message as MessageRow } from "../generated/prisma/client";
-import { afterTerminal } from "./after-terminal";
+import { afterTerminal, afterVote } from "./after-terminal";
 import type { ResolveChannel } from "./answer-channel";
 import { terminalConflict } from "./conflict";
 import { type CommitResult, commitTerminal } from "./lifecycle";
@@ -141,8 +141,10 @@ export async function castVote(
     }
     return { kind: "pending", have: count.have[key] ?? 0, need: quorum.approvals };
   });
-  if (outcome.kind === "pending")
+  if (outcome.kind === "pending") {
+    await afterVote(row.id, handle, now);
     return { id: row.id, status: "open", approvals: { have: outcome.have, need: outcome.need } };
+  }
   if (outcome.kind !== "terminal") await afterTerminal(outcome.commit);
   if (outcome.kind === "done" && outcome.commit.won && outcome.commit.resolutionId)
     return { id: row.id, status: request.resolution, resolution_id: outcome.commit.resolutionId };
@@ -237,11 +239,12 @@ export async function withdrawVote(userId: string, id: string): Promise<PendingA
       rest.map((v) => v.membershipId),
     );
     const have = mine ? (tally(quorum, counted(rest, voters)).have[keyOfStored(mine)] ?? 0) : 0;
-    return { have };
+    return { have, withdrew: mine !== null };
   });
   if (result === null) {
     const settled = await db().message.findUniqueOrThrow({ where: { id }, select: { id: true, status: true } });
     throw terminalConflict(settled);
   }
+  if (result.withdrew) await afterVote(id, seat.handle, now);
   return { id, status: "open", approvals: { have: result.have, need: quorum.approvals } };
 }
