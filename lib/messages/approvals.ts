@@ -119,7 +119,7 @@ export async function castVote(
         );
       }
     }
-    await recordVote(tx, row, seat.id, handle, request, mine, now);
+    await recordVote(tx, row, seat.id, handle, request, mine, now, via?.channel);
     await via?.withResolution?.(tx, now);
     const after = counted(
       [
@@ -152,7 +152,10 @@ export async function castVote(
   throw terminalConflict(settled);
 }
 
-/** Writes the person's vote (a first one, or one replacing their earlier answer) and its audit event. */
+/**
+ * Writes the person's vote (a first one, or one replacing their earlier answer) and its audit event,
+ * with the channel it came by (`email`, `slack`, the inbox's; absent over `/v1`), as an answer's.
+ */
 async function recordVote(
   tx: Tx,
   row: Pick<MessageRow, "id" | "accountId">,
@@ -161,6 +164,7 @@ async function recordVote(
   request: ResolveRequest,
   replaced: StoredVote | undefined,
   now: Date,
+  channel: string | undefined,
 ): Promise<void> {
   const data = {
     handle,
@@ -182,6 +186,7 @@ async function recordVote(
     detail: {
       answer: voteKey(request),
       ...(replaced ? { replaced: keyOfStored(replaced) } : {}),
+      ...(channel ? { channel } : {}),
     } as Prisma.InputJsonValue,
     at: now,
   });

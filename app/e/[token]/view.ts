@@ -89,7 +89,11 @@ ${itemLink(state.item)}`,
         title: "Approval recorded",
         body: `${summary(state.item)}
 <p data-testid="email-answer-recorded">${state.approvals.have} of ${state.approvals.need} — your approval is recorded.</p>
-<p class="note">The item stays open until it has ${state.approvals.need} approvals of the same answer; the agent gets the answer then.</p>
+<p class="note">${
+          state.approvals.have >= state.approvals.need
+            ? "It still needs an approval from a group the policy requires (the item's page names it); the agent gets the answer then."
+            : `The item stays open until it has ${state.approvals.need} approvals of the same answer; the agent gets the answer then.`
+        }</p>
 ${changeOnPage(state.item)}`,
       };
     case "voted":
