@@ -329,8 +329,9 @@ describe("notifications of a routed ask", () => {
     const item = await db().message.findUniqueOrThrow({ where: { id } });
     const [forged] = await mintAnswerLinks(row, item, envelopeOf(item), "https://hub.test", clock.now());
     const token = (forged?.url ?? "").split("/e/")[1] as string;
-    expect(await inspectAnswerLink(token, row.userId)).toEqual({ kind: "refused" });
-    expect(await answerByLink(token, row.userId)).toEqual({ kind: "refused" });
+    const refused = { kind: "refused", reason: "this item is answered on its page in the Hub, not from mail" };
+    expect(await inspectAnswerLink(token, row.userId)).toEqual(refused);
+    expect(await answerByLink(token, row.userId)).toEqual(refused);
     expect((await db().message.findUniqueOrThrow({ where: { id } })).status).toBe("open");
 
     // A rule that keeps mail answers: the eligible get one-click links, and the mail says who is asked.

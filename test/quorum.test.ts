@@ -177,12 +177,12 @@ describe("the resolve table over /v1", () => {
     expect(done).toMatchObject({ status: 200, body: { status: "answered" } });
     expect(await answerOf(RELEASE, id)).toMatchObject({ value: "b", actor: "human:alice" });
     expect((await events(id)).filter((e) => e.event.startsWith("approval."))).toEqual([
-      { event: "approval.recorded", actor: "human:carol", detail: { answer: "a" } },
-      { event: "approval.replaced", actor: "human:carol", detail: { answer: "b", replaced: "a" } },
-      { event: "approval.recorded", actor: "human:dan", detail: { answer: "a" } },
+      { event: "approval.recorded", actor: "human:carol", detail: { answer: "a", channel: "api" } },
+      { event: "approval.replaced", actor: "human:carol", detail: { answer: "b", replaced: "a", channel: "api" } },
+      { event: "approval.recorded", actor: "human:dan", detail: { answer: "a", channel: "api" } },
       { event: "approval.withdrawn", actor: "human:dan", detail: { answer: "a" } },
-      { event: "approval.recorded", actor: "human:erin", detail: { answer: "a" } },
-      { event: "approval.recorded", actor: "human:alice", detail: { answer: "b" } },
+      { event: "approval.recorded", actor: "human:erin", detail: { answer: "a", channel: "api" } },
+      { event: "approval.recorded", actor: "human:alice", detail: { answer: "b", channel: "api" } },
     ]);
     await expect(withdrawVote(await userId("erin"), id)).rejects.toMatchObject({ code: "already_terminal" });
   });

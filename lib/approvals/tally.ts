@@ -83,3 +83,17 @@ export function voteKey(v: { resolution: string; value?: unknown }): string {
   if (v.resolution !== "answered") return v.resolution;
   return typeof v.value === "string" ? v.value : jcs(v.value);
 }
+
+/**
+ * What the quorum asks, in one sentence for a notification ("It needs 2 approvals of the same answer,
+ * one of them from sre."), or null when it asks no more than one answer (a rule that only excludes
+ * sponsors: they are simply not asked).
+ */
+export function quorumNeeds(quorum: Quorum): string | null {
+  const groups = quorum.require_from.map((g) => g.group);
+  if (quorum.approvals <= 1 && groups.length === 0) return null;
+  const many = quorum.approvals > 1 ? `${quorum.approvals} approvals of the same answer` : "an approval";
+  const from =
+    groups.length === 0 ? "" : `, ${quorum.approvals > 1 ? "one of them " : ""}from ${groups.join(" and from ")}`;
+  return `It needs ${many}${from}.`;
+}

@@ -5,6 +5,7 @@
  * the worker (lib/jobs/wake.ts). Best effort by design (enqueue.ts logs a failure): the
  * sweeps re-derive every pending obligation from PostgreSQL, so a failure delays work, never loses it.
  */
+import { db } from "../db";
 import { metrics } from "../metrics/registry";
 import { enqueueNotify } from "../queue/enqueue";
 import type { CommitResult } from "./lifecycle";
@@ -15,4 +16,15 @@ export async function afterTerminal(result: CommitResult): Promise<void> {
   // notification sweep is the backstop). Only for an item that was posted to Slack, which the §7
   // statement reports (lifecycle.ts).
   if (result.won && result.messageId && result.slackPosted) await enqueueNotify(result.messageId, "terminal");
+}
+
+/**
+ * After a quorum's vote that left the ask open, or a withdrawal (lib/messages/approvals.ts): the
+ * item's Slack posts show a stale approvals line, so the notification job is woken to update them
+ * (lib/notifications/slack/posts.ts `refreshApprovals`) — only for an item posted to Slack. Best
+ * effort: a lost wake-up leaves the count stale until the next vote or the settle.
+ */
+export async function afterVote(messageId: string, handle: string, at: Date): Promise<void> {
+  const posted = await db().slackPost.count({ where: { messageId, status: "posted" } });
+  if (posted > 0) await enqueueNotify(messageId, `vote-${handle}-${at.getTime()}`);
 }

@@ -19,7 +19,7 @@ import { isEditedAnswer, type ResolveRequest } from "@ma2h/protocol/rules";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
 import type { Message as MessageRow } from "../generated/prisma/client";
-import { afterTerminal } from "./after-terminal";
+import { afterTerminal, afterVote } from "./after-terminal";
 import type { ResolveChannel } from "./answer-channel";
 import { terminalConflict } from "./conflict";
 import { type CommitResult, commitTerminal } from "./lifecycle";
@@ -119,7 +119,7 @@ export async function castVote(
         );
       }
     }
-    await recordVote(tx, row, seat.id, handle, request, mine, now);
+    await recordVote(tx, row, seat.id, handle, request, mine, now, via?.channel);
     await via?.withResolution?.(tx, now);
     const after = counted(
       [
@@ -141,8 +141,10 @@ export async function castVote(
     }
     return { kind: "pending", have: count.have[key] ?? 0, need: quorum.approvals };
   });
-  if (outcome.kind === "pending")
+  if (outcome.kind === "pending") {
+    await afterVote(row.id, handle, now);
     return { id: row.id, status: "open", approvals: { have: outcome.have, need: outcome.need } };
+  }
   if (outcome.kind !== "terminal") await afterTerminal(outcome.commit);
   if (outcome.kind === "done" && outcome.commit.won && outcome.commit.resolutionId)
     return { id: row.id, status: request.resolution, resolution_id: outcome.commit.resolutionId };
@@ -150,7 +152,10 @@ export async function castVote(
   throw terminalConflict(settled);
 }
 
-/** Writes the person's vote (a first one, or one replacing their earlier answer) and its audit event. */
+/**
+ * Writes the person's vote (a first one, or one replacing their earlier answer) and its audit event,
+ * with the channel it came by (`email`, `slack`, the inbox's; absent over `/v1`), as an answer's.
+ */
 async function recordVote(
   tx: Tx,
   row: Pick<MessageRow, "id" | "accountId">,
@@ -159,6 +164,7 @@ async function recordVote(
   request: ResolveRequest,
   replaced: StoredVote | undefined,
   now: Date,
+  channel: string | undefined,
 ): Promise<void> {
   const data = {
     handle,
@@ -180,6 +186,7 @@ async function recordVote(
     detail: {
       answer: voteKey(request),
       ...(replaced ? { replaced: keyOfStored(replaced) } : {}),
+      ...(channel ? { channel } : {}),
     } as Prisma.InputJsonValue,
     at: now,
   });
@@ -237,11 +244,12 @@ export async function withdrawVote(userId: string, id: string): Promise<PendingA
       rest.map((v) => v.membershipId),
     );
     const have = mine ? (tally(quorum, counted(rest, voters)).have[keyOfStored(mine)] ?? 0) : 0;
-    return { have };
+    return { have, withdrew: mine !== null };
   });
   if (result === null) {
     const settled = await db().message.findUniqueOrThrow({ where: { id }, select: { id: true, status: true } });
     throw terminalConflict(settled);
   }
+  if (result.withdrew) await afterVote(id, seat.handle, now);
   return { id, status: "open", approvals: { have: result.have, need: quorum.approvals } };
 }

@@ -14,6 +14,7 @@ import { markdownToMailHtml } from "../markdown/mail-html";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
 import type { Message } from "@ma2h/protocol/message";
 import type { Routing } from "../policies/evaluate";
+import { quorumNeeds } from "../approvals/tally";
 import type { AnswerLink } from "./answer-tokens";
 import { KIND_ESCALATION, KIND_NEW, KIND_REMINDER, type Kind } from "./kinds";
 import { escapeHtml, oneLine } from "./text";
@@ -51,7 +52,8 @@ export function routingLine(routing: Routing): string {
   const more = routing.eligible.length > NAMED_PEOPLE ? ` and ${routing.eligible.length - NAMED_PEOPLE} more` : "";
   const rules = `rule${routing.rules.length > 1 ? "s" : ""} ${routing.rules.join(", ")}`;
   const inHub = routing.email_answers ? "" : " It is answered in the Hub, not from mail.";
-  return `The account's approval policy (${rules}) asks: ${shown}${more}.${inHub}`;
+  const needs = routing.quorum ? quorumNeeds(routing.quorum) : null;
+  return `The account's approval policy (${rules}) asks: ${shown}${more}.${needs ? ` ${needs}` : ""}${inHub}`;
 }
 
 /** The item's page in the Hub's inbox (the same `review_url` the submit ack returns). */

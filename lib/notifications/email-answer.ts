@@ -6,6 +6,13 @@
  * compare-and-set and §9.1 resolver rule as the inbox, with the attested `human:<handle>` of the
  * person the link was minted for — spending the single-use token in the resolving transaction and
  * recording `channel: "email"` in the audit event. A refusal names no other item and changes nothing.
+ *
+ * An ask a quorum rule routed (docs/policies.md "Quorum"): the confirmed link is the person's vote.
+ * One that does not complete the quorum leaves the item open and the page says "1 of 2 — your
+ * approval is recorded"; a link is a first answer only — once the person has a vote on the item,
+ * their other links are refused and point to the signed-in item page, where a vote is changed or
+ * withdrawn (a mail can be forwarded: choice in docs/decisions/approval-policies.md). A refusal by
+ * the policy names its rule and reason ("sponsor of this agent", "not in group sre").
  */
 import { routingOf } from "../policies/routing";
 import { clock } from "../clock";
@@ -16,6 +23,7 @@ import { allowedResolversOf, envelopeOf } from "../messages/record";
 import { resolveMessage } from "../messages/resolve";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
 import { isHubError } from "@ma2h/protocol/errors";
+import { isPendingApproval } from "../approvals/pending";
 import { seatFor } from "../principals/seats";
 import { findAnswerToken, spendAnswerToken } from "./answer-tokens";
 import { accountNotificationSettings } from "./settings";
@@ -27,6 +35,8 @@ export interface LinkItem {
   agent: string;
   priority: string;
   optionLabel: string;
+  /** M, when a quorum rule routed the item: the person's answer is one of the approvals it needs. */
+  approvalsNeeded?: number;
 }
 
 export type LinkState =
@@ -37,8 +47,11 @@ export type LinkState =
   | { kind: "expired" }
   /** The item is no longer open (answered, expired or cancelled, by anyone, by any channel). */
   | { kind: "closed" }
-  /** The person's seat was removed, or they may no longer resolve the item (§9.1). */
-  | { kind: "refused" }
+  /**
+   * The person's seat was removed, or they may no longer resolve the item (§9.1); `reason` when the
+   * item's rules say why (the policy's rule and reason), never for a removed seat.
+   */
+  | { kind: "refused"; reason?: string }
   /** A session of someone else is open in this browser: the link is not theirs to use. */
   | { kind: "other_person" }
   /**
@@ -47,7 +60,14 @@ export type LinkState =
    */
   | { kind: "sign_in"; item: LinkItem; why: "account" | "sensitive" }
   | { kind: "ready"; item: LinkItem }
-  | { kind: "answered"; item: LinkItem };
+  | { kind: "answered"; item: LinkItem }
+  /** A quorum's vote recorded that did not complete it: the item stays open ("1 of 2"). */
+  | { kind: "recorded"; item: LinkItem; approvals: { have: number; need: number } }
+  /**
+   * A quorum's item the person already answered (by any channel): a link does not change a vote; the
+   * signed-in item page does. `answer` is their recorded answer's label.
+   */
+  | { kind: "voted"; item: LinkItem; answer: string };
 
 type Checked = { state: LinkState; tokenHash?: string; userId?: string; messageId?: string; option?: string };
 
@@ -89,25 +109,43 @@ async function check(token: string, sessionUserId: string | null, now: Date): Pr
   }
   const envelope = envelopeOf(row);
   const seat = await seatFor(link.userId, row.accountId);
+  const routing = routingOf(row);
+  if (!seat) return { state: { kind: "refused" } };
+  const refusal = humanResolveRefusal(seat, envelope, routing);
+  if (refusal !== null) return { state: { kind: "refused", reason: refusal } };
   // A routed ask whose rules keep one-click answers out of mail (`email_answers: false`) is answered on
   // its signed-in page only (docs/policies.md): a link minted before the policy said so is refused too.
-  const routing = routingOf(row);
-  if (!seat || humanResolveRefusal(seat, envelope, routing) !== null || routing?.email_answers === false)
-    return { state: { kind: "refused" } };
+  if (routing?.email_answers === false)
+    return { state: { kind: "refused", reason: "this item is answered on its page in the Hub, not from mail" } };
   if (sessionUserId !== null && sessionUserId !== link.userId) return { state: { kind: "other_person" } };
-  const option =
-    envelope.type === "ask" ? effectiveOptions(envelope.request).find((o) => o.value === link.option) : undefined;
+  const labelOf = (value: string) =>
+    (envelope.type === "ask" ? effectiveOptions(envelope.request).find((o) => o.value === value)?.label : undefined) ??
+    value;
   const item: LinkItem = {
     id: row.id,
     title: row.title,
     agent: envelope.agent.id,
     priority: row.priority,
-    optionLabel: option?.label ?? link.option,
+    optionLabel: labelOf(link.option),
+    ...(routing?.quorum ? { approvalsNeeded: routing.quorum.approvals } : {}),
   };
   const ids = { tokenHash: link.tokenHash, userId: link.userId, messageId: row.id, option: link.option };
   if (sessionUserId === null) {
     const why = await sessionWanted(row.accountId, row.priority, envelope);
     if (why !== null) return { state: { kind: "sign_in", item, why }, ...ids };
+  }
+  // Under a quorum a link only gives a first answer: a vote already recorded is changed or withdrawn
+  // on the signed-in item page.
+  if (routing?.quorum) {
+    const mine = await db().approvalVote.findFirst({
+      where: { messageId: row.id, handle: seat.handle },
+      select: { resolution: true, value: true },
+    });
+    if (mine) {
+      const value = mine.value === null ? null : (JSON.parse(mine.value) as unknown);
+      const answer = typeof value === "string" ? labelOf(value) : mine.resolution;
+      return { state: { kind: "voted", item, answer } };
+    }
   }
   return { state: { kind: "ready", item }, ...ids };
 }
@@ -125,8 +163,9 @@ export async function answerByLink(token: string, sessionUserId: string | null):
   if (c.state.kind !== "ready") return c.state;
   const { item } = c.state;
   const tokenHash = c.tokenHash as string;
+  let result: Awaited<ReturnType<typeof resolveMessage>>;
   try {
-    await resolveMessage(
+    result = await resolveMessage(
       { kind: "human", userId: c.userId as string },
       c.messageId as string,
       { resolution: "answered", value: c.option },
@@ -145,8 +184,16 @@ export async function answerByLink(token: string, sessionUserId: string | null):
       const now = (await check(token, sessionUserId, clock.now())).state;
       return now.kind === "ready" ? { kind: spent ? "used" : "closed" } : now;
     }
-    if (isHubError(err) && (err.code === "not_found" || err.code === "not_authorized")) return { kind: "refused" };
+    if (isHubError(err) && err.code === "not_found") return { kind: "refused" };
+    // The vote's own refusals (docs/policies.md "Quorum"): eligibility lost since the mail (a new
+    // sponsor, a viewer), or an approval that could change nothing ("not in group sre").
+    if (isHubError(err) && (err.code === "not_authorized" || err.code === "invalid_field"))
+      return { kind: "refused", reason: err.message };
     throw err;
+  }
+  if (isPendingApproval(result)) {
+    log.info("approval recorded by email", { message_id: item.id });
+    return { kind: "recorded", item, approvals: result.approvals };
   }
   log.info("item answered by email", { message_id: item.id });
   return { kind: "answered", item };

@@ -11,6 +11,7 @@
  * Agents are not mailed.
  */
 import type { Routing } from "../policies/evaluate";
+import { votersNow } from "../approvals/eligibility";
 import { db } from "../db";
 import { humanResolveRefusal } from "../messages/access";
 import type { envelopeOf } from "../messages/record";
@@ -85,6 +86,31 @@ export function recipientRefusal(
 ) {
   if (kind === KIND_ESCALATION) return seat && ADMIN_ROLES.includes(seat.role) ? null : "not_admin";
   return seat && humanResolveRefusal(seat, envelope, routing) === null ? null : "not_resolver";
+}
+
+/**
+ * Why the person may not answer the item now, or null when they may — what decides whether a
+ * notification offers them answer links, buttons or actions. §9.1 and the routing recorded at
+ * submit (`humanResolveRefusal`: under `exclude_sponsors` the agent's sponsors then were never
+ * eligible); and, for an ask a quorum rule routed, their eligibility now as the vote counts it
+ * (lib/approvals/eligibility.ts: someone made a sponsor of the agent since submit no longer counts).
+ */
+export async function answerRefusal(
+  seat: Seat | null,
+  message: { accountId: string; agentRowId: string },
+  envelope: ReturnType<typeof envelopeOf>,
+  routing: Routing | null,
+): Promise<string | null> {
+  if (seat === null) return "no seat in the account";
+  const refusal = humanResolveRefusal(seat, envelope, routing);
+  if (refusal !== null || !routing?.quorum) return refusal;
+  const membership = await db().membership.findFirst({
+    where: { accountId: message.accountId, handle: seat.handle },
+    select: { id: true },
+  });
+  if (membership === null) return "no seat in the account";
+  const now = (await votersNow(db(), message, routing, [membership.id])).get(membership.id);
+  return now === undefined ? "no seat in the account" : now.ineligible;
 }
 
 /**

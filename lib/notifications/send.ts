@@ -5,19 +5,29 @@
  * Every send re-checks that the item is open and that the person may still resolve it (an
  * escalation: still has a seat), then hands the row to its channel's sender (channels.ts: email,
  * Slack or push), telling it whether the person may resolve the item (answer links and buttons are
- * offered only then).
+ * offered only then). Under a quorum (docs/policies.md "Quorum") the person's eligibility is read as
+ * the vote counts it now: one no longer counted is not told (an escalation still reaches an owner or
+ * admin, with no answer), and one who has already voted gets no reminder.
  */
 import { routingOf } from "../policies/routing";
 import { clock } from "../clock";
 import { db } from "../db";
 import { log } from "../log";
-import { humanResolveRefusal } from "../messages/access";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { senderFor } from "./channels";
 import { claim, failOrRetry, finish, recoverInterrupted } from "./claims";
-import { CHANNEL_EMAIL, CHANNELS, type Channel, KIND_NEW, KINDS, type Kind } from "./kinds";
-import { recipientRefusal } from "./recipients";
+import {
+  CHANNEL_EMAIL,
+  CHANNELS,
+  type Channel,
+  KIND_ESCALATION,
+  KIND_NEW,
+  KIND_REMINDER,
+  KINDS,
+  type Kind,
+} from "./kinds";
+import { answerRefusal, recipientRefusal } from "./recipients";
 
 /** One attempt at one notification row. */
 export async function sendOne(id: string): Promise<void> {
@@ -41,6 +51,7 @@ export async function sendOne(id: string): Promise<void> {
           createdAt: true,
           expiresAt: true,
           routing: true,
+          agentRowId: true,
         },
       },
     },
@@ -57,8 +68,15 @@ export async function sendOne(id: string): Promise<void> {
   const refusal = recipientRefusal(kind, seat, envelope, routing);
   if (refusal !== null) return finish([n], { status: "cancelled", result: null, errorClass: refusal });
   // The channel's sender (channels.ts); answer links or buttons only for a person who may resolve
-  // it (an escalated owner/admin may not).
-  const mayResolve = seat !== null && humanResolveRefusal(seat, envelope, routing) === null;
+  // it (an escalated owner/admin may not; nor, under a quorum, one the vote no longer counts).
+  const mayResolve = (await answerRefusal(seat, n.message, envelope, routing)) === null;
+  if (!mayResolve && kind !== KIND_ESCALATION)
+    return finish([n], { status: "cancelled", result: null, errorClass: "not_resolver" });
+  // A reminder is for those the item still waits on: under a quorum, not one whose vote is in.
+  if (kind === KIND_REMINDER && routing?.quorum && seat !== null) {
+    const voted = await db().approvalVote.count({ where: { messageId: n.messageId, handle: seat.handle } });
+    if (voted > 0) return finish([n], { status: "cancelled", result: null, errorClass: "voted" });
+  }
   const channel = (CHANNELS as readonly string[]).includes(n.channel) ? (n.channel as Channel) : CHANNEL_EMAIL;
   const result = await senderFor(channel).send({
     row: n,

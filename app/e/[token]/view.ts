@@ -13,6 +13,8 @@ export type PageState = LinkState | { kind: "cross_site" };
 export const STATUS: Record<PageState["kind"], number> = {
   ready: 200,
   answered: 200,
+  recorded: 200,
+  voted: 409,
   sign_in: 403,
   invalid: 404,
   used: 410,
@@ -37,8 +39,15 @@ function summary(item: LinkItem): string {
 </dl>`;
 }
 
+/** The signed-in item page, where a quorum's vote is changed or withdrawn (docs/policies.md "Quorum"). */
+const itemPage = (item: LinkItem) => `/inbox/${encodeURIComponent(item.id)}`;
+const changeOnPage = (item: LinkItem) =>
+  `<p class="note" data-testid="email-answer-change">Changing or withdrawing your answer happens on <a href="${itemPage(item)}">the item's page in the Hub</a>, signed in.</p>`;
+
 const itemLink = (item: LinkItem) =>
   `<p class="note"><a href="/inbox/${encodeURIComponent(item.id)}">Open the item in the Hub</a> to answer differently.</p>`;
+
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function content(state: PageState, token: string): { title: string; body: string } {
   const self = `/e/${encodeURIComponent(token)}`;
@@ -50,7 +59,11 @@ function content(state: PageState, token: string): { title: string; body: string
 <form method="post" action="${escapeHtml(self)}">
 <button type="submit" data-testid="email-answer-confirm">Confirm: ${escapeHtml(state.item.optionLabel)}</button>
 </form>
-<p class="note">Nothing is decided until you press the button. The answer is sent to the agent as yours.</p>
+<p class="note">${
+          state.item.approvalsNeeded
+            ? `Nothing is recorded until you press the button. This item needs ${state.item.approvalsNeeded} approvals of the same answer: yours is one of them, and the agent gets the answer once they are in.`
+            : "Nothing is decided until you press the button. The answer is sent to the agent as yours."
+        }</p>
 ${itemLink(state.item)}`,
       };
     case "sign_in":
@@ -71,6 +84,28 @@ ${itemLink(state.item)}`,
 <p data-testid="email-answer-done">Your answer was recorded and goes to the agent.</p>
 <p class="note"><a href="/inbox/${encodeURIComponent(state.item.id)}">Open the item in the Hub</a></p>`,
       };
+    case "recorded":
+      return {
+        title: "Approval recorded",
+        body: `${summary(state.item)}
+<p data-testid="email-answer-recorded">${state.approvals.have} of ${state.approvals.need} — your approval is recorded.</p>
+<p class="note">${
+          state.approvals.have >= state.approvals.need
+            ? "It still needs an approval from a group the policy requires (the item's page names it); the agent gets the answer then."
+            : `The item stays open until it has ${state.approvals.need} approvals of the same answer; the agent gets the answer then.`
+        }</p>
+${changeOnPage(state.item)}`,
+      };
+    case "voted":
+      return {
+        title: "You already answered this item",
+        body: `<dl data-testid="email-answer-item">
+<dt>Item</dt><dd data-testid="email-answer-title">${escapeHtml(state.item.title)}</dd>
+<dt>Your answer</dt><dd><strong data-testid="email-answer-voted">${escapeHtml(state.answer)}</strong></dd>
+</dl>
+<p>It is recorded as one of the ${state.item.approvalsNeeded ?? ""} approvals this item needs. Nothing was changed now.</p>
+${changeOnPage(state.item)}`,
+      };
     case "invalid":
       return { title: "This link is not valid", body: "<p>It may be incomplete, or it was not made by this Hub.</p>" };
     case "used":
@@ -90,8 +125,10 @@ ${itemLink(state.item)}`,
       };
     case "refused":
       return {
-        title: "You can no longer answer this item",
-        body: "<p>Your access to it changed since the email was sent. Nothing was changed.</p>",
+        title: state.reason ? "You cannot answer this item" : "You can no longer answer this item",
+        body: state.reason
+          ? `<p data-testid="email-answer-reason">${escapeHtml(capitalized(state.reason))}.</p><p>Nothing was changed.</p>`
+          : "<p>Your access to it changed since the email was sent. Nothing was changed.</p>",
       };
     case "other_person":
       return {

@@ -10,14 +10,24 @@
  *   channel post is read by everyone in the channel, and only those people may click (the click is
  *   checked again, interactions.ts; docs/decisions/approval-policies.md);
  * - `sensitive: true` (§9.6): the title and "Open in inbox" only — no body, options or buttons;
+ * - an open ask a quorum rule routed: its approvals so far ("1 of 2 approvals — alice: approve",
+ *   lib/approvals/tally.ts), updated as votes arrive (posts.ts);
  * - an input ask or a task: "Open in inbox";
  * - settled: the outcome, who decided and via which channel, and "Open in inbox"; no buttons.
  */
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
 import type { AskRequest } from "@ma2h/protocol/message";
+import type { Kind } from "../kinds";
 
 export const ANSWER_ACTION_PREFIX = "ma2h_answer_";
 export const OPEN_ACTION = "ma2h_open";
+/** The line a direct message of each notification kind starts with. */
+export const KIND_NOTES: Record<Kind, string | null> = {
+  new: null,
+  reminder: "Reminder: this is still open.",
+  escalation: "Escalation: this is still open and nobody has answered it.",
+};
+
 /** Slack's limit on a button's `value`. */
 export const BUTTON_VALUE_MAX = 2000;
 const BODY_EXCERPT_CHARS = 300;
@@ -36,7 +46,7 @@ export interface PostItem {
   /** An ask's request (its mode and options). */
   request?: AskRequest;
   /** Who the account's approval policy asks (the routing recorded at submit); absent: the default policy. */
-  asked?: { rules: string[]; people: string[] };
+  asked?: { rules: string[]; people: string[]; needs?: string };
 }
 
 /** How many of the people asked a post names before "and N more". */
@@ -46,11 +56,16 @@ function askedLine(asked: NonNullable<PostItem["asked"]>): string {
   const shown = asked.people.slice(0, NAMED_PEOPLE).join(", ");
   const more = asked.people.length > NAMED_PEOPLE ? ` and ${asked.people.length - NAMED_PEOPLE} more` : "";
   const rules = `rule${asked.rules.length > 1 ? "s" : ""} ${asked.rules.join(", ")}`;
-  return escapeMrkdwn(`Asked by the approval policy (${rules}): ${shown}${more}`);
+  return escapeMrkdwn(
+    `Asked by the approval policy (${rules}): ${shown}${more}${asked.needs ? `. ${asked.needs}` : ""}`,
+  );
 }
 
+/** An open item's state; `approvals`: the quorum's line (absent: no quorum). */
+export type OpenState = { status: "open"; approvals?: string };
+
 export type PostState =
-  | { status: "open" }
+  | OpenState
   | { status: string; outcome: string | null; decidedBy: string; channel: string | null };
 
 export interface SlackMessage {
@@ -140,6 +155,9 @@ export function itemMessage(
     if (excerpt) blocks.push({ type: "section", block_id: "ma2h_body", text: text(escapeMrkdwn(excerpt)) });
   }
   const open = opts.state.status === "open";
+  const approvals = open ? (opts.state as { approvals?: string }).approvals : undefined;
+  if (approvals)
+    blocks.push({ type: "context", block_id: "ma2h_approvals", elements: [text(escapeMrkdwn(approvals))] });
   if (!open) {
     blocks.push({
       type: "context",

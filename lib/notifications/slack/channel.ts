@@ -12,17 +12,11 @@ import { db } from "../../db";
 import { env } from "../../env";
 import type { ChannelSender } from "../sender";
 import { itemUrl } from "../compose";
-import { itemMessage } from "./blocks";
+import { itemMessage, KIND_NOTES } from "./blocks";
 import { openConnection } from "./connection";
 import { slackUsersOf } from "./bindings";
-import { postItemOf } from "./item-view";
+import { openStateOf, postItemOf } from "./item-view";
 import { postMessage, recordDirectMessage, refreshPosts } from "./posts";
-
-const NOTES = {
-  new: null,
-  reminder: "Reminder: this is still open.",
-  escalation: "Escalation: this is still open and nobody has answered it.",
-} as const;
 
 export const slackSender: ChannelSender = {
   async reachable(accountId, userIds) {
@@ -35,11 +29,12 @@ export const slackSender: ChannelSender = {
     if (!conn?.directMessages) return { ok: false, transient: false, errorClass: "slack_off", responseCode: null };
     const slackUser = (await slackUsersOf(message.accountId, [row.userId])).get(row.userId);
     if (!slackUser) return { ok: false, transient: false, errorClass: "slack_unbound", responseCode: null };
+    const state = await openStateOf(message.id, routing);
     const post = itemMessage(postItemOf(message, routing), {
       inboxUrl: itemUrl(env().publicUrl, message.id),
       mayResolve,
-      state: { status: "open" },
-      note: NOTES[kind],
+      state,
+      note: KIND_NOTES[kind],
     });
     const result = await postMessage(conn.botToken, slackUser, post);
     if (!result.ok) return result;
@@ -50,6 +45,7 @@ export const slackSender: ChannelSender = {
         notificationId: row.id,
         channel: result.channel,
         ts: result.ts,
+        approvals: state.approvals ?? null,
       },
       clock.now(),
     );

@@ -11,8 +11,12 @@
  *    ephemeral message with a bind link; bound without a seat or the resolver right (§9.1) → an
  *    ephemeral refusal; otherwise `resolveMessage` as `human:<handle>`, audited with
  *    `channel: "slack"` — the same §7 CAS and the same signed Response as any other answer.
- * Every post of the item is then updated to show the outcome (posts.ts). Slack gets `200` with an
- * empty body; the work is done inline (it is a few queries and one or two Slack calls).
+ * Every post of the item is then updated to show the outcome (posts.ts). Under a quorum
+ * (docs/policies.md "Quorum") a click is the person's vote: one that does not complete it gets an
+ * ephemeral "recorded (1 of 2)" and every post of the item shows the approvals so far ("1 of 2
+ * approvals — alice: approve"); a click the policy refuses gets an ephemeral naming the rule and the
+ * reason ("sponsor of this agent", "not in group sre"). Slack gets `200` with an empty body; the work
+ * is done inline (it is a few queries and one or two Slack calls).
  */
 import { routingOf } from "../../policies/routing";
 import { z } from "zod";
@@ -22,6 +26,7 @@ import { env } from "../../env";
 import { log } from "../../log";
 import { humanResolveRefusal } from "../../messages/access";
 import { envelopeOf } from "../../messages/record";
+import { isPendingApproval } from "../../approvals/pending";
 import { resolveMessage } from "../../messages/resolve";
 import { SLUG_PATTERN } from "../../principals/accounts";
 import { seatFor } from "../../principals/seats";
@@ -31,7 +36,8 @@ import { mintBindLink } from "./bind-links";
 import { slackPersonFor } from "./bindings";
 import { ANSWER_ACTION_PREFIX, parseButtonValue } from "./blocks";
 import { type OpenConnection, openConnection } from "./connection";
-import { refreshPosts } from "./posts";
+import { refreshApprovals, refreshPosts } from "./posts";
+import { itemUrl } from "../compose";
 import { verifySlackSignature } from "./signature";
 
 const payloadSchema = z.looseObject({
@@ -51,7 +57,15 @@ const payloadSchema = z.looseObject({
 type Payload = z.infer<typeof payloadSchema>;
 
 /** What the click came to (for the log and the tests' reading of it); never content. */
-export type ClickOutcome = "ignored" | "unknown_item" | "unbound" | "refused" | "already_decided" | "answered";
+export type ClickOutcome =
+  | "ignored"
+  | "unknown_item"
+  | "unbound"
+  | "refused"
+  | "already_decided"
+  | "answered"
+  /** A quorum's vote that did not complete it: the item stays open. */
+  | "recorded";
 
 export interface SlackRequest {
   timestamp: string | null;
@@ -131,8 +145,9 @@ async function click(conn: OpenConnection, payload: Payload, rawValue: string): 
     return "refused";
   }
   if (row.status !== "open") return alreadyDecided(row.id, row.status, say);
+  let result: Awaited<ReturnType<typeof resolveMessage>>;
   try {
-    await resolveMessage(
+    result = await resolveMessage(
       { kind: "human", userId },
       row.id,
       { resolution: "answered", value: button.value },
@@ -143,11 +158,25 @@ async function click(conn: OpenConnection, payload: Payload, rawValue: string): 
       const now = await db().message.findUnique({ where: { id: row.id }, select: { status: true } });
       return alreadyDecided(row.id, now?.status ?? "settled", say);
     }
-    if (isHubError(err) && ["not_found", "not_authorized", "invalid_field"].includes(err.code)) {
+    if (isHubError(err) && err.code === "not_found") {
       await say("You may not answer this item. Nothing was changed.");
       return "refused";
     }
+    // The vote's own refusals name the rule and the reason (eligibility lost since submit, or an
+    // approval that could change nothing: "not in group sre").
+    if (isHubError(err) && ["not_authorized", "invalid_field"].includes(err.code)) {
+      await say(`You may not answer this item (${err.message}). Nothing was changed.`);
+      return "refused";
+    }
     throw err;
+  }
+  if (isPendingApproval(result)) {
+    const { have, need } = result.approvals;
+    await say(
+      `Your approval is recorded (${have} of ${need}). The item stays open until it has ${need}; change or withdraw your answer on its page: ${itemUrl(env().publicUrl, row.id)}`,
+    );
+    await refreshApprovals(row.id);
+    return "recorded";
   }
   await refreshPosts(row.id);
   return "answered";

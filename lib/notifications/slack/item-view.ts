@@ -2,13 +2,22 @@
  * What a Slack post of an item shows, read from PostgreSQL: the item's fields for blocks.ts (with
  * who the account's approval policy asks, from the routing recorded at submit), and — once settled — its outcome (the chosen option's label), who decided (the Resolution's
  * attested actor) and the channel the answer came by (the audit event's `channel`, e.g. "slack").
+ * While open, an ask a quorum rule routed shows its approvals so far (lib/approvals/state.ts).
  */
 import { db } from "../../db";
 import { envelopeOf } from "../../messages/record";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
 import type { Routing } from "../../policies/evaluate";
 import { routingOf } from "../../policies/routing";
-import type { PostItem, PostState } from "./blocks";
+import { readApprovals } from "../../approvals/state";
+import { approvalsLine, quorumNeeds } from "../../approvals/tally";
+import type { OpenState, PostItem, PostState } from "./blocks";
+
+/** The open state a post shows: with the quorum's approvals line when a quorum rule routed the item. */
+export async function openStateOf(messageId: string, routing: Routing | null): Promise<OpenState> {
+  const state = routing?.quorum ? await readApprovals(messageId) : null;
+  return state ? { status: "open", approvals: approvalsLine(state) } : { status: "open" };
+}
 
 type ItemRow = Parameters<typeof envelopeOf>[0] & {
   id: string;
@@ -28,7 +37,14 @@ export function postItemOf(row: ItemRow, routing: Routing | null): PostItem {
     sensitive: row.sensitive,
     body: envelope.body,
     request: envelope.type === "ask" ? envelope.request : undefined,
-    asked: routing === null ? undefined : { rules: routing.rules, people: routing.eligible },
+    asked:
+      routing === null
+        ? undefined
+        : {
+            rules: routing.rules,
+            people: routing.eligible,
+            ...(routing.quorum && quorumNeeds(routing.quorum) ? { needs: quorumNeeds(routing.quorum) as string } : {}),
+          },
   };
 }
 
@@ -36,8 +52,9 @@ export function postItemOf(row: ItemRow, routing: Routing | null): PostItem {
 export async function postStateOf(messageId: string): Promise<{ item: PostItem; state: PostState } | null> {
   const row = await db().message.findUnique({ where: { id: messageId }, include: { resolution: true } });
   if (!row) return null;
-  const item = postItemOf(row, routingOf(row));
-  if (row.status === "open" || !row.resolution) return { item, state: { status: "open" } };
+  const routing = routingOf(row);
+  const item = postItemOf(row, routing);
+  if (row.status === "open" || !row.resolution) return { item, state: await openStateOf(messageId, routing) };
   const event = await db().auditEvent.findFirst({
     where: { messageId, event: `message.${row.status}` },
     select: { detail: true },

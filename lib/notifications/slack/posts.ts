@@ -9,7 +9,12 @@
  * - direct messages are notification rows (channel.ts); each post is recorded here once posted;
  * - `refreshPosts`: every posted post whose shown status differs from its item's status is updated
  *   (chat.update) to the settled form — after any terminal commit (after-terminal.ts wakes the job)
- *   and from the sweep, so an update lost to a crash or a Slack outage still happens.
+ *   and from the sweep, so an update lost to a crash or a Slack outage still happens;
+ * - `refreshApprovals`: while an ask a quorum rule routed is open, every posted post whose approvals
+ *   line (`shownApprovals`) differs from the count now is updated to show it, its buttons kept for
+ *   whoever may still answer — after a vote by any channel (the vote wakes the job,
+ *   lib/messages/after-terminal.ts `afterVote`) and on every run of the job; best effort: a lost
+ *   update leaves a stale count until the next vote or the settle, never a wrong outcome.
  */
 import { clock } from "../../clock";
 import { db, type Tx } from "../../db";
@@ -19,7 +24,12 @@ import { itemUrl } from "../compose";
 import { mintId } from "@ma2h/protocol/ids";
 import { enqueueNotify } from "../../queue/enqueue";
 import { failureOf, slackClient } from "./api";
-import { itemMessage, type PostItem, type PostState } from "./blocks";
+import { envelopeOf } from "../../messages/record";
+import { routingOf } from "../../policies/routing";
+import { seatFor } from "../../principals/seats";
+import { KIND_ESCALATION, KINDS, type Kind } from "../kinds";
+import { answerRefusal } from "../recipients";
+import { itemMessage, KIND_NOTES, type PostItem, type PostState } from "./blocks";
 import { openConnection } from "./connection";
 import { postStateOf } from "./item-view";
 
@@ -85,10 +95,25 @@ export async function postMessage(
 
 /** Records a posted direct message (the notification row's slot) so it is updated when the item settles. */
 export async function recordDirectMessage(
-  p: { accountId: string; messageId: string; notificationId: string; channel: string; ts: string },
+  p: {
+    accountId: string;
+    messageId: string;
+    notificationId: string;
+    channel: string;
+    ts: string;
+    /** The approvals line the post shows (a quorum's item), or null. */
+    approvals: string | null;
+  },
   now: Date,
 ): Promise<void> {
-  const data = { channelId: p.channel, ts: p.ts, status: "posted", shownStatus: "open", updatedAt: now };
+  const data = {
+    channelId: p.channel,
+    ts: p.ts,
+    status: "posted",
+    shownStatus: "open",
+    shownApprovals: p.approvals,
+    updatedAt: now,
+  };
   await db().slackPost.upsert({
     where: { messageId_slot: { messageId: p.messageId, slot: p.notificationId } },
     create: {
@@ -158,6 +183,8 @@ export async function sendChannelPost(messageId: string): Promise<void> {
         status: "posted",
         channelId: result.channel,
         ts: result.ts,
+        shownApprovals:
+          view.state.status === "open" ? ((view.state as { approvals?: string }).approvals ?? null) : null,
         leaseUntil: null,
         lastErrorClass: null,
         updatedAt: after,
@@ -220,16 +247,69 @@ export async function refreshPosts(messageId: string): Promise<void> {
   }
 }
 
+/**
+ * The approvals line of every post of an open quorum item that shows another (see the header). A
+ * direct message keeps its note and offers its buttons only to a person who may still answer
+ * (an escalated owner/admin never may); the channel post keeps them for every reader, as posted.
+ */
+export async function refreshApprovals(messageId: string): Promise<void> {
+  const posts = await db().slackPost.findMany({
+    where: { messageId, status: "posted", shownStatus: "open", ts: { not: null } },
+  });
+  if (posts.length === 0) return;
+  const view = await postStateOf(messageId);
+  if (view?.state.status !== "open") return; // settled: refreshPosts shows the outcome
+  const line = (view.state as { approvals?: string }).approvals ?? null;
+  const stale = posts.filter((p) => p.shownApprovals !== line);
+  if (line === null || stale.length === 0) return;
+  const conn = await openConnection(stale[0]?.accountId as string);
+  if (!conn) return;
+  const row = await db().message.findUnique({
+    where: { id: messageId },
+    select: { accountId: true, agentRowId: true, envelope: true, routing: true },
+  });
+  if (!row) return;
+  const direct = await db().notification.findMany({
+    where: { id: { in: stale.filter((p) => p.slot !== CHANNEL_SLOT).map((p) => p.slot) } },
+    select: { id: true, userId: true, kind: true },
+  });
+  for (const post of stale) {
+    let mayResolve = true;
+    let note: string | null = null;
+    if (post.slot !== CHANNEL_SLOT) {
+      const n = direct.find((d) => d.id === post.slot);
+      const kind: Kind | null = (KINDS as readonly string[]).includes(n?.kind ?? "") ? (n?.kind as Kind) : null;
+      note = kind ? KIND_NOTES[kind] : null;
+      mayResolve =
+        n !== undefined &&
+        kind !== KIND_ESCALATION &&
+        (await answerRefusal(await seatFor(n.userId, row.accountId), row, envelopeOf(row), routingOf(row))) === null;
+    }
+    const res = await updateMessage(conn.botToken, post.channelId as string, post.ts as string, view, {
+      mayResolve,
+      note,
+    });
+    if (res.ok)
+      await db().slackPost.updateMany({
+        where: { id: post.id, shownStatus: "open" },
+        data: { shownApprovals: line, updatedAt: clock.now() },
+      });
+    else log.warn("slack approvals update failed", { message_id: messageId, error_class: res.errorClass });
+  }
+}
+
 async function updateMessage(
   botToken: string,
   channel: string,
   ts: string,
   view: { item: PostItem; state: PostState },
+  open: { mayResolve: boolean; note: string | null } = { mayResolve: false, note: null },
 ): Promise<{ ok: true } | ReturnType<typeof failureOf>> {
   const message = itemMessage(view.item, {
     inboxUrl: itemUrl(env().publicUrl, view.item.id),
-    mayResolve: false,
+    mayResolve: open.mayResolve,
     state: view.state,
+    note: open.note,
   });
   try {
     await slackClient(botToken).chat.update({ channel, ts, text: message.text, blocks: message.blocks as never });
@@ -239,10 +319,11 @@ async function updateMessage(
   }
 }
 
-/** The notification job's Slack part for one item: its channel post if due, then any refresh. */
+/** The notification job's Slack part for one item: its channel post if due, then any refresh (outcome, approvals). */
 export async function slackWork(messageId: string): Promise<void> {
   await sendChannelPost(messageId);
   await refreshPosts(messageId);
+  await refreshApprovals(messageId);
 }
 
 /** For the sweep: items with a due or interrupted channel post, or a post that shows a stale status. */

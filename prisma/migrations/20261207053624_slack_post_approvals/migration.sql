@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "slack_posts" ADD COLUMN     "shown_approvals" TEXT;
