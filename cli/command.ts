@@ -14,13 +14,19 @@ export interface Output {
   textTo?: "stderr";
 }
 
+/** What a command may read besides its arguments: the run's stdin (a file named `-`). */
+export interface CommandIo {
+  /** All of stdin, as text; read once, when a command asks for it. */
+  stdin(): Promise<string>;
+}
+
 export interface Command {
   usage: string;
   /** The positional arguments after the two command words; with `variadic`, the fewest. */
   args: number;
   /** The last argument may repeat (`group add <name> human:<handle>…`). */
   variadic?: boolean;
-  run(args: string[], flags: Flags, lists: ListFlags): Promise<Output>;
+  run(args: string[], flags: Flags, lists: ListFlags, io: CommandIo): Promise<Output>;
 }
 
 /** A malformed command line: exit 2 with the usage. */

@@ -9,7 +9,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { HubError } from "@ma2h/protocol/errors";
 import type { PolicyDiff } from "../lib/policies/store";
 import type { LocatedProblem } from "../lib/policies/yaml";
-import { usageError, type Command, type Flags, type Output } from "./command";
+import { usageError, type Command, type CommandIo, type Flags, type Output } from "./command";
 
 function account(flags: Flags): string {
   const slug = flags.account;
@@ -18,12 +18,8 @@ function account(flags: Flags): string {
 }
 
 /** A file's text, `-` being stdin; an unreadable file is a usage error (exit 2) that opened nothing. */
-async function readInput(file: string): Promise<string> {
-  if (file === "-") {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString("utf8");
-  }
+async function readInput(file: string, io: CommandIo): Promise<string> {
+  if (file === "-") return io.stdin();
   try {
     return await readFile(file, "utf8");
   } catch (err) {
@@ -116,9 +112,9 @@ export const POLICY_COMMANDS: Record<string, Command> = {
   "policy apply": {
     usage: "policy apply <file.yaml|-> --account <slug> [--dry-run]",
     args: 1,
-    async run([file], f) {
+    async run([file], f, _lists, io) {
       const slug = account(f);
-      const text = await readInput(file!);
+      const text = await readInput(file!, io);
       const { locateProblems, parsePolicyYaml } = await import("../lib/policies/yaml");
       // Checked whole before the database is opened: a bad file names every problem and changes nothing.
       const parsed = parsePolicyYaml(text);
@@ -149,9 +145,9 @@ export const POLICY_COMMANDS: Record<string, Command> = {
   "policy test": {
     usage: "policy test <ask.json|-> --account <slug>",
     args: 1,
-    async run([file], f) {
+    async run([file], f, _lists, io) {
       const slug = account(f);
-      const text = await readInput(file!);
+      const text = await readInput(file!, io);
       let body: unknown;
       try {
         body = JSON.parse(text);

@@ -1,11 +1,13 @@
 /**
- * `ma2h-hub group …`, `ma2h-hub agent sponsors` and `agent create --sponsor`, run as the built CLI
- * (a child process) against a real PostgreSQL database: each command's JSON, the audit rows it
+ * `ma2h-hub group …`, `ma2h-hub agent sponsors` and `agent create --sponsor`, each command line run
+ * in-process (cli/command-line.ts, the function the binary calls; test/cli-binary.test.ts has what
+ * only the process shows) against a real PostgreSQL database: each command's JSON, the audit rows it
  * writes as the operator (`system:cli`), and refusals — unknown or foreign objects, bad names — that
  * change nothing. The people and one identity-provider sign-in are set up in-process.
  */
-// covers: cli/group-commands.ts, cli/commands.ts, cli/ma2h-hub.ts, cli/command.ts
-import { type CliRun, runCli } from "./support/cli-run";
+// covers: cli/group-commands.ts, cli/commands.ts, cli/command-line.ts, cli/command.ts
+import { cliInProcess } from "./support/cli-in-process";
+import type { CliRun } from "./support/cli-run";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "./support/test-database";
 import { db } from "../lib/db";
@@ -14,21 +16,22 @@ import { addUser } from "../lib/principals/users";
 import { createAgent } from "../lib/principals/agents";
 import { syncGroupsFromClaim } from "../lib/groups/claims";
 
-const database = useTestDatabase();
+useTestDatabase();
 
-function cli(args: string[]): Promise<CliRun> {
-  return runCli(args, { databaseUrl: database.url });
+/** The admin CLI's command line, run in this process against the file's database. */
+function adminCli(args: string[]): Promise<CliRun> {
+  return cliInProcess(args);
 }
 
 const ok = async (...args: string[]) => {
-  const r = await cli([...args, "--json"]);
+  const r = await adminCli([...args, "--json"]);
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout.trim().split("\n"), r.stdout).toHaveLength(1);
   return r.json;
 };
 /** A refusal: non-zero exit (2 for usage), exactly `{"error":{"code","message"}}` holding `message`. */
 const fails = async (code: string, message: string, ...args: string[]) => {
-  const r = await cli([...args, "--json"]);
+  const r = await adminCli([...args, "--json"]);
   expect(r.code, `${args.join(" ")}: ${r.stdout}`).toBe(code === "validation_error" ? 2 : 1);
   expect(r.json, args.join(" ")).toEqual({ error: { code, message: expect.stringContaining(message) } });
 };
@@ -70,7 +73,7 @@ describe("ma2h-hub group", () => {
     const since = await lastAuditId();
     const [oncall, reviewers] = await Promise.all([
       ok("group", "create", "oncall", ...ACME, "--description", "On-call rota"),
-      cli(["group", "create", "group:reviewers", ...ACME]),
+      adminCli(["group", "create", "group:reviewers", ...ACME]),
     ]);
     expect(oncall).toEqual({
       group: { name: "oncall", description: "On-call rota", created_at: ISO, members: [], claim_values: [] },
@@ -98,7 +101,7 @@ describe("ma2h-hub group", () => {
     const [list, shown, text] = await Promise.all([
       ok("group", "list", ...ACME),
       ok("group", "show", "group:reviewers", ...ACME),
-      cli(["group", "show", "oncall", ...ACME]),
+      adminCli(["group", "show", "oncall", ...ACME]),
     ]);
     const oncallNow = {
       name: "oncall",
@@ -191,7 +194,7 @@ describe("ma2h-hub agent sponsors", () => {
     // No change flag: the list, without `changed`.
     const [listed, text] = await Promise.all([
       ok("agent", "sponsors", BOT, ...ACME),
-      cli(["agent", "sponsors", BOT, ...ACME]),
+      adminCli(["agent", "sponsors", BOT, ...ACME]),
     ]);
     expect(listed).toEqual({ agent: { id: BOT, account: "acme", sponsors: ["human:alice", "group:oncall"] } });
     expect(text.stdout).toBe(`${BOT} (acme) is sponsored by human:alice, group:oncall\n`);

@@ -1,14 +1,16 @@
 /**
- * `ma2h-hub policy export|apply|test` (policy as code, docs/policies.md), run as the built CLI (a
- * child process) against a real PostgreSQL database: an export applied back is no change (no new
- * revision, no audit row); a bad file — YAML syntax, unknown keys, bad references, a repeated rule
- * name, people and groups the account does not have — is refused whole, every problem on its
- * `file:line:col`, and nothing changes; `--dry-run` changes nothing; a real apply writes its
- * `policy.applied` audit row as `system:cli` with the diff; and the tester's answer for an ask is
- * what the live submit records.
+ * `ma2h-hub policy export|apply|test` (policy as code, docs/policies.md), each command line run
+ * in-process (cli/command-line.ts, the function the binary calls; test/cli-binary.test.ts reads a
+ * policy from the real process's stdin) against a real PostgreSQL database: an export applied back
+ * is no change (no new revision, no audit row); a bad file — YAML syntax, unknown keys, bad
+ * references, a repeated rule name, people and groups the account does not have — is refused whole,
+ * every problem on its `file:line:col`, and nothing changes; `--dry-run` changes nothing; a real
+ * apply writes its `policy.applied` audit row as `system:cli` with the diff; and the tester's answer
+ * for an ask is what the live submit records.
  */
-// covers: cli/policy-commands.ts, cli/ma2h-hub.ts, cli/command.ts
-import { type CliRun, runCli } from "./support/cli-run";
+// covers: cli/policy-commands.ts, cli/command-line.ts, cli/command.ts
+import { cliInProcess } from "./support/cli-in-process";
+import type { CliRun } from "./support/cli-run";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,12 +25,12 @@ import { createAgent } from "../lib/principals/agents";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { addUser } from "../lib/principals/users";
 
-const database = useTestDatabase();
+useTestDatabase();
 const dir = mkdtempSync(join(tmpdir(), "ma2h-cli-policy-"));
 
-/** The built CLI; `input` is written to its stdin (for a file named `-`). */
-function cli(args: string[], input?: string): Promise<CliRun> {
-  return runCli(args, { databaseUrl: database.url, input });
+/** The admin CLI's command line, run in this process; `input` is its stdin (for a file named `-`). */
+function adminCli(args: string[], input?: string): Promise<CliRun> {
+  return cliInProcess(args, { input });
 }
 
 const ACME = ["--account", "acme"];
@@ -90,8 +92,8 @@ describe("ma2h-hub policy apply and export", () => {
     const policyFile = file("policy.yaml", POLICY);
     const before = await state();
     const [dry, empty] = await Promise.all([
-      cli(["policy", "apply", policyFile, ...ACME, "--dry-run", "--json"]),
-      cli(["policy", "export", ...ACME, "--json"]),
+      adminCli(["policy", "apply", policyFile, ...ACME, "--dry-run", "--json"]),
+      adminCli(["policy", "export", ...ACME, "--json"]),
     ]);
     expect(dry.code, dry.stderr).toBe(0);
     const diff = {
@@ -110,7 +112,7 @@ describe("ma2h-hub policy apply and export", () => {
     expect(empty.json).toEqual({ version: 1, groups: {}, rules: [] });
     expect(await state()).toEqual(before);
 
-    const applied = await cli(["policy", "apply", policyFile, ...ACME]);
+    const applied = await adminCli(["policy", "apply", policyFile, ...ACME]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toBe(
       [
@@ -138,9 +140,9 @@ describe("ma2h-hub policy apply and export", () => {
     // The export: as YAML on stdout (with its header), into a file, and as JSON.
     const out = join(dir, "exported.yaml");
     const [text, written, asJson] = await Promise.all([
-      cli(["policy", "export", ...ACME]),
-      cli(["policy", "export", ...ACME, "--out", out, "--json"]),
-      cli(["policy", "export", ...ACME, "--json"]),
+      adminCli(["policy", "export", ...ACME]),
+      adminCli(["policy", "export", ...ACME, "--out", out, "--json"]),
+      adminCli(["policy", "export", ...ACME, "--json"]),
     ]);
     expect(text.code, text.stderr).toBe(0);
     const header = text.stdout.split("\n").slice(0, 2);
@@ -168,10 +170,10 @@ describe("ma2h-hub policy apply and export", () => {
     const after = await state();
     const noChange = { changed: false, dry_run: false, revision: 1, diff: expect.any(Object) };
     const [again, viaStdin, edited] = await Promise.all([
-      cli(["policy", "apply", out, ...ACME]),
-      cli(["policy", "apply", "-", ...ACME, "--json"], asJson.stdout),
+      adminCli(["policy", "apply", out, ...ACME]),
+      adminCli(["policy", "apply", "-", ...ACME, "--json"], asJson.stdout),
       // An edit, dry run: a rule changed, one removed, a person out of a group.
-      cli(
+      adminCli(
         [
           "policy",
           "apply",
@@ -234,13 +236,13 @@ rules:
     assign: [human:zed, group:ghosts, group:oncall]
 `;
     const [bad, broken, unknown, fromStdin, noAccount, noFile, otherAccount] = await Promise.all([
-      cli(["policy", "apply", schema, ...ACME]),
-      cli(["policy", "apply", syntax, ...ACME, "--json"]),
-      cli(["policy", "apply", file("strangers.yaml", strangers), ...ACME, "--json"]),
-      cli(["policy", "apply", "-", ...ACME, "--dry-run"], strangers),
-      cli(["policy", "apply", schema, "--json"]),
-      cli(["policy", "apply", join(dir, "missing.yaml"), ...ACME, "--json"]),
-      cli(["policy", "apply", file("ok.yaml", POLICY), "--account", "gamma", "--json"]),
+      adminCli(["policy", "apply", schema, ...ACME]),
+      adminCli(["policy", "apply", syntax, ...ACME, "--json"]),
+      adminCli(["policy", "apply", file("strangers.yaml", strangers), ...ACME, "--json"]),
+      adminCli(["policy", "apply", "-", ...ACME, "--dry-run"], strangers),
+      adminCli(["policy", "apply", schema, "--json"]),
+      adminCli(["policy", "apply", join(dir, "missing.yaml"), ...ACME, "--json"]),
+      adminCli(["policy", "apply", file("ok.yaml", POLICY), "--account", "gamma", "--json"]),
     ]);
 
     // Diagnostics on stderr, one per problem, in the file's order; stdout empty.
@@ -294,12 +296,12 @@ describe("ma2h-hub policy test", () => {
     const matching = ask("deploybot/prod", { tags: ["prod"] });
     const path = file("ask.json", JSON.stringify(matching));
     const [text, json, other, restricted, notify] = await Promise.all([
-      cli(["policy", "test", path, ...ACME]),
-      cli(["policy", "test", path, ...ACME, "--json"]),
+      adminCli(["policy", "test", path, ...ACME]),
+      adminCli(["policy", "test", path, ...ACME, "--json"]),
       // No rule matches: another agent (not even one of acme's), no prod tag.
-      cli(["policy", "test", "-", ...ACME, "--json"], JSON.stringify(ask("lintbot", { tags: ["dev"] }))),
+      adminCli(["policy", "test", "-", ...ACME, "--json"], JSON.stringify(ask("lintbot", { tags: ["dev"] }))),
       // The ask's own allowed_resolvers narrow the rule's people to none.
-      cli(
+      adminCli(
         ["policy", "test", "-", ...ACME],
         JSON.stringify(
           ask("deploybot/prod", {
@@ -308,7 +310,10 @@ describe("ma2h-hub policy test", () => {
           }),
         ),
       ),
-      cli(["policy", "test", "-", ...ACME, "--json"], JSON.stringify(buildEnvelope("notify", "deploybot/prod", 2))),
+      adminCli(
+        ["policy", "test", "-", ...ACME, "--json"],
+        JSON.stringify(buildEnvelope("notify", "deploybot/prod", 2)),
+      ),
     ]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toBe(

@@ -1,25 +1,23 @@
 /**
- * The `ma2h-hub` admin CLI, run as a real child process against real PostgreSQL:
- * every command's JSON shape, its errors, concurrency, and that credentials are stored only hashed
- * and secrets only sealed.
+ * The `ma2h-hub` admin CLI's commands, each command line run in-process (cli/command-line.ts, the
+ * function the binary calls) against real PostgreSQL: every command's JSON shape, its errors and exit
+ * codes, concurrent runs, and that credentials are stored only hashed and secrets only sealed. What
+ * only the real process shows — its exit status, stdin and environment, runs racing as separate
+ * processes, --version — is test/cli-binary.test.ts.
  */
-// covers: cli/commands.ts, cli/ma2h-hub.ts, cli/command.ts, lib/secrets.ts
-import { type CliRun, runCli } from "./support/cli-run";
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// covers: cli/commands.ts, cli/command-line.ts, cli/command.ts, lib/secrets.ts
+import { cliInProcess } from "./support/cli-in-process";
+import type { CliRun } from "./support/cli-run";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "./support/database";
-import { HUB_VERSION } from "@ma2h/protocol/versions";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "./support/test-database";
 import { hashCredential } from "../lib/secrets";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const AUTH_SECRET = "cli-test-auth-secret-0123456789abcdef";
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const database = useTestDatabase();
 
-function cli(args: string[], input?: string, env: Record<string, string> = {}): Promise<CliRun> {
-  return runCli(args, { databaseUrl: database.url, input, env: { AUTH_SECRET, ...env } });
+/** One command line, in this process; `input` is its stdin (for `--secret -`). */
+function adminCli(args: string[], input?: string): Promise<CliRun> {
+  return cliInProcess(args, { input });
 }
 
 /** With --json, stdout is exactly one line holding one JSON object, and nothing else. */
@@ -28,13 +26,13 @@ function expectOneObject(r: CliRun): void {
   expect(r.json.unparseable).toBeUndefined();
 }
 const ok = async (...args: string[]) => {
-  const r = await cli([...args, "--json"]);
+  const r = await adminCli([...args, "--json"]);
   expect(r.code, r.stderr).toBe(0);
   expectOneObject(r);
   return r.json;
 };
 const fails = async (code: string, ...args: string[]) => {
-  const r = await cli([...args, "--json"]);
+  const r = await adminCli([...args, "--json"]);
   expect(r.code).not.toBe(0);
   expectOneObject(r);
   expect(Object.keys(r.json)).toEqual(["error"]);
@@ -51,14 +49,6 @@ async function sql(text: string): Promise<any[]> {
     await client.end();
   }
 }
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-
-afterAll(async () => {
-  await database?.drop();
-});
 
 const KEY = /^ma2h_key_[A-Za-z0-9_-]{43}$/;
 const plaintexts: string[] = [];
@@ -177,12 +167,12 @@ describe("account settings", () => {
     ]);
     expect([maybe.code, missing.code, unknown.code]).toEqual([2, 2, 1]);
     expect(await visibility()).toBe(false);
-    const plain = await cli(["account", "set", "acme", "--agent-session-visibility", "off"]);
+    const plain = await adminCli(["account", "set", "acme", "--agent-session-visibility", "off"]);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toBe("unchanged: agents of acme see only their own sessions\n");
   });
 
-  it("account set --inter-agent opts the account in and out (§8.0), audited; effective only under the ceiling", async () => {
+  it("account set --inter-agent opts the account in and out (§8.0), audited", async () => {
     const [{ id: acmeId }] = await sql("SELECT id FROM accounts WHERE slug = 'acme'");
     const optedIn = async () =>
       (await sql(`SELECT inter_agent_enabled AS v FROM accounts WHERE id = '${acmeId}'`))[0].v;
@@ -190,15 +180,9 @@ describe("account settings", () => {
     expect(await ok("account", "set", "acme", "--inter-agent", "on")).toEqual({
       account: { slug: "acme", inter_agent: true, changed: true, effective: true },
     });
-    // The deployment ceiling off: the account's consent stands, the leg stays shut.
-    const [ceilingOff, plain] = await Promise.all([
-      cli(["account", "set", "acme", "--inter-agent", "on", "--json"], undefined, { MA2H_INTER_AGENT: "0" }),
-      cli(["account", "set", "acme", "--inter-agent", "on"], undefined, { MA2H_INTER_AGENT: "false" }),
-    ]);
-    expect(ceilingOff.json).toEqual({ account: { slug: "acme", inter_agent: true, changed: false, effective: false } });
-    expect(plain.stdout).toBe(
-      "unchanged: agents of acme may message each other (no effect: MA2H_INTER_AGENT is off on this Hub)\n",
-    );
+    // Under the deployment ceiling off (MA2H_INTER_AGENT in the CLI's environment): test/cli-binary.test.ts.
+    const plain = await adminCli(["account", "set", "acme", "--inter-agent", "on"]);
+    expect(plain.stdout).toBe("unchanged: agents of acme may message each other\n");
     expect((await ok("account", "set", "acme", "--inter-agent", "off")).account).toEqual({
       slug: "acme",
       inter_agent: false,
@@ -227,7 +211,7 @@ describe("account settings", () => {
     expect(await ok("account", "set", "acme", "--email-answer-sensitive-without-sign-in", "on")).toEqual({
       account: { slug: "acme", email_answer_sensitive_without_sign_in: true, changed: true, effective: true },
     });
-    const again = await cli(["account", "set", "acme", "--email-answer-sensitive-without-sign-in", "on"]);
+    const again = await adminCli(["account", "set", "acme", "--email-answer-sensitive-without-sign-in", "on"]);
     expect(again.stdout).toBe(
       "unchanged: in acme, high/urgent and restricted asks may be answered from an email without signing in\n",
     );
@@ -300,13 +284,13 @@ describe("agents and keys", () => {
     expect((await ok("key", "list", "deploybot/dev-team", "--account", "beta-2")).keys).toHaveLength(1);
   });
 
-  it("creates agents concurrently", async () => {
+  it("creates agents concurrently (in one process; separate processes racing: test/cli-binary.test.ts)", async () => {
     const runs = await Promise.all(
-      [1, 2, 3, 4, 5].map((i) => cli(["agent", "create", `par/${i}`, "--account", "acme", "--json"])),
+      [1, 2, 3, 4, 5].map((i) => adminCli(["agent", "create", `par/${i}`, "--account", "acme", "--json"])),
     );
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
     expect(new Set(runs.map((r) => r.json.api_key)).size).toBe(5);
-    const racing = await Promise.all([1, 2, 3].map(() => cli(["account", "create", "racy", "--json"])));
+    const racing = await Promise.all([1, 2, 3].map(() => adminCli(["account", "create", "racy", "--json"])));
     expect(racing.filter((r) => r.code === 0)).toHaveLength(1);
     expect(racing.filter((r) => r.json.error?.code === "invalid_field")).toHaveLength(2);
   });
@@ -329,7 +313,7 @@ describe("agents and keys", () => {
         unknown: ["later-bot"],
       },
     });
-    const plain = await cli(["agent", "senders", A, ...at, "--allow", "par/1,later-bot"]);
+    const plain = await adminCli(["agent", "senders", A, ...at, "--allow", "par/1,later-bot"]);
     expect(plain.stdout).toBe(
       `unchanged: ${A} (acme) may be messaged by only par/1, later-bot (not agents of acme: later-bot)\n`,
     );
@@ -366,7 +350,7 @@ describe("callback bindings", () => {
   const SECRET = "PLAINTEXT_CALLBACK_SECRET_42";
 
   it("adds, lists and revokes bindings without ever printing the secret", async () => {
-    const added = await cli([
+    const added = await adminCli([
       "binding",
       "add",
       "--agent",
@@ -392,7 +376,7 @@ describe("callback bindings", () => {
       secret_refs: ["hmac-main"],
     };
     expect(added.json).toEqual({ binding });
-    const fromStdin = await cli(
+    const fromStdin = await adminCli(
       [
         "binding",
         "add",
@@ -451,7 +435,7 @@ describe("callback bindings", () => {
       SECRET,
     );
     const id = added.binding.id as string;
-    const second = await cli(
+    const second = await adminCli(
       ["binding", "add-secret", id, "--secret-ref", "hmac-2027", "--secret", "-", "--json"],
       `${NEW_SECRET}\n`,
     );
@@ -512,35 +496,17 @@ describe("callback bindings", () => {
 
 describe("usage", () => {
   it("prints help, readable lines without --json, and usage errors with exit 2", async () => {
-    const help = await cli(["--help"]);
+    const help = await adminCli(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("binding add --agent");
-    const plain = await cli(["key", "list", "deploybot/dev-team", "--account", "acme"]);
+    const plain = await adminCli(["key", "list", "deploybot/dev-team", "--account", "acme"]);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toMatch(/^key_\S+ {2}created /);
     const bad = [["frobnicate", "all"], ["account", "create"], ["account", "create", "x", "--bogus"], []];
-    const runs = await Promise.all(bad.map((args) => cli([...args, "--json"])));
+    const runs = await Promise.all(bad.map((args) => adminCli([...args, "--json"])));
     for (const [i, r] of runs.entries()) {
       expect(r.code, bad[i]!.join(" ")).toBe(2);
       expect(r.json.error.code).toBe("validation_error");
     }
-  });
-
-  it("--version reports the release and the commit (MA2H_COMMIT over the checkout's HEAD) without a database", async () => {
-    const { version } = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string };
-    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-    // No database at all: --version opens nothing.
-    const env = { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" };
-    const json = await cli(["--version", "--json"], undefined, env);
-    expect(json.code, json.stderr).toBe(0);
-    expectOneObject(json);
-    expect(json.json).toEqual({ version, commit: head, ma2h_version: HUB_VERSION });
-    const text = await cli(["-V"], undefined, env);
-    expect(text.stdout.trim()).toBe(`ma2h-hub ${version} (commit ${head.slice(0, 12)}; MA2H ${HUB_VERSION})`);
-    const stamped = await cli(["--version", "--json"], undefined, { ...env, MA2H_COMMIT: "0123abcd".repeat(5) });
-    expect(stamped.json.commit).toBe("0123abcd".repeat(5));
-    // A malformed MA2H_COMMIT is not reported as if it were a commit.
-    const junk = await cli(["--version", "--json"], undefined, { ...env, MA2H_COMMIT: "not a commit" });
-    expect(junk.json.commit).toBe(head);
   });
 });

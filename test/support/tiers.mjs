@@ -1,8 +1,9 @@
 // The three tiers of the vitest suite (CONTRIBUTING.md, "Tests"), decided by what a file uses.
 // Plain JavaScript (types in tiers.d.mts): vitest.config.ts imports it before anything compiles.
 // - `process`: it starts Hub processes or other children — it imports node:child_process, or calls a
-//   helper that starts one (startHub, startPair, startWorker, the CLI runner `cli`, watchProcess,
-//   the openssl helpers), or `useHubFixture` with a server (its default is one web process);
+//   helper that starts one (startHub, startPair, startWorker, the CLI's `runCli` or a file's `cli`,
+//   watchProcess, the openssl helpers), or `useHubFixture` with a server (its default is one web
+//   process); `cliInProcess` runs the CLI's command line in the test process, starting nothing;
 // - `db`: it opens the real PostgreSQL (a test database, provisioning, lib/db) and starts nothing;
 // - `unit`: neither: pure logic, file reads, in-memory fakes.
 // A line `// tier: process` (or db) in a file overrides the scan, for a child the scan cannot see.
@@ -12,7 +13,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const STARTS_PROCESSES =
-  /\b(startHub|startPair|startWorker|cli|watchProcess|makeSelfSigned|makeTestPki|spawn|spawnSync|execFile|execFileSync|fork)\(|from "node:child_process"/;
+  /\b(startHub|startPair|startWorker|cli|runCli|watchProcess|makeSelfSigned|makeTestPki|spawn|spawnSync|execFile|execFileSync|fork)\(|from "node:child_process"/;
 const FIXTURE_CALL = /useHubFixture\(([^)]*)\)/gs;
 const USES_DATABASE =
   /\b(useTestDatabase|createTestDatabase|provisionAccount|useDatabase|useHubFixture)\(|new pg\.(Client|Pool)\(|from "(@\/lib|\.\.?(\/\.\.)*)\/db"|from "\.\.?\/support\/(provision|test-database|database)"/;
