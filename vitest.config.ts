@@ -17,13 +17,22 @@ const tiers = filesByTier(root);
  * so a third file's work fills those waits; its timing bounds are set for a loaded 2-core box.
  */
 function project(tier: Tier, order: number, maxWorkers: number) {
+  // The `db` and `process` tiers' files share their worker thread's module graph (isolate: false): each
+  // imports lib/ once per thread, not once per file, and test/support/process-state.ts gives every
+  // file lib/'s process-wide state, connections and environment afresh.
+  const shared = tier !== "unit";
   return {
     extends: true as const,
     test: {
       name: tier,
       include: tiers[tier],
       env: { MA2H_TEST_TIER: tier },
-      setupFiles: tier === "process" ? [] : ["./test/support/tier-guard.ts"],
+      setupFiles: [
+        ...(tier === "process" ? [] : ["./test/support/tier-guard.ts"]),
+        ...(shared ? ["./test/support/process-state.ts"] : []),
+      ],
+      // See `shared` above.
+      isolate: !shared,
       maxWorkers,
       // One tier after another, in this order (a plain `vitest run` too).
       sequence: { groupOrder: order },
@@ -42,9 +51,10 @@ export default defineConfig({
     // Slowest files first, by a recent CI run's timings (test/support/slow-first.ts).
     sequence: { sequencer: SlowFirst },
     // Worker threads, not forked processes: a file's worker starts cheaper (the db tier's CPU fell by
-    // about a fifth, the process tier's wall time by 30 s on the 2-core CI box), and every file still
-    // gets a fresh module graph (isolate). The tests need nothing only a process has: no chdir, and
-    // each Hub is a child process with its own environment (test/support/hub.ts).
+    // about a fifth, the process tier's wall time by 30 s on the 2-core CI box). The tests need nothing
+    // only a process has: no chdir, and each Hub is a child process with its own environment
+    // (test/support/hub.ts). The `unit` tier gives every file a fresh module graph; `db` and `process`
+    // share one per thread and reset lib/'s state per file instead (project() above).
     pool: "threads",
     testTimeout: 120_000,
     hookTimeout: 180_000,

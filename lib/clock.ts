@@ -11,12 +11,12 @@ export interface Clock {
 }
 
 const systemClock: Clock = { now: () => new Date() };
-const pinned = processWide("ma2h.clock", () => ({ current: systemClock }));
+const pinned = () => processWide("ma2h.clock", () => ({ current: systemClock }));
 
-export const clock: Clock = { now: () => pinned.current.now() };
+export const clock: Clock = { now: () => pinned().current.now() };
 
 export function setClock(next: Clock | null): void {
-  pinned.current = next ?? systemClock;
+  pinned().current = next ?? systemClock;
 }
 
 /** A clock that stays where it is put. */

@@ -132,12 +132,12 @@ export async function statementRows<T>(query: Prisma.Sql, tx?: Tx): Promise<T[]>
  * the map stays small. Named by a hash of the text: this module may be evaluated twice in one process
  * (see above) over one pool, and a name must never stand for two texts on a connection.
  */
-const names = processWide("ma2h.statement-names", () => new Map<string, string>());
+const names = () => processWide("ma2h.statement-names", () => new Map<string, string>());
 function statementName(text: string): string {
-  let name = names.get(text);
+  let name = names().get(text);
   if (!name) {
     name = `ma2h_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
-    names.set(text, name);
+    names().set(text, name);
   }
   return name;
 }

@@ -237,10 +237,11 @@ const schema = z.object({
 export type Env = z.infer<typeof schema> & { publicUrl: string; secretsKeyMaterial: string | undefined };
 
 /** Parsed once per process, whichever copy of this module reads it first (lib/process-wide.ts). */
-const parsedEnv = processWide("ma2h.env", () => ({ cached: null as Env | null }));
+const parsedEnv = () => processWide("ma2h.env", () => ({ cached: null as Env | null }));
 
 export function env(): Env {
-  if (parsedEnv.cached) return parsedEnv.cached;
+  const slot = parsedEnv();
+  if (slot.cached) return slot.cached;
   const parsed = schema.safeParse(process.env);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -273,7 +274,7 @@ export function env(): Env {
   const scheme = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? "https" : "http";
   const publicUrl = (e.MA2H_PUBLIC_URL ?? `${scheme}://127.0.0.1:${e.PORT}`).replace(/\/+$/, "");
   const read = { ...e, publicUrl, secretsKeyMaterial: e.MA2H_SECRETS_KEY || e.AUTH_SECRET || undefined };
-  parsedEnv.cached = read;
+  parsedEnv().cached = read;
   return read;
 }
 
@@ -349,7 +350,7 @@ export function trustedProxies(): Cidr[] {
 
 /** Tests and the CLI re-read the environment after changing it. */
 export function resetEnvCache(): void {
-  parsedEnv.cached = null;
+  parsedEnv().cached = null;
 }
 
 /** The web's metrics settings; null when MA2H_METRICS_TOKEN is unset (metrics are off). */

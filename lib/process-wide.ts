@@ -2,6 +2,9 @@
  * Process-wide singletons. Next bundles the app routes separately from the server entry, so a
  * module-level variable can exist twice in one process; a value kept on `globalThis` under a
  * `Symbol.for` name exists once. Used for the LISTEN connection, its fan-outs and the queue producers.
+ * A module reads its slot through an accessor (`const slot = () => processWide(…)`), never a value
+ * captured when it loads: a slot forgotten (forgetProcessWide, or the test runner's reset between
+ * files, test/support/process-state.ts) is then made anew on the next use, by every copy alike.
  */
 type Slots = Record<symbol, unknown>;
 

@@ -47,7 +47,7 @@ export function deriveSealKey(material: string): SealKey {
 }
 
 /** The key derived last, and from what: derived once per process, not once per copy of this module. */
-const derived = processWide("ma2h.seal-key", () => ({ last: null as { material: string; key: SealKey } | null }));
+const derived = () => processWide("ma2h.seal-key", () => ({ last: null as { material: string; key: SealKey } | null }));
 
 /** The key every process seals and opens with: from MA2H_SECRETS_KEY, else AUTH_SECRET. */
 export function currentSealKey(): SealKey {
@@ -57,8 +57,9 @@ export function currentSealKey(): SealKey {
       "AUTH_SECRET is not set: it is required to seal and open callback secrets (or set MA2H_SECRETS_KEY)",
     );
   }
-  if (derived.last?.material !== material) derived.last = { material, key: deriveSealKey(material) };
-  return derived.last.key;
+  const slot = derived();
+  if (slot.last?.material !== material) slot.last = { material, key: deriveSealKey(material) };
+  return slot.last.key;
 }
 
 /** The associated data: an unambiguous encoding (JSON) of the version, purpose and row fields. */

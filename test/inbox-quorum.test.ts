@@ -215,15 +215,27 @@ describe("the approval line in the inbox", () => {
       if (entry.message_id === id) lines.push(entry);
     }
     expect(lines.filter((e) => !e.event.startsWith("response.") && e.event !== "message.submitted")).toEqual([
-      expect.objectContaining({ event: "approval.recorded", actor: "human:alice", detail: { answer: "approve" } }),
+      expect.objectContaining({
+        event: "approval.recorded",
+        actor: "human:alice",
+        detail: { answer: "approve", channel: "inbox" },
+      }),
       expect.objectContaining({
         event: "approval.replaced",
         actor: "human:alice",
-        detail: { answer: "deny", replaced: "approve" },
+        detail: { answer: "deny", replaced: "approve", channel: "inbox" },
       }),
       expect.objectContaining({ event: "approval.withdrawn", actor: "human:alice", detail: { answer: "deny" } }),
-      expect.objectContaining({ event: "approval.recorded", actor: "human:carol", detail: { answer: "approve" } }),
-      expect.objectContaining({ event: "approval.recorded", actor: "human:bob", detail: { answer: "approve" } }),
+      expect.objectContaining({
+        event: "approval.recorded",
+        actor: "human:carol",
+        detail: { answer: "approve", channel: "inbox" },
+      }),
+      expect.objectContaining({
+        event: "approval.recorded",
+        actor: "human:bob",
+        detail: { answer: "approve", channel: "inbox" },
+      }),
       expect.objectContaining({ event: "message.answered", actor: "human:bob" }),
     ]);
     // The export's kind filter finds the family.

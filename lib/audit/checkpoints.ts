@@ -30,7 +30,8 @@ interface ActiveAuditKey {
 }
 
 /** The opened key and when, once per process (lib/process-wide.ts). */
-const opened = processWide("ma2h.audit-key", () => ({ cached: null as { key: ActiveAuditKey; at: number } | null }));
+const opened = () =>
+  processWide("ma2h.audit-key", () => ({ cached: null as { key: ActiveAuditKey; at: number } | null }));
 
 /** The key of a row, if its sealed private half opens under this process's secret and derives its public half. */
 function openKey(r: { kid: string; publicKey: string; sealedPrivateKey: string }): ActiveAuditKey | null {
@@ -50,7 +51,7 @@ function openKey(r: { kid: string; publicKey: string; sealedPrivateKey: string }
  */
 async function activeAuditKey(): Promise<ActiveAuditKey> {
   const now = Date.now();
-  const cached = opened.cached;
+  const cached = opened().cached;
   if (cached && now - cached.at < CACHE_MS) return cached.key;
   const key = await db().$transaction(async (tx) => {
     const rows = await tx.auditSigningKey.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
@@ -76,7 +77,7 @@ async function activeAuditKey(): Promise<ActiveAuditKey> {
     });
     return { kid, privateKey };
   });
-  opened.cached = { key, at: now };
+  opened().cached = { key, at: now };
   return key;
 }
 

@@ -33,11 +33,11 @@ export const KEEP_ALIVE_MS = 15_000;
 const RECONNECT_MS = 500;
 
 /** Counted per process, not per copy of this module: the gauge reads the one count. */
-const held = processWide("ma2h.mailbox-streams", () => ({ open: 0 }));
+const held = () => processWide("ma2h.mailbox-streams", () => ({ open: 0 }));
 
 /** Mailbox streams held open by this web process now (the `ma2h_parked_requests` gauge). */
 export function mailboxStreamCount(): number {
-  return held.open;
+  return held().open;
 }
 
 export interface MailboxStream {
@@ -95,11 +95,11 @@ interface Hold {
 
 async function hold(h: Hold): Promise<void> {
   await terminalWaiters().ready();
-  held.open += 1;
+  held().open += 1;
   try {
     await pushUntil(h);
   } finally {
-    held.open -= 1;
+    held().open -= 1;
   }
 }
 

@@ -29,15 +29,15 @@ export function stampDeliveredToAgent(
   actor: string,
 ): Promise<Date | null> {
   // Long-polls woken by one commit all return the same answer: one stamp per process, shared.
-  const running = inFlight.get(resolutionId);
+  const running = inFlight().get(resolutionId);
   if (running) return running;
-  const stamp = stampOnce(resolutionId, at, via, actor).finally(() => inFlight.delete(resolutionId));
-  inFlight.set(resolutionId, stamp);
+  const stamp = stampOnce(resolutionId, at, via, actor).finally(() => inFlight().delete(resolutionId));
+  inFlight().set(resolutionId, stamp);
   return stamp;
 }
 
 /** The stamps running now, shared by both copies of this module (the lane's and Next's) in a process. */
-const inFlight = processWide("ma2h.delivery-stamps", () => new Map<string, Promise<Date | null>>());
+const inFlight = () => processWide("ma2h.delivery-stamps", () => new Map<string, Promise<Date | null>>());
 
 async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
   if (await runStampDelivered(resolutionId, at, via, actor)) return at;

@@ -34,10 +34,10 @@ interface Wall {
   minute: number;
 }
 
-const formatters = processWide("ma2h.local-time-formatters", () => new Map<string, Intl.DateTimeFormat>());
+const formatters = () => processWide("ma2h.local-time-formatters", () => new Map<string, Intl.DateTimeFormat>());
 
 function formatter(tz: string): Intl.DateTimeFormat {
-  let f = formatters.get(tz);
+  let f = formatters().get(tz);
   if (!f) {
     f = new Intl.DateTimeFormat("en-US", {
       timeZone: tz,
@@ -49,7 +49,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
       minute: "numeric",
       second: "numeric",
     });
-    formatters.set(tz, f);
+    formatters().set(tz, f);
   }
   return f;
 }

@@ -11,13 +11,13 @@ import { recordAgentSeen } from "./seen";
 const INTERVAL_MS = 1000;
 const MAX_TRACKED = 10_000;
 /** Per process, not per copy of this module: the lane and Next stamp the same agents. */
-const lastStamp = processWide("ma2h.presence-stamps", () => new Map<string, number>());
+const lastStamp = () => processWide("ma2h.presence-stamps", () => new Map<string, number>());
 
 export async function recordAgentSeenThrottled(agentRowId: string): Promise<void> {
   const now = clock.now();
-  const last = lastStamp.get(agentRowId);
+  const last = lastStamp().get(agentRowId);
   if (last !== undefined && now.getTime() - last < INTERVAL_MS && now.getTime() >= last) return;
-  if (lastStamp.size >= MAX_TRACKED) lastStamp.clear(); // bounded: forgetting only costs a write
-  lastStamp.set(agentRowId, now.getTime());
+  if (lastStamp().size >= MAX_TRACKED) lastStamp().clear(); // bounded: forgetting only costs a write
+  lastStamp().set(agentRowId, now.getTime());
   await recordAgentSeen(agentRowId, now);
 }

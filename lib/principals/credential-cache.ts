@@ -173,7 +173,7 @@ export function credentialCache(): CredentialCache {
 }
 
 /** The changes each open `credentialTransaction` announced, by its transaction client. */
-const announced = processWide("ma2h.credential-announced", () => new WeakMap<Tx, CredentialChange[]>());
+const announced = () => processWide("ma2h.credential-announced", () => new WeakMap<Tx, CredentialChange[]>());
 
 /**
  * One transaction that may revoke or change credentials. What it announces reaches every other
@@ -184,7 +184,7 @@ export async function credentialTransaction<T>(work: (tx: Tx) => Promise<T>): Pr
   const changes: CredentialChange[] = [];
   try {
     return await db().$transaction(async (tx) => {
-      announced.set(tx, changes);
+      announced().set(tx, changes);
       return work(tx);
     });
   } finally {
@@ -198,7 +198,7 @@ export async function credentialTransaction<T>(work: (tx: Tx) => Promise<T>): Pr
  * must come from `credentialTransaction`, so this process drops them as soon as it commits.
  */
 export async function announceCredentialChange(tx: Tx, change: CredentialChange): Promise<void> {
-  const changes = announced.get(tx);
+  const changes = announced().get(tx);
   if (!changes) throw new Error("announceCredentialChange needs a transaction from credentialTransaction");
   changes.push(change);
   // Also now: a lookup in flight across the commit sees the epoch move and is not stored.

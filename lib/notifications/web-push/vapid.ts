@@ -26,10 +26,11 @@ export interface VapidKeys {
 }
 
 /** Read once per process (lib/process-wide.ts). */
-const loaded = processWide("ma2h.vapid-keys", () => ({ cached: null as VapidKeys | null }));
+const loaded = () => processWide("ma2h.vapid-keys", () => ({ cached: null as VapidKeys | null }));
 
 export async function vapidKeys(): Promise<VapidKeys> {
-  if (loaded.cached) return loaded.cached;
+  const slot = loaded();
+  if (slot.cached) return slot.cached;
   let row = await db().hubVapidKeys.findUnique({ where: { id: SINGLETON } });
   if (!row) {
     const fresh = webpush.generateVAPIDKeys();
@@ -37,7 +38,7 @@ export async function vapidKeys(): Promise<VapidKeys> {
     row = await db().hubVapidKeys.findUniqueOrThrow({ where: { id: SINGLETON } });
   }
   const keys = { publicKey: row.publicKey, privateKey: openSecret(row.privateKeySealed, SEALED_FOR) };
-  loaded.cached = keys;
+  loaded().cached = keys;
   return keys;
 }
 
