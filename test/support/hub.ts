@@ -69,13 +69,24 @@ export function hubEnv(
   };
 }
 
+/**
+ * V8 flags of the Hub processes the tests start. Prisma's query compiler is WebAssembly: V8 compiles
+ * it on its baseline tier (Liftoff), then again in the background on its optimising tier — about
+ * half a CPU-second per process within seconds of its start, which pays off in a Hub that runs for
+ * days. A test's Hub lives for seconds and a run starts over a hundred of them on two cores, so they
+ * stay on the baseline tier, as the admin CLI always does (cli/ma2h-hub.ts). Only how V8 compiles the
+ * WebAssembly differs; the code that runs is the same. (The `hub` supervisor's children run as in
+ * production.)
+ */
+const TEST_HUB_V8_FLAGS = ["--liftoff-only"];
+
 export async function startHub(options: HubOptions): Promise<HubProcess> {
   const mode = options.mode ?? "web";
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let buffer = "";
   // As `npm run <mode>` starts it: the ahead-of-time bundle while fresh, else the source via tsx.
-  const child = spawn(process.execPath, nodeArgs(mode), {
+  const child = spawn(process.execPath, [...TEST_HUB_V8_FLAGS, ...nodeArgs(mode)], {
     cwd: repoRoot,
     env: hubEnv(options.databaseUrl, port, options.env),
     detached: true, // its own process group, so a test can signal all of it
