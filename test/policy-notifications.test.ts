@@ -1,47 +1,25 @@
-/**
- * Notifications follow the approval policy (docs/policies.md, docs/decisions/approval-policies.md),
- * in this process on a pinned Hub clock: the lib verbs submit, fan out and send
- * (`processNotifications`) to a real SMTP server (`smtp-server`, read with `mailparser`), the real
- * Slack client against a local Slack-compatible server (test/support/slack-fake.ts) and a local push
- * service receiving real encrypted Web Push requests. A routed ask is mailed, DMed and pushed to the
- * people its rules left eligible only — its reminder too — while an unrouted one reaches every
- * resolver; under `email_answers: false` its new-item and reminder mails carry no one-click answer
- * link, only the item's page; its escalation still goes to the owners and admins, naming who is asked,
- * with no answer for them (and a link minted for such an ask anyway is refused); the account's Slack
- * channel post names who is asked and a click by anyone else is refused and changes nothing.
- */
-// covers: lib/notifications/email-channel.ts, lib/notifications/send.ts, lib/notifications/recipients.ts, lib/notifications/slack/item-view.ts, lib/notifications/email-answer.ts
-import { createECDH, randomBytes } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";
-import { resetEnvCache } from "../lib/env";
 import { submitMessage } from "../lib/messages/submit";
 import { envelopeOf } from "../lib/messages/record";
 import { mintAnswerLinks } from "../lib/notifications/answer-tokens";
 import { answerByLink, inspectAnswerLink } from "../lib/notifications/email-answer";
 import { processNotifications } from "../lib/notifications/fanout";
-import { bindSlackUser } from "../lib/notifications/slack/bindings";
-import { connectSlack } from "../lib/notifications/slack/connection";
 import { handleInteraction } from "../lib/notifications/slack/interactions";
-import { addSubscription } from "../lib/notifications/web-push/subscriptions";
 import { PolicyFileSchema } from "../lib/policies/model";
 import { applyPolicy } from "../lib/policies/store";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
-import { seatFor } from "../lib/principals/seats";
 import type { AgentPrincipal } from "../lib/principals/types";
+import { type EveryChannel, reachEveryChannel, slackUser } from "./support/every-channel";
 import { useHubFixture } from "./support/hub-fixture";
-import { type MailCapture, startMailCapture } from "./support/mail-capture";
 import { envelope } from "./support/provision";
 import {
   answerButtons,
   postText,
-  type SlackFake,
   signSlack,
-  startSlackFake,
   type Workspace,
 } from "./support/slack-fake";
 
@@ -51,27 +29,10 @@ const PEOPLE = ["olga", "adam", "alice", "bob", "carol"] as const;
 const SLACK: Workspace = { token: "xoxb-acme-1", teamId: "TACME", teamName: "Acme Slack", botUserId: "UBOT" };
 const SECRET = "acmesigningsecret0123456789abcdef";
 const CHANNEL = "CPOLICY1";
-const slackUser = (handle: string) => `U${handle.toUpperCase()}`;
 
-let capture: MailCapture;
-let slack: SlackFake;
-let push: http.Server;
-/** The path of each push request the local push service accepted (`/push/<handle>`). */
-const pushes: string[] = [];
+let channels: EveryChannel;
 
-async function startPushService(): Promise<string> {
-  push = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      pushes.push(req.url ?? "/");
-      res.writeHead(201).end();
-    });
-  });
-  await new Promise<void>((r) => push.listen(0, "127.0.0.1", r));
-  return `http://127.0.0.1:${(push.address() as AddressInfo).port}`;
-}
-
-const userId = async (handle: string) =>
+const _userId = async (handle: string) =>
   (await db().user.findUniqueOrThrow({ where: { email: `${handle}@acme.test` }, select: { id: true } })).id;
 
 const hub = useHubFixture({
@@ -90,48 +51,16 @@ const hub = useHubFixture({
     },
   },
   setup: async () => {
-    capture = await startMailCapture();
-    slack = await startSlackFake([SLACK]);
-    const pushOrigin = await startPushService();
-    Object.assign(process.env, {
-      SMTP_URL: capture.url,
-      MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
-      SLACK_API_URL: slack.apiUrl,
-      // A loopback push service is allowed in dev mode only, and only from the dev allowlist.
-      MA2H_DEV_MODE: "1",
-      MA2H_DEV_CALLBACK_ALLOWLIST: pushOrigin,
-      MA2H_VAPID_SUBJECT: "mailto:ops@ma2h.test",
+    // Everyone reachable on every channel: what reaches whom, and with which answers, is the policy's doing.
+    channels = await reachEveryChannel({
+      slug: "acme",
+      owner: "olga",
+      people: PEOPLE,
+      workspace: SLACK,
+      signingSecret: SECRET,
+      channelId: CHANNEL,
     });
-    resetEnvCache();
     const account = await db().account.findUniqueOrThrow({ where: { slug: "acme" } });
-    const olga = await seatFor(await userId("olga"), account.id);
-    if (!olga) throw new Error("no seat");
-    await connectSlack(
-      { ...olga, actor: "human:olga" },
-      { botToken: SLACK.token, signingSecret: SECRET, channelId: CHANNEL, directMessages: true },
-    );
-    // Every person but the viewer reachable on every channel: what reaches whom is the policy's doing.
-    for (const handle of PEOPLE) {
-      const id = await userId(handle);
-      await db().$transaction((tx) =>
-        bindSlackUser(
-          tx,
-          { accountId: account.id, teamId: SLACK.teamId, slackUserId: slackUser(handle), userId: id },
-          new Date(),
-        ),
-      );
-      const ecdh = createECDH("prime256v1");
-      ecdh.generateKeys();
-      await addSubscription(
-        id,
-        {
-          endpoint: `${pushOrigin}/push/${handle}`,
-          expirationTime: null,
-          keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") },
-        },
-        null,
-      );
-    }
     await applyPolicy(
       account.id,
       PolicyFileSchema.parse({
@@ -169,17 +98,7 @@ beforeEach(() => {
 });
 afterAll(async () => {
   setClock(null);
-  for (const k of [
-    "SMTP_URL",
-    "MA2H_MAIL_FROM",
-    "SLACK_API_URL",
-    "MA2H_DEV_MODE",
-    "MA2H_DEV_CALLBACK_ALLOWLIST",
-    "MA2H_VAPID_SUBJECT",
-  ])
-    delete process.env[k];
-  resetEnvCache();
-  await Promise.all([capture.close(), slack.close(), new Promise<void>((r) => push.close(() => r()))]);
+  await channels.close();
 });
 
 let n = 0;
@@ -187,7 +106,7 @@ let n = 0;
 async function submit(agent: string, over: Record<string, unknown> = {}) {
   clock.set(T0);
   const title = `policy item ${++n}`;
-  const before = pushes.length;
+  const before = channels.pushes.length;
   const { ack } = await submitMessage(
     agents[agent] as AgentPrincipal,
     envelope("ask", agent, { title, request: { mode: "confirm" }, ...over }),
@@ -197,7 +116,7 @@ async function submit(agent: string, over: Record<string, unknown> = {}) {
     id: ack.id,
     title,
     pushed: () =>
-      pushes
+      channels.pushes
         .slice(before)
         .map((p) => p.replace("/push/", ""))
         .sort(),
@@ -213,7 +132,7 @@ async function runAt(id: string, ms: number): Promise<void> {
 /** Each mail about the item whose subject starts with `prefix` (`[` a new item's), by recipient handle. */
 function mails(title: string, prefix: string): Map<string, ParsedMail> {
   const out = new Map<string, ParsedMail>();
-  for (const r of capture.received) {
+  for (const r of channels.capture.received) {
     const subject = r.mail.subject ?? "";
     if (subject.startsWith(prefix) && subject.endsWith(` ${title}`)) out.set(r.to.replace("@acme.test", ""), r.mail);
   }
@@ -236,7 +155,7 @@ async function sentTo(messageId: string, kind: string): Promise<Record<string, s
 /** The Slack DMs about the item, by recipient handle. */
 function directMessages(title: string) {
   return new Map(
-    slack.posts
+    channels.slack.posts
       .filter((p) => p.channel.startsWith("D") && p.text.endsWith(title))
       .map((p) => [p.channel.slice(1).toLowerCase(), p] as const),
   );
@@ -318,7 +237,7 @@ describe("notifications of a routed ask", () => {
       expect(whole(m)).toContain("asks: alice, bob.");
       expect(whole(m)).not.toContain("/e/");
     }
-    const dm = slack.posts.find(
+    const dm = channels.slack.posts.find(
       (p) => p.channel === "DOLGA" && postText(p).includes("Escalation") && p.text.endsWith(title),
     );
     expect(postText(dm as never)).toContain("Asked by the approval policy (rule prod-deploys): alice, bob");
@@ -344,12 +263,14 @@ describe("notifications of a routed ask", () => {
 
   it("the Slack channel post names who is asked; a click by anyone else is refused and changes nothing", async () => {
     const { id, title } = await submit(DEPLOY);
-    const post = slack.posts.find((p) => p.channel === CHANNEL && p.text.endsWith(title));
+    const post = channels.slack.posts.find((p) => p.channel === CHANNEL && p.text.endsWith(title));
     expect(postText(post as never)).toContain("Asked by the approval policy (rule prod-deploys): alice, bob");
     const approve = answerButtons(post as never).get("Approve") as string;
     for (const handle of ["olga", "carol"]) {
       expect(await click(handle, approve)).toBe("refused");
-      const said = slack.calls.filter((c) => c.method === "chat.postEphemeral" && c.args.user === slackUser(handle));
+      const said = channels.slack.calls.filter(
+        (c) => c.method === "chat.postEphemeral" && c.args.user === slackUser(handle),
+      );
       expect(String(said.at(-1)?.args.text)).toContain("the account's approval policy (prod-deploys) does not ask you");
     }
     expect(await db().message.findUniqueOrThrow({ where: { id }, select: { status: true } })).toEqual({

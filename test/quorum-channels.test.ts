@@ -1,48 +1,26 @@
-/**
- * Quorum approvals through the notification channels (docs/policies.md "Quorum", docs/notifications.md),
- * in this process on a pinned Hub clock: the lib verbs submit, fan out and send
- * (`processNotifications`) to a real SMTP server, the real Slack client against a local
- * Slack-compatible server (test/support/slack-fake.ts) and a local push service. An email link's
- * vote that does not complete the quorum leaves the item open and its page says "1 of 2 — your
- * approval is recorded" (the person's other links then point to the item page), a refusal names the
- * rule and reason, the completing link answers; a signed Slack click records a vote with an
- * ephemeral "recorded (1 of 2)" and every post of the item shows the approvals line — after a vote
- * by mail too — a sponsor's click is refused naming why, the completing click settles every post;
- * the agent's sponsor is sent no answer link, button or push for the item on any channel (nor is
- * someone made a sponsor after submit), and nobody whose vote is in is reminded.
- */
-// covers: lib/notifications/email-answer.ts, lib/notifications/slack/interactions.ts, lib/notifications/slack/posts.ts, lib/notifications/send.ts, lib/notifications/recipients.ts, app/e/[token]/view.ts
-import { createECDH, randomBytes } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { renderPage } from "../app/e/[token]/view";
 import { fixedClock, setClock } from "../lib/clock";
 import { db } from "../lib/db";
-import { resetEnvCache } from "../lib/env";
 import { submitMessage } from "../lib/messages/submit";
 import { answerByLink, inspectAnswerLink, type LinkState } from "../lib/notifications/email-answer";
 import { processNotifications } from "../lib/notifications/fanout";
-import { bindSlackUser } from "../lib/notifications/slack/bindings";
-import { connectSlack } from "../lib/notifications/slack/connection";
 import { handleInteraction } from "../lib/notifications/slack/interactions";
-import { addSubscription } from "../lib/notifications/web-push/subscriptions";
 import { PolicyFileSchema } from "../lib/policies/model";
 import { applyPolicy } from "../lib/policies/store";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
-import { seatFor } from "../lib/principals/seats";
 import { changeSponsors } from "../lib/principals/sponsors";
 import type { AgentPrincipal } from "../lib/principals/types";
+import { type EveryChannel, reachEveryChannel, slackUser } from "./support/every-channel";
 import { useHubFixture } from "./support/hub-fixture";
-import { answerLinks, type MailCapture, startMailCapture } from "./support/mail-capture";
+import { answerLinks, } from "./support/mail-capture";
 import { envelope } from "./support/provision";
 import {
   answerButtons,
   postText,
-  type SlackFake,
   signSlack,
-  startSlackFake,
   type SlackPostRecord,
   type Workspace,
 } from "./support/slack-fake";
@@ -53,28 +31,11 @@ const PEOPLE = ["olga", "sam", "alice", "bob", "carol", "dan", "erin"] as const;
 const SLACK: Workspace = { token: "xoxb-acme-q", teamId: "TACMEQ", teamName: "Acme Slack", botUserId: "UBOT" };
 const SECRET = "acmequorumsecret0123456789abcdefg";
 const CHANNEL = "CQUORUM1";
-const slackUser = (handle: string) => `U${handle.toUpperCase()}`;
 const OWNER = { actor: "human:olga", role: "owner" } as const;
 
-let capture: MailCapture;
-let slack: SlackFake;
-let push: http.Server;
-/** The path of each push request the local push service accepted (`/push/<handle>`). */
-const pushes: string[] = [];
+let channels: EveryChannel;
 let accountId = "";
 let deployRowId = "";
-
-async function startPushService(): Promise<string> {
-  push = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      pushes.push(req.url ?? "/");
-      res.writeHead(201).end();
-    });
-  });
-  await new Promise<void>((r) => push.listen(0, "127.0.0.1", r));
-  return `http://127.0.0.1:${(push.address() as AddressInfo).port}`;
-}
 
 const userId = async (handle: string) =>
   (await db().user.findUniqueOrThrow({ where: { email: `${handle}@acme.test` }, select: { id: true } })).id;
@@ -96,47 +57,16 @@ const hub = useHubFixture({
     },
   },
   setup: async () => {
-    capture = await startMailCapture();
-    slack = await startSlackFake([SLACK]);
-    const pushOrigin = await startPushService();
-    Object.assign(process.env, {
-      SMTP_URL: capture.url,
-      MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
-      SLACK_API_URL: slack.apiUrl,
-      MA2H_DEV_MODE: "1",
-      MA2H_DEV_CALLBACK_ALLOWLIST: pushOrigin,
-      MA2H_VAPID_SUBJECT: "mailto:ops@ma2h.test",
-    });
-    resetEnvCache();
-    const account = await db().account.findUniqueOrThrow({ where: { slug: "acme" } });
-    const olga = await seatFor(await userId("olga"), account.id);
-    if (!olga) throw new Error("no seat");
-    await connectSlack(
-      { ...olga, actor: "human:olga" },
-      { botToken: SLACK.token, signingSecret: SECRET, channelId: CHANNEL, directMessages: true },
-    );
     // Everyone reachable on every channel: what reaches whom, and with which answers, is the policy's doing.
-    for (const handle of PEOPLE) {
-      const id = await userId(handle);
-      await db().$transaction((tx) =>
-        bindSlackUser(
-          tx,
-          { accountId: account.id, teamId: SLACK.teamId, slackUserId: slackUser(handle), userId: id },
-          new Date(),
-        ),
-      );
-      const ecdh = createECDH("prime256v1");
-      ecdh.generateKeys();
-      await addSubscription(
-        id,
-        {
-          endpoint: `${pushOrigin}/push/${handle}`,
-          expirationTime: null,
-          keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") },
-        },
-        null,
-      );
-    }
+    channels = await reachEveryChannel({
+      slug: "acme",
+      owner: "olga",
+      people: PEOPLE,
+      workspace: SLACK,
+      signingSecret: SECRET,
+      channelId: CHANNEL,
+    });
+    const account = await db().account.findUniqueOrThrow({ where: { slug: "acme" } });
     await applyPolicy(
       account.id,
       PolicyFileSchema.parse({
@@ -181,17 +111,7 @@ beforeEach(() => {
 });
 afterAll(async () => {
   setClock(null);
-  for (const k of [
-    "SMTP_URL",
-    "MA2H_MAIL_FROM",
-    "SLACK_API_URL",
-    "MA2H_DEV_MODE",
-    "MA2H_DEV_CALLBACK_ALLOWLIST",
-    "MA2H_VAPID_SUBJECT",
-  ])
-    delete process.env[k];
-  resetEnvCache();
-  await Promise.all([capture.close(), slack.close(), new Promise<void>((r) => push.close(() => r()))]);
+  await channels.close();
 });
 
 let n = 0;
@@ -199,14 +119,14 @@ let n = 0;
 async function submit() {
   clock.set(T0);
   const title = `quorum item ${++n}`;
-  const before = pushes.length;
+  const before = channels.pushes.length;
   const { ack } = await submitMessage(deploybot, envelope("ask", DEPLOY, { title, request: { mode: "confirm" } }));
   await processNotifications(ack.id);
   return {
     id: ack.id,
     title,
     pushed: () =>
-      pushes
+      channels.pushes
         .slice(before)
         .map((p) => p.replace("/push/", ""))
         .sort(),
@@ -221,7 +141,7 @@ async function runAt(id: string, ms: number): Promise<void> {
 /** Each mail about the item whose subject starts with `prefix` (`[` a new item's), by recipient handle. */
 function mails(title: string, prefix: string): Map<string, ParsedMail> {
   const out = new Map<string, ParsedMail>();
-  for (const r of capture.received) {
+  for (const r of channels.capture.received) {
     const subject = r.mail.subject ?? "";
     if (subject.startsWith(prefix) && subject.endsWith(` ${title}`)) out.set(r.to.replace("@acme.test", ""), r.mail);
   }
@@ -237,7 +157,7 @@ function linkToken(title: string, handle: string, label: "Approve" | "Deny"): st
 
 /** The Slack posts about the item: the channel post and the DMs, by recipient handle. */
 function posts(title: string): { channel: SlackPostRecord; dms: Map<string, SlackPostRecord[]> } {
-  const mine = slack.posts.filter((p) => p.text.endsWith(title));
+  const mine = channels.slack.posts.filter((p) => p.text.endsWith(title));
   const dms = new Map<string, SlackPostRecord[]>();
   for (const p of mine.filter((p) => p.channel.startsWith("D"))) {
     const who = p.channel.slice(1).toLowerCase();
@@ -262,7 +182,8 @@ function click(handle: string, value: string) {
 /** The last ephemeral message the person was shown. */
 const saidTo = (handle: string) =>
   String(
-    slack.calls.filter((c) => c.method === "chat.postEphemeral" && c.args.user === slackUser(handle)).at(-1)?.args.text,
+    channels.slack.calls.filter((c) => c.method === "chat.postEphemeral" && c.args.user === slackUser(handle)).at(-1)
+      ?.args.text,
   );
 
 const status = async (id: string) => db().message.findUniqueOrThrow({ where: { id }, include: { resolution: true } });
