@@ -1,4 +1,16 @@
-
+/**
+ * Notifications follow the approval policy (docs/policies.md, docs/decisions/approval-policies.md),
+ * in this process on a pinned Hub clock: the lib verbs submit, fan out and send
+ * (`processNotifications`) to a real SMTP server (`smtp-server`, read with `mailparser`), the real
+ * Slack client against a local Slack-compatible server (test/support/slack-fake.ts) and a local push
+ * service receiving real encrypted Web Push requests. A routed ask is mailed, DMed and pushed to the
+ * people its rules left eligible only — its reminder too — while an unrouted one reaches every
+ * resolver; under `email_answers: false` its new-item and reminder mails carry no one-click answer
+ * link, only the item's page; its escalation still goes to the owners and admins, naming who is asked,
+ * with no answer for them (and a link minted for such an ask anyway is refused); the account's Slack
+ * channel post names who is asked and a click by anyone else is refused and changes nothing.
+ */
+// covers: lib/notifications/email-channel.ts, lib/notifications/send.ts, lib/notifications/recipients.ts, lib/notifications/slack/item-view.ts, lib/notifications/email-answer.ts
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fixedClock, setClock } from "../lib/clock";

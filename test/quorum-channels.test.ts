@@ -1,4 +1,17 @@
-
+/**
+ * Quorum approvals through the notification channels (docs/policies.md "Quorum", docs/notifications.md),
+ * in this process on a pinned Hub clock: the lib verbs submit, fan out and send
+ * (`processNotifications`) to a real SMTP server, the real Slack client against a local
+ * Slack-compatible server (test/support/slack-fake.ts) and a local push service. An email link's
+ * vote that does not complete the quorum leaves the item open and its page says "1 of 2 — your
+ * approval is recorded" (the person's other links then point to the item page), a refusal names the
+ * rule and reason, the completing link answers; a signed Slack click records a vote with an
+ * ephemeral "recorded (1 of 2)" and every post of the item shows the approvals line — after a vote
+ * by mail too — a sponsor's click is refused naming why, the completing click settles every post;
+ * the agent's sponsor is sent no answer link, button or push for the item on any channel (nor is
+ * someone made a sponsor after submit), and nobody whose vote is in is reminded.
+ */
+// covers: lib/notifications/email-answer.ts, lib/notifications/slack/interactions.ts, lib/notifications/slack/posts.ts, lib/notifications/send.ts, lib/notifications/recipients.ts, app/e/[token]/view.ts
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { renderPage } from "../app/e/[token]/view";
