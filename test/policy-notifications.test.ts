@@ -28,12 +28,7 @@ import type { AgentPrincipal } from "../lib/principals/types";
 import { type EveryChannel, reachEveryChannel, slackUser } from "./support/every-channel";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
-import {
-  answerButtons,
-  postText,
-  signSlack,
-  type Workspace,
-} from "./support/slack-fake";
+import { answerButtons, postText, signSlack, type Workspace } from "./support/slack-fake";
 
 const DEPLOY = "deploybot/prod";
 const LINT = "lintbot";

@@ -28,15 +28,9 @@ import { changeSponsors } from "../lib/principals/sponsors";
 import type { AgentPrincipal } from "../lib/principals/types";
 import { type EveryChannel, reachEveryChannel, slackUser } from "./support/every-channel";
 import { useHubFixture } from "./support/hub-fixture";
-import { answerLinks, } from "./support/mail-capture";
+import { answerLinks } from "./support/mail-capture";
 import { envelope } from "./support/provision";
-import {
-  answerButtons,
-  postText,
-  signSlack,
-  type SlackPostRecord,
-  type Workspace,
-} from "./support/slack-fake";
+import { answerButtons, postText, signSlack, type SlackPostRecord, type Workspace } from "./support/slack-fake";
 
 const DEPLOY = "deploybot/prod";
 /** sam is an admin and the deploy bot's sponsor: asked by the rule's list, excluded as its sponsor. */
