@@ -43,6 +43,8 @@ const STRING_FLAGS = [
   "description",
   "set",
   "out",
+  "to",
+  "until",
 ];
 /**
  * Flags that may be given several times, each value kept in order (`ListFlags`). A plain string flag
@@ -50,7 +52,7 @@ const STRING_FLAGS = [
  */
 const LIST_FLAGS = ["sponsor", "add", "remove"];
 /** Flags without a value; a given one reads as "true" in `Flags`. */
-const BOOLEAN_FLAGS = ["any", "allow-unsealed", "all", "dry-run"];
+const BOOLEAN_FLAGS = ["any", "allow-unsealed", "all", "dry-run", "clear"];
 
 function parse(argv: string[]) {
   return parseArgs({

@@ -12,6 +12,7 @@ import { SECRETS_COMMANDS } from "./secrets-commands";
 import { AUDIT_COMMANDS } from "./audit-commands";
 import { checkedSponsors, GROUP_COMMANDS, SPONSOR_COMMANDS } from "./group-commands";
 import { POLICY_COMMANDS } from "./policy-commands";
+import { DELEGATION_COMMANDS } from "./delegation-commands";
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -172,6 +173,7 @@ export const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  ...DELEGATION_COMMANDS,
   ...GROUP_COMMANDS,
   "token create": {
     usage: "token create --user <email>",

@@ -182,7 +182,7 @@ export const POLICY_COMMANDS: Record<string, Command> = {
       }
       // The admin page's tester, on the same revision the header names (lib/policies/tester.ts).
       const { testPolicy } = await import("../lib/policies/tester");
-      const { describeQuorum } = await import("../lib/policies/quorum-words");
+      const { describeEscalation, describeQuorum } = await import("../lib/policies/quorum-words");
       const t = await testPolicy(a.id, { kind: "json", text }, policy.rules);
       const agent = { id: agentId, known: t.agentKnown };
       // The Hub takes the agent id from the submitting key (attested), never from the envelope.
@@ -202,6 +202,8 @@ export const POLICY_COMMANDS: Record<string, Command> = {
           `email answers: ${evaluation.routing.email_answers ? "yes" : "no (mail links to the signed-in item page)"}`,
         );
         if (evaluation.routing.quorum) lines.push(`quorum: ${describeQuorum(evaluation.routing.quorum)}`);
+        if (evaluation.routing.escalation)
+          lines.push(`escalation: ${describeEscalation(evaluation.routing.escalation)}`);
         if (eligible.length === 0)
           lines.push("nobody may answer: the Hub would refuse this submit (422 invalid_field)");
         else if (t.refusal !== null) lines.push(`the Hub would refuse this submit (422 invalid_field): ${t.refusal}`);

@@ -99,6 +99,18 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     ],
   );
   await quorumPolicy("wayne", "deploybot/prod");
+  // delegation.spec.ts's own: stark's policy asks bob of a review bot's asks; finn is group finance.
+  const stark = await provisionAccount(
+    "stark",
+    ["reviewbot"],
+    [
+      { handle: "tony", role: "owner" },
+      { handle: "bob", role: "member" },
+      { handle: "carol", role: "member" },
+      { handle: "finn", role: "member" },
+    ],
+  );
+  await reviewPolicy("stark", "reviewbot");
   // entra.spec.ts: people who sign in only through that spec's own Entra-style IdP and web process.
   await provisionAccount(
     "contoso",
@@ -182,6 +194,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       hooli: hooli.keys,
       cyberdyne: cyberdyne.keys,
       wayne: wayne.keys,
+      stark: stark.keys,
     },
     tokens: {
       acme: acme.tokens,
@@ -193,6 +206,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       hooli: hooli.tokens,
       cyberdyne: cyberdyne.tokens,
       wayne: wayne.tokens,
+      stark: stark.tokens,
     },
     receiverPort,
     mailDir,
@@ -222,4 +236,15 @@ async function quorumPolicy(slug: string, agentId: string): Promise<void> {
   await applyPolicy(account.id, PolicyFileSchema.parse(policy), owner);
   const agent = await db().agent.findFirstOrThrow({ where: { accountId: account.id, agentId }, select: { id: true } });
   await changeSponsors(account.id, agent.id, { set: ["human:sam"] }, owner);
+}
+
+/** delegation.spec.ts's policy: the review bot's asks go to bob; group finance is finn. */
+async function reviewPolicy(slug: string, agentId: string): Promise<void> {
+  const account = await db().account.findUniqueOrThrow({ where: { slug }, select: { id: true } });
+  const policy = {
+    version: 1,
+    groups: { finance: ["human:finn"] },
+    rules: [{ name: "reviews", match: { agent: agentId }, assign: ["human:bob"] }],
+  };
+  await applyPolicy(account.id, PolicyFileSchema.parse(policy), { actor: "human:tony", role: "owner" });
 }

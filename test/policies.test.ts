@@ -267,7 +267,7 @@ describe("approval policies", () => {
       OWNER,
     );
     expect(await refusal(deleteGroup(acct, "sre", OWNER))).toMatch(
-      /^invalid_field: group sre is assigned or required by the approval policy \(rule sre-only\)/,
+      /^invalid_field: group sre is assigned, required or escalated to by the approval policy \(rule sre-only\)/,
     );
     await createGroup(acct, "empty", undefined, OWNER);
     await deleteGroup(acct, "empty", OWNER);

@@ -13,6 +13,7 @@ import { redriveDelivery } from "@/lib/delivery/admin";
 import type { ResolutionView } from "@/lib/inbox/view";
 import { withdrawVote } from "@/lib/messages/approvals";
 import type { PendingApproval } from "@/lib/approvals/pending";
+import { reassignMessage } from "@/lib/assignment/reassign";
 
 /**
  * A resolve that lost the race carries the resolution that won, to show instead; a vote on a quorum
@@ -69,5 +70,19 @@ export async function redriveAction(_prev: ActionState, form: FormData): Promise
     const message = field(form, "message");
     if (message) revalidatePath(`/inbox/${encodeURIComponent(message)}`);
     return { ok: true, message: `Delivery ${r.id} is pending again: a fresh retry cycle starts now.` };
+  });
+}
+
+/**
+ * Hand an open item to another person or group (the item page; docs/policies.md "Reassignment"):
+ * `reassignMessage` checks who may, and whom to, and audits it.
+ */
+export async function reassignAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  const id = field(form, "message");
+  return personAction({ signInReturnTo: `/inbox/${encodeURIComponent(id)}` }, async ({ userId }) => {
+    const a = await reassignMessage(userId, id, field(form, "to"), field(form, "note"));
+    revalidatePath(`/inbox/${encodeURIComponent(id)}`);
+    const who = a.handles.map((h) => `human:${h}`).join(", ");
+    return { ok: true, message: `Handed to ${a.to}${a.to.startsWith("group:") ? ` (${who})` : ""}.` };
   });
 }

@@ -14,6 +14,7 @@ const TABS = [
   ["tokens", "My tokens"],
   ["notifications", "Notifications"],
   ["devices", "Devices"],
+  ["delegation", "Out of office"],
   ["identities", "Identities"],
   ["slack", "Slack"],
   ["activity", "Activity"],

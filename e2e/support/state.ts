@@ -70,4 +70,8 @@ export const LOGINS = {
   waynesAlice: "alice@wayne.test", // owner of wayne, in group sre
   waynesBob: "bob@wayne.test", // member of wayne, in group sre
   waynesSam: "sam@wayne.test", // member of wayne, the deploy bot's sponsor
+  // stark: delegation.spec.ts's own people.
+  starksBob: "bob@stark.test", // member of stark, asked by the review bot's policy
+  starksCarol: "carol@stark.test", // member of stark, bob's delegate
+  starksFinn: "finn@stark.test", // member of stark, group finance
 } as const;

@@ -4,8 +4,11 @@
  * among the people the routing asked at submit, and not a sponsor of the agent when the quorum
  * excludes sponsors (today's sponsors: one who became a sponsor since voting no longer counts). A
  * vote covers a `require_from` group when its person was in the group at submit and still is:
- * eligibility only narrows after submit, as the routing never widens (choice recorded in
- * docs/decisions/approval-policies.md).
+ * eligibility only narrows after submit, except by the hand-overs and escalations the routing
+ * records (lib/assignment/), never beyond §9.1 (choice recorded in docs/decisions/approval-policies.md).
+ * A delegate's vote (docs/policies.md "Delegation") takes the place of the person it was cast for:
+ * it counts while that person is still asked and the delegate may answer at all; it covers the
+ * `require_from` groups the delegate is in, not the delegator's.
  */
 import type { Tx } from "../db";
 import type { Routing } from "../policies/evaluate";
@@ -15,6 +18,8 @@ import { RESOLVING_ROLES, type Role } from "../principals/types";
 /** One voter as they are now. */
 export interface VoterNow {
   handle: string;
+  /** Whose place the vote takes: the person a delegate voted for, else the voter. A person counts once. */
+  as: string;
   /** Why their vote does not count, or null when it does. */
   ineligible: string | null;
   /** The `require_from` groups their vote covers. */
@@ -26,6 +31,8 @@ export interface VotersOf {
   message: { accountId: string; agentRowId: string };
   routing: Routing;
   membershipIds: readonly string[];
+  /** Per seat id, the person its vote was cast for (a delegate's), when not its own. */
+  onBehalfOf?: ReadonlyMap<string, string | null>;
 }
 
 /**
@@ -37,8 +44,9 @@ export async function votersNow(
   message: { accountId: string; agentRowId: string },
   routing: Routing,
   membershipIds: readonly string[],
+  onBehalfOf?: ReadonlyMap<string, string | null>,
 ): Promise<Map<string, VoterNow>> {
-  const [one] = await votersNowOf(tx, [{ message, routing, membershipIds }]);
+  const [one] = await votersNowOf(tx, [{ message, routing, membershipIds, onBehalfOf }]);
   return one ?? new Map();
 }
 
@@ -67,7 +75,7 @@ export async function votersNowOf(q: Tx, asks: readonly VotersOf[]): Promise<Arr
     sponsorHandlesByAgent(excluding, q),
   ]);
   const byId = new Map(seats.map((s) => [s.id, s]));
-  return asks.map(({ message, routing, membershipIds }) => {
+  return asks.map(({ message, routing, membershipIds, onBehalfOf }) => {
     const quorum = routing.quorum;
     const sponsorsNow = quorum?.exclude_sponsors ? (sponsors.get(message.agentRowId) ?? []) : [];
     const out = new Map<string, VoterNow>();
@@ -78,13 +86,17 @@ export async function votersNowOf(q: Tx, asks: readonly VotersOf[]): Promise<Arr
       const groups = (quorum?.require_from ?? [])
         .filter((g) => g.members.includes(s.handle) && now.has(g.group))
         .map((g) => g.group);
+      const own = routing.eligible.includes(s.handle);
+      const forWhom = own ? null : (onBehalfOf?.get(id) ?? null);
       let ineligible: string | null = null;
       if (!RESOLVING_ROLES.includes(s.role as Role)) ineligible = `role ${s.role} may read but not resolve`;
-      else if (!routing.eligible.includes(s.handle))
+      else if (!own && (forWhom === null || !routing.eligible.includes(forWhom)))
         ineligible = `the account's approval policy (${routing.rules.join(", ")}) does not ask you`;
       else if (quorum?.exclude_sponsors && sponsorsNow.includes(s.handle))
         ineligible = `the account's approval policy (rule ${quorum.exclude_sponsors.rule}) does not ask you: sponsor of this agent`;
-      out.set(s.id, { handle: s.handle, ineligible, groups });
+      else if (quorum?.exclude_sponsors && forWhom !== null && sponsorsNow.includes(forWhom))
+        ineligible = `the account's approval policy (rule ${quorum.exclude_sponsors.rule}) no longer asks ${forWhom}: sponsor of this agent`;
+      out.set(s.id, { handle: s.handle, as: forWhom ?? s.handle, ineligible, groups });
     }
     return out;
   });

@@ -53,6 +53,7 @@ export async function readApprovalsOf(
       message: row,
       routing,
       membershipIds: votesOf(row.id).map((v) => v.membershipId),
+      onBehalfOf: new Map(votesOf(row.id).map((v) => [v.membershipId, v.forHandle])),
     })),
   );
   return new Map(
@@ -63,6 +64,8 @@ export async function readApprovalsOf(
         const voter = now.get(v.membershipId);
         return {
           handle: v.handle,
+          as: voter?.as ?? v.handle,
+          forHandle: v.forHandle,
           key,
           groups: voter?.groups ?? [],
           counts: voter?.ineligible === null,
@@ -74,7 +77,14 @@ export async function readApprovalsOf(
       const state: ApprovalState = {
         need,
         have,
-        votes: shown.map((v) => ({ handle: v.handle, value: v.key, comment: v.comment, at: v.at, counts: v.counts })),
+        votes: shown.map((v) => ({
+          handle: v.handle,
+          value: v.key,
+          comment: v.comment,
+          at: v.at,
+          counts: v.counts,
+          ...(v.forHandle === null ? {} : { forHandle: v.forHandle }),
+        })),
       };
       return [row.id, state];
     }),

@@ -20,6 +20,22 @@ const vote = (handle: string, key: string, over: Partial<CountedVote> = {}): Cou
 });
 
 describe("the quorum count", () => {
+  it("a delegate's vote takes its delegator's place: the two agreeing count once (docs/policies.md \"Delegation\")", () => {
+    const both = [vote("bob", "approve"), vote("carol", "approve", { as: "bob" })];
+    expect(tally(quorum(), both)).toEqual({ need: 2, have: { approve: 1 }, complete: null });
+    expect(tally(quorum(), [...both, vote("dan", "approve")]).complete).toBe("approve");
+    // A lone delegated vote is one place, and the delegate's own groups are what it covers.
+    const sre = quorum({ require_from: [SRE] });
+    expect(tally(sre, [vote("carol", "approve", { as: "bob" }), vote("dan", "approve")]).complete).toBeNull();
+    expect(
+      approvalsLine({
+        need: 2,
+        have: { approve: 1 },
+        votes: [{ handle: "carol", value: "approve", comment: null, at: new Date(0), counts: true, forHandle: "bob" }],
+      }),
+    ).toBe("1 of 2 approvals — carol for bob: approve");
+  });
+
   it("an answer completes with M counting votes; a vote that no longer counts is not one of them", () => {
     expect(tally(quorum(), [vote("alice", "approve")])).toEqual({ need: 2, have: { approve: 1 }, complete: null });
     expect(tally(quorum(), [vote("alice", "approve"), vote("carol", "deny")]).complete).toBeNull();

@@ -10,6 +10,11 @@ import type { Quorum } from "../policies/evaluate";
 /** One person's vote as the count reads it. */
 export interface CountedVote {
   handle: string;
+  /**
+   * Whose place the vote takes (docs/policies.md "Delegation"): a delegate's vote counts for the
+   * person it was cast for, so that person and their delegate agreeing count once. Default: `handle`.
+   */
+  as?: string;
   /** What the vote answers: an option's value, or the resolution for a vote without one (`completed`). */
   key: string;
   /** Whether the person is still eligible (a vote of someone no longer eligible does not count). */
@@ -29,8 +34,15 @@ export interface Tally {
 
 /** The count of the votes under the quorum. */
 export function tally(quorum: Quorum, votes: readonly CountedVote[]): Tally {
-  const have: Record<string, number> = {};
-  for (const v of votes) if (v.counts) have[v.key] = (have[v.key] ?? 0) + 1;
+  // Distinct people per answer: a delegate's vote and its delegator's are one person's place.
+  const places: Record<string, Set<string>> = {};
+  for (const v of votes) {
+    if (!v.counts) continue;
+    const place = places[v.key] ?? new Set<string>();
+    place.add(v.as ?? v.handle);
+    places[v.key] = place;
+  }
+  const have: Record<string, number> = Object.fromEntries(Object.entries(places).map(([k, p]) => [k, p.size]));
   const complete =
     Object.keys(have).find(
       (key) =>
@@ -48,10 +60,10 @@ export function tally(quorum: Quorum, votes: readonly CountedVote[]): Tally {
 export function groupsStillNeeded(
   quorum: Quorum,
   votes: readonly CountedVote[],
-  voter: Pick<CountedVote, "handle" | "key" | "groups">,
+  voter: Pick<CountedVote, "handle" | "as" | "key" | "groups">,
 ): string[] {
   const others = votes.filter((v) => v.counts && v.key === voter.key && v.handle !== voter.handle);
-  if (others.length < quorum.approvals) return [];
+  if (new Set(others.map((v) => v.as ?? v.handle)).size < quorum.approvals) return [];
   const missing = quorum.require_from.map((g) => g.group).filter((g) => !others.some((v) => v.groups.includes(g)));
   return missing.some((g) => voter.groups.includes(g)) ? [] : missing;
 }
@@ -60,7 +72,15 @@ export function groupsStillNeeded(
 export interface ApprovalState {
   need: number;
   have: Record<string, number>;
-  votes: Array<{ handle: string; value: string; comment: string | null; at: Date; counts: boolean }>;
+  votes: Array<{
+    handle: string;
+    value: string;
+    comment: string | null;
+    at: Date;
+    counts: boolean;
+    /** The person a delegate voted for (docs/policies.md "Delegation"). */
+    forHandle?: string;
+  }>;
 }
 
 /**
@@ -73,7 +93,8 @@ export function approvalsLine(state: ApprovalState, times?: (at: Date) => string
   const head = `${best} of ${state.need} approval${state.need === 1 ? "" : "s"}`;
   if (state.votes.length === 0) return head;
   const each = state.votes.map(
-    (v) => `${v.handle}: ${v.value}${times ? `, ${times(v.at)}` : ""}${v.counts ? "" : " (not counted)"}`,
+    (v) =>
+      `${v.handle}${v.forHandle ? ` for ${v.forHandle}` : ""}: ${v.value}${times ? `, ${times(v.at)}` : ""}${v.counts ? "" : " (not counted)"}`,
   );
   return `${head} — ${each.join("; ")}`;
 }

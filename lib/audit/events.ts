@@ -31,6 +31,13 @@ export const AUDIT_EVENT = {
   approvalRecorded: "approval.recorded",
   approvalReplaced: "approval.replaced",
   approvalWithdrawn: "approval.withdrawn",
+  // Out-of-office delegation (lib/delegation/): set or cleared by the person or the operator.
+  delegationSet: "delegation.set",
+  delegationCleared: "delegation.cleared",
+  // An open ask or task handed to more people (lib/assignment/reassign.ts), or escalated by the
+  // approval policy's `escalate_after` (lib/assignment/escalate.ts).
+  messageReassigned: "message.reassigned",
+  messageEscalated: "message.escalated",
   keyRotated: "key.rotated",
   keyRevoked: "key.revoked",
   bindingAdded: "binding.added",

@@ -138,13 +138,17 @@ export async function deleteGroup(accountId: string, ref: string, opts?: AdminOp
     // A group the approval policy assigns cannot go: the rules naming it would ask nobody through
     // it and refuse the asks they route (docs/policies.md). The policy is changed first.
     const policy = await tx.accountPolicy.findUnique({ where: { accountId }, select: { rules: true } });
-    const naming = ((policy?.rules ?? []) as Array<{ name?: string; assign?: string[]; require_from?: string }>)
-      .filter((r) => r.assign?.includes(`group:${name}`) || r.require_from === name)
+    const naming = (
+      (policy?.rules ?? []) as Array<{ name?: string; assign?: string[]; require_from?: string; escalate_to?: string }>
+    )
+      .filter(
+        (r) => r.assign?.includes(`group:${name}`) || r.require_from === name || r.escalate_to === `group:${name}`,
+      )
       .map((r) => r.name);
     if (naming.length > 0)
       throw new HubError(
         "invalid_field",
-        `group ${name} is assigned or required by the approval policy (rule ${naming.join(", ")}); change the policy first`,
+        `group ${name} is assigned, required or escalated to by the approval policy (rule ${naming.join(", ")}); change the policy first`,
       );
     const sponsored = await tx.agentSponsor.findMany({
       where: { groupId: group.id },

@@ -9,6 +9,8 @@ import { looksLikeMessageId } from "@ma2h/protocol/ids";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
 import { affordancesFor } from "./affordances";
+import { itemHistory } from "./handovers";
+import { reassignChoices } from "../assignment/reassign";
 import { buildItemView, hiddenInputDefaults, type ItemView } from "./view";
 
 export async function itemForHuman(userId: string, id: string): Promise<ItemView | null> {
@@ -32,9 +34,21 @@ export async function itemForAnswer(
   const seat = await seatFor(userId, row.accountId);
   if (!seat) return null;
   const message = envelopeOf(row);
-  const approvals = (await readApprovalsOf([row])).get(row.id) ?? null;
+  const [approvals, history, reassign] = await Promise.all([
+    readApprovalsOf([row]).then((m) => m.get(row.id) ?? null),
+    itemHistory(row.id),
+    row.status === "open" && message.type !== "notify" ? reassignChoices(userId, row.id) : Promise.resolve(null),
+  ]);
   return {
-    item: buildItemView(row, message, seat, affordancesFor(seat, message, row.status, routingOf(row)), approvals),
+    item: buildItemView(
+      row,
+      message,
+      seat,
+      affordancesFor(seat, message, row.status, routingOf(row)),
+      approvals,
+      history,
+      reassign,
+    ),
     hiddenDefaults: hiddenInputDefaults(message),
   };
 }

@@ -6,6 +6,8 @@
  * masking only in the display would still put the value in the page payload.
  */
 import { routingOf } from "../policies/routing";
+import type { ItemHistory } from "./handovers";
+import type { ReassignChoices } from "../assignment/reassign";
 import type { Routing } from "../policies/evaluate";
 import type { MessageWithResolution } from "../messages/record";
 import type { Message } from "@ma2h/protocol/message";
@@ -115,14 +117,20 @@ export interface ResolutionView {
 export interface ApprovalsView {
   need: number;
   have: Record<string, number>;
-  votes: Array<{ handle: string; value: string; at: string; counts: boolean }>;
+  votes: Array<{ handle: string; value: string; at: string; counts: boolean; forHandle?: string }>;
 }
 
 export function approvalsView(state: ApprovalState): ApprovalsView {
   return {
     need: state.need,
     have: state.have,
-    votes: state.votes.map((v) => ({ handle: v.handle, value: v.value, at: v.at.toISOString(), counts: v.counts })),
+    votes: state.votes.map((v) => ({
+      handle: v.handle,
+      value: v.value,
+      at: v.at.toISOString(),
+      counts: v.counts,
+      ...(v.forHandle ? { forHandle: v.forHandle } : {}),
+    })),
   };
 }
 
@@ -165,6 +173,10 @@ export interface ItemView {
   /** The approvals so far, when a quorum rule routed the ask (null otherwise). */
   approvals: ApprovalsView | null;
   can: Affordances;
+  /** Hand-overs and escalations since submit, and whom a delegate answered for (lib/inbox/handovers.ts). */
+  history: ItemHistory;
+  /** Whom this person may hand the item to (null: they may not hand it on, or it is settled). */
+  reassign: ReassignChoices | null;
 }
 
 /** An http(s) URL's host, or null — only those become links; nothing is ever fetched. */
@@ -330,6 +342,8 @@ export function buildItemView(
   seat: Seat,
   can: Affordances,
   approvals: ApprovalState | null,
+  history: ItemHistory = { handovers: [], answeredFor: null },
+  reassign: ReassignChoices | null = null,
 ): ItemView {
   const a = message.agent;
   return {
@@ -368,5 +382,7 @@ export function buildItemView(
     routing: routedView(row),
     approvals: approvals && approvalsView(approvals),
     can,
+    history,
+    reassign,
   };
 }

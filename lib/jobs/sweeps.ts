@@ -3,6 +3,7 @@
  * They make PostgreSQL, not the queue, the source of truth (§3.1 — Redis here keeps nothing on
  * disk): whatever a lost job would have done, a sweep does.
  */
+import { escalateDue } from "../assignment/escalate";
 import { sealPending } from "../audit/seal";
 import { clock } from "../clock";
 import { db } from "../db";
@@ -37,6 +38,9 @@ async function sweepOverdue(): Promise<void> {
   // Undeliverable addressed messages whose wake-up nobody heard (§3.1).
   const settled = await settleUndeliverable(clock.now());
   if (settled > 0) log.info("sweep settled undeliverable addressed messages", { count: settled });
+  // The approval policy's escalations due (lib/assignment/escalate.ts).
+  const escalated = await escalateDue(clock.now());
+  if (escalated > 0) log.info("sweep escalated asks by policy", { count: escalated });
 }
 
 /** Enqueues every pending push obligation due within the next `horizonMs` (§8.3, §3.1). */

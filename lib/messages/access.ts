@@ -20,6 +20,12 @@ export type Resolver =
   | { kind: "agent"; principal: AgentPrincipal; sessionId?: string }
   | { kind: "human"; userId: string };
 
+/** The attested actor (§9.1), and whom a person answers for when a delegation let them (docs/policies.md). */
+export interface AttestedResolver {
+  actor: string;
+  onBehalfOf?: string;
+}
+
 export function notFound(): HubError {
   return new HubError("not_found", "no such message");
 }
@@ -52,10 +58,11 @@ export async function loadForSubmitter(
  *   for an addressed message (§4 `to`) the addressee only, people and submitter excluded;
  * - an explicit list replaces that default; `agent:<id>` / `human:<handle>` match within the
  *   message's own account only; a `viewer` never resolves, even listed.
- * Returns the attested actor (§9.1), never taken from a request body.
+ * Returns the attested actor (§9.1), never taken from a request body — and, for a person answering
+ * in a delegator's place, that delegator (the actor is still the person: `answersFor`).
  * A caller that cannot even see the message gets 404; one that can see it but may not resolve, 403.
  */
-export async function authorizeResolver(row: MessageRow, resolver: Resolver): Promise<string> {
+export async function authorizeResolver(row: MessageRow, resolver: Resolver): Promise<AttestedResolver> {
   const envelope = envelopeOf(row);
   const list = allowedResolversOf(envelope);
   const routing = routingOf(row);
@@ -74,7 +81,8 @@ export async function authorizeResolver(row: MessageRow, resolver: Resolver): Pr
     const byDefault = row.toAddress === null ? isSubmitter : isAddressee;
     // An ask routed by the account's approval policy is answered by people only (docs/policies.md):
     // the submitter and every `agent:` entry lose the right.
-    if (routing === null && (list === undefined ? byDefault : listed)) return qualified ?? `agent:${p.agentId}`;
+    if (routing === null && (list === undefined ? byDefault : listed))
+      return { actor: qualified ?? `agent:${p.agentId}` };
     // Choice A15: 403 to a principal that legitimately knows the message, 404 to everyone else.
     if (isSubmitter || isAddressee || (routing !== null && listed)) {
       throw new HubError("not_authorized", "this agent may not resolve this message (§9.1 allowed_resolvers)");
@@ -87,13 +95,15 @@ export async function authorizeResolver(row: MessageRow, resolver: Resolver): Pr
   if (!seat) throw notFound();
   const refusal = humanResolveRefusal(seat, envelope, routing);
   if (refusal !== null) throw new HubError("not_authorized", refusal);
-  return `human:${seat.handle}`;
+  const delegator = answersFor(seat, routing);
+  return { actor: `human:${seat.handle}`, ...(delegator === null ? {} : { onBehalfOf: delegator }) };
 }
 
 /**
  * Why a person seated in the message's account may not resolve it, or null when they may (§9.1):
  * a `viewer` never resolves; an explicit `allowed_resolvers` must list `human:<handle>`; an ask the
- * account's approval policy routed (its recorded `routing`) only by the people it left eligible.
+ * account's approval policy routed (its recorded `routing`) only by the people it left eligible, or
+ * by the delegate of one of them (`seat.delegators`, docs/policies.md "Delegation").
  * The inbox and every notification channel ask this; `authorizeResolver` enforces it.
  */
 export function humanResolveRefusal(
@@ -110,11 +120,35 @@ export function humanResolveRefusal(
   if (list !== undefined && !list.includes(`human:${seat.handle}`))
     return "you are not in the message's allowed_resolvers";
   if (routing !== null && !routing.eligible.includes(seat.handle)) {
-    // Separation of duties (docs/policies.md "Quorum"): the agent's sponsors at submit never answer.
+    // Separation of duties (docs/policies.md "Quorum"): the agent's sponsors at submit never answer,
+    // not even in someone else's place.
     const sponsors = routing.quorum?.exclude_sponsors;
     if (sponsors?.sponsors.includes(seat.handle))
       return `the account's approval policy (rule ${sponsors.rule}) does not ask you: sponsor of this agent`;
-    return `the account's approval policy (${routing.rules.join(", ")}) does not ask you`;
+    if (answersFor(seat, routing) === null)
+      return `the account's approval policy (${routing.rules.join(", ")}) does not ask you`;
   }
   return null;
+}
+
+/**
+ * Whom a person answers for (docs/policies.md "Delegation"): when the approval policy did not ask
+ * them but asked someone whose out-of-office delegation names them now (`seat.delegators`), the
+ * first such person by handle; null when they answer as themselves (or not at all). The Response's
+ * actor stays the person who answered (§9.1); "for <handle>" is the item's and the audit's.
+ */
+export function answersFor(seat: Seat, routing: Routing | null): string | null {
+  if (routing === null || routing.eligible.includes(seat.handle)) return null;
+  return seat.delegators?.find((h) => routing.eligible.includes(h)) ?? null;
+}
+
+/**
+ * Whether a person is told of an ask or task without being able to answer it (docs/policies.md
+ * "Delegation"): the delegate of someone who may answer it, whom the ask's explicit
+ * `allowed_resolvers` does not name — §9.1 lets no delegation widen that list.
+ */
+export function toldAsDelegate(seat: Seat, envelope: ReturnType<typeof envelopeOf>, routing: Routing | null): boolean {
+  return (seat.delegators ?? []).some(
+    (h) => humanResolveRefusal({ accountId: seat.accountId, handle: h, role: seat.role }, envelope, routing) === null,
+  );
 }

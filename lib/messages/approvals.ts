@@ -33,7 +33,16 @@ import type { PendingApproval } from "../approvals/pending";
 import { type CountedVote, groupsStillNeeded, tally, voteKey } from "../approvals/tally";
 import { lockMessageForVote } from "./approvals.sql";
 
-type StoredVote = { membershipId: string; handle: string; resolution: string; value: string | null };
+type StoredVote = {
+  membershipId: string;
+  handle: string;
+  resolution: string;
+  value: string | null;
+  forHandle: string | null;
+};
+const STORED_VOTE = { membershipId: true, handle: true, resolution: true, value: true, forHandle: true } as const;
+/** Each stored vote's delegator (docs/policies.md "Delegation"), by seat. */
+const forOf = (votes: readonly StoredVote[]) => new Map(votes.map((v) => [v.membershipId, v.forHandle]));
 const keyOfStored = (v: StoredVote) =>
   voteKey({ resolution: v.resolution, value: v.value === null ? undefined : JSON.parse(v.value) });
 
@@ -47,7 +56,13 @@ function denyOf(envelope: Message): string | null {
 function counted(votes: readonly StoredVote[], voters: Awaited<ReturnType<typeof votersNow>>): CountedVote[] {
   return votes.map((v) => {
     const now = voters.get(v.membershipId);
-    return { handle: v.handle, key: keyOfStored(v), counts: now?.ineligible === null, groups: now?.groups ?? [] };
+    return {
+      handle: v.handle,
+      as: now?.as ?? v.handle,
+      key: keyOfStored(v),
+      counts: now?.ineligible === null,
+      groups: now?.groups ?? [],
+    };
   });
 }
 
@@ -70,6 +85,7 @@ export async function castVote(
   request: ResolveRequest,
   actor: string,
   via?: ResolveChannel,
+  onBehalfOf?: string,
 ): Promise<ResolveResult | PendingApproval> {
   const quorum = routing.quorum;
   const handle = actor.slice("human:".length);
@@ -96,21 +112,22 @@ export async function castVote(
     if (seat === null) throw new HubError("not_found", "no such message");
     const existing: StoredVote[] = await tx.approvalVote.findMany({
       where: { messageId: row.id },
-      select: { membershipId: true, handle: true, resolution: true, value: true },
+      select: STORED_VOTE,
     });
-    const voters = await votersNow(tx, row, routing, [...existing.map((v) => v.membershipId), seat.id]);
+    const delegators = forOf(existing).set(seat.id, onBehalfOf ?? null);
+    const voters = await votersNow(tx, row, routing, [...existing.map((v) => v.membershipId), seat.id], delegators);
     const me = voters.get(seat.id);
     if (me === undefined || me.ineligible !== null)
       throw new HubError("not_authorized", me?.ineligible ?? "you may not resolve this message");
     const mine = existing.find((v) => v.membershipId === seat.id);
     const before = counted(existing, voters);
     // The same vote again: nothing new is recorded, and the answer is the same.
-    if (mine !== undefined && keyOfStored(mine) === key)
+    if (mine !== undefined && keyOfStored(mine) === key && mine.forHandle === (onBehalfOf ?? null))
       return { kind: "pending", have: tally(quorum, before).have[key] ?? 0, need: quorum.approvals };
     const veto = quorum.veto !== null && key === denyOf(envelope);
     const ends = request.resolution === "declined" || request.resolution === "dismissed" || veto;
     if (!ends) {
-      const missing = groupsStillNeeded(quorum, before, { handle, key, groups: me.groups });
+      const missing = groupsStillNeeded(quorum, before, { handle, as: me.as, key, groups: me.groups });
       if (missing.length > 0) {
         const rule = quorum.require_from.find((g) => g.group === missing[0])?.rule;
         throw new HubError(
@@ -119,7 +136,7 @@ export async function castVote(
         );
       }
     }
-    await recordVote(tx, row, seat.id, handle, request, mine, now, via?.channel);
+    await recordVote(tx, row, seat.id, handle, request, mine, now, via?.channel, onBehalfOf);
     await via?.withResolution?.(tx, now);
     const after = counted(
       [
@@ -129,6 +146,7 @@ export async function castVote(
           handle,
           resolution: request.resolution,
           value: request.value === undefined ? null : JSON.stringify(request.value),
+          forHandle: onBehalfOf ?? null,
         },
       ],
       voters,
@@ -136,7 +154,7 @@ export async function castVote(
     const count = tally(quorum, after);
     await publishInboxChange(tx, row.accountId, row.id); // every open view of the item recounts
     if (ends || count.complete === key) {
-      const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel };
+      const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel, onBehalfOf };
       return { kind: "done", commit: await commitTerminal(tx, row, envelope, "resolve", outcome, now) };
     }
     return { kind: "pending", have: count.have[key] ?? 0, need: quorum.approvals };
@@ -165,12 +183,14 @@ async function recordVote(
   replaced: StoredVote | undefined,
   now: Date,
   channel: string | undefined,
+  onBehalfOf: string | undefined,
 ): Promise<void> {
   const data = {
     handle,
     resolution: request.resolution,
     value: request.value === undefined ? null : JSON.stringify(request.value),
     comment: request.comment ?? null,
+    forHandle: onBehalfOf ?? null,
     at: now,
   };
   await tx.approvalVote.upsert({
@@ -187,6 +207,7 @@ async function recordVote(
       answer: voteKey(request),
       ...(replaced ? { replaced: keyOfStored(replaced) } : {}),
       ...(channel ? { channel } : {}),
+      ...(onBehalfOf ? { for: onBehalfOf } : {}),
     } as Prisma.InputJsonValue,
     at: now,
   });
@@ -219,7 +240,7 @@ export async function withdrawVote(userId: string, id: string): Promise<PendingA
     if (locked === null || locked.status !== "open") return null;
     const mine = await tx.approvalVote.findUnique({
       where: { messageId_membershipId: { messageId: id, membershipId: seat.id } },
-      select: { membershipId: true, handle: true, resolution: true, value: true },
+      select: STORED_VOTE,
     });
     if (mine) {
       await tx.approvalVote.delete({ where: { messageId_membershipId: { messageId: id, membershipId: seat.id } } });
@@ -235,13 +256,14 @@ export async function withdrawVote(userId: string, id: string): Promise<PendingA
     }
     const rest: StoredVote[] = await tx.approvalVote.findMany({
       where: { messageId: id },
-      select: { membershipId: true, handle: true, resolution: true, value: true },
+      select: STORED_VOTE,
     });
     const voters = await votersNow(
       tx,
       row,
       routing,
       rest.map((v) => v.membershipId),
+      forOf(rest),
     );
     const have = mine ? (tally(quorum, counted(rest, voters)).have[keyOfStored(mine)] ?? 0) : 0;
     return { have, withdrew: mine !== null };

@@ -56,6 +56,8 @@ export interface TerminalTransition {
   response: Record<string, unknown> | null;
   /** How a person's answer reached the Hub when not the inbox or /v1 ("email"); audited. */
   channel?: string;
+  /** The person a delegate answered for (docs/policies.md "Delegation"); audited as `for`. */
+  onBehalfOf?: string;
   resolutionId: string;
   deliveryId: string;
   /** §8.3 the envelope asks for a push: the obligation is written when the row has a callback. */
@@ -106,6 +108,7 @@ export const commitTransition = statement(
           via: t.kind,
           defaulted: t.defaulted,
           ...(t.channel ? { channel: t.channel } : {}),
+          ...(t.onBehalfOf ? { for: t.onBehalfOf } : {}),
         }),
         at: t.now,
       })}

@@ -21,6 +21,8 @@ export interface TerminalOutcome {
   response: Record<string, unknown> | null;
   /** How a person's answer reached the Hub when not the inbox or /v1 ("email"); audited. */
   channel?: string;
+  /** The person a delegate answered in place of (docs/policies.md "Delegation"); audited, never in the Response. */
+  onBehalfOf?: string;
 }
 
 export interface CommitResult {
@@ -65,6 +67,7 @@ export async function commitTerminal(
       defaulted: outcome.defaulted,
       response: outcome.response,
       channel: outcome.channel,
+      onBehalfOf: outcome.onBehalfOf,
       resolutionId,
       deliveryId,
       pushes,

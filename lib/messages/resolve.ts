@@ -40,7 +40,7 @@ export async function resolveMessage(
     }
     throw notFound();
   }
-  const actor = await authorizeResolver(row, resolver);
+  const { actor, onBehalfOf } = await authorizeResolver(row, resolver);
   if (row.type === "notify") throw new HubError("invalid_field", "a notify has no resolution (§5.1)");
   const envelope = envelopeOf(row);
   const request = parseResolveRequest(body);
@@ -49,10 +49,10 @@ export async function resolveMessage(
   // completes the ask only with the approvals it needs, through the same §7 CAS below.
   const routing = routingOf(row);
   if (resolver.kind === "human" && routing?.quorum)
-    return castVote(row, envelope, { ...routing, quorum: routing.quorum }, request, actor, via);
+    return castVote(row, envelope, { ...routing, quorum: routing.quorum }, request, actor, via, onBehalfOf);
 
   const now = clock.now();
-  const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel };
+  const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel, onBehalfOf };
   const withResolution = via?.withResolution;
   // The §7 statement is atomic on its own: one round trip. Only a channel that writes more
   // with the resolution (an email answer spends its token) needs a transaction around it.

@@ -16,7 +16,7 @@ import type { Message } from "@ma2h/protocol/message";
 import type { Routing } from "../policies/evaluate";
 import { quorumNeeds } from "../approvals/tally";
 import type { AnswerLink } from "./answer-tokens";
-import { KIND_ESCALATION, KIND_NEW, KIND_REMINDER, type Kind } from "./kinds";
+import { KIND_ASSIGNED, KIND_ESCALATION, KIND_NEW, KIND_REMINDER, type Kind } from "./kinds";
 import { escapeHtml, oneLine } from "./text";
 
 export interface MailItem {
@@ -71,6 +71,7 @@ const SUBJECT_PREFIX: Record<Kind, string> = {
   [KIND_NEW]: "",
   [KIND_REMINDER]: "Reminder: ",
   [KIND_ESCALATION]: "Escalation: ",
+  [KIND_ASSIGNED]: "Handed to you: ",
 };
 
 function when(d: Date): string {
@@ -80,6 +81,7 @@ function when(d: Date): string {
 function intro(kind: Kind, item: MailItem): Section[] {
   if (kind === KIND_NEW) return [];
   const since = item.createdAt ? ` since ${when(item.createdAt)}` : "";
+  if (kind === KIND_ASSIGNED) return [{ lines: [`This item was handed to you; it is waiting${since}.`] }];
   return kind === KIND_REMINDER
     ? [{ lines: [`Reminder: this item is still waiting on you${since}.`] }]
     : [{ lines: [`Escalation: this item is still waiting${since}, with no answer from the people asked.`] }];

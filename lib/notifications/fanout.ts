@@ -7,6 +7,7 @@
  *   none is sent twice.
  */
 import { routingOf } from "../policies/routing";
+import { scheduleEscalation } from "../policies/escalation";
 import { clock } from "../clock";
 import { db } from "../db";
 import type { Prisma } from "../generated/prisma/client";
@@ -36,7 +37,15 @@ export async function fanOut(messageId: string): Promise<void> {
   if (!box || box.processedAt) return;
   const planned = await db().message.findUnique({
     where: { id: messageId },
-    select: { accountId: true, envelope: true, type: true, status: true, priority: true, routing: true },
+    select: {
+      accountId: true,
+      envelope: true,
+      type: true,
+      status: true,
+      priority: true,
+      routing: true,
+      createdAt: true,
+    },
   });
   let newRows: Prisma.NotificationCreateManyInput[] = [];
   if (planned && stillTellable(planned.type, planned.status)) {
@@ -64,6 +73,9 @@ export async function fanOut(messageId: string): Promise<void> {
       await planChannelPost(tx, { id: messageId, accountId: message.accountId, type: message.type }, now);
       // Only while it is open: settled since the plan, nobody needs reminding.
       await tx.notification.createMany({ data: followUps, skipDuplicates: true });
+      // The approval policy's escalation, when its rules have one (lib/policies/escalation.ts).
+      if (planned)
+        await scheduleEscalation(tx, { id: messageId, createdAt: planned.createdAt, routing: planned.routing });
     }
     await tx.notificationOutbox.update({ where: { messageId }, data: { processedAt: now } });
   });

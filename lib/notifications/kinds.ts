@@ -1,7 +1,9 @@
 /**
  * The one table of notification channels and kinds. A notification row is keyed by
  * (message, person, channel, kind): `new` when the item arrives, `reminder` to its resolvers after
- * the account's delay, `escalation` to the account's owners/admins after a longer one.
+ * the account's delay, `escalation` to the account's owners/admins after a longer one (and to
+ * whom the approval policy's `escalate_to` names, lib/assignment/escalate.ts), `assigned` to the
+ * people an open item is handed to (lib/assignment/reassign.ts).
  *
  * Channels: `email` (SMTP, smtp.ts), `slack` (a direct message from the account's connected Slack
  * app to the person's bound Slack user, lib/notifications/slack/), `push` (Web Push to each of the person's
@@ -19,5 +21,6 @@ export const DIGEST_CHANNELS: readonly Channel[] = [CHANNEL_EMAIL];
 export const KIND_NEW = "new";
 export const KIND_REMINDER = "reminder";
 export const KIND_ESCALATION = "escalation";
-export const KINDS = [KIND_NEW, KIND_REMINDER, KIND_ESCALATION] as const;
+export const KIND_ASSIGNED = "assigned";
+export const KINDS = [KIND_NEW, KIND_REMINDER, KIND_ESCALATION, KIND_ASSIGNED] as const;
 export type Kind = (typeof KINDS)[number];

@@ -5,7 +5,9 @@
  *   `resolveMessage` apply (`humanResolveRefusal`): the humans `allowed_resolvers` names, or, when
  *   it is absent, every owner, admin and member of the item's account; and of those, when the
  *   account's approval policy routed it, only the people its recorded routing left eligible
- *   (docs/policies.md). A viewer never is.
+ *   (docs/policies.md). A viewer never is. And the delegates whose out-of-office delegation window
+ *   holds now of any of those people (docs/policies.md "Delegation") — told even when the ask's
+ *   `allowed_resolvers` does not name them, which then keeps them from answering.
  * - a notify: every human seated in the account, viewers included — a notify asks no one to act
  *   (§5.1), and a viewer reads it in the inbox anyway; it is opt-in, so only those who chose it get it.
  * Agents are not mailed.
@@ -13,7 +15,9 @@
 import type { Routing } from "../policies/evaluate";
 import { votersNow } from "../approvals/eligibility";
 import { db } from "../db";
-import { humanResolveRefusal } from "../messages/access";
+import { activeDelegators } from "../delegation/store";
+import { answersFor, humanResolveRefusal, toldAsDelegate } from "../messages/access";
+import { clock } from "../clock";
 import type { envelopeOf } from "../messages/record";
 import { ADMIN_ROLES } from "../principals/seats";
 import { RESOLVING_ROLES, type Role, type Seat } from "../principals/types";
@@ -47,15 +51,19 @@ export async function resolvingHumans(
   envelope: ReturnType<typeof envelopeOf>,
   routing: Routing | null,
 ): Promise<Recipient[]> {
-  const members = await db().membership.findMany({
-    where: { accountId, role: { in: [...RESOLVING_ROLES] } },
-    select: { userId: true, handle: true, role: true },
-    orderBy: { handle: "asc" },
-  });
+  const [members, delegators] = await Promise.all([
+    db().membership.findMany({
+      where: { accountId, role: { in: [...RESOLVING_ROLES] } },
+      select: { userId: true, handle: true, role: true },
+      orderBy: { handle: "asc" },
+    }),
+    activeDelegators(accountId, clock.now()),
+  ]);
   return members
-    .filter(
-      (m) => humanResolveRefusal({ accountId, handle: m.handle, role: m.role as Role }, envelope, routing) === null,
-    )
+    .filter((m) => {
+      const seat: Seat = { accountId, handle: m.handle, role: m.role as Role, delegators: delegators.get(m.handle) };
+      return humanResolveRefusal(seat, envelope, routing) === null || toldAsDelegate(seat, envelope, routing);
+    })
     .map((m) => ({ userId: m.userId, handle: m.handle }));
 }
 
@@ -84,8 +92,20 @@ export function recipientRefusal(
   envelope: ReturnType<typeof envelopeOf>,
   routing: Routing | null,
 ) {
-  if (kind === KIND_ESCALATION) return seat && ADMIN_ROLES.includes(seat.role) ? null : "not_admin";
-  return seat && humanResolveRefusal(seat, envelope, routing) === null ? null : "not_resolver";
+  if (kind === KIND_ESCALATION)
+    return seat && (ADMIN_ROLES.includes(seat.role) || escalatedTo(seat.handle, routing)) ? null : "not_admin";
+  if (seat === null) return "not_resolver";
+  return humanResolveRefusal(seat, envelope, routing) === null || toldAsDelegate(seat, envelope, routing)
+    ? null
+    : "not_resolver";
+}
+
+/** Whether the approval policy's escalation assigned or told this person (lib/assignment/escalate.ts). */
+function escalatedTo(handle: string, routing: Routing | null): boolean {
+  return (
+    routing?.assigned?.some((a) => a.via === "escalation" && (a.handles.includes(handle) || a.told.includes(handle))) ??
+    false
+  );
 }
 
 /**
@@ -109,7 +129,8 @@ export async function answerRefusal(
     select: { id: true },
   });
   if (membership === null) return "no seat in the account";
-  const now = (await votersNow(db(), message, routing, [membership.id])).get(membership.id);
+  const onBehalfOf = new Map([[membership.id, answersFor(seat, routing)]]);
+  const now = (await votersNow(db(), message, routing, [membership.id], onBehalfOf)).get(membership.id);
   return now === undefined ? "no seat in the account" : now.ineligible;
 }
 

@@ -28,6 +28,7 @@ import {
   type Kind,
 } from "./kinds";
 import { answerRefusal, recipientRefusal } from "./recipients";
+import { toldAsDelegate } from "../messages/access";
 
 /** One attempt at one notification row. */
 export async function sendOne(id: string): Promise<void> {
@@ -70,7 +71,8 @@ export async function sendOne(id: string): Promise<void> {
   // The channel's sender (channels.ts); answer links or buttons only for a person who may resolve
   // it (an escalated owner/admin may not; nor, under a quorum, one the vote no longer counts).
   const mayResolve = (await answerRefusal(seat, n.message, envelope, routing)) === null;
-  if (!mayResolve && kind !== KIND_ESCALATION)
+  // A delegate the ask's allowed_resolvers does not name is told, without answers (docs/policies.md "Delegation").
+  if (!mayResolve && kind !== KIND_ESCALATION && !(seat !== null && toldAsDelegate(seat, envelope, routing)))
     return finish([n], { status: "cancelled", result: null, errorClass: "not_resolver" });
   // A reminder is for those the item still waits on: under a quorum, not one whose vote is in.
   if (kind === KIND_REMINDER && routing?.quorum && seat !== null) {

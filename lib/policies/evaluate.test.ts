@@ -1,7 +1,7 @@
 // covers: lib/policies/evaluate.ts, lib/policies/model.ts
 import { describe, expect, it } from "vitest";
-import { type AskFacts, type Directory, evaluatePolicy, ruleMatches } from "./evaluate";
-import { agentGlob, RuleSchema, RulesSchema } from "./model";
+import { type AskFacts, type Directory, escalationOf, evaluatePolicy, ruleMatches } from "./evaluate";
+import { agentGlob, durationMs, RuleSchema, RulesSchema } from "./model";
 
 const rule = (r: Record<string, unknown>) => RuleSchema.parse({ name: "r", assign: ["human:alice"], ...r });
 const facts = (f: Partial<AskFacts> = {}): AskFacts => ({
@@ -181,5 +181,44 @@ describe("quorum keys", () => {
     // No quorum key among the matching rules: nothing recorded beyond today's routing.
     const plain = evaluatePolicy(RulesSchema.parse([{ name: "p", assign: ["human:alice"] }]), facts(), dir);
     expect(plain.routing).toEqual({ rules: ["p"], eligible: ["alice"], email_answers: true });
+  });
+});
+
+describe('escalation keys (docs/policies.md "Escalation")', () => {
+  it("durations: ISO-8601 days to seconds, or a whole number with s, m, h or d; never zero or over 30 days", () => {
+    expect(durationMs("PT30M")).toBe(1_800_000);
+    expect(durationMs("P1DT2H")).toBe(93_600_000);
+    expect(durationMs("PT1H30M15S")).toBe(5_415_000);
+    expect(durationMs("30m")).toBe(1_800_000);
+    expect(durationMs("2h")).toBe(7_200_000);
+    expect(durationMs("90s")).toBe(90_000);
+    expect(durationMs("1d")).toBe(86_400_000);
+    for (const bad of ["", "P", "PT", "P1M", "P1Y", "30", "30 m", "1.5h", "0m", "PT0S", "31d", "-5m", "30min"])
+      expect(durationMs(bad), bad).toBeNull();
+  });
+
+  it("both keys or neither; a bad duration or target is refused, naming the rule", () => {
+    const parsed = (r: Record<string, unknown>) =>
+      RulesSchema.safeParse([{ name: "pay", assign: ["human:alice"], ...r }]);
+    expect(parsed({ escalate_after: "30m", escalate_to: "group:oncall" }).success).toBe(true);
+    const half = parsed({ escalate_after: "30m" });
+    expect(half.success ? [] : half.error.issues.map((i) => i.message)).toEqual([
+      "rule pay needs both escalate_after and escalate_to, or neither",
+    ]);
+    expect(parsed({ escalate_after: "soon", escalate_to: "group:oncall" }).success).toBe(false);
+    expect(parsed({ escalate_after: "30m", escalate_to: "oncall" }).success).toBe(false);
+  });
+
+  it("the earliest escalate_after of the matching rules wins; recorded on the routing", () => {
+    const rules = [
+      rule({ name: "slow", escalate_after: "2h", escalate_to: "group:leads" }),
+      rule({ name: "fast", escalate_after: "PT45M", escalate_to: "human:carol" }),
+      rule({ name: "tie", escalate_after: "45m", escalate_to: "human:dan" }),
+      rule({ name: "none" }),
+    ];
+    expect(escalationOf(rules)).toEqual({ rule: "fast", after: "PT45M", after_ms: 2_700_000, to: "human:carol" });
+    expect(escalationOf([rules[3] as (typeof rules)[number]])).toBeNull();
+    const directory: Directory = { members: [{ handle: "alice", role: "member" }], groups: new Map() };
+    expect(evaluatePolicy(rules, facts(), directory).routing?.escalation?.rule).toBe("fast");
   });
 });

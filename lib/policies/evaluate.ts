@@ -11,7 +11,7 @@
  */
 import type { Message } from "@ma2h/protocol/message";
 import { RESOLVING_ROLES, type Role } from "../principals/types";
-import { agentGlob, PRIORITIES, type Rule, type Verb } from "./model";
+import { agentGlob, durationMs, PRIORITIES, type Rule, type Verb } from "./model";
 
 /** What a rule can match on, taken from a message. Only `agentId` is attested by the Hub. */
 export interface AskFacts {
@@ -97,6 +97,40 @@ export interface Routing {
   email_answers: boolean;
   /** Present when a matching rule has a quorum key (`approvals`, `require_from`, `exclude_sponsors`, `veto`). */
   quorum?: Quorum;
+  /** Present when a matching rule escalates (`escalate_after`): the earliest one's. */
+  escalation?: Escalation;
+  /** The hand-overs and escalations since submit, oldest first (lib/assignment/). */
+  assigned?: Assignment[];
+}
+
+/** When nobody has answered in time, who is assigned and told (docs/policies.md "Escalation"). */
+export interface Escalation {
+  /** The rule whose `escalate_after` is the earliest of the matching rules'. */
+  rule: string;
+  /** Its `escalate_after` as written, and in milliseconds after submit. */
+  after: string;
+  after_ms: number;
+  /** Its `escalate_to`: `human:<handle>` or `group:<name>`. */
+  to: string;
+}
+
+/**
+ * An open ask handed on (`reassign`) or escalated by the policy (`escalation`), recorded on its
+ * routing: the people it added to those who may answer, and those it only told — §9.1: nothing
+ * widens an explicit `allowed_resolvers`.
+ */
+export interface Assignment {
+  /** As named: `human:<handle>` or `group:<name>`. */
+  to: string;
+  /** The people it made eligible (or who already were), sorted. */
+  handles: string[];
+  /** The people it told who may not answer, sorted. */
+  told: string[];
+  via: "reassign" | "escalation";
+  /** The attested actor who handed it on, or `system:policy` for an escalation. */
+  by: string;
+  /** ISO-8601. */
+  at: string;
 }
 
 export interface Exclusion {
@@ -149,6 +183,7 @@ export function evaluatePolicy(rules: readonly Rule[], facts: AskFacts, director
   excluded.sort((a, b) => a.handle.localeCompare(b.handle));
   if (matched.length === 0) return { matched, routing: null, excluded, refusal: null };
   const quorum = quorumOf(matched, directory);
+  const escalation = escalationOf(matched);
   return {
     matched,
     routing: {
@@ -156,6 +191,7 @@ export function evaluatePolicy(rules: readonly Rule[], facts: AskFacts, director
       eligible,
       email_answers: matched.every((r) => r.email_answers !== false),
       ...(quorum ? { quorum } : {}),
+      ...(escalation ? { escalation } : {}),
     },
     excluded,
     refusal: quorum ? quorumShortfall(quorum, eligible) : null,
@@ -188,6 +224,18 @@ export function quorumOf(matched: readonly Rule[], directory: Directory): Quorum
   };
 }
 
+/** The escalation of the matching rules: the earliest `escalate_after` wins (ties: the first rule), or null. */
+export function escalationOf(matched: readonly Rule[]): Escalation | null {
+  let best: Escalation | null = null;
+  for (const r of matched) {
+    if (r.escalate_after === undefined || r.escalate_to === undefined) continue;
+    const ms = durationMs(r.escalate_after);
+    if (ms !== null && (best === null || ms < best.after_ms))
+      best = { rule: r.name, after: r.escalate_after, after_ms: ms, to: r.escalate_to };
+  }
+  return best;
+}
+
 /**
  * Why a quorum cannot be met by the people eligible at submit — fewer than M of them, or none in a
  * `require_from` group — naming the rule; null when it can. The submit refuses such an ask `422`.
@@ -207,7 +255,9 @@ export function groupsNamed(rules: readonly Rule[]): string[] {
   return [
     ...new Set(
       rules.flatMap((r) => [
-        ...r.assign.filter((a) => a.startsWith("group:")).map((a) => a.slice(6)),
+        ...[...r.assign, ...(r.escalate_to === undefined ? [] : [r.escalate_to])]
+          .filter((a) => a.startsWith("group:"))
+          .map((a) => a.slice(6)),
         ...(r.require_from === undefined ? [] : [r.require_from]),
       ]),
     ),

@@ -71,6 +71,16 @@ export const RuleSchema = z.strictObject({
   exclude_sponsors: z.boolean().optional(),
   /** One eligible `deny` of a confirm ask ends it, with that person as the actor. Confirm asks only. */
   veto: z.boolean().optional(),
+  /**
+   * Escalation (docs/policies.md "Escalation"): when nobody has answered this long after submit
+   * (an ISO-8601 duration such as `PT30M`, or `90s`, `30m`, `2h`, `1d`), `escalate_to` is assigned
+   * and told. Both keys or neither.
+   */
+  escalate_after: z
+    .string()
+    .refine((v) => durationMs(v) !== null, "an ISO-8601 duration (PT30M, P1D) or a number with s, m, h or d (30m, 2h)")
+    .optional(),
+  escalate_to: personOrGroup.optional(),
 });
 
 /** The modes a rule's match admits: every mode when it names none. */
@@ -94,7 +104,33 @@ export function quorumProblem(rule: Rule): string | null {
   }
   if (rule.veto === true && modes.some((m) => m !== "confirm"))
     return `rule ${rule.name} has veto, which only a confirm ask's deny can cast: add match.mode: confirm`;
+  if ((rule.escalate_after === undefined) !== (rule.escalate_to === undefined))
+    return `rule ${rule.name} needs both escalate_after and escalate_to, or neither`;
   return null;
+}
+
+/** The longest `escalate_after`: 30 days, as the notification delays (an item's useful life). */
+export const MAX_ESCALATE_AFTER_MS = 30 * 86_400_000;
+
+const ISO_DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
+const SHORT_DURATION = /^(\d+)(s|m|h|d)$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * An `escalate_after` in milliseconds: an ISO-8601 duration of days, hours, minutes and seconds
+ * (`PT30M`, `P1DT2H`; no years or months, whose length varies) or a whole number with a unit
+ * (`90s`, `30m`, `2h`, `1d`). Null when it is neither, zero, or over 30 days.
+ */
+export function durationMs(text: string): number | null {
+  let ms: number;
+  const short = SHORT_DURATION.exec(text);
+  const iso = short ? null : ISO_DURATION.exec(text);
+  if (short) ms = Number(short[1]) * UNIT_MS[short[2] as keyof typeof UNIT_MS];
+  else if (iso && text !== "P" && !text.endsWith("T")) {
+    const [, d, h, m, s] = iso.map((x) => Number(x ?? 0));
+    ms = (d ?? 0) * 86_400_000 + (h ?? 0) * 3_600_000 + (m ?? 0) * 60_000 + (s ?? 0) * 1000;
+  } else return null;
+  return ms > 0 && ms <= MAX_ESCALATE_AFTER_MS ? ms : null;
 }
 
 export const RulesSchema = z

@@ -2,7 +2,7 @@
  * A recorded quorum (lib/policies/evaluate.ts) in words, for the admin page's tester (a client
  * component, so this file imports types only) and `ma2h-hub policy test`.
  */
-import type { Quorum } from "./evaluate";
+import type { Escalation, Quorum } from "./evaluate";
 
 /** A quorum in words, for the tester and `ma2h-hub policy test`: each requirement with its rule. */
 export function describeQuorum(q: Quorum): string {
@@ -16,4 +16,9 @@ export function describeQuorum(q: Quorum): string {
     );
   if (q.veto) parts.push(`one deny ends it (rule ${q.veto.rule})`);
   return parts.join("; ");
+}
+
+/** An escalation in words (docs/policies.md "Escalation"), for the tester and `ma2h-hub policy test`. */
+export function describeEscalation(e: Escalation): string {
+  return `after ${e.after} with no answer, ${e.to} is assigned and told (rule ${e.rule})`;
 }

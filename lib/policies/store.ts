@@ -137,8 +137,13 @@ export async function applyPolicy(
           path: ["rules", r, "require_from"],
           message: `${from} is not a group of this account (nor one this file lists)`,
         });
-      rule.assign.forEach((ref, i) => {
-        const path = ["rules", r, "assign", i];
+      const named: Array<[string, Array<string | number>]> = [
+        ...rule.assign.map((ref, i): [string, Array<string | number>] => [ref, ["rules", r, "assign", i]]),
+        ...(rule.escalate_to === undefined
+          ? []
+          : [[rule.escalate_to, ["rules", r, "escalate_to"]] as [string, Array<string | number>]]),
+      ];
+      named.forEach(([ref, path]) => {
         if (ref.startsWith("human:") && !people.has(ref.slice(6)))
           problems.push({ path, message: `${ref} is not a member of this account` });
         if (ref.startsWith("group:") && !hubGroups.has(ref.slice(6)) && !(ref.slice(6) in fileGroups))

@@ -3,10 +3,11 @@
  * (§9.1 — a seat is a membership; its handle is the attested actor `human:<handle>`). Every page,
  * server action, `/v1` caller check and sign-in decision reads seats through here.
  */
+import { clock } from "../clock";
 import { db, type Tx } from "../db";
 import { HubError } from "@ma2h/protocol/errors";
 import { readSeatInAccount } from "./seats.sql";
-import { ROLES, type Role, type Seat } from "./types";
+import { RESOLVING_ROLES, ROLES, type Role, type Seat } from "./types";
 
 /** Roles that administer an account (agents, keys, bindings, members, audit — docs/admin.md). */
 export const ADMIN_ROLES: readonly Role[] = ["owner", "admin"];
@@ -25,13 +26,30 @@ const isRole = (role: string): role is Role => (ROLES as readonly string[]).incl
 
 /** Every account the person has a seat in, by slug: the whole of what the inbox may show them (§9.1). */
 export async function seatsOf(userId: string): Promise<AccountSeat[]> {
+  const now = clock.now();
   const rows = await db().membership.findMany({
     where: { userId },
-    select: { accountId: true, handle: true, role: true, account: { select: { slug: true } } },
+    select: {
+      accountId: true,
+      handle: true,
+      role: true,
+      account: { select: { slug: true } },
+      // The people whose out-of-office delegation names this seat now (Seat.delegators).
+      delegatedTo: {
+        where: { startsAt: { lte: now }, endsAt: { gt: now }, delegator: { role: { in: [...RESOLVING_ROLES] } } },
+        select: { delegator: { select: { handle: true } } },
+      },
+    },
   });
   return rows
     .filter((r) => isRole(r.role))
-    .map((r) => ({ accountId: r.accountId, slug: r.account.slug, handle: r.handle, role: r.role as Role }))
+    .map((r) => ({
+      accountId: r.accountId,
+      slug: r.account.slug,
+      handle: r.handle,
+      role: r.role as Role,
+      delegators: r.delegatedTo.map((d) => d.delegator.handle).sort(),
+    }))
     .sort((a, b) => a.slug.localeCompare(b.slug));
 }
 
@@ -50,9 +68,9 @@ export async function requireSeatId(q: Tx, accountId: string, handle: string): P
 
 /** The person's seat (handle and role) in an account, or null when they hold none there. */
 export async function seatFor(userId: string, accountId: string): Promise<Seat | null> {
-  const m = await readSeatInAccount(userId, accountId);
+  const m = await readSeatInAccount(userId, accountId, clock.now());
   if (!m || !isRole(m.role)) return null;
-  return { accountId: m.accountId, handle: m.handle, role: m.role };
+  return { accountId: m.accountId, handle: m.handle, role: m.role, delegators: m.delegators };
 }
 
 /** The person's seats, in one account only when `accountId` is given (directive authoring, §13). */

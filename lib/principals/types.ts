@@ -27,4 +27,9 @@ export interface Seat {
   accountId: string;
   handle: string;
   role: Role;
+  /**
+   * The people this seat answers for now: those whose out-of-office delegation names it and whose
+   * window holds the present (lib/delegation/; docs/policies.md "Delegation"). Absent: none known.
+   */
+  delegators?: readonly string[];
 }

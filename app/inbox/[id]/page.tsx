@@ -21,6 +21,7 @@ import { agentHref } from "../_components/directive-table";
 import { DirectiveCompose } from "../_components/directive-compose";
 import { ItemCrumbs } from "../_components/item-crumbs";
 import { ResolvePanel } from "../_components/resolve-panel";
+import { Handovers } from "../_components/handovers";
 import { Tombstone } from "../_components/tombstone";
 import { AgentWaiting, ResponseTrack } from "../_components/response-track";
 import { MailboxTrack } from "../_components/traffic-table";
@@ -204,6 +205,8 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
         )}
 
         <ResolvePanel item={item} />
+
+        <Handovers item={item} />
 
         <ResponseTrack track={track} />
 

@@ -20,6 +20,12 @@ export function Outcome({ item, resolution: r }: { item: ItemView; resolution: R
     <section className={`panel outcome outcome-${r.resolution}`} data-testid="outcome" aria-live="polite">
       <h2>
         {VERB[r.resolution] ?? r.resolution} by <code>{r.actor}</code>
+        {item.history.answeredFor && (
+          <span data-testid="outcome-for">
+            {" "}
+            for <code>{item.history.answeredFor}</code>
+          </span>
+        )}
       </h2>
       <p className="when">
         <LocalTime iso={r.resolvedAt} />

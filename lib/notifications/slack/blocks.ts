@@ -26,6 +26,7 @@ export const KIND_NOTES: Record<Kind, string | null> = {
   new: null,
   reminder: "Reminder: this is still open.",
   escalation: "Escalation: this is still open and nobody has answered it.",
+  assigned: "This was handed to you.",
 };
 
 /** Slack's limit on a button's `value`. */

@@ -7,7 +7,7 @@
  * The fields are controlled and the actions called by hand, so a result never resets the text.
  */
 import { type FormEvent, useState, useTransition } from "react";
-import { describeQuorum } from "@/lib/policies/quorum-words";
+import { describeEscalation, describeQuorum } from "@/lib/policies/quorum-words";
 import type { PolicyDiff } from "@/lib/policies/store";
 import {
   applyPolicyAction,
@@ -350,6 +350,9 @@ function TestResult({ done }: { done: TestDone }) {
         </p>
       )}
       {r.routing?.quorum && <p data-testid="test-quorum">Quorum: {describeQuorum(r.routing.quorum)}</p>}
+      {r.routing?.escalation && (
+        <p data-testid="test-escalation">Escalation: {describeEscalation(r.routing.escalation)}</p>
+      )}
       {r.refusal !== null && r.eligible.length > 0 && (
         <p className="notice notice-warn" data-testid="test-quorum-refused">
           The Hub would refuse this submit (<code>422 invalid_field</code>): {r.refusal}. It stores nothing.

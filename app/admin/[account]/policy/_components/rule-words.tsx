@@ -148,6 +148,12 @@ export function RuleView({ rule, testId = "policy-rule" }: { rule: Rule; testId?
           <span className="policy-label">Approvals:</span> {quorumWords(rule)}
         </p>
       )}
+      {rule.escalate_after && rule.escalate_to && (
+        <p data-testid="rule-escalation">
+          <span className="policy-label">Escalation:</span> nobody has answered after {rule.escalate_after}:{" "}
+          <code>{rule.escalate_to}</code> is assigned and told
+        </p>
+      )}
       <p data-testid="rule-email-answers">
         <span className="policy-label">Answers from mail:</span>{" "}
         {rule.email_answers === false
