@@ -222,7 +222,7 @@ rules:
     assign: [group:sre, carol]
   - name: deploys
     assign: [human:bob]
-    escalate_after: 10m
+    remind_after: 10m
 `,
     );
     // A stray `]`, at its own place.
@@ -252,7 +252,7 @@ rules:
       `${schema}:6:36: unknown key "tagz"`,
       `${schema}:7:25: use human:<handle> or group:<name>`,
       `${schema}:8:11: a second rule named deploys`,
-      `${schema}:10:5: unknown key "escalate_after"`,
+      `${schema}:10:5: unknown key "remind_after"`,
       `the policy was not applied: 4 problems in ${schema}; nothing changed`,
     ]);
     expect(broken.code).toBe(1);

@@ -87,6 +87,7 @@ describe("operator personal access tokens", () => {
       accountId: agent.agent.accountId,
       handle: "ops",
       role: "admin",
+      delegators: [],
     });
     await revokeToken(id);
     await expect(authenticate(bearer(token))).rejects.toThrow(unauthenticated);
