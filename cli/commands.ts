@@ -13,6 +13,7 @@ import { AUDIT_COMMANDS } from "./audit-commands";
 import { checkedSponsors, GROUP_COMMANDS, SPONSOR_COMMANDS } from "./group-commands";
 import { POLICY_COMMANDS } from "./policy-commands";
 import { DELEGATION_COMMANDS } from "./delegation-commands";
+import { RULE_COMMANDS } from "./rule-commands";
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -174,6 +175,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   ...DELEGATION_COMMANDS,
+  ...RULE_COMMANDS,
   ...GROUP_COMMANDS,
   "token create": {
     usage: "token create --user <email>",

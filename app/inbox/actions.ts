@@ -8,12 +8,14 @@ import { revalidatePath } from "next/cache";
 import { answerAsHuman, bulkResolve, type BulkReport, type HumanAction, humanActionFrom } from "@/lib/inbox/answer";
 import { adminAction, personAction, Refused } from "@/lib/next/action";
 import type { ActionResult, ActionState } from "@/lib/next/action-state";
-import { field } from "@/lib/next/form";
+import { field, fieldsAll, present } from "@/lib/next/form";
 import { redriveDelivery } from "@/lib/delivery/admin";
 import type { ResolutionView } from "@/lib/inbox/view";
 import { withdrawVote } from "@/lib/messages/approvals";
 import type { PendingApproval } from "@/lib/approvals/pending";
 import { reassignMessage } from "@/lib/assignment/reassign";
+import { answerAndRemember } from "@/lib/standing-rules/store";
+import type { RuleDuration } from "@/lib/policies/model";
 
 /**
  * A resolve that lost the race carries the resolution that won, to show instead; a vote on a quorum
@@ -84,5 +86,29 @@ export async function reassignAction(_prev: ActionState, form: FormData): Promis
     revalidatePath(`/inbox/${encodeURIComponent(id)}`);
     const who = a.handles.map((h) => `human:${h}`).join(", ");
     return { ok: true, message: `Handed to ${a.to}${a.to.startsWith("group:") ? ` (${who})` : ""}.` };
+  });
+}
+
+/**
+ * "Answer and remember" on an item (docs/policies.md "Standing rules"): `answerAndRemember` answers
+ * the ask as the signed-in person and saves the rule, every check first.
+ */
+export async function rememberAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  const id = field(form, "message");
+  return personAction({ signInReturnTo: `/inbox/${encodeURIComponent(id)}` }, async ({ userId }) => {
+    const rule = await answerAndRemember(userId, id, {
+      value: field(form, "value"),
+      duration: field(form, "duration") as RuleDuration,
+      project: present(form, "project"),
+      tags: fieldsAll(form, "tag"),
+      titlePattern: field(form, "title_pattern"),
+      shadow: present(form, "shadow"),
+    });
+    revalidatePath(`/inbox/${encodeURIComponent(id)}`);
+    const until = rule.expiresAt ? `until ${rule.expiresAt.toISOString()}` : "until revoked";
+    return {
+      ok: true,
+      message: `Answered ${rule.scope.value}. Standing rule ${rule.id} ${rule.shadow ? "counts (shadow mode)" : "answers"} ${until}: ${rule.words}.`,
+    };
   });
 }

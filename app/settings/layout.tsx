@@ -15,6 +15,7 @@ const TABS = [
   ["notifications", "Notifications"],
   ["devices", "Devices"],
   ["delegation", "Out of office"],
+  ["rules", "Standing rules"],
   ["identities", "Identities"],
   ["slack", "Slack"],
   ["activity", "Activity"],

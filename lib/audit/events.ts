@@ -38,6 +38,13 @@ export const AUDIT_EVENT = {
   // approval policy's `escalate_after` (lib/assignment/escalate.ts).
   messageReassigned: "message.reassigned",
   messageEscalated: "message.escalated",
+  // Standing rules (lib/standing-rules/): made with a person's answer, answering (or in shadow mode
+  // counting) later asks as `system:rule/<id>`, stopped at the hourly cap, revoked.
+  standingRuleCreated: "rule.created",
+  standingRuleAnswered: "rule.answered",
+  standingRuleShadowHit: "rule.shadow_hit",
+  standingRuleStopped: "rule.stopped",
+  standingRuleRevoked: "rule.revoked",
   keyRotated: "key.rotated",
   keyRevoked: "key.revoked",
   bindingAdded: "binding.added",

@@ -11,6 +11,7 @@ import { seatFor } from "../principals/seats";
 import { affordancesFor } from "./affordances";
 import { itemHistory } from "./handovers";
 import { reassignChoices } from "../assignment/reassign";
+import { rememberChoices, ruleOfActor } from "../standing-rules/item";
 import { buildItemView, hiddenInputDefaults, type ItemView } from "./view";
 
 export async function itemForHuman(userId: string, id: string): Promise<ItemView | null> {
@@ -34,10 +35,13 @@ export async function itemForAnswer(
   const seat = await seatFor(userId, row.accountId);
   if (!seat) return null;
   const message = envelopeOf(row);
-  const [approvals, history, reassign] = await Promise.all([
+  const open = row.status === "open";
+  const [approvals, history, reassign, remember, answeredByRule] = await Promise.all([
     readApprovalsOf([row]).then((m) => m.get(row.id) ?? null),
     itemHistory(row.id),
-    row.status === "open" && message.type !== "notify" ? reassignChoices(userId, row.id) : Promise.resolve(null),
+    open && message.type !== "notify" ? reassignChoices(userId, row.id) : Promise.resolve(null),
+    open ? rememberChoices(userId, row, message, row.agent.agentId) : Promise.resolve(null),
+    ruleOfActor(row.accountId, row.resolution?.actor),
   ]);
   return {
     item: buildItemView(
@@ -48,6 +52,8 @@ export async function itemForAnswer(
       approvals,
       history,
       reassign,
+      remember,
+      answeredByRule,
     ),
     hiddenDefaults: hiddenInputDefaults(message),
   };

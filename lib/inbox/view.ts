@@ -8,6 +8,7 @@
 import { routingOf } from "../policies/routing";
 import type { ItemHistory } from "./handovers";
 import type { ReassignChoices } from "../assignment/reassign";
+import type { RememberView } from "../standing-rules/item";
 import type { Routing } from "../policies/evaluate";
 import type { MessageWithResolution } from "../messages/record";
 import type { Message } from "@ma2h/protocol/message";
@@ -177,6 +178,10 @@ export interface ItemView {
   history: ItemHistory;
   /** Whom this person may hand the item to (null: they may not hand it on, or it is settled). */
   reassign: ReassignChoices | null;
+  /** "Answer and remember" (docs/policies.md "Standing rules"): null when this person may not make a rule of it. */
+  remember: RememberView | null;
+  /** The standing rule that answered it, when one did. */
+  answeredByRule: { id: string; creator: string; words: string; hits: number; state: string } | null;
 }
 
 /** An http(s) URL's host, or null — only those become links; nothing is ever fetched. */
@@ -344,6 +349,8 @@ export function buildItemView(
   approvals: ApprovalState | null,
   history: ItemHistory = { handovers: [], answeredFor: null },
   reassign: ReassignChoices | null = null,
+  remember: RememberView | null = null,
+  answeredByRule: ItemView["answeredByRule"] = null,
 ): ItemView {
   const a = message.agent;
   return {
@@ -384,5 +391,7 @@ export function buildItemView(
     can,
     history,
     reassign,
+    remember,
+    answeredByRule,
   };
 }

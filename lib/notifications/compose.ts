@@ -16,7 +16,7 @@ import type { Message } from "@ma2h/protocol/message";
 import type { Routing } from "../policies/evaluate";
 import { quorumNeeds } from "../approvals/tally";
 import type { AnswerLink } from "./answer-tokens";
-import { KIND_ASSIGNED, KIND_ESCALATION, KIND_NEW, KIND_REMINDER, type Kind } from "./kinds";
+import { KIND_ASSIGNED, KIND_ESCALATION, KIND_NEW, KIND_REMINDER, KIND_RULE_STOPPED, type Kind } from "./kinds";
 import { escapeHtml, oneLine } from "./text";
 
 export interface MailItem {
@@ -72,6 +72,7 @@ const SUBJECT_PREFIX: Record<Kind, string> = {
   [KIND_REMINDER]: "Reminder: ",
   [KIND_ESCALATION]: "Escalation: ",
   [KIND_ASSIGNED]: "Handed to you: ",
+  [KIND_RULE_STOPPED]: "Standing rule stopped: ",
 };
 
 function when(d: Date): string {
@@ -82,6 +83,14 @@ function intro(kind: Kind, item: MailItem): Section[] {
   if (kind === KIND_NEW) return [];
   const since = item.createdAt ? ` since ${when(item.createdAt)}` : "";
   if (kind === KIND_ASSIGNED) return [{ lines: [`This item was handed to you; it is waiting${since}.`] }];
+  if (kind === KIND_RULE_STOPPED)
+    return [
+      {
+        lines: [
+          "Your standing rule answered as many asks this hour as the account allows, and stopped itself. This one waits for a person; make a new rule from an ask if you still want one.",
+        ],
+      },
+    ];
   return kind === KIND_REMINDER
     ? [{ lines: [`Reminder: this item is still waiting on you${since}.`] }]
     : [{ lines: [`Escalation: this item is still waiting${since}, with no answer from the people asked.`] }];

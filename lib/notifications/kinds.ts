@@ -22,5 +22,7 @@ export const KIND_NEW = "new";
 export const KIND_REMINDER = "reminder";
 export const KIND_ESCALATION = "escalation";
 export const KIND_ASSIGNED = "assigned";
-export const KINDS = [KIND_NEW, KIND_REMINDER, KIND_ESCALATION, KIND_ASSIGNED] as const;
+/** To a standing rule's creator when it stopped itself at its hourly cap (lib/standing-rules/apply.ts). */
+export const KIND_RULE_STOPPED = "rule_stopped";
+export const KINDS = [KIND_NEW, KIND_REMINDER, KIND_ESCALATION, KIND_ASSIGNED, KIND_RULE_STOPPED] as const;
 export type Kind = (typeof KINDS)[number];

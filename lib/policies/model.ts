@@ -147,6 +147,35 @@ export const RulesSchema = z
     });
   });
 
+/** How long a person may have a standing rule answer for them (docs/policies.md "Standing rules"). */
+export const RULE_DURATIONS = {
+  "30m": 30 * 60_000,
+  "2h": 2 * 3_600_000,
+  "8h": 8 * 3_600_000,
+  until_revoked: null,
+} as const;
+export type RuleDuration = keyof typeof RULE_DURATIONS;
+export const RULE_DURATION_NAMES = Object.keys(RULE_DURATIONS) as RuleDuration[];
+
+/**
+ * The account's settings for standing rules (the policy file's `standing_rules`): whether people
+ * may make them, the longest they may last, and how many answers an hour a rule gives before it
+ * stops itself. Absent: on, 8 hours at most, 100 an hour.
+ */
+export const StandingRulesSettingsSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  longest: z.enum(RULE_DURATION_NAMES as [RuleDuration, ...RuleDuration[]]).default("8h"),
+  answers_per_hour: z.number().int().min(1).max(10_000).default(100),
+});
+export type StandingRulesSettings = z.infer<typeof StandingRulesSettingsSchema>;
+export const DEFAULT_STANDING_RULES: StandingRulesSettings = StandingRulesSettingsSchema.parse({});
+
+/** Whether a duration is within the account's longest (`until_revoked` is the longest of all). */
+export function durationAllowed(d: RuleDuration, longest: RuleDuration): boolean {
+  const ms = (x: RuleDuration) => RULE_DURATIONS[x] ?? Number.POSITIVE_INFINITY;
+  return ms(d) <= ms(longest);
+}
+
 /** A policy file (policy as code): the version, the account's groups by hand, its rules. */
 export const PolicyFileSchema = z.strictObject({
   version: z.literal(POLICY_VERSION),
@@ -158,6 +187,8 @@ export const PolicyFileSchema = z.strictObject({
     )
     .optional(),
   rules: RulesSchema.default([]),
+  /** Standing rules (docs/policies.md "Standing rules"); absent: the defaults. */
+  standing_rules: StandingRulesSettingsSchema.optional(),
 });
 
 export type Match = z.infer<typeof MatchSchema>;

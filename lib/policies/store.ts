@@ -6,7 +6,7 @@
  * A change applies to asks submitted after it commits; open asks keep the routing recorded at their
  * submit (lib/policies/routing.ts).
  */
-import type { Prisma } from "../generated/prisma/client";
+import { Prisma } from "../generated/prisma/client";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
 import { HubError } from "@ma2h/protocol/errors";
@@ -15,7 +15,15 @@ import { writeAudit } from "../audit/write";
 import { addGroupMembers, createGroup, removeGroupMembers } from "../groups/groups";
 import { actorOf, requireOwnerFor, type AdminOptions } from "../principals/admin-scope";
 import { lockAccount } from "../principals/seat-locks";
-import { type PolicyFile, POLICY_VERSION, type Rule, RulesSchema } from "./model";
+import {
+  DEFAULT_STANDING_RULES,
+  type PolicyFile,
+  POLICY_VERSION,
+  type Rule,
+  RulesSchema,
+  type StandingRulesSettings,
+  StandingRulesSettingsSchema,
+} from "./model";
 
 export interface StoredPolicy {
   /** 0 for an account that never applied one (the default policy). */
@@ -23,19 +31,27 @@ export interface StoredPolicy {
   updatedAt: Date | null;
   updatedBy: string | null;
   rules: Rule[];
+  /** The file's `standing_rules`, when it set them (null: the defaults). */
+  standingRules: StandingRulesSettings | null;
 }
 
 /** The account's rules, as last applied ([] — the default policy — when none was). */
 export async function readPolicy(accountId: string, q: Tx = db()): Promise<StoredPolicy> {
   const row = await q.accountPolicy.findUnique({ where: { accountId } });
-  if (!row) return { revision: 0, updatedAt: null, updatedBy: null, rules: [] };
+  if (!row) return { revision: 0, updatedAt: null, updatedBy: null, rules: [], standingRules: null };
   // Validated on the way in; parsed again so a row edited by hand cannot reach the evaluation unchecked.
   return {
     revision: row.revision,
     updatedAt: row.updatedAt,
     updatedBy: row.updatedBy,
     rules: RulesSchema.parse(row.rules),
+    standingRules: row.standingRules === null ? null : StandingRulesSettingsSchema.parse(row.standingRules),
   };
+}
+
+/** The account's standing-rule settings: the policy file's, or the defaults. */
+export async function standingRulesSettings(accountId: string, q: Tx = db()): Promise<StandingRulesSettings> {
+  return (await readPolicy(accountId, q)).standingRules ?? DEFAULT_STANDING_RULES;
 }
 
 /** The policy file that reproduces the account's policy and hand-kept groups (apply it: no change). */
@@ -57,6 +73,7 @@ export async function exportPolicy(accountId: string): Promise<PolicyFile> {
       groups.map((g) => [g.name, g.members.map((m) => `human:${m.membership.handle}`).sort()]),
     ),
     rules: policy.rules,
+    ...(policy.standingRules === null ? {} : { standing_rules: policy.standingRules }),
   };
 }
 
@@ -76,6 +93,8 @@ export function policyRefused(problems: PolicyProblem[]): HubError {
 
 export interface PolicyDiff {
   rules: { added: string[]; removed: string[]; changed: string[] };
+  /** The `standing_rules` settings before and after, when they change. */
+  standing_rules?: { from: StandingRulesSettings | null; to: StandingRulesSettings | null };
   groups: {
     created: string[];
     added: Array<{ group: string; person: string }>;
@@ -171,8 +190,12 @@ export async function applyPolicy(
       for (const h of want) if (!have?.has(h)) diff.groups.added.push({ group: name, person: `human:${h}` });
       for (const h of have ?? []) if (!want.has(h)) diff.groups.removed.push({ group: name, person: `human:${h}` });
     }
+    const settingsAfter = file.standing_rules ?? null;
+    if (!same(current.standingRules, settingsAfter))
+      diff.standing_rules = { from: current.standingRules, to: settingsAfter };
     const changed =
       reordered ||
+      diff.standing_rules !== undefined ||
       Object.values(diff.rules).some((l) => l.length > 0) ||
       Object.values(diff.groups).some((l) => l.length > 0);
     if (dryRun || !changed) return { changed, diff, revision: current.revision };
@@ -187,10 +210,11 @@ export async function applyPolicy(
     const revision = current.revision + 1;
     const now = clock.now();
     const rules = file.rules as unknown as Prisma.InputJsonValue;
+    const standingRules = settingsAfter === null ? Prisma.DbNull : (settingsAfter as Prisma.InputJsonValue);
     await tx.accountPolicy.upsert({
       where: { accountId },
-      create: { accountId, rules, revision, updatedAt: now, updatedBy: actor },
-      update: { rules, revision, updatedAt: now, updatedBy: actor },
+      create: { accountId, rules, standingRules, revision, updatedAt: now, updatedBy: actor },
+      update: { rules, standingRules, revision, updatedAt: now, updatedBy: actor },
     });
     await writeAudit(tx, {
       accountId,

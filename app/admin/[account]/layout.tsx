@@ -9,6 +9,7 @@ const TABS = [
   ["members", "Members"],
   ["groups", "Groups"],
   ["policy", "Policy"],
+  ["rules", "Standing rules"],
   ["notifications", "Notifications"],
   ["slack", "Slack"],
   ["settings", "Settings"],

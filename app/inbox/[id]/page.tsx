@@ -22,6 +22,7 @@ import { DirectiveCompose } from "../_components/directive-compose";
 import { ItemCrumbs } from "../_components/item-crumbs";
 import { ResolvePanel } from "../_components/resolve-panel";
 import { Handovers } from "../_components/handovers";
+import { RememberForm } from "../_components/remember-form";
 import { Tombstone } from "../_components/tombstone";
 import { AgentWaiting, ResponseTrack } from "../_components/response-track";
 import { MailboxTrack } from "../_components/traffic-table";
@@ -205,6 +206,8 @@ export default async function ItemPage({ params }: { params: Promise<{ id: strin
         )}
 
         <ResolvePanel item={item} />
+
+        <RememberForm item={item} />
 
         <Handovers item={item} />
 

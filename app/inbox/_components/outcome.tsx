@@ -27,6 +27,13 @@ export function Outcome({ item, resolution: r }: { item: ItemView; resolution: R
           </span>
         )}
       </h2>
+      {item.answeredByRule && (
+        <p className="readonly" data-testid="outcome-rule">
+          A standing rule set by <code>human:{item.answeredByRule.creator}</code> answered this, not a person:{" "}
+          {item.answeredByRule.words} — {item.answeredByRule.hits} answer{item.answeredByRule.hits === 1 ? "" : "s"} so
+          far ({item.answeredByRule.state}).
+        </p>
+      )}
       <p className="when">
         <LocalTime iso={r.resolvedAt} />
         {r.defaulted && " · the default on expiry was applied"}

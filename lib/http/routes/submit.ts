@@ -5,6 +5,7 @@
 import { agentCaller } from "../callers";
 import { json, route } from "../handler";
 import { submitMessage } from "../../messages/submit";
+import { answerByStandingRule } from "../../standing-rules/apply";
 import { interAgentSettings } from "../../env";
 import { consumeSubmitBudget } from "../../rate-limit";
 import { submitWarnings, warningHeaders } from "@ma2h/protocol/submit-warnings";
@@ -28,6 +29,9 @@ export const submitRoute = route(async ({ req, log, body }) => {
     await consumeSubmitBudget(principal.agentRowId);
   }
   const result = await submitMessage(principal, payload);
+  // A standing rule may answer a new confirm or select ask at once (docs/policies.md "Standing
+  // rules"); the ack still says `open` — the agent reads the rule's Response as it would a person's.
+  if (!result.replayed && result.ack.status === "open") await answerByStandingRule(principal, result.ack.id);
   const warnings = submitWarnings(payload);
   log.info("message accepted", {
     message_id: result.ack.id,

@@ -27,6 +27,7 @@ export const KIND_NOTES: Record<Kind, string | null> = {
   reminder: "Reminder: this is still open.",
   escalation: "Escalation: this is still open and nobody has answered it.",
   assigned: "This was handed to you.",
+  rule_stopped: "Your standing rule stopped itself at its hourly cap; this one waits for a person.",
 };
 
 /** Slack's limit on a button's `value`. */

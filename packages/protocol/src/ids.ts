@@ -28,6 +28,7 @@ export const ID_PREFIX = {
   group: "grp_",
   groupClaimMapping: "gcm_",
   sponsor: "spn_",
+  standingRule: "rule_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
