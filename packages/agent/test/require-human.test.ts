@@ -2,14 +2,22 @@
  * `requireHuman` against the Hub's real `/v1` handlers (served in-process): the mark
  * `"x-ma2h-human-only": true` is stored with the ask's request (GET /v1/messages/{id} returns it), a
  * person's answer passes with `byHuman`, and an answer by a non-person — here the asking agent
- * resolving its own ask, actor `agent:<id>` — is NotAnsweredByHumanError on wait().
+ * resolving its own ask, actor `agent:<id>` — is NotAnsweredByHumanError on wait(). The same through
+ * the `ma2h` command line (`main`, the function the binary runs, in this process): `ask …
+ * --require-human` exits 0 on a person's approval and 9, naming the actor, on an agent's.
  */
-// covers: packages/agent/src/answers.ts, packages/agent/src/messages.ts
-import { describe, expect, it } from "vitest";
+// covers: packages/agent/src/answers.ts, packages/agent/src/messages.ts, packages/agent/src/cli/ask.ts, packages/agent/src/cli/waiting.ts
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { GET as capabilityDocument } from "../../../app/well-known/ma2h/route";
 import { client } from "../../../test/support/hub";
 import { useHubFixture } from "../../../test/support/hub-fixture";
 import { Ma2hClient, NotAnsweredByHumanError } from "../src";
+import { EXIT } from "../src/cli/exit-codes";
+import { main } from "../src/cli/main";
+import { waitFor } from "../../../test/support/wait";
 
 const A = "deploybot/dev-team";
 const hub = useHubFixture({
@@ -57,5 +65,65 @@ describe("requireHuman (x-ma2h-human-only)", () => {
     // Without requireHuman the same answer is returned, marked as not a person's.
     const read = await agent.messages.wait(ask.id, { timeoutMs: 20_000 });
     expect(read.byHuman).toBe(false);
+  });
+});
+
+describe("ma2h ask --require-human", () => {
+  let stdout = "";
+  let stderr = "";
+  afterEach(() => vi.restoreAllMocks());
+
+  /** Runs the command line in this process (the capability fetched as above), capturing its output. */
+  function run(command: string[]): Promise<number> {
+    vi.restoreAllMocks(); // a second run in one test: spy on the real fetch and streams again
+    stdout = "";
+    stderr = "";
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      return url.pathname === "/.well-known/ma2h" ? capabilityDocument(new Request(url)) : realFetch(input, init);
+    });
+    vi.spyOn(process.stdout, "write").mockImplementation((s) => {
+      stdout += String(s);
+      return true;
+    });
+    vi.spyOn(process.stderr, "write").mockImplementation((s) => {
+      stderr += String(s);
+      return true;
+    });
+    const store = mkdtempSync(join(tmpdir(), "ma2h-require-human-"));
+    return main([...command, "--url", hub.url, "--agent-id", A, "--store", store, "--api-key", acme.keys[A]!]);
+  }
+  /** The command's own output: the in-process Hub logs JSON lines to the same streams. */
+  const ours = (text: string) =>
+    text
+      .split(/(?<=\n)/u)
+      .filter((line) => !line.startsWith('{"time":'))
+      .join("");
+  const askedId = () => waitFor(() => /asked (msg_\w+)/u.exec(stderr)?.[1], { what: "the ask's id on stderr" });
+
+  it("exits 0 on a person's approval, with the mark on the stored request", async () => {
+    const done = run(["ask", "confirm", "Ship it?", "--require-human"]);
+    const id = await askedId();
+    expect((await stored(id)).request).toMatchObject({ "x-ma2h-human-only": true });
+    await client(hub.url, acme.tokens.alice).post(`/v1/messages/${id}/resolve`, {
+      resolution: "answered",
+      value: "approve",
+    });
+    expect(await done, stderr).toBe(EXIT.ok);
+    expect(ours(stdout)).toBe("approve\n");
+  });
+
+  it("exits 9 with one stderr line naming the actor when a non-person answers, and so does ma2h wait", async () => {
+    const done = run(["ask", "confirm", "Ship it now?", "--require-human"]);
+    const id = await askedId();
+    await sdk().messages.resolve(id, { resolution: "answered", value: "approve" });
+    expect(await done, stderr).toBe(EXIT.notByHuman);
+    expect(ours(stdout)).toBe("");
+    const line = `ma2h: not_answered_by_human: ${id} was answered by agent:${A}, not by a person (--require-human)\n`;
+    expect(stderr).toContain(line);
+    // `ma2h wait` reads the mark from the stored request and exits the same way.
+    expect(await run(["wait", id]), stderr).toBe(EXIT.notByHuman);
+    expect(stderr).toContain(line);
   });
 });
