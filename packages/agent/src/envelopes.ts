@@ -194,7 +194,11 @@ function ask(
   if (i.allowedResolvers !== undefined) request.allowed_resolvers = i.allowedResolvers;
   const cb = callback(i.callback);
   if (cb !== undefined) request.callback = cb;
-  if (i.requireHuman === true) request[HUMAN_ONLY_FIELD] = true;
+  if (i.requireHuman === true) {
+    // Another agent answers an addressed ask (§4, v0.5): a person never would, so every answer would be refused.
+    if (i.to !== undefined) throw new TypeError("requireHuman asks a person: not with `to` (an agent answers that)");
+    request[HUMAN_ONLY_FIELD] = true;
+  }
   return { ...common("ask", ctx, i), request };
 }
 

@@ -100,6 +100,11 @@ describe("requireHuman", () => {
     expect(confirmEnvelope(ctx, { title: "Deploy?", requireHuman: false }).request).not.toHaveProperty(
       HUMAN_ONLY_FIELD,
     );
+    // An ask addressed to another agent is answered by that agent: never with requireHuman.
+    expect(() => confirmEnvelope(ctx, { title: "Done?", to: "agent:db-worker/fleet", requireHuman: true })).toThrow(
+      /requireHuman/u,
+    );
+    expect(confirmEnvelope(ctx, { title: "Done?", to: "agent:db-worker/fleet" }).to).toBe("agent:db-worker/fleet");
   });
 
   it("refuses an answer or decline by a standing rule or an agent, with the actor and the Response", () => {

@@ -126,4 +126,9 @@ describe("ma2h ask --require-human", () => {
     expect(await run(["wait", id]), stderr).toBe(EXIT.notByHuman);
     expect(stderr).toContain(line);
   });
+
+  it("is a usage error with --to: an agent answers an addressed ask", async () => {
+    expect(await run(["ask", "confirm", "Done?", "--require-human", "--to", "agent:db-worker/fleet"])).toBe(EXIT.usage);
+    expect(stderr).toContain("ma2h: usage_error: --require-human asks a person: not with --to");
+  });
 });

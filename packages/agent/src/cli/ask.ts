@@ -185,6 +185,8 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   if (state) common.state = state;
   const detach = args.booleans.detach === true;
   const requireHuman = args.booleans["require-human"] === true;
+  if (requireHuman && common.to !== undefined)
+    throw new UsageError("--require-human asks a person: not with --to (an agent answers that)");
   if (requireHuman) common.requireHuman = true;
 
   const connection = connect(args);
