@@ -27,6 +27,7 @@ import { Sessions } from "./sessions";
 import type { DedupStore, ReplayStore } from "./stores";
 import { type RetryOptions, Transport } from "./transport";
 import type { VerifiedEntry } from "./verify-entry";
+import type { AskAnswer } from "./answers";
 import type { GetOptions, WaitOptions } from "./wait";
 
 export type { Ack, Capability, Destination, GetMessage, HubResponse, SubmitAck };
@@ -202,7 +203,7 @@ export class Ma2hClient {
   }
 
   /** @deprecated Use `client.messages.wait`. */
-  wait(id: string, o: WaitOptions = {}): Promise<HubResponse> {
+  wait(id: string, o: WaitOptions = {}): Promise<AskAnswer> {
     return this.messages.wait(id, o);
   }
 

@@ -11,6 +11,7 @@ import { type ErrorCode, isHubError } from "@ma2h/protocol/errors";
 import { type Message, parseMessage } from "@ma2h/protocol/message";
 import { checkSubmitSemantics } from "@ma2h/protocol/rules";
 import { assertSupportedMajor, parseVersion } from "@ma2h/protocol/versions";
+import { HUMAN_ONLY_FIELD } from "./answers";
 import { CapabilityError, localError } from "./errors";
 
 /** The newest version this SDK speaks (§10). */
@@ -69,6 +70,13 @@ export type NotifyInput = CommonInput;
 interface AskCommon extends CommonInput {
   callback?: CallbackInput;
   allowedResolvers?: string[];
+  /**
+   * Only a person may answer: sets `request["x-ma2h-human-only"] = true` (a Hub with standing rules
+   * does not answer it by rule; a v0.6 Hub ignores the field) and makes the handle's `wait()` throw
+   * NotAnsweredByHumanError when it is answered or declined by a non-`human:` actor anyway. An
+   * expiry (with `defaultOnExpire` applied or not) is returned as usual: that is your own fallback.
+   */
+  requireHuman?: boolean;
 }
 export interface ConfirmInput extends AskCommon {
   defaultOnExpire?: "approve" | "deny" | null;
@@ -186,6 +194,11 @@ function ask(
   if (i.allowedResolvers !== undefined) request.allowed_resolvers = i.allowedResolvers;
   const cb = callback(i.callback);
   if (cb !== undefined) request.callback = cb;
+  if (i.requireHuman === true) {
+    // Another agent answers an addressed ask (§4, v0.5): a person never would, so every answer would be refused.
+    if (i.to !== undefined) throw new TypeError("requireHuman asks a person: not with `to` (an agent answers that)");
+    request[HUMAN_ONLY_FIELD] = true;
+  }
   return { ...common("ask", ctx, i), request };
 }
 

@@ -6,6 +6,7 @@
  * §8.5 envelope). Messages never carry the API key or a message's `state`.
  */
 import { ERROR_STATUS, type ErrorCode, type ErrorTouchpoint, effectiveErrorCode } from "@ma2h/protocol/errors";
+import type { HubResponse } from "@ma2h/protocol/response";
 
 /**
  * Every `code` an SDK error carries: a §8.5 code (after the unknown-code fallback), `http_<status>`
@@ -42,7 +43,9 @@ export type Ma2hErrorCode =
   /** StateIntegrityError: a sealed `state` did not open. */
   | "state_integrity"
   /** SenderNotAcceptedError: a sender outside `acceptFrom` / `directivesFrom` (§13.4, §13.5). */
-  | "sender_not_accepted";
+  | "sender_not_accepted"
+  /** NotAnsweredByHumanError: a `requireHuman` ask answered or declined by a non-`human:` actor. */
+  | "not_answered_by_human";
 
 export interface Ma2hErrorInit {
   status: number;
@@ -142,6 +145,25 @@ export class MisrouteError extends Ma2hError {
     this.ack = init.ack;
     this.cancelled = init.cancelled;
     this.cancelError = init.cancelError ?? null;
+  }
+}
+
+/**
+ * An ask made with `requireHuman` was `answered` or `declined` by an actor that is not a person
+ * (§9.1: a `system:rule/…` standing rule of a Hub that ignored `x-ma2h-human-only`, an `agent:…`
+ * resolver): do not act on it as a person's decision. `actor` is the Response's Hub-attested
+ * `response.actor` (null when it carries none), `response` the whole §6 Response. `status` is the
+ * `200` the answer came with; `code` is `not_answered_by_human` (the Hub reported success).
+ * An `expired` Response — with a `default_on_expire` applied by `system:default_on_expire` or
+ * not — is never this error: the default is the agent's own fallback, not someone else's answer.
+ */
+export class NotAnsweredByHumanError extends Ma2hError {
+  readonly actor: string | null;
+  readonly response: HubResponse;
+  constructor(message: string, init: Ma2hErrorInit & { response: HubResponse }) {
+    super(message, init);
+    this.response = init.response;
+    this.actor = init.response.response?.actor ?? null;
   }
 }
 

@@ -33,6 +33,9 @@ export type {
   WaitOptions,
 } from "./client";
 export type { RetryOptions } from "./transport";
+// Who answered (§9.1): `byHuman` on every waited answer, and the `requireHuman` mark.
+export { HUMAN_ONLY_FIELD, isHumanAnswer } from "./answers";
+export type { AskAnswer } from "./answers";
 export { SDK_VERSION } from "./envelopes";
 export type {
   CallbackInput,
@@ -74,6 +77,7 @@ export {
   MisrouteError,
   NetworkError,
   NotAcknowledgeableError,
+  NotAnsweredByHumanError,
   NotAuthorizedError,
   NotFoundError,
   RateLimitedError,

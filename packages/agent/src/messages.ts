@@ -10,8 +10,8 @@ import type { Capability } from "@ma2h/protocol/capability";
 import { type ErrorCode, isHubError } from "@ma2h/protocol/errors";
 import type { GetMessage } from "@ma2h/protocol/get-message";
 import { parseResolveRequest } from "@ma2h/protocol/resolve-request";
-import type { HubResponse } from "@ma2h/protocol/response";
 import { type Destination, destinationSchema, type SubmitAck } from "@ma2h/protocol/submit-ack";
+import { type AskAnswer, HUMAN_ONLY_FIELD } from "./answers";
 import {
   type CommonInput,
   type ConfirmInput,
@@ -41,8 +41,11 @@ export interface MessageHandle {
   readonly destination?: Destination;
   /** §8.2 one GET (see `messages.get`). */
   get(o?: GetOptions): Promise<GetMessage | null>;
-  /** Long-polls until the §6 Response (see `messages.wait`). A notify has none: it times out. */
-  wait(o?: WaitOptions): Promise<HubResponse>;
+  /**
+   * Long-polls until the §6 Response, with `byHuman` (see `messages.wait`). A notify has none: it
+   * times out. On the handle of an ask made with `requireHuman`, `requireHuman` defaults to true.
+   */
+  wait(o?: WaitOptions): Promise<AskAnswer>;
   /** §8.4 (see `messages.cancel`). */
   cancel(o?: RequestControl): Promise<CancelResult>;
   /** §14.3 the response-leg ack (see `messages.ack`). */
@@ -109,10 +112,19 @@ export class Messages {
   constructor(deps: MessagesDeps) {
     this.#d = deps;
     this.ask = {
-      confirm: async (i) => this.submit(confirmEnvelope(await deps.context(), this.#sessioned(i))),
-      select: async (i) => this.submit(selectEnvelope(await deps.context(), this.#sessioned(i))),
-      input: async (i) => this.submit(inputEnvelope(await deps.context(), this.#sessioned(i))),
+      confirm: async (i) =>
+        this.#humanOnly(await this.submit(confirmEnvelope(await deps.context(), this.#sessioned(i))), i.requireHuman),
+      select: async (i) =>
+        this.#humanOnly(await this.submit(selectEnvelope(await deps.context(), this.#sessioned(i))), i.requireHuman),
+      input: async (i) =>
+        this.#humanOnly(await this.submit(inputEnvelope(await deps.context(), this.#sessioned(i))), i.requireHuman),
     };
+  }
+
+  /** The handle of a `requireHuman` ask: its `wait()` refuses an answer by a non-person (answers.ts). */
+  #humanOnly(handle: MessageHandle, requireHuman: boolean | undefined): MessageHandle {
+    if (requireHuman !== true) return handle;
+    return { ...handle, wait: (o) => this.wait(handle.id, { requireHuman: true, ...o }) };
   }
 
   /** The input with `session` defaulted to the held one (an explicit string or null wins). */
@@ -167,7 +179,7 @@ export class Messages {
     const ack = await this.#post(bytes);
     await journal.complete(idempotencyKey, ack);
     if (sent.to !== undefined) await this.#assertRouted(sent.type, ack);
-    return this.handle(ack.id, ack);
+    return this.#humanOnly(this.handle(ack.id, ack), sent.humanOnly);
   }
 
   /**
@@ -229,8 +241,11 @@ export class Messages {
     return (await getMessage(this.#d.transport, id, o)).body;
   }
 
-  /** Long-polls until the §6 Response (see wait.ts); WaitTimeoutError after `timeoutMs`. */
-  wait(id: string, o: WaitOptions = {}): Promise<HubResponse> {
+  /**
+   * Long-polls until the §6 Response (see wait.ts), returned with `byHuman`; WaitTimeoutError after
+   * `timeoutMs`; NotAnsweredByHumanError with `requireHuman` when a non-person answered or declined.
+   */
+  wait(id: string, o: WaitOptions = {}): Promise<AskAnswer> {
     return waitForResponse(this.#d.transport, id, o);
   }
 
@@ -296,10 +311,14 @@ function requireInterAgent(cap: Capability): void {
   });
 }
 
-/** `type` and `to` of journaled submit bytes (they were validated when first sent). */
-function parseSent(bytes: string): { type: string; to?: string } {
-  const e = JSON.parse(bytes) as { type?: unknown; to?: unknown };
-  return { type: String(e.type), ...(typeof e.to === "string" ? { to: e.to } : {}) };
+/** `type`, `to` and the human-only mark of journaled submit bytes (they were validated when first sent). */
+function parseSent(bytes: string): { type: string; to?: string; humanOnly: boolean } {
+  const e = JSON.parse(bytes) as { type?: unknown; to?: unknown; request?: Record<string, unknown> };
+  return {
+    type: String(e.type),
+    ...(typeof e.to === "string" ? { to: e.to } : {}),
+    humanOnly: e.request?.[HUMAN_ONLY_FIELD] === true,
+  };
 }
 
 /** §8.0/§8.6 advertised limits, checked before sending (the Hub would answer 422). */

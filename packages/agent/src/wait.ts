@@ -4,6 +4,9 @@
  * terminal body arrives, `timeoutMs` passes (WaitTimeoutError with the last body) or the signal
  * aborts (its reason is thrown).
  *
+ * The Response comes back as an AskAnswer (`byHuman`, answers.ts); with `requireHuman` an answer or
+ * decline by anything but a person is NotAnsweredByHumanError instead.
+ *
  * `since`: the Hub answers 304 when the status did not change after `since` (its own clock, §9.5).
  * We take it from the Hub's `Date` header of a reply that still read `open`, minus one second (the
  * header is whole seconds and is stamped after the row was read), so it never lies after a change we
@@ -13,6 +16,7 @@
  */
 import type { GetMessage } from "@ma2h/protocol/get-message";
 import { type HubResponse, responseSchema } from "@ma2h/protocol/response";
+import { type AskAnswer, answerOf, assertAnsweredByHuman } from "./answers";
 import { Ma2hError, WaitTimeoutError } from "./errors";
 import { abortReason, backoffDelay, isTransient, sleep, type Transport } from "./transport";
 
@@ -23,6 +27,12 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Give up after this long (default: never). */
   timeoutMs?: number;
+  /**
+   * Throw NotAnsweredByHumanError when the ask is `answered` or `declined` by an actor that is not
+   * `human:` (a standing rule, an agent). An `expired` Response, a default applied or not, is
+   * returned as usual. The handle of an ask made with `requireHuman` sets this for you.
+   */
+  requireHuman?: boolean;
 }
 
 export interface GetOptions {
@@ -80,7 +90,7 @@ function withDeadline(outer: AbortSignal | undefined, ms: number): { signal: Abo
   };
 }
 
-export async function waitForResponse(transport: Transport, id: string, o: WaitOptions = {}): Promise<HubResponse> {
+export async function waitForResponse(transport: Transport, id: string, o: WaitOptions = {}): Promise<AskAnswer> {
   const deadline = o.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + o.timeoutMs;
   const { baseDelayMs, maxDelayMs } = transport.retry;
   let last: GetMessage | null = null;
@@ -135,7 +145,11 @@ export async function waitForResponse(transport: Transport, id: string, o: WaitO
         body: last,
       });
     }
-    if (last.status !== "open") return responseOf(last);
+    if (last.status !== "open") {
+      const response = responseOf(last);
+      if (o.requireHuman === true) assertAnsweredByHuman(response);
+      return answerOf(response);
+    }
     if (reply.date !== null) since = new Date(reply.date - 1000).toISOString();
     // A hold the Hub cut short (its own cap is lower) must not become a busy loop.
     if (held < 1000) await sleep(Math.min(1000, Math.max(0, deadline - Date.now())), o.signal);

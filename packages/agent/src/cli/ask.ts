@@ -4,6 +4,8 @@
  * as `default_on_expire`, §7) ends it; the command then waits a grace period longer for that
  * Response before giving up (exit 7). --detach is the §2.1 pattern: seal --state, name a --callback
  * that re-invokes the agent, print the id, exit; a later `ma2h receive` acts on the pushed answer.
+ * --require-human marks the ask `x-ma2h-human-only` (no standing rule answers it) and exits 9 when a
+ * non-person answers or declines it anyway (outcome.ts).
  */
 import { readFileSync } from "node:fs";
 import type { SubmitAck } from "@ma2h/protocol/submit-ack";
@@ -29,6 +31,10 @@ const ASK_FLAGS: Record<string, FlagSpec> = {
     help: "the ask expires after D (90s, 30m, 2h, 1d): sets expires_at; the Hub ends it then",
   },
   detach: { kind: "boolean", help: "print the id and exit without waiting (§2.1; pair with --callback)" },
+  "require-human": {
+    kind: "boolean",
+    help: "only a person may answer: no standing rule; exits 9 naming the actor when a non-person answers anyway",
+  },
   callback: {
     kind: "string",
     value: "URL",
@@ -164,7 +170,7 @@ function callback(args: Parsed): CallbackInput | undefined {
 }
 
 export async function ask(mode: "confirm" | "select" | "input", args: Parsed): Promise<ExitCode> {
-  const common: CommonInput & { callback?: CallbackInput } = commonInput(args);
+  const common: CommonInput & { callback?: CallbackInput; requireHuman?: boolean } = commonInput(args);
   const timeout = args.strings.timeout;
   const timeoutMs = timeout !== undefined ? parseDuration(timeout, "timeout") : undefined;
   // Stamped when the envelope is built, after the capability round trip (a slow Hub must not make
@@ -178,6 +184,10 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   const state = sealedState(args);
   if (state) common.state = state;
   const detach = args.booleans.detach === true;
+  const requireHuman = args.booleans["require-human"] === true;
+  if (requireHuman && common.to !== undefined)
+    throw new UsageError("--require-human asks a person: not with --to (an agent answers that)");
+  if (requireHuman) common.requireHuman = true;
 
   const connection = connect(args);
   const { client } = connection;
@@ -216,6 +226,7 @@ export async function ask(mode: "confirm" | "select" | "input", args: Parsed): P
   return waitAndReport(client, ack.id, {
     shape,
     json: args.booleans.json === true,
+    requireHuman,
     ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs + EXPIRY_GRACE_MS } : {}),
   });
 }

@@ -24,6 +24,12 @@ export const EXIT = {
    * not with one of the options (§5.2 `edited`): stdout carries the text, stderr says so.
    */
   offMenu: 8,
+  /**
+   * `ask … --require-human` (or `wait` on such an ask) was answered or declined by an actor that is
+   * not a person (a `system:rule/…` standing rule, an `agent:…`): stderr names the actor; nothing
+   * is printed on stdout but the Response with --json. An expiry (default applied or not) stays 3.
+   */
+  notByHuman: 9,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -39,4 +45,5 @@ export const EXIT_DESCRIPTIONS: ReadonlyArray<readonly [ExitCode, string]> = [
   [EXIT.replayed, "a replayed push refused by receive (seen jti or already processed)"],
   [EXIT.stillOpen, "still open when the command gave up waiting"],
   [EXIT.offMenu, "answered in the person's own words (--allow-edit), not one of the options"],
+  [EXIT.notByHuman, "--require-human: answered or declined by a non-person (a standing rule, an agent)"],
 ];

@@ -4,10 +4,13 @@
  * off-menu answer (`edited`, §5.2/§6) is returned as `free_text`, never as `value`, so a model
  * matching on option values can never mistake the person's prose for one of its options; a
  * comment and an input answer are labelled as the person's words. An expiry default is reported as
- * the default, with the system actor — not as a person's choice (§6, §7).
+ * the default, with the system actor — not as a person's choice (§6, §7) — and an answer a Hub gave
+ * by a person's standing rule (actor `system:rule/<id>`, §9.1) as that rule's, naming who set it,
+ * never as a choice someone made just now. `by_human` is true exactly for a `human:` actor.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_ON_EXPIRE_ACTOR, type HubResponse } from "@ma2h/protocol/response";
+import { isHumanAnswer } from "../answers";
 import { type AskShape, isOffMenu } from "../off-menu";
 import type { AnswerOutput } from "./schemas";
 
@@ -28,14 +31,60 @@ export function pendingResult(id: string, status: string, waitedSeconds: number)
   );
 }
 
+/** §9.1 the actor of an answer a Hub gave by a person's standing rule. */
+const RULE_ACTOR = "system:rule/";
+
+/**
+ * Who set the standing rule behind a `system:rule/…` answer: the `human:<handle>` the Hub's comment
+ * names (`answered by a standing rule set by human:alice`), else the rule's own actor; null for an
+ * answer that is not a rule's.
+ */
+export function ruleSetter(r: HubResponse): string | null {
+  const actor = r.response?.actor;
+  if (actor === undefined || !actor.startsWith(RULE_ACTOR)) return null;
+  const named = /\bset by (human:[^\s"]+)/u.exec(r.response?.comment ?? "")?.[1]?.replace(/[.,;:]+$/u, "");
+  return named || actor;
+}
+
+/** The answer's value as the model reads it: a string as is, an object as JSON. */
+function shown(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
 export function responseResult(r: HubResponse, shape: AskShape): CallToolResult {
   const d = r.response;
-  const out: AnswerOutput = { id: r.in_reply_to, status: r.resolution, answered: false, resolution: r.resolution };
+  const out: AnswerOutput = {
+    id: r.in_reply_to,
+    status: r.resolution,
+    answered: false,
+    resolution: r.resolution,
+    by_human: isHumanAnswer(r),
+  };
   if (d?.actor !== undefined) out.actor = d.actor;
   if (d?.resolved_at !== undefined) out.resolved_at = d.resolved_at;
   if (d?.comment !== undefined) out.comment = d.comment;
   const lines: string[] = [];
   const by = d?.actor !== undefined ? ` (${d.actor})` : "";
+  const rule = ruleSetter(r);
+
+  if (rule !== null && (r.resolution === "answered" || r.resolution === "declined")) {
+    // Not a person's choice now: the Hub applied a rule someone set earlier (§9.1 system:rule/…).
+    if (r.resolution === "answered") {
+      out.answered = true;
+      if (d?.value !== undefined) out.value = d.value;
+      const what = d?.value !== undefined ? `: ${shown(d.value)}` : ".";
+      lines.push(
+        `No person chose this now: it was answered by a standing rule set by ${rule} (actor ${d?.actor})${what}`,
+      );
+    } else {
+      lines.push(
+        `No person chose this now: it was declined by a standing rule set by ${rule} (actor ${d?.actor}). Do not proceed as if it had been approved.`,
+      );
+    }
+    if (d?.comment !== undefined) lines.push(`The Hub's note: ${quoted(d.comment)}`);
+    lines.push(`Message id: ${r.in_reply_to}.`);
+    return result(lines.join("\n"), out);
+  }
 
   switch (r.resolution) {
     case "answered":

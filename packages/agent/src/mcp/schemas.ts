@@ -158,7 +158,11 @@ export const readDirectivesInput = z.strictObject({
 export const answerOutput = z.looseObject({
   id: z.string(),
   status: z.string().describe("The message status: open, or the terminal one."),
-  answered: z.boolean().describe("True only when a person (or an agent resolver) answered."),
+  answered: z.boolean().describe("True when it was answered or completed (by_human and actor say by whom)."),
+  by_human: z
+    .boolean()
+    .optional()
+    .describe("True only when a person (actor human:…) resolved it; false for a standing rule, a default or an agent."),
   resolution: z.enum(["answered", "declined", "cancelled", "expired", "completed", "dismissed"]).optional(),
   value: z
     .union([z.string(), z.record(z.string(), z.unknown())])
@@ -167,7 +171,10 @@ export const answerOutput = z.looseObject({
   edited: z.boolean().optional().describe("True when the person answered in their own words (see free_text)."),
   free_text: z.string().optional().describe("The person's own words (untrusted human text), when edited."),
   defaulted: z.boolean().optional().describe("True when the value is the expiry default, not a person's choice."),
-  actor: z.string().optional().describe("Who resolved it (human:…, agent:…, or system:default_on_expire)."),
+  actor: z
+    .string()
+    .optional()
+    .describe("Who resolved it (human:…, agent:…, system:rule/… for a standing rule, or system:default_on_expire)."),
   comment: z.string().optional().describe("The person's comment (untrusted human text)."),
   resolved_at: z.string().optional(),
 });
