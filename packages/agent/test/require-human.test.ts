@@ -6,7 +6,7 @@
  * the `ma2h` command line (`main`, the function the binary runs, in this process): `ask …
  * --require-human` exits 0 on a person's approval and 9, naming the actor, on an agent's.
  */
-// covers: packages/agent/src/answers.ts, packages/agent/src/messages.ts, packages/agent/src/cli/ask.ts, packages/agent/src/cli/waiting.ts
+// covers: lib/standing-rules/apply.ts, packages/agent/src/answers.ts, packages/agent/src/messages.ts, packages/agent/src/cli/ask.ts, packages/agent/src/cli/waiting.ts
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,6 +65,26 @@ describe("requireHuman (x-ma2h-human-only)", () => {
     // Without requireHuman the same answer is returned, marked as not a person's.
     const read = await agent.messages.wait(ask.id, { timeoutMs: 20_000 });
     expect(read.byHuman).toBe(false);
+  });
+});
+
+describe("with a standing rule on the Hub (docs/policies.md \"Standing rules\")", () => {
+  it("a rule's answer comes back with byHuman false; requireHuman keeps the rule off the ask", async () => {
+    const { answerAndRemember } = await import("../../../lib/standing-rules/store");
+    const { db } = await import("../../../lib/db");
+    const alice = await db().user.findUniqueOrThrow({ where: { email: "alice@acme.test" }, select: { id: true } });
+    const first = await sdk().messages.ask.confirm({ title: "Deploy build 150?" });
+    await answerAndRemember(alice.id, first.id, { value: "approve", duration: "2h" });
+
+    const next = await sdk().messages.ask.confirm({ title: "Deploy build 151?" });
+    const byRule = await next.wait({ timeoutMs: 20_000 });
+    expect(byRule.response?.actor).toMatch(/^system:rule\/rule_/);
+    expect(byRule.response?.comment).toBe("answered by a standing rule set by human:alice");
+    expect(byRule.byHuman).toBe(false);
+
+    const insisting = await sdk().messages.ask.confirm({ title: "Deploy build 152?", requireHuman: true });
+    expect((await stored(insisting.id)).status).toBe("open");
+    await db().standingRule.deleteMany({});
   });
 });
 
