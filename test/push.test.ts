@@ -6,8 +6,9 @@
  * Response the GET embeds; `state` comes back verbatim; the first attempt lands within 2 s of the
  * commit; rotation switches the signing key while both stay published; push below v0.3 is refused.
  */
-// covers: lib/delivery/push-attempt.ts, packages/protocol/src/signing.ts, lib/keys/signing-keys.ts, lib/principals/bindings.ts, lib/principals/callback-bindings.ts
+// covers: lib/delivery/push-attempt.ts, lib/standing-rules/apply.ts, packages/protocol/src/signing.ts, lib/keys/signing-keys.ts, lib/principals/bindings.ts, lib/principals/callback-bindings.ts
 import { describe, expect, it } from "vitest";
+import { db } from "../lib/db";
 import { rotateSigningKey } from "../lib/keys/signing-keys";
 import { addBinding, addBindingSecret, removeBindingSecret } from "../lib/principals/bindings";
 import { AgentVerifier, type Jwk } from "./support/agent-verify";
@@ -158,6 +159,28 @@ describe("a signed push for every terminal", () => {
 });
 
 describe("credentials per callback scheme", () => {
+  it("a standing rule's answer is pushed signed like a person's, and verifies (docs/policies.md)", async () => {
+    const { answerAndRemember } = await import("../lib/standing-rules/store");
+    const alice = await db().user.findUniqueOrThrow({ where: { email: "alice@acme.test" }, select: { id: true } });
+    const confirm = { request: { mode: "confirm" }, title: "Deploy build #7" };
+    const first = await push("/rule/first", HMAC, { over: confirm });
+    await answerAndRemember(alice.id, first.id, { value: "approve", duration: "30m", titlePattern: "Deploy build #*" });
+    const byRule = await push("/rule/second", HMAC, { over: { ...confirm, title: "Deploy build #8" } });
+    const [got] = await rx.waitFor("/rule/second", 1, 20_000);
+    const verdict = await expectVerifiedPush(
+      got as Received,
+      byRule,
+      new AgentVerifier({ callbackUrl: byRule.url, hmacSecrets: [HMAC_SECRET] }),
+      "answered",
+    );
+    expect(verdict.body.response).toMatchObject({
+      actor: expect.stringMatching(/^system:rule\/rule_[0-9a-z]+$/),
+      value: "approve",
+      comment: "answered by a standing rule set by human:alice",
+    });
+    await db().standingRule.deleteMany({});
+  });
+
   it("bearer and apikey attach the named credential and sign ed25519; no auth sends no credential", async () => {
     const bearer = await push("/s/bearer", { scheme: "bearer", token_ref: "tok" });
     const apikey = await push("/s/apikey", { scheme: "apikey", token_ref: "key" });
