@@ -111,6 +111,8 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     ],
   );
   await reviewPolicy("stark", "reviewbot");
+  // similar-asks.spec.ts's own: norman answers oscorp's build bot's similar asks as one group.
+  const oscorp = await provisionAccount("oscorp", ["buildbot"], [{ handle: "norman", role: "owner" }]);
   // entra.spec.ts: people who sign in only through that spec's own Entra-style IdP and web process.
   await provisionAccount(
     "contoso",
@@ -195,6 +197,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       cyberdyne: cyberdyne.keys,
       wayne: wayne.keys,
       stark: stark.keys,
+      oscorp: oscorp.keys,
     },
     tokens: {
       acme: acme.tokens,
@@ -207,6 +210,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       cyberdyne: cyberdyne.tokens,
       wayne: wayne.tokens,
       stark: stark.tokens,
+      oscorp: oscorp.tokens,
     },
     receiverPort,
     mailDir,

@@ -148,8 +148,10 @@ test("bulk decline and complete skip what they may not do, and say why", async (
   const t = a();
   const tag = marker("bulk");
   const asks = [
-    await t.submit(envelope("ask", t.agentId, { title: `Bulk ask 1 ${tag}` })),
-    await t.submit(envelope("ask", t.agentId, { title: `Bulk ask 2 ${tag}` })),
+    // Titles of different shapes: "Bulk ask 1 …" and "Bulk ask 2 …" would be one group of similar asks
+    // (docs/inbox.md "Similar asks"), its rows hidden until expanded.
+    await t.submit(envelope("ask", t.agentId, { title: `Bulk ask one ${tag}` })),
+    await t.submit(envelope("ask", t.agentId, { title: `Bulk ask two ${tag}` })),
   ];
   const locked = await t.submit(
     envelope("ask", t.agentId, {

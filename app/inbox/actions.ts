@@ -5,7 +5,15 @@
  * account and the person's seat in it are checked by that verb (§9.1), per item.
  */
 import { revalidatePath } from "next/cache";
-import { answerAsHuman, bulkResolve, type BulkReport, type HumanAction, humanActionFrom } from "@/lib/inbox/answer";
+import {
+  answerAsHuman,
+  answerGroup,
+  bulkResolve,
+  type BulkReport,
+  type GroupReport,
+  type HumanAction,
+  humanActionFrom,
+} from "@/lib/inbox/answer";
 import { adminAction, personAction, Refused } from "@/lib/next/action";
 import type { ActionResult, ActionState } from "@/lib/next/action-state";
 import { field, fieldsAll, present } from "@/lib/next/form";
@@ -58,6 +66,18 @@ export async function resolveMany(
   return personAction<{ report: BulkReport }>({ signInReturnTo: "/inbox" }, async ({ userId }) => {
     if (kind !== "decline" && kind !== "complete") throw new Refused("unknown bulk action");
     return { ok: true, report: await bulkResolve(userId, Array.isArray(ids) ? ids.map(String) : [], kind) };
+  });
+}
+
+/**
+ * One decision for a group of similar asks, or for the selected same-shape asks (docs/inbox.md
+ * "Similar asks"): `answerGroup`, which answers each ask through the per-ask verb and reports each.
+ */
+export async function answerSimilar(ids: string[], value: string): Promise<ActionResult<{ report: GroupReport }>> {
+  return personAction<{ report: GroupReport }>({ signInReturnTo: "/inbox" }, async ({ userId }) => {
+    if (!Array.isArray(ids) || ids.length === 0) throw new Refused("choose the asks to answer");
+    if (typeof value !== "string" || value === "") throw new Refused("choose an option");
+    return { ok: true, report: await answerGroup(userId, ids.map(String), value) };
   });
 }
 

@@ -74,4 +74,6 @@ export const LOGINS = {
   starksBob: "bob@stark.test", // member of stark, asked by the review bot's policy
   starksCarol: "carol@stark.test", // member of stark, bob's delegate
   starksFinn: "finn@stark.test", // member of stark, group finance
+  // oscorp: similar-asks.spec.ts's own person.
+  norman: "norman@oscorp.test", // owner of oscorp
 } as const;

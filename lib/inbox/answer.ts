@@ -174,3 +174,77 @@ export async function bulkResolve(userId: string, ids: string[], kind: "decline"
   }
   return report;
 }
+
+/** What one decision on a group of similar asks did to each (docs/inbox.md "Similar asks"). */
+export type GroupResult = { id: string; title: string | null } & (
+  | { outcome: "answered"; status: string }
+  /** A quorum ask: this person's vote is counted, the ask stays open until the quorum is met. */
+  | { outcome: "vote recorded"; approvals: PendingApproval["approvals"] }
+  | { outcome: "refused"; reason: string }
+  /** Settled before this answer reached it (answered, declined, expired, cancelled by someone else). */
+  | { outcome: "already settled"; status: string; actor: string | null }
+);
+
+export interface GroupReport {
+  value: string;
+  results: GroupResult[];
+}
+
+/**
+ * One decision for many confirm/select asks (a group of similar asks, or the bulk "answer selected"):
+ * `value` goes to each ask on its own through `answerAsHuman` — the same authorization, quorum vote,
+ * separation of duties and §7 compare-and-set as answering it alone, its own Response, audit event
+ * and push delivery. An ask whose options do not include `value`, or that this person may not answer,
+ * is refused with the reason; one settled meanwhile is reported with who settled it.
+ */
+export async function answerGroup(userId: string, ids: string[], value: string): Promise<GroupReport> {
+  const report: GroupReport = { value, results: [] };
+  if (typeof value !== "string" || value === "") throw new HubError("invalid_field", "choose an option");
+  for (const id of [...new Set(ids)].slice(0, BULK_LIMIT)) {
+    const item = await itemForHuman(userId, id);
+    const refused = (title: string | null, reason: string) =>
+      report.results.push({ id, title, outcome: "refused", reason });
+    if (!item) {
+      refused(null, "not found");
+      continue;
+    }
+    if (item.status !== "open") {
+      report.results.push({
+        id,
+        title: item.title,
+        outcome: "already settled",
+        status: item.status,
+        actor: item.resolution?.actor ?? null,
+      });
+      continue;
+    }
+    const ask = item.type === "ask" ? item.ask : null;
+    if (!ask || ask.mode === "input") {
+      refused(item.title, "only confirm and select asks are answered together");
+      continue;
+    }
+    if (!ask.options.some((o) => o.value === value)) {
+      refused(item.title, `"${value}" is not one of this ask's options`);
+      continue;
+    }
+    if (item.can.refusal !== null || !item.can.answer) {
+      refused(item.title, item.can.refusal ?? "this ask cannot be answered (permissions.allow_respond is false)");
+      continue;
+    }
+    const res = await answerAsHuman(userId, id, { kind: "answer", value });
+    if (res.ok && res.approvals) {
+      report.results.push({ id, title: item.title, outcome: "vote recorded", approvals: res.approvals });
+    } else if (res.ok) {
+      report.results.push({ id, title: item.title, outcome: "answered", status: res.status });
+    } else if (res.conflict) {
+      report.results.push({
+        id,
+        title: item.title,
+        outcome: "already settled",
+        status: res.conflict.status,
+        actor: res.conflict.actor,
+      });
+    } else refused(item.title, res.message);
+  }
+  return report;
+}

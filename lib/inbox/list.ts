@@ -17,6 +17,7 @@ import { facetCounts, type FacetCounts } from "./counts";
 import { decodeCursor, encodeCursor, type Cursor, type InboxFilters } from "./filters";
 import { type InboxRawRow, readOpenPage, readRestPage } from "./list.sql";
 import { seatsOf, type AccountSeat } from "../principals/seats";
+import type { ListOption } from "./similar";
 
 export const PAGE_SIZE = 50;
 
@@ -35,6 +36,8 @@ export interface InboxRow {
   mode: "select" | "input" | "confirm" | null;
   /** The value `a` answers with from the list (confirm: approve; select: the first option). */
   quickValue: string | null;
+  /** A confirm or select ask's options, value and label, in order (null otherwise): what groups it (./similar.ts). */
+  options: ListOption[] | null;
   canAnswer: boolean;
   canDecline: boolean;
   canComplete: boolean;
@@ -122,7 +125,11 @@ async function withActions(rows: InboxRawRow[], scope: AccountSeat[]): Promise<I
     const state = approvals.get(r.id);
     const voted = state !== undefined && state.votes.length > 0 ? state : null;
     const request = envelope.type === "ask" ? envelope.request : null;
-    const first = request && request.mode !== "input" ? (effectiveOptions(request)[0]?.value ?? null) : null;
+    const options =
+      request && request.mode !== "input"
+        ? effectiveOptions(request).map((o) => ({ value: o.value, label: o.label }))
+        : null;
+    const first = options?.[0]?.value ?? null;
     return [
       {
         id: r.id,
@@ -138,6 +145,7 @@ async function withActions(rows: InboxRawRow[], scope: AccountSeat[]): Promise<I
         expiresAt: r.expires_at?.toISOString() ?? null,
         mode: request?.mode ?? null,
         quickValue: first,
+        options,
         canAnswer: can.answer,
         canDecline: can.decline || can.dismiss,
         canComplete: can.complete,

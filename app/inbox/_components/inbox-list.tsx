@@ -2,23 +2,29 @@
 /**
  * The inbox list with keyboard triage. The cursor and the selection are kept by message id, so a
  * live refresh that reorders or adds rows keeps them where they were. Quick actions and bulk actions
- * call the same server actions as the item page, which call the same lib/ verb as the API.
+ * call the same server actions as the item page, which call the same lib/ verb as the API. Similar
+ * asks fold into one expandable group row (lib/inbox/similar.ts, docs/inbox.md "Similar asks"): the
+ * cursor stops on its header (`group:<first member's id>`) and, expanded, on its members.
  */
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useState, useTransition } from "react";
+import { type ReactNode, useCallback, useEffect, useState, useTransition } from "react";
 import { approvalRecordedText } from "@/lib/approvals/pending";
-import type { BulkReport } from "@/lib/inbox/answer";
+import type { BulkReport, GroupReport } from "@/lib/inbox/answer";
 import type { InboxRow } from "@/lib/inbox/list";
+import { groupSimilar, type ListOption, type SimilarGroup, sharedOptions } from "@/lib/inbox/similar";
 import type { WaitingByRow } from "@/lib/inbox/response-track";
 import { Age, Countdown } from "@/components/Clock";
 import { isPlain, isTyping } from "@/components/keys";
 import { LIST_SHORTCUTS, ShortcutsOverlay } from "@/components/ShortcutsOverlay";
-import { resolveItem, resolveMany } from "../actions";
+import { answerSimilar, resolveItem, resolveMany } from "../actions";
 import { ApprovalsLine } from "./approvals";
-import { BulkReportPanel } from "./bulk-report";
+import { BulkReportPanel, GroupReportPanel } from "./bulk-report";
 
 type Notice = { tone: "ok" | "warn"; text: string } | null;
+
+/** The cursor's id for a group's header row. */
+const groupNavId = (g: SimilarGroup<InboxRow>) => `group:${g.rows[0]?.id ?? ""}`;
 
 export function InboxList({
   rows,
@@ -35,26 +41,75 @@ export function InboxList({
   const [help, setHelp] = useState(false);
   const [notice, setNotice] = useState<Notice>(null);
   const [report, setReport] = useState<BulkReport | null>(null);
+  const [groupReport, setGroupReport] = useState<GroupReport | null>(null);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [pending, startTransition] = useTransition();
 
-  // Keep the cursor on a row that exists (the first, if its row went away).
+  const entries = groupSimilar(rows);
+  const groups = new Map(entries.flatMap((e) => (e.kind === "group" ? [[groupNavId(e), e] as const] : [])));
+  // The stops of j/k: every lone row, each group's header, and an expanded group's members.
+  const nav = entries.flatMap((e) =>
+    e.kind === "row" ? [e.row.id] : [groupNavId(e), ...(expanded.has(groupNavId(e)) ? e.rows.map((r) => r.id) : [])],
+  );
+
+  // Keep the cursor on a stop that exists (the first, if its row went away).
   const cursorIndex = Math.max(
     0,
-    rows.findIndex((r) => r.id === cursorId),
+    nav.findIndex((id) => id === cursorId),
   );
-  const cursor = rows[cursorIndex] ?? null;
+  const cursorNav = nav[cursorIndex] ?? null;
+  const cursor = rows.find((r) => r.id === cursorNav) ?? null;
+  const cursorGroup = cursorNav === null ? undefined : groups.get(cursorNav);
   useEffect(() => {
-    if (cursor && cursor.id !== cursorId) setCursorId(cursor.id);
-  }, [cursor, cursorId]);
+    if (cursorNav !== null && cursorNav !== cursorId) setCursorId(cursorNav);
+  }, [cursorNav, cursorId]);
 
   const move = useCallback(
     (delta: number) => {
-      const next = rows[Math.min(rows.length - 1, Math.max(0, cursorIndex + delta))];
+      const next = nav[Math.min(nav.length - 1, Math.max(0, cursorIndex + delta))];
       if (!next) return;
-      setCursorId(next.id);
-      document.querySelector(`[data-testid="inbox-row"][data-id="${next.id}"]`)?.scrollIntoView({ block: "nearest" });
+      setCursorId(next);
+      document.querySelector(`[data-nav="${next}"]`)?.scrollIntoView({ block: "nearest" });
     },
-    [rows, cursorIndex],
+    [nav, cursorIndex],
+  );
+
+  const toggleExpanded = useCallback((navId: string) => {
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (next.has(navId)) next.delete(navId);
+      else next.add(navId);
+      return next;
+    });
+  }, []);
+
+  /** Selects every member of a group, or unselects them all when every one is selected. */
+  const toggleMany = useCallback((ids: string[]) => {
+    setSelected((prev) => {
+      const next = new Set(prev);
+      const all = ids.every((id) => next.has(id));
+      for (const id of ids) {
+        if (all) next.delete(id);
+        else next.add(id);
+      }
+      return next;
+    });
+  }, []);
+
+  /** One decision for several similar asks: each is answered on its own, each reported. */
+  const answerMany = useCallback(
+    (ids: string[], value: string) => {
+      if (ids.length === 0) return;
+      startTransition(async () => {
+        const r = await answerSimilar(ids, value);
+        setReport(null);
+        setGroupReport(r.ok ? r.report : null);
+        setNotice(r.ok ? null : { tone: "warn", text: r.error });
+        setSelected(new Set());
+        router.refresh();
+      });
+    },
+    [router],
   );
 
   const toggle = useCallback((id: string) => {
@@ -71,6 +126,7 @@ export function InboxList({
       if (ids.length === 0) return;
       startTransition(async () => {
         const r = await resolveMany(ids, kind);
+        setGroupReport(null);
         setReport(r.ok ? r.report : null);
         setNotice(r.ok ? null : { tone: "warn", text: r.error });
         setSelected(new Set());
@@ -98,6 +154,7 @@ export function InboxList({
           kind === "answer" ? { kind: "answer", value: row.quickValue ?? "" } : { kind },
         );
         setReport(null);
+        setGroupReport(null);
         setNotice(
           res.ok
             ? {
@@ -118,6 +175,11 @@ export function InboxList({
     [router],
   );
 
+  const selectedIds = [...selected];
+  // "Answer selected": only when every selected ask shares mode and options (lib/inbox/similar.ts).
+  const shared = sharedOptions(rows.filter((r) => selected.has(r.id)));
+
+  // Re-bound on every render: it reads the cursor, the selection and the groups of this render.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!isPlain(e)) return;
@@ -134,6 +196,7 @@ export function InboxList({
       const key = e.key;
       const handled =
         ["j", "k", "ArrowDown", "ArrowUp", "o", "x", "a", "d", "c", "e", "/", "?"].includes(key) ||
+        /^[1-9]$/.test(key) ||
         (key === "Enter" && !onControl);
       if (!handled) return;
       e.preventDefault();
@@ -141,7 +204,37 @@ export function InboxList({
       if (key === "/") return document.querySelector<HTMLInputElement>('[data-testid="search"]')?.focus();
       if (key === "j" || key === "ArrowDown") return move(1);
       if (key === "k" || key === "ArrowUp") return move(-1);
-      if (!cursor || pending) return;
+      if (pending) return;
+      // 1–9: the selection's shared option n, else the group under the cursor's option n.
+      if (/^[1-9]$/.test(key)) {
+        const n = Number(key) - 1;
+        if (selected.size > 0) {
+          const option = shared?.[n];
+          if (option) answerMany(selectedIds, option.value);
+          else setNotice({ tone: "warn", text: answerSelectedRefusal(shared, n) });
+        } else if (cursorGroup) {
+          const option = cursorGroup.options[n];
+          if (option)
+            answerMany(
+              cursorGroup.rows.map((r) => r.id),
+              option.value,
+            );
+        }
+        return;
+      }
+      if (cursorGroup) {
+        const ids = cursorGroup.rows.map((r) => r.id);
+        if (key === "Enter" || key === "o") return toggleExpanded(groupNavId(cursorGroup));
+        if (key === "x") return toggleMany(ids);
+        if (key === "d") return bulk("decline", selected.size > 0 ? [...selected] : ids);
+        if (key === "a")
+          return setNotice({
+            tone: "warn",
+            text: "Answer a group with its buttons or 1–9; expand it (Enter) to answer one of its asks.",
+          });
+        return;
+      }
+      if (!cursor) return;
       if (key === "Enter" || key === "o") return router.push(`/inbox/${cursor.id}`);
       if (key === "e") return router.push(`/inbox/${cursor.id}#respond`);
       if (key === "x") return toggle(cursor.id);
@@ -151,9 +244,7 @@ export function InboxList({
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [cursor, help, selected, pending, move, toggle, quick, bulk, router]);
-
-  const selectedIds = [...selected];
+  });
 
   return (
     <>
@@ -179,6 +270,32 @@ export function InboxList({
         >
           Complete
         </button>
+        {shared ? (
+          shared.map((o, i) => (
+            <button
+              key={o.value}
+              type="button"
+              className="btn"
+              data-testid="bulk-answer"
+              data-value={o.value}
+              disabled={pending}
+              title={`Answer each selected ask with ${o.label} (${i + 1})`}
+              onClick={() => answerMany(selectedIds, o.value)}
+            >
+              Answer selected: {o.label}
+            </button>
+          ))
+        ) : (
+          <button
+            type="button"
+            className="btn"
+            data-testid="bulk-answer"
+            disabled
+            title={selected.size === 0 ? "Select asks first" : answerSelectedRefusal(null, 0)}
+          >
+            Answer selected
+          </button>
+        )}
         {selected.size > 0 && (
           <button type="button" className="btn btn-quiet" onClick={() => setSelected(new Set())}>
             Clear
@@ -204,22 +321,50 @@ export function InboxList({
         </p>
       )}
       {report && <BulkReportPanel report={report} onClose={() => setReport(null)} />}
+      {groupReport && <GroupReportPanel report={groupReport} onClose={() => setGroupReport(null)} />}
       {rows.length === 0 ? (
         <p className="empty">Nothing here. New asks and tasks appear as soon as an agent sends them.</p>
       ) : (
         <ul className="rows" aria-label="Inbox items">
-          {rows.map((r) => (
-            <Row
-              key={r.id}
-              row={r}
-              cursor={r.id === cursor?.id}
-              selected={selected.has(r.id)}
-              multiAccount={multiAccount}
-              waiting={waiting[r.id]}
-              onToggle={toggle}
-              onFocus={setCursorId}
-            />
-          ))}
+          {entries.map((e) => {
+            const row = (r: InboxRow) => (
+              <Row
+                key={r.id}
+                row={r}
+                cursor={r.id === cursorNav}
+                selected={selected.has(r.id)}
+                multiAccount={multiAccount}
+                waiting={waiting[r.id]}
+                onToggle={toggle}
+                onFocus={setCursorId}
+              />
+            );
+            if (e.kind === "row") return row(e.row);
+            const navId = groupNavId(e);
+            return (
+              <GroupRow
+                key={navId}
+                navId={navId}
+                group={e}
+                cursor={navId === cursorNav}
+                expanded={expanded.has(navId)}
+                selected={e.rows.filter((r) => selected.has(r.id)).length}
+                multiAccount={multiAccount}
+                pending={pending}
+                onExpand={() => toggleExpanded(navId)}
+                onSelect={() => toggleMany(e.rows.map((r) => r.id))}
+                onAnswer={(value) =>
+                  answerMany(
+                    e.rows.map((r) => r.id),
+                    value,
+                  )
+                }
+                onFocus={setCursorId}
+              >
+                {e.rows.map(row)}
+              </GroupRow>
+            );
+          })}
         </ul>
       )}
       {help && <ShortcutsOverlay shortcuts={LIST_SHORTCUTS} onClose={() => setHelp(false)} />}
@@ -228,6 +373,117 @@ export function InboxList({
 }
 
 const VERB_LABEL: Record<string, string> = { ask: "Ask", task: "Task", notify: "Note" };
+
+/** Why "answer selected" cannot answer the selection with option n (1-based in the text). */
+function answerSelectedRefusal(shared: ListOption[] | null, n: number): string {
+  return shared === null
+    ? "Answer selected needs open confirm or select asks that all have the same mode and options."
+    : `The selected asks have no option ${n + 1}.`;
+}
+
+/**
+ * A group of similar asks: its shape and count ("Deploy build #… ×3"), one button per shared
+ * option answering every member (shown when this person may answer at least one of them), and its
+ * members as normal rows once expanded.
+ */
+function GroupRow(props: {
+  navId: string;
+  group: SimilarGroup<InboxRow>;
+  cursor: boolean;
+  expanded: boolean;
+  selected: number;
+  multiAccount: boolean;
+  pending: boolean;
+  onExpand: () => void;
+  onSelect: () => void;
+  onAnswer: (value: string) => void;
+  onFocus: (id: string) => void;
+  children: ReactNode;
+}) {
+  const { group: g, cursor, expanded } = props;
+  const count = g.rows.length;
+  const all = props.selected === count;
+  const answerable = g.rows.some((r) => r.canAnswer);
+  const refusal = g.rows.find((r) => r.refusal)?.refusal ?? null;
+  const membersId = `${props.navId}-members`;
+  return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the header moves the list cursor there; the keyboard moves it with j/k (the list's key handler)
+    <li
+      className="row-group"
+      data-testid="similar-group"
+      data-count={count}
+      data-shape={g.shape}
+      onClick={(e) => {
+        // A member's click moves the cursor to that member (its own row's handler), not to the header.
+        if (e.target instanceof Element && e.target.closest("[data-nav]")?.getAttribute("data-nav") === props.navId)
+          props.onFocus(props.navId);
+      }}
+    >
+      <div
+        className={`row row-group-head${cursor ? " row-cursor" : ""}${all ? " row-selected" : ""}`}
+        data-nav={props.navId}
+        data-cursor={cursor ? "true" : undefined}
+      >
+        <input
+          type="checkbox"
+          className="row-check"
+          aria-label={`Select all ${count}: ${g.shape}`}
+          checked={all}
+          ref={(el) => {
+            if (el) el.indeterminate = props.selected > 0 && !all;
+          }}
+          onChange={props.onSelect}
+        />
+        <span className="group-count" title={`${count} similar asks`}>
+          ×{count}
+        </span>
+        <div className="row-main">
+          <button
+            type="button"
+            className="row-title group-toggle"
+            data-testid="group-toggle"
+            aria-expanded={expanded}
+            aria-controls={membersId}
+            onClick={props.onExpand}
+          >
+            <span aria-hidden="true">{expanded ? "▾" : "▸"}</span> {g.shape} ×{count}
+          </button>
+          <div className="row-meta">
+            <span className="verb verb-ask">{`Ask · ${g.mode}`}</span>
+            <span className="agent">{g.agentId}</span>
+            {props.multiAccount && <span className="account">{g.account}</span>}
+            <span>similar asks, answered together</span>
+          </div>
+          {answerable ? (
+            <div className="group-answers">
+              {g.options.map((o, i) => (
+                <button
+                  key={o.value}
+                  type="button"
+                  className="btn"
+                  data-testid="group-answer"
+                  data-value={o.value}
+                  disabled={props.pending}
+                  title={`Answer each of the ${count} asks with ${o.label} (${i + 1})`}
+                  onClick={() => props.onAnswer(o.value)}
+                >
+                  {o.label} ×{count}
+                </button>
+              ))}
+            </div>
+          ) : (
+            refusal && <div className="row-meta">{refusal}</div>
+          )}
+        </div>
+      </div>
+      {expanded && (
+        <ul className="rows rows-members" id={membersId} aria-label={`${g.shape}: ${count} asks`}>
+          {props.children}
+        </ul>
+      )}
+    </li>
+  );
+}
 
 function Row(props: {
   row: InboxRow;
@@ -245,6 +501,7 @@ function Row(props: {
       className={`row${cursor ? " row-cursor" : ""}${selected ? " row-selected" : ""}${r.status === "open" ? "" : " row-closed"}`}
       data-testid="inbox-row"
       data-id={r.id}
+      data-nav={r.id}
       data-cursor={cursor ? "true" : undefined}
       data-selected={selected ? "true" : undefined}
       onClick={() => props.onFocus(r.id)}
