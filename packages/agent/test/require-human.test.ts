@@ -68,7 +68,7 @@ describe("requireHuman (x-ma2h-human-only)", () => {
   });
 });
 
-describe("with a standing rule on the Hub (docs/policies.md \"Standing rules\")", () => {
+describe('with a standing rule on the Hub (docs/policies.md "Standing rules")', () => {
   it("a rule's answer comes back with byHuman false; requireHuman keeps the rule off the ask", async () => {
     const { answerAndRemember } = await import("../../../lib/standing-rules/store");
     const { db } = await import("../../../lib/db");
