@@ -18,6 +18,7 @@ const TABS = [
   ["identities", "Identities"],
   ["slack", "Slack"],
   ["activity", "Activity"],
+  ["insights", "My insights"],
 ] as const;
 
 /**

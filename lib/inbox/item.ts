@@ -8,13 +8,22 @@ import { db } from "../db";
 import { looksLikeMessageId } from "@ma2h/protocol/ids";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
+import { recordItemShown } from "../insights/insights";
 import { affordancesFor } from "./affordances";
 import { itemHistory } from "./handovers";
 import { reassignChoices } from "../assignment/reassign";
 import { buildItemView, hiddenInputDefaults, type ItemView } from "./view";
 
-export async function itemForHuman(userId: string, id: string): Promise<ItemView | null> {
-  return (await itemForAnswer(userId, id))?.item ?? null;
+/**
+ * `shown`: the item's page is rendering for the person — record its first showing to their seat
+ * (lib/insights/, the rubber-stamp signal). Answers and bulk actions load it without.
+ */
+export async function itemForHuman(
+  userId: string,
+  id: string,
+  opts: { shown?: boolean } = {},
+): Promise<ItemView | null> {
+  return (await itemForAnswer(userId, id, opts))?.item ?? null;
 }
 
 /**
@@ -24,6 +33,7 @@ export async function itemForHuman(userId: string, id: string): Promise<ItemView
 export async function itemForAnswer(
   userId: string,
   id: string,
+  opts: { shown?: boolean } = {},
 ): Promise<{ item: ItemView; hiddenDefaults: Record<string, unknown> } | null> {
   if (!looksLikeMessageId(id)) return null;
   const row = await db().message.findUnique({
@@ -38,6 +48,7 @@ export async function itemForAnswer(
     readApprovalsOf([row]).then((m) => m.get(row.id) ?? null),
     itemHistory(row.id),
     row.status === "open" && message.type !== "notify" ? reassignChoices(userId, row.id) : Promise.resolve(null),
+    opts.shown ? recordItemShown(userId, row.accountId, row.id) : undefined,
   ]);
   return {
     item: buildItemView(

@@ -1,0 +1,17 @@
+-- CreateTable
+CREATE TABLE "item_views" (
+    "message_id" TEXT NOT NULL,
+    "membership_id" TEXT NOT NULL,
+    "first_shown_at" TIMESTAMPTZ(3) NOT NULL,
+
+    CONSTRAINT "item_views_pkey" PRIMARY KEY ("message_id","membership_id")
+);
+
+-- CreateIndex
+CREATE INDEX "item_views_membership_id_idx" ON "item_views"("membership_id");
+
+-- AddForeignKey
+ALTER TABLE "item_views" ADD CONSTRAINT "item_views_message_id_fkey" FOREIGN KEY ("message_id") REFERENCES "messages"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "item_views" ADD CONSTRAINT "item_views_membership_id_fkey" FOREIGN KEY ("membership_id") REFERENCES "memberships"("id") ON DELETE CASCADE ON UPDATE CASCADE;
