@@ -1,9 +1,10 @@
 /**
  * The statements behind lib/insights/insights.ts. Every one starts from the account's asks created
- * in the window — `messages_inbox_recent_idx` (account_id, created_at, id) gives that range — and
- * reaches each ask's resolution by `resolutions.message_id` (unique) and its first view by the
- * `item_views` primary key; the expired count reads (account_id, status, created_at). Addressed
- * (inter-agent) messages are no one's inbox and count nowhere (§8.7.1).
+ * in the window, read from `messages_insights_idx` alone (account_id, created_at and the columns
+ * they group by; partial on the human inbox's asks: addressed messages count nowhere, §8.7.1); a
+ * person's own view can start from their answers instead (`resolutions (actor, resolved_at)`). Each
+ * ask's resolution is reached by `resolutions.message_id` (unique) or a hash join, its first view by
+ * the `item_views` primary key. docs/PERFORMANCE.md "Insights" has the plans on 1,000,000 messages.
  *
  * An answer is a resolution by a person (`human:<handle>`) or by a standing rule (`system:rule/…`):
  * expiries, defaults, cancellations and retention are not answers.
@@ -17,7 +18,12 @@ const asksIn = (accountId: string, from: Date, to: Date) => Prisma.sql`
   m.account_id = ${accountId} AND m.created_at >= ${from} AND m.created_at < ${to}
   AND m.type = 'ask' AND m.to_address IS NULL`;
 
-const ANSWER = Prisma.sql`(r.actor LIKE 'human:%' OR r.actor LIKE 'system:rule/%')`;
+/**
+ * An answer, and (implied, as an answer never precedes its ask) given since `from`: the bound lets a
+ * person's own view start from `resolutions (actor, resolved_at)`.
+ */
+const answeredSince = (from: Date) =>
+  Prisma.sql`(r.actor LIKE 'human:%' OR r.actor LIKE 'system:rule/%') AND r.resolved_at >= ${from}`;
 /** Only this actor's answers (a person's own view), or everyone's. */
 const onlyActor = (actor: string | null) => (actor === null ? Prisma.empty : Prisma.sql`AND r.actor = ${actor}`);
 
@@ -49,26 +55,28 @@ export interface AnswerTimeRow {
  * overall (grouping sets), each with how many of its answers a standing rule gave.
  */
 export const answerTimes = statement(
-  "insights: time to answer p50/p90 by person, agent, project, priority and overall",
+  "insights: time to answer p50/p90 by person, agent, project and priority and overall",
   (accountId: string, from: Date, to: Date, actor: string | null) => Prisma.sql`
     WITH a AS (
-      SELECT r.actor, ag.agent_id AS agent, coalesce(m.project, '') AS project, m.priority,
+      SELECT r.actor, m.agent_row_id AS agent, coalesce(m.project, '') AS project, m.priority,
              extract(epoch FROM r.resolved_at - m.created_at)::float8 AS secs
       FROM messages m
       JOIN resolutions r ON r.message_id = m.id
-      JOIN agents ag ON ag.id = m.agent_row_id
-      WHERE ${asksIn(accountId, from, to)} AND ${ANSWER} ${onlyActor(actor)}
+      WHERE ${asksIn(accountId, from, to)} AND ${answeredSince(from)} ${onlyActor(actor)}
+    ), g AS (
+      SELECT CASE WHEN GROUPING(actor) = 0 THEN 'person' WHEN GROUPING(agent) = 0 THEN 'agent'
+                  WHEN GROUPING(project) = 0 THEN 'project' WHEN GROUPING(priority) = 0 THEN 'priority'
+                  ELSE 'all' END AS dim,
+             coalesce(actor, agent, project, priority, '') AS key,
+             count(*)::int AS n,
+             count(*) FILTER (WHERE actor LIKE 'system:rule/%')::int AS by_rule,
+             percentile_disc(0.5) WITHIN GROUP (ORDER BY secs) AS p50,
+             percentile_disc(0.9) WITHIN GROUP (ORDER BY secs) AS p90
+      FROM a
+      GROUP BY GROUPING SETS ((actor), (agent), (project), (priority), ())
     )
-    SELECT CASE WHEN GROUPING(actor) = 0 THEN 'person' WHEN GROUPING(agent) = 0 THEN 'agent'
-                WHEN GROUPING(project) = 0 THEN 'project' WHEN GROUPING(priority) = 0 THEN 'priority'
-                ELSE 'all' END AS dim,
-           coalesce(actor, agent, project, priority, '') AS key,
-           count(*)::int AS n,
-           count(*) FILTER (WHERE actor LIKE 'system:rule/%')::int AS by_rule,
-           percentile_disc(0.5) WITHIN GROUP (ORDER BY secs) AS p50,
-           percentile_disc(0.9) WITHIN GROUP (ORDER BY secs) AS p90
-    FROM a
-    GROUP BY GROUPING SETS ((actor), (agent), (project), (priority), ())`,
+    SELECT g.dim, CASE WHEN g.dim = 'agent' THEN ag.agent_id ELSE g.key END AS key, g.n, g.by_rule, g.p50, g.p90
+    FROM g LEFT JOIN agents ag ON g.dim = 'agent' AND ag.id = g.key`,
   SAMPLES,
 );
 
@@ -80,12 +88,13 @@ export function readAnswerTimes(accountId: string, from: Date, to: Date, actor: 
 export const expiredByAgent = statement(
   "insights: asks expired unanswered, per agent",
   (accountId: string, from: Date, to: Date) => Prisma.sql`
-    SELECT ag.agent_id AS agent, count(*)::int AS n
-    FROM messages m JOIN agents ag ON ag.id = m.agent_row_id
-    WHERE m.account_id = ${accountId} AND m.status = 'expired' AND m.created_at >= ${from} AND m.created_at < ${to}
-      AND m.type = 'ask' AND m.to_address IS NULL
-    GROUP BY ag.agent_id
-    ORDER BY n DESC, agent`,
+    WITH e AS (
+      SELECT m.agent_row_id, count(*)::int AS n FROM messages m
+      WHERE ${asksIn(accountId, from, to)} AND m.status = 'expired'
+      GROUP BY m.agent_row_id
+    )
+    SELECT ag.agent_id AS agent, e.n FROM e JOIN agents ag ON ag.id = e.agent_row_id
+    ORDER BY e.n DESC, agent`,
   [["acc_sample", FROM, TO]],
 );
 
@@ -140,7 +149,7 @@ export const rubberStamps = statement(
       JOIN resolutions r ON r.message_id = m.id
       LEFT JOIN memberships mb ON mb.account_id = m.account_id AND mb.handle = substr(r.actor, 7)
       LEFT JOIN item_views v ON v.message_id = m.id AND v.membership_id = mb.id
-      WHERE ${asksIn(accountId, from, to)} AND r.actor LIKE 'human:%' ${onlyActor(actor)}
+      WHERE ${asksIn(accountId, from, to)} AND r.actor LIKE 'human:%' AND r.resolved_at >= ${from} ${onlyActor(actor)}
     ), w AS (
       SELECT actor, resolved_at, first_shown_at,
              count(*) OVER (PARTITION BY actor ORDER BY resolved_at

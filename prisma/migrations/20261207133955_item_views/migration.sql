@@ -10,6 +10,14 @@ CREATE TABLE "item_views" (
 -- CreateIndex
 CREATE INDEX "item_views_membership_id_idx" ON "item_views"("membership_id");
 
+-- CreateIndex
+-- Insights read an account's asks of a window from this index alone (index-only scans): partial on
+-- the human inbox's asks, which the schema cannot say (as messages_inbox_facets_idx).
+CREATE INDEX "messages_insights_idx" ON "messages"("account_id", "created_at", "id", "agent_row_id", "status", "priority", "project") WHERE "type" = 'ask' AND "to_address" IS NULL;
+
+-- CreateIndex
+CREATE INDEX "resolutions_actor_resolved_at_idx" ON "resolutions"("actor", "resolved_at");
+
 -- AddForeignKey
 ALTER TABLE "item_views" ADD CONSTRAINT "item_views_message_id_fkey" FOREIGN KEY ("message_id") REFERENCES "messages"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
