@@ -37,6 +37,7 @@ async function seed(
   n: number,
   total: number,
   offset: number,
+  base: number,
 ) {
   const step = (DAYS * 86_400) / total;
   await db().$executeRaw`

@@ -6,7 +6,7 @@
  * answers in 5 minutes is a burst, 20 is not); the first showing recorded once by the item page's
  * loader; the CSV equal to the page's tables; who may see which view and export.
  */
-// covers: lib/insights/, components/Insights.tsx, app/admin/[account]/insights/page.tsx, lib/inbox/item.ts
+// covers: lib/insights/, components/Insights.tsx, lib/inbox/item.ts
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
