@@ -92,6 +92,8 @@ export function InsightsView({
 const BAR_H = 18;
 const LABEL_W = 150;
 const PLOT_W = 300;
+/** Room right of the longest bar for its label ("p90 1234.5 s"). */
+const LABEL_R = 90;
 
 /** p50 and p90 per row as horizontal bars, on one scale (the largest p90). */
 function TimeChart({ table }: { table: InsightsTable }) {
@@ -104,8 +106,8 @@ function TimeChart({ table }: { table: InsightsTable }) {
       <svg
         role="img"
         aria-labelledby={`${id}-title ${id}-desc`}
-        viewBox={`0 0 ${LABEL_W + PLOT_W + 60} ${h}`}
-        width={LABEL_W + PLOT_W + 60}
+        viewBox={`0 0 ${LABEL_W + PLOT_W + LABEL_R} ${h}`}
+        width={LABEL_W + PLOT_W + LABEL_R}
         height={h}
       >
         <title id={`${id}-title`}>{table.title}</title>

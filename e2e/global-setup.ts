@@ -111,6 +111,15 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     ],
   );
   await reviewPolicy("stark", "reviewbot");
+  // insights.spec.ts's own: otto (owner) sees the account's insights, nora (member) only her own.
+  const oscorp = await provisionAccount(
+    "oscorp",
+    ["opsbot/infra", "releasebot"],
+    [
+      { handle: "otto", role: "owner" },
+      { handle: "nora", role: "member" },
+    ],
+  );
   // entra.spec.ts: people who sign in only through that spec's own Entra-style IdP and web process.
   await provisionAccount(
     "contoso",
@@ -195,6 +204,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       cyberdyne: cyberdyne.keys,
       wayne: wayne.keys,
       stark: stark.keys,
+      oscorp: oscorp.keys,
     },
     tokens: {
       acme: acme.tokens,
@@ -207,6 +217,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       cyberdyne: cyberdyne.tokens,
       wayne: wayne.tokens,
       stark: stark.tokens,
+      oscorp: oscorp.tokens,
     },
     receiverPort,
     mailDir,

@@ -74,4 +74,7 @@ export const LOGINS = {
   starksBob: "bob@stark.test", // member of stark, asked by the review bot's policy
   starksCarol: "carol@stark.test", // member of stark, bob's delegate
   starksFinn: "finn@stark.test", // member of stark, group finance
+  // oscorp: insights.spec.ts's own people.
+  otto: "otto@oscorp.test", // owner of oscorp
+  nora: "nora@oscorp.test", // member of oscorp
 } as const;
