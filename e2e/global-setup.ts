@@ -113,6 +113,15 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   await reviewPolicy("stark", "reviewbot");
   // similar-asks.spec.ts's own: norman answers oscorp's build bot's similar asks as one group.
   const oscorp = await provisionAccount("oscorp", ["buildbot"], [{ handle: "norman", role: "owner" }]);
+  // insights.spec.ts's own: otto (owner) sees the account's insights, nora (member) only her own.
+  const tyrell = await provisionAccount(
+    "tyrell",
+    ["opsbot/infra", "releasebot"],
+    [
+      { handle: "otto", role: "owner" },
+      { handle: "nora", role: "member" },
+    ],
+  );
   // entra.spec.ts: people who sign in only through that spec's own Entra-style IdP and web process.
   await provisionAccount(
     "contoso",
@@ -198,6 +207,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       wayne: wayne.keys,
       stark: stark.keys,
       oscorp: oscorp.keys,
+      tyrell: tyrell.keys,
     },
     tokens: {
       acme: acme.tokens,
@@ -211,6 +221,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       wayne: wayne.tokens,
       stark: stark.tokens,
       oscorp: oscorp.tokens,
+      tyrell: tyrell.tokens,
     },
     receiverPort,
     mailDir,

@@ -19,6 +19,7 @@ const TABS = [
   ["identities", "Identities"],
   ["slack", "Slack"],
   ["activity", "Activity"],
+  ["insights", "My insights"],
 ] as const;
 
 /**

@@ -76,4 +76,7 @@ export const LOGINS = {
   starksFinn: "finn@stark.test", // member of stark, group finance
   // oscorp: similar-asks.spec.ts's own person.
   norman: "norman@oscorp.test", // owner of oscorp
+  // tyrell: insights.spec.ts's own people.
+  otto: "otto@tyrell.test", // owner of tyrell
+  nora: "nora@tyrell.test", // member of tyrell
 } as const;

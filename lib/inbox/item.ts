@@ -8,14 +8,23 @@ import { db } from "../db";
 import { looksLikeMessageId } from "@ma2h/protocol/ids";
 import { envelopeOf } from "../messages/record";
 import { seatFor } from "../principals/seats";
+import { recordItemShown } from "../insights/insights";
 import { affordancesFor } from "./affordances";
 import { itemHistory } from "./handovers";
 import { reassignChoices } from "../assignment/reassign";
 import { rememberChoices, ruleOfActor } from "../standing-rules/item";
 import { buildItemView, hiddenInputDefaults, type ItemView } from "./view";
 
-export async function itemForHuman(userId: string, id: string): Promise<ItemView | null> {
-  return (await itemForAnswer(userId, id))?.item ?? null;
+/**
+ * `shown`: the item's page is rendering for the person — record its first showing to their seat
+ * (lib/insights/, the rubber-stamp signal). Answers and bulk actions load it without.
+ */
+export async function itemForHuman(
+  userId: string,
+  id: string,
+  opts: { shown?: boolean } = {},
+): Promise<ItemView | null> {
+  return (await itemForAnswer(userId, id, opts))?.item ?? null;
 }
 
 /**
@@ -25,6 +34,7 @@ export async function itemForHuman(userId: string, id: string): Promise<ItemView
 export async function itemForAnswer(
   userId: string,
   id: string,
+  opts: { shown?: boolean } = {},
 ): Promise<{ item: ItemView; hiddenDefaults: Record<string, unknown> } | null> {
   if (!looksLikeMessageId(id)) return null;
   const row = await db().message.findUnique({
@@ -42,6 +52,7 @@ export async function itemForAnswer(
     open && message.type !== "notify" ? reassignChoices(userId, row.id) : Promise.resolve(null),
     open ? rememberChoices(userId, row, message, row.agent.agentId) : Promise.resolve(null),
     ruleOfActor(row.accountId, row.resolution?.actor),
+    opts.shown ? recordItemShown(userId, row.accountId, row.id) : undefined,
   ]);
   return {
     item: buildItemView(

@@ -14,6 +14,7 @@ const TABS = [
   ["slack", "Slack"],
   ["settings", "Settings"],
   ["audit", "Audit log"],
+  ["insights", "Insights"],
 ] as const;
 
 /** Tabs of one administered account (404 for anyone who is not its owner or admin). */

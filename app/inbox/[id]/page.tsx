@@ -40,7 +40,7 @@ function onExpiry(item: ItemView): string {
 export default async function ItemPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const human = await requireHuman(`/inbox/${encodeURIComponent(id)}`);
-  const item = await itemForHuman(human.userId, id);
+  const item = await itemForHuman(human.userId, id, { shown: true });
   if (!item) {
     // Purged by retention (§8.2): a seat holder sees what the tombstone kept; anyone else 404.
     const tomb = await tombstoneForHuman(human.userId, id);
