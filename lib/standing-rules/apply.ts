@@ -23,7 +23,7 @@ import { KIND_RULE_STOPPED } from "../notifications/kinds";
 import { plannedRows } from "../notifications/planned-rows";
 import { standingRulesSettings } from "../policies/store";
 import type { Routing } from "../policies/evaluate";
-import { type AgentPrincipal, RESOLVING_ROLES, type Role } from "../principals/types";
+import type { AgentPrincipal, Role } from "../principals/types";
 import { envelopeOf } from "../messages/record";
 import { routingOf } from "../policies/routing";
 import { ruleEligibility, scopeMatches } from "./scope";
@@ -43,22 +43,14 @@ export interface NewAsk {
 /**
  * Right after a submit (lib/http/routes/submit.ts; not for a replay): lets the first applicable rule
  * answer the new ask; returns the rule id that answered, or null. One indexed read when the agent
- * has no rule. Never throws for a rule's sake: the ask is already accepted, and a person answers it
+ * has no live rule. Never throws for a rule's sake: the ask is already accepted, and a person answers it
  * if no rule does.
  */
 export async function answerByStandingRule(principal: AgentPrincipal, messageId: string): Promise<string | null> {
   try {
     const now = clock.now();
-    const live = await db().standingRule.count({
-      where: {
-        accountId: principal.accountId,
-        agentId: principal.agentId,
-        revokedAt: null,
-        stoppedAt: null,
-        OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-      },
-    });
-    if (live === 0) return null;
+    const rules = await liveRules(principal, now);
+    if (rules.length === 0) return null;
     const row = await db().message.findUnique({
       where: { id: messageId },
       select: { id: true, accountId: true, status: true, envelope: true, routing: true, toAddress: true },
@@ -72,21 +64,20 @@ export async function answerByStandingRule(principal: AgentPrincipal, messageId:
       routing: routingOf(row),
     };
     if (ruleEligibility(ask.envelope, ask.routing) !== null) return null;
-    return await applyRules(ask);
+    if (!(await standingRulesSettings(ask.accountId)).enabled) return null;
+    return await applyRules(rules, ask, now);
   } catch (err) {
     log.warn("standing rules could not be applied", { message_id: messageId, error: String(err) });
     return null;
   }
 }
 
-async function applyRules(ask: NewAsk): Promise<string | null> {
-  const now = clock.now();
-  const mode = ask.envelope.type === "ask" ? ask.envelope.request.mode : null;
-  const rules = await db().standingRule.findMany({
+/** The agent's rules that are neither revoked, stopped nor expired, oldest first, with their creators. */
+function liveRules(principal: AgentPrincipal, now: Date) {
+  return db().standingRule.findMany({
     where: {
-      accountId: ask.accountId,
-      agentId: ask.attestedAgentId,
-      mode: mode ?? "",
+      accountId: principal.accountId,
+      agentId: principal.agentId,
       revokedAt: null,
       stoppedAt: null,
       OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
@@ -94,16 +85,21 @@ async function applyRules(ask: NewAsk): Promise<string | null> {
     include: { creator: { select: { handle: true, role: true } } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
-  if (rules.length === 0) return null;
-  if (!(await standingRulesSettings(ask.accountId)).enabled) return null;
+}
+
+async function applyRules(
+  rules: Awaited<ReturnType<typeof liveRules>>,
+  ask: NewAsk,
+  now: Date,
+): Promise<string | null> {
   for (const rule of rules) {
+    // The scope holds the mode too: a rule made on a confirm ask never answers a select.
     if (!scopeMatches(scopeOf(rule), ask.envelope, ask.attestedAgentId)) continue;
     // Only while its creator may still answer this ask under the policy recorded at submit (§9.1).
     const creator = { accountId: ask.accountId, handle: rule.creator.handle, role: rule.creator.role as Role };
-    if (!RESOLVING_ROLES.includes(creator.role)) continue;
     if (humanResolveRefusal(creator, ask.envelope, ask.routing) !== null) continue;
     if (rule.shadow) {
-      await recordHit(rule.id, ask, true, now);
+      await recordShadowHit(rule.id, ask, now);
       continue;
     }
     const recent = await db().standingRuleHit.count({
@@ -147,10 +143,11 @@ async function answerWith(ruleId: string, value: string, creator: string, ask: N
   return commit.won;
 }
 
-async function recordHit(ruleId: string, ask: NewAsk, shadow: boolean, now: Date): Promise<void> {
+/** A shadow rule's "would have answered": counted and audited, nothing answered. */
+async function recordShadowHit(ruleId: string, ask: NewAsk, now: Date): Promise<void> {
   await db().$transaction(async (tx) => {
     await tx.standingRuleHit.createMany({
-      data: [{ ruleId, messageId: ask.id, shadow, at: now }],
+      data: [{ ruleId, messageId: ask.id, shadow: true, at: now }],
       skipDuplicates: true,
     });
     await writeAudit(tx, {
