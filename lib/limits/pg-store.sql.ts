@@ -14,24 +14,31 @@ export const heldKeyLock = statement(
 
 export const lockHeldKey = (key: string) => db().$executeRaw(heldKeyLock.sql(key));
 
-/** Its own snapshot, taken after the key's lock: concurrent acquires never overshoot. */
-export const acquireHeld = statement(
-  "count one held request for a key and process, unless the live total is at the cap",
-  (key: string, processId: string, cap: number) => Prisma.sql`
-          INSERT INTO parked_counts (key, process_id, count)
-          SELECT ${key}, ${processId}, 1
-           WHERE (SELECT COALESCE(SUM(c.count), 0)
-                    FROM parked_counts c
-                    JOIN process_leases l ON l.process_id = c.process_id AND l.alive_until > now()
-                   WHERE c.key = ${key}) < ${cap}
-          ON CONFLICT (key, process_id) DO UPDATE SET count = parked_counts.count + 1
-          RETURNING count`,
-  [["agent:agt_row_sample", "proc_sample", 10]],
+/**
+ * Its own snapshot, taken after the key's lock: concurrent acquires never overshoot. Counts up to
+ * `wanted` held requests at once — as many as fit under the cap — and returns how many it counted.
+ */
+export const acquireHeldSlots = statement(
+  "count up to n held requests for a key and process, as many as fit under the live total's cap",
+  (key: string, processId: string, cap: number, wanted: number) => Prisma.sql`
+          WITH live AS (
+                 SELECT COALESCE(SUM(c.count), 0)::int AS total
+                   FROM parked_counts c
+                   JOIN process_leases l ON l.process_id = c.process_id AND l.alive_until > now()
+                  WHERE c.key = ${key}),
+               granted AS (SELECT LEAST(${wanted}::int, GREATEST(${cap}::int - total, 0)) AS n FROM live),
+               counted AS (
+                 INSERT INTO parked_counts (key, process_id, count)
+                 SELECT ${key}, ${processId}, n FROM granted WHERE n > 0
+                 ON CONFLICT (key, process_id) DO UPDATE SET count = parked_counts.count + EXCLUDED.count
+                 RETURNING 1)
+          SELECT n FROM granted`,
+  [["agent:agt_row_sample", "proc_sample", 10, 3]],
 );
 
-/** A row when counted, none when the cap is reached. */
-export const runAcquireHeld = (key: string, processId: string, cap: number) =>
-  db().$queryRaw<{ count: number }[]>(acquireHeld.sql(key, processId, cap));
+/** One row: how many of the `wanted` were counted (0 when the cap is reached). */
+export const runAcquireHeldSlots = (key: string, processId: string, cap: number, wanted: number) =>
+  db().$queryRaw<{ n: number }[]>(acquireHeldSlots.sql(key, processId, cap, wanted));
 
 export const releaseHeld = statement(
   "uncount one held request of a key and process",
