@@ -71,7 +71,7 @@ async function send(name: string, batch: Batch, key: string, processId: string, 
         ]);
         const counted = Number(rows[0]?.n ?? 0);
         // The first come are counted: the order requests arrived in is the order they are served.
-        these.forEach((w, i) => w.resolve(i < counted));
+        for (const [i, w] of these.entries()) w.resolve(i < counted);
       } catch (err) {
         for (const w of these) w.reject(err);
       }
