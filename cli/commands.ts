@@ -39,9 +39,11 @@ const bindingJson = (b: BindingInfo) => ({
   origin: b.origin,
   path_prefix: b.pathPrefix,
   secret_refs: b.secretRefs,
+  standard_webhooks: b.standardWebhooks,
 });
 const bindingText = (b: BindingInfo) =>
-  `${b.id}  ${b.agentId} (${b.accountSlug})  ${b.origin}  prefix ${b.pathPrefix}  refs ${b.secretRefs.join(",")}`;
+  `${b.id}  ${b.agentId} (${b.accountSlug})  ${b.origin}  prefix ${b.pathPrefix}  refs ${b.secretRefs.join(",")}` +
+  (b.standardWebhooks ? "  standard-webhooks" : "");
 
 export const COMMANDS: Record<string, Command> = {
   "account create": {
@@ -342,6 +344,23 @@ export const COMMANDS: Record<string, Command> = {
       return {
         json: { secret: { binding_id: r.bindingId, ref: r.ref, removed: true } },
         text: `secret ${r.ref} removed from binding ${r.bindingId}; pushes naming it stop`,
+      };
+    },
+  },
+  "binding webhooks": {
+    usage: "binding webhooks <binding-id> on|rotate|off",
+    args: 2,
+    async run([id, change]) {
+      if (change !== "on" && change !== "rotate" && change !== "off")
+        throw usageError("binding webhooks: the second argument is on, rotate or off");
+      const { changeStandardWebhooks } = await import("../lib/delivery/binding-webhooks");
+      const r = await changeStandardWebhooks(id!, change);
+      return {
+        json: { binding: { id: r.bindingId, standard_webhooks: r.enabled }, ...(r.secret ? { secret: r.secret } : {}) },
+        text: r.secret
+          ? `Standard Webhooks ${change === "on" ? "on" : "secret rotated"} for binding ${r.bindingId}. ` +
+            `Its secret, shown only now:\n${r.secret}`
+          : `Standard Webhooks off for binding ${r.bindingId}`,
       };
     },
   },

@@ -8,6 +8,7 @@
  * and the audit log (page and JSON Lines export) names the right actor for every one of these.
  * The tests run in order and share the agent created by the first.
  */
+import { Webhook } from "standardwebhooks";
 import type { Page, Request } from "@playwright/test";
 import { startReceiver, type Receiver } from "../test/support/receiver";
 import { envelope, expect, marker, signedInContext, signIn, test } from "./support/fixtures";
@@ -143,6 +144,12 @@ test("a binding approved in the UI lets a push callback through; the item shows 
     await expect(row).toContainText(agentId);
     await expect(row).toContainText("cb");
     expect(await page.content()).not.toContain("ui-secret-VALUE-never-shown");
+    // Standard Webhooks, turned on here: its secret is shown this once; pushes then carry its headers.
+    const bindingId = (await row.getAttribute("data-binding")) as string;
+    await page.getByTestId(`webhooks-set-${bindingId}-submit`).click();
+    const whsec = (await page.getByTestId(`webhooks-set-${bindingId}-secret`).textContent()) ?? "";
+    expect(whsec).toMatch(/^whsec_/);
+    await expect(page.getByTestId(`webhooks-${bindingId}`)).toHaveAttribute("data-on", "true");
 
     // An origin the CLI would refuse is refused here too, with its reason.
     await page.getByTestId("binding-origin").fill("https://hooks.example.com/with/path");
@@ -174,6 +181,8 @@ test("a binding approved in the UI lets a push callback through; the item shows 
     const [push] = await receiver.waitFor("/hook", 1, 30_000);
     expect(JSON.parse(push!.body).in_reply_to).toBe(pushedId);
     expect(push!.headers["ma2h-signature"]).toMatch(/^t=\d+,jti=[^,]+,v1=/);
+    const headers = push!.headers as Record<string, string>;
+    expect(new Webhook(whsec).verify(push!.body, headers)).toMatchObject({ in_reply_to: pushedId });
 
     // The worker records the outcome just after the receiver answered.
     const delivered = page.getByTestId("delivery");

@@ -13,7 +13,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb } from "../lib/db";
+import { closeDb, db } from "../lib/db";
+import { changeStandardWebhooks, standardWebhooksSecretOf } from "../lib/delivery/binding-webhooks";
 import { resetEnvCache } from "../lib/env";
 import { activeSigningKey, ensureSigningKey, publishedKeys, rotateSigningKey } from "../lib/keys/signing-keys";
 import { openConnection } from "../lib/notifications/slack/connection";
@@ -37,6 +38,7 @@ let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let client: pg.Client;
 let bindingA: string;
 let bindingB: string;
+let webhooksA: string;
 let accountId: string;
 let subscriptionId: string;
 let kids: string[];
@@ -66,10 +68,15 @@ async function snapshot(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const p of SEAL_PURPOSES) {
     const { table, column, rowKey } = SEALED[p];
-    for (const r of await sql(`SELECT ${rowKey.join(", ")}, ${column} AS v FROM ${table}`))
+    for (const r of await sql(`SELECT ${rowKey.join(", ")}, ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL`))
       out[`${table}.${column}:${rowKey.map((k) => r[k]).join("/")}`] = r.v;
   }
   return out;
+}
+
+/** Binding A's Standard Webhooks secret as a push would read it (lib/delivery/binding-webhooks.ts). */
+async function webhooksSecretOf(id: string) {
+  return standardWebhooksSecretOf(await db().callbackBinding.findUniqueOrThrow({ where: { id } }));
 }
 
 function run(
@@ -120,6 +127,7 @@ beforeAll(async () => {
     addBinding({ agentRef: { agentId: "bot" }, origin, secretRef: "hooks", secret });
   bindingA = (await bind("https://a.example", "secret-of-a")).id;
   bindingB = (await bind("https://b.example", "secret-of-b")).id;
+  webhooksA = (await changeStandardWebhooks(bindingA, "on")).secret as string;
   await ensureSigningKey();
   await rotateSigningKey();
   kids = (await sql<{ kid: string }>("SELECT kid FROM signing_keys ORDER BY created_at")).map((r) => r.kid);
@@ -187,9 +195,11 @@ describe("sealed values are bound to their purpose and row", () => {
       await sql(`UPDATE callback_bindings SET ${column} = $1 WHERE id = $2`, [value, bindingA]);
       // Before the destination entered the context, the secret opened and went wherever the row said.
       await expect(resolveCallbackSecret(bindingA, "hooks"), column).rejects.toThrow(/authentication failed/);
+      expect(await webhooksSecretOf(bindingA), column).toEqual({ on: true, secret: null });
       await sql(`UPDATE callback_bindings SET ${column} = $1 WHERE id = $2`, [before, bindingA]);
     }
     expect(await resolveCallbackSecret(bindingA, "hooks")).toBe("secret-of-a");
+    expect(await webhooksSecretOf(bindingA)).toEqual({ on: true, secret: webhooksA });
   });
 
   it("a binding secret sealed before its destination was bound is sealed again at start, then opens", async () => {
@@ -386,18 +396,19 @@ describe("ma2h-hub secrets rotate --from-env", () => {
 
   it("re-seals every value from the old secret to the new one; the old no longer opens any; a re-run is a no-op", async () => {
     const before = await snapshot();
-    expect(Object.keys(before)).toHaveLength(8); // 2 binding secrets, 2 signing keys, 2 Slack, VAPID, 1 push
+    expect(Object.keys(before)).toHaveLength(9); // 2 binding secrets, 1 Standard Webhooks, 2 signing keys, 2 Slack, VAPID, 1 push
     expect(await unopenableUnder(OLD)).toEqual([]);
 
     const r = await rotate(env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toEqual({
       secrets: {
-        rotated: 8,
+        rotated: 9,
         already_current: 0,
         by_purpose: {
           auditSigningKey: 0, // no worker has run here: no audit key yet
           bindingSecret: 2,
+          bindingStandardWebhooks: 1,
           signingKey: 2,
           slackBotToken: 1,
           slackSigningSecret: 1,
@@ -409,11 +420,12 @@ describe("ma2h-hub secrets rotate --from-env", () => {
     const after = await snapshot();
     for (const k of Object.keys(before)) expect(after[k]).not.toBe(before[k]);
     expect(await unopenableUnder(NEW)).toEqual([]);
-    expect(await unopenableUnder(OLD)).toHaveLength(8);
+    expect(await unopenableUnder(OLD)).toHaveLength(9);
 
     useSecret(NEW);
     expect(await resolveCallbackSecret(bindingA, "hooks")).toBe("secret-of-a");
     expect(await resolveCallbackSecret(bindingB, "hooks")).toBe("secret-of-b");
+    expect(await webhooksSecretOf(bindingA)).toEqual({ on: true, secret: webhooksA });
     expect(await openConnection(accountId)).toMatchObject({
       botToken: "xoxb-bot-token",
       signingSecret: "signing0secret0value",
@@ -421,7 +433,7 @@ describe("ma2h-hub secrets rotate --from-env", () => {
 
     const again = await rotate(env);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.json.secrets).toMatchObject({ rotated: 0, already_current: 8 });
+    expect(again.json.secrets).toMatchObject({ rotated: 0, already_current: 9 });
     expect(await snapshot()).toEqual(after);
   }, 120_000);
 });

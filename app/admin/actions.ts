@@ -10,11 +10,13 @@ import { agentInAccount, createAgent } from "@/lib/principals/agents";
 import { revokeKey, rotateKey } from "@/lib/principals/api-keys";
 import { addBindingSecret, removeBindingSecret, revokeBinding } from "@/lib/principals/bindings";
 import { addBindingWithProof } from "@/lib/delivery/origin-proof";
+import { changeStandardWebhooks } from "@/lib/delivery/binding-webhooks";
 import { changeRole, removeMember } from "@/lib/principals/members";
 import { changeSponsors } from "@/lib/principals/sponsors";
 import { addMemberFromBrowser, revokeInvitation } from "@/lib/principals/invitations";
+import { HubError } from "@ma2h/protocol/errors";
 import { adminAction } from "@/lib/next/action";
-import type { ActionState } from "@/lib/next/action-state";
+import type { ActionResult, ActionState } from "@/lib/next/action-state";
 import { field } from "@/lib/next/form";
 
 function opts(seat: { actor: string; accountId: string; role: string }) {
@@ -177,5 +179,23 @@ export async function removeMemberAction(_prev: ActionState, form: FormData): Pr
     revalidatePath(`/admin/${seat.slug}/members`);
     // Whether it was the person's last seat (and what else ended) is not this account's to know.
     return { ok: true, message: `${r.handle} removed: their access to ${seat.slug} has ended.` };
+  });
+}
+
+/** Standard Webhooks on a binding: on / rotate show the new `whsec_` secret once; off removes it. */
+export async function bindingWebhooksAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  return adminAction(field(form, "account"), async ({ seat }): Promise<ActionResult> => {
+    const change = field(form, "change");
+    if (change !== "on" && change !== "rotate" && change !== "off")
+      throw new HubError("invalid_field", "change must be on, rotate or off");
+    const r = await changeStandardWebhooks(field(form, "binding"), change, opts(seat));
+    revalidatePath(`/admin/${seat.slug}/bindings`);
+    if (!r.secret) return { ok: true, message: `Standard Webhooks off for ${r.bindingId}.` };
+    return {
+      ok: true,
+      message: `Standard Webhooks ${change === "on" ? "on" : "secret rotated"} for ${r.bindingId}.`,
+      secret: r.secret,
+      secretLabel: "Standard Webhooks secret",
+    };
   });
 }

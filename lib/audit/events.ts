@@ -51,6 +51,10 @@ export const AUDIT_EVENT = {
   bindingSecretAdded: "binding.secret_added",
   bindingSecretRemoved: "binding.secret_removed",
   bindingRevoked: "binding.revoked",
+  // Standard Webhooks headers on a binding's pushes (lib/delivery/binding-webhooks.ts).
+  bindingWebhooksOn: "binding.standard_webhooks_on",
+  bindingWebhooksRotated: "binding.standard_webhooks_rotated",
+  bindingWebhooksOff: "binding.standard_webhooks_off",
   deliveryRedriven: "delivery.redriven",
   // The agent→human leg (§7, §8.1, §8.9).
   messageSubmitted: "message.submitted",

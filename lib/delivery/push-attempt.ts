@@ -13,11 +13,13 @@ import { metrics } from "../metrics/registry";
 import { callbackOf, type Callback } from "@ma2h/protocol/message";
 import { signResponsePush, type SigningKey } from "@ma2h/protocol/signing";
 import { findCallbackBinding, resolveCallbackSecret } from "../principals/bindings";
+import { standardWebhooksSecretOf } from "./binding-webhooks";
 import { accountSigningKey } from "../keys/signing-keys";
 import { stampDeliveredQuery } from "../messages/delivery-track.sql";
 import { envelopeOf } from "../messages/record";
 import { hubResponse } from "../messages/serialize";
 import { postJson, type EgressResult } from "./egress";
+import { standardWebhooksHeaders } from "./standard-webhooks";
 import { deliveryPolicy, devCallbackAllowlist, originKey } from "./policy";
 import { nextAttemptAt, verdictForStatus } from "./schedule";
 
@@ -85,14 +87,23 @@ async function prepare(deliveryId: string): Promise<Prepared | null> {
   if (!binding) return null; // revoked since submit (§9.4: credentials only to a bound host)
   const creds = await credentials(message.accountId, binding.bindingId, auth);
   if (!creds) return null;
+  const webhooks = standardWebhooksSecretOf(binding.row);
+  if (webhooks.on && webhooks.secret === null) return null; // sealed for another destination: withheld
 
   const response = hubResponse(message, message.resolution);
+  const now = clock.now();
   // §9.2: a fresh `t` and `jti` per attempt; same body and `resolution_id`.
-  const { header } = signResponsePush({ response, callbackUrl: d.callbackUrl, key: creds.key, now: clock.now() });
+  const { header } = signResponsePush({ response, callbackUrl: d.callbackUrl, key: creds.key, now });
+  const body = JSON.stringify(response);
   return {
     url: d.callbackUrl,
-    body: JSON.stringify(response),
-    headers: { ...creds.headers, "ma2h-signature": header },
+    body,
+    headers: {
+      ...creds.headers,
+      "ma2h-signature": header,
+      // Beside §9.2's signature, never instead; the obligation's id is stable across retries.
+      ...(webhooks.on && webhooks.secret ? standardWebhooksHeaders(webhooks.secret, { id: d.id, at: now, body }) : {}),
+    },
   };
 }
 

@@ -31,6 +31,8 @@ export interface BindingInfo {
   origin: string;
   pathPrefix: string;
   secretRefs: string[];
+  /** Whether pushes to it carry Standard Webhooks headers (lib/delivery/binding-webhooks.ts). */
+  standardWebhooks: boolean;
 }
 
 // `secret_ref` / `token_ref` are free strings in the schema; we keep them printable and short.
@@ -158,6 +160,7 @@ export async function addBinding(
     origin: originText,
     pathPrefix,
     secretRefs: [input.secretRef],
+    standardWebhooks: false,
   };
 }
 
@@ -243,7 +246,15 @@ export async function listBindings(ref: AgentRef): Promise<BindingInfo[]> {
   const agent = await resolveAgent(ref);
   const rows = await db().callbackBinding.findMany({
     where: { agentRowId: agent.id, revokedAt: null },
-    select: { id: true, scheme: true, host: true, port: true, pathPrefix: true, secrets: { select: { ref: true } } },
+    select: {
+      id: true,
+      scheme: true,
+      host: true,
+      port: true,
+      pathPrefix: true,
+      standardWebhooksSecret: true,
+      secrets: { select: { ref: true } },
+    },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   return rows.map((r) => ({
@@ -253,6 +264,7 @@ export async function listBindings(ref: AgentRef): Promise<BindingInfo[]> {
     origin: formatOrigin(r),
     pathPrefix: r.pathPrefix,
     secretRefs: r.secrets.map((s) => s.ref).sort(),
+    standardWebhooks: r.standardWebhooksSecret !== null,
   }));
 }
 
@@ -297,6 +309,7 @@ export async function listAccountBindings(
       port: true,
       pathPrefix: true,
       createdAt: true,
+      standardWebhooksSecret: true,
       agent: { select: { id: true, agentId: true, account: { select: { slug: true } } } },
       secrets: { select: { ref: true } },
     },
@@ -310,6 +323,7 @@ export async function listAccountBindings(
     origin: formatOrigin(r),
     pathPrefix: r.pathPrefix,
     secretRefs: r.secrets.map((s) => s.ref).sort(),
+    standardWebhooks: r.standardWebhooksSecret !== null,
     createdAt: r.createdAt,
   }));
 }

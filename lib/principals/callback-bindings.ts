@@ -20,13 +20,21 @@ export async function findCallbackBinding(
   callbackUrl: string,
   ref: string | undefined,
   client: Reader = db(),
-): Promise<{ bindingId: string; origin: string } | null> {
+): Promise<MatchedBinding | null> {
   const url = parseCallbackUrl(callbackUrl);
   if (!url) return null;
   const candidates = await client.callbackBinding.findMany({
     // Exact equality on the parsed scheme, host and effective port.
     where: { agentRowId, revokedAt: null, scheme: url.scheme, host: url.host, port: url.port },
-    select: { id: true, pathPrefix: true, secrets: { select: { ref: true } } },
+    select: {
+      id: true,
+      scheme: true,
+      host: true,
+      port: true,
+      pathPrefix: true,
+      standardWebhooksSecret: true,
+      secrets: { select: { ref: true } },
+    },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   const match = candidates
@@ -34,7 +42,24 @@ export async function findCallbackBinding(
     .filter((b) => ref === undefined || b.secrets.some((s) => s.ref === ref))
     // The most specific prefix wins when several bindings cover the URL.
     .sort((a, b) => b.pathPrefix.length - a.pathPrefix.length)[0];
-  return match ? { bindingId: match.id, origin: formatOrigin(url) } : null;
+  if (!match) return null;
+  const { secrets: _refs, ...row } = match;
+  return { bindingId: match.id, origin: formatOrigin(url), row };
+}
+
+/** The binding a callback URL falls under: its id, origin, and the row a push reads its options from. */
+export interface MatchedBinding {
+  bindingId: string;
+  origin: string;
+  row: {
+    id: string;
+    scheme: string;
+    host: string;
+    port: number;
+    pathPrefix: string;
+    /** Sealed; null when Standard Webhooks is off (lib/delivery/binding-webhooks.ts). */
+    standardWebhooksSecret: string | null;
+  };
 }
 
 export interface CallbackSpec {

@@ -31,6 +31,15 @@ export const SEALED = {
     rowKey: ["binding_id", "ref"],
     boundTo: { table: "callback_bindings", via: "binding_id", columns: ["scheme", "host", "port", "path_prefix"] },
   },
+  /**
+   * A binding's Standard Webhooks secret (`whsec_…`, opt-in): its own row and destination, so a
+   * binding pointed at another host no longer opens it — like the binding's named secrets.
+   */
+  bindingStandardWebhooks: {
+    table: "callback_bindings",
+    column: "standard_webhooks_secret_sealed",
+    rowKey: ["id", "scheme", "host", "port", "path_prefix"],
+  },
   /** The private half of a Hub signing key (§9.2), by its kid. */
   signingKey: { table: "signing_keys", column: "sealed_private_key", rowKey: ["kid"] },
   /** The private half of an audit checkpoint signing key, by its kid. */

@@ -3,6 +3,7 @@ import { listAccountBindings } from "@/lib/principals/bindings";
 import {
   addBindingAction,
   addBindingSecretAction,
+  bindingWebhooksAction,
   removeBindingSecretAction,
   revokeBindingAction,
 } from "../../actions";
@@ -34,6 +35,7 @@ export default async function BindingsPage({ params }: { params: Promise<{ accou
                 <th>Agent</th>
                 <th>Origin and path prefix</th>
                 <th>Secret refs</th>
+                <th>Standard Webhooks</th>
                 <th>Approved</th>
                 <th />
               </tr>
@@ -86,6 +88,33 @@ export default async function BindingsPage({ params }: { params: Promise<{ accou
                         </label>
                       </ActionForm>
                     </details>
+                  </td>
+                  <td data-testid={`webhooks-${b.id}`} data-on={b.standardWebhooks ? "true" : "false"}>
+                    <span className="tag">{b.standardWebhooks ? "on" : "off"}</span>
+                    {/* One form for on and rotate, in the same place either way: the page re-renders on
+                        the change, and the secret it shows once must survive that. */}
+                    <ActionForm
+                      action={bindingWebhooksAction}
+                      hidden={{ ...hidden, binding: b.id, change: b.standardWebhooks ? "rotate" : "on" }}
+                      submit={b.standardWebhooks ? "Rotate secret" : "Turn on"}
+                      confirm={
+                        b.standardWebhooks
+                          ? "Rotate the Standard Webhooks secret? The old one stops verifying at once."
+                          : undefined
+                      }
+                      testId={`webhooks-set-${b.id}`}
+                      className="inline-form"
+                    />
+                    {b.standardWebhooks && (
+                      <ActionForm
+                        action={bindingWebhooksAction}
+                        hidden={{ ...hidden, binding: b.id, change: "off" }}
+                        submit="Turn off"
+                        danger
+                        testId={`webhooks-off-${b.id}`}
+                        className="inline-form"
+                      />
+                    )}
                   </td>
                   <td>
                     <When at={b.createdAt} />
