@@ -130,6 +130,11 @@ const schema = z.object({
       }
     }),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // Tracing (lib/telemetry): on when an OTLP endpoint is set; the exporter reads the rest of OTEL_*.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  // The standard variable, read here: the batch processor no longer reads it itself.
+  OTEL_BSP_SCHEDULE_DELAY: int(5000, 1),
   // §8.6 limits (advertised from these same values).
   MA2H_MAX_BODY_BYTES: int(1048576, 1024),
   MA2H_MAX_PART_BYTES: int(262144, 1),

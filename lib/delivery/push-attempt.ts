@@ -20,6 +20,7 @@ import { envelopeOf } from "../messages/record";
 import { hubResponse } from "../messages/serialize";
 import { postJson, type EgressResult } from "./egress";
 import { standardWebhooksHeaders } from "./standard-webhooks";
+import { recordDelivery, recordPushAttempt } from "../telemetry/spans";
 import { deliveryPolicy, devCallbackAllowlist, originKey } from "./policy";
 import { nextAttemptAt, verdictForStatus } from "./schedule";
 
@@ -193,6 +194,17 @@ export async function attemptPush(deliveryId: string): Promise<{ outcome: Attemp
     ...(outcome === "delivered" ? [stampDeliveredQuery(row.resolutionId, now)] : []),
   ]);
   countAttempt(outcome, result);
+  // The agent's trace shows each attempt and, once delivered, the time the answer took to reach it.
+  await recordPushAttempt({
+    messageId: row.messageId,
+    attempt: row.attempts + 1,
+    outcome,
+    status: result?.ok ? result.status : null,
+    errorClass: result && !result.ok ? result.errorClass : null,
+    startedAt,
+    endedAt: now,
+  });
+  if (outcome === "delivered") await recordDelivery(row.resolutionId, "push", now);
   log.info("push attempt", {
     delivery_id: deliveryId,
     attempt: row.attempts + 1,

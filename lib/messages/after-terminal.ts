@@ -8,6 +8,7 @@
 import { db } from "../db";
 import { metrics } from "../metrics/registry";
 import { enqueueNotify } from "../queue/enqueue";
+import { recordHumanWait } from "../telemetry/spans";
 import type { CommitResult } from "./lifecycle";
 
 export async function afterTerminal(result: CommitResult): Promise<void> {
@@ -16,6 +17,15 @@ export async function afterTerminal(result: CommitResult): Promise<void> {
   // notification sweep is the backstop). Only for an item that was posted to Slack, which the §7
   // statement reports (lifecycle.ts).
   if (result.won && result.messageId && result.slackPosted) await enqueueNotify(result.messageId, "terminal");
+  // The agent's trace shows how long a person took (a no-op while tracing is off).
+  if (result.won && result.messageId && result.resolution && result.actor && result.at)
+    await recordHumanWait({
+      messageId: result.messageId,
+      resolution: result.resolution,
+      actor: result.actor,
+      defaulted: result.defaulted ?? false,
+      at: result.at,
+    });
 }
 
 /**

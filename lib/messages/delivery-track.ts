@@ -10,6 +10,7 @@ import type { Resolution } from "../generated/prisma/client";
 import type { Ack } from "@ma2h/protocol/ack";
 import { HUB_VERSION, parseVersion } from "@ma2h/protocol/versions";
 import { processWide } from "../process-wide";
+import { recordDelivery } from "../telemetry/spans";
 import { type DeliveryVia, readDeliveredToAgentAt, runStampDelivered } from "./delivery-track.sql";
 
 /**
@@ -40,7 +41,10 @@ export function stampDeliveredToAgent(
 const inFlight = () => processWide("ma2h.delivery-stamps", () => new Map<string, Promise<Date | null>>());
 
 async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
-  if (await runStampDelivered(resolutionId, at, via, actor)) return at;
+  if (await runStampDelivered(resolutionId, at, via, actor)) {
+    await recordDelivery(resolutionId, via, at);
+    return at;
+  }
   // Lost to an earlier stamp, or the row is gone. A fresh statement sees what the UPDATE waited for.
   return (await readDeliveredToAgentAt(resolutionId)) ?? null;
 }

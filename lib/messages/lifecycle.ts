@@ -36,6 +36,10 @@ export interface CommitResult {
   slackPosted?: boolean;
   /** The resolution it committed (when won), counted after the commit (after-terminal.ts). */
   resolution?: Resolution;
+  /** Who committed it, whether by default, and when (when won): the human-wait span's (lib/telemetry). */
+  actor?: string;
+  defaulted?: boolean;
+  at?: Date;
 }
 
 /**
@@ -84,5 +88,8 @@ export async function commitTerminal(
     messageId: row.id,
     slackPosted: won.slack_posted,
     resolution: outcome.resolution,
+    actor: outcome.actor,
+    defaulted: outcome.defaulted,
+    at: now,
   };
 }

@@ -20,13 +20,29 @@ import type { ResolveChannel } from "./answer-channel";
 import { castVote } from "./approvals";
 import type { PendingApproval } from "../approvals/pending";
 import { routingOf } from "../policies/routing";
+import { resolveSpan } from "../telemetry/spans";
+import { annotate } from "../telemetry/tracing";
 
 /**
  * Resolves, or — for a person answering an ask a quorum rule routed — records their vote: then the
  * answer is a `PendingApproval` (`status: "open"`, `/v1` answers it `202`) until the vote that
  * completes the quorum, which answers as any resolve.
  */
-export async function resolveMessage(
+export function resolveMessage(
+  resolver: Resolver,
+  id: string,
+  body: Record<string, unknown>,
+  via?: ResolveChannel,
+): Promise<ResolveResult | PendingApproval> {
+  // In the message's trace when tracing is on (lib/telemetry): the agent sees the answer arrive.
+  return resolveSpan(id, async (span) => {
+    const result = await resolveUntraced(resolver, id, body, via);
+    annotate(span, { "ma2h.resolution": result.status });
+    return result;
+  });
+}
+
+async function resolveUntraced(
   resolver: Resolver,
   id: string,
   body: Record<string, unknown>,

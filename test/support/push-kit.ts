@@ -74,7 +74,13 @@ export async function submitPush(
   agentId: string,
   url: string,
   auth: Auth,
-  options: { type?: "ask" | "task"; over?: Record<string, unknown>; name?: string } = {},
+  options: {
+    type?: "ask" | "task";
+    over?: Record<string, unknown>;
+    name?: string;
+    /** Extra request headers (a `traceparent`). */
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Submitted> {
   const type = options.type ?? "ask";
   const callback = { mode: "push", url, ...(auth ? { auth } : {}) };
@@ -82,7 +88,7 @@ export async function submitPush(
   const base = envelope(type, agentId, { state, ...(options.over ?? {}) });
   if (type === "ask") base.request = { ...(base.request as object), callback };
   else base.action = { ...(base.action as object), callback };
-  const res = await client(hubUrl, apiKey).post("/v1/messages", base);
+  const res = await client(hubUrl, apiKey).post("/v1/messages", base, options.headers);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   return { id: res.body.id as string, url, state };
 }
