@@ -8,7 +8,9 @@ on ≥ 0.5, the expiry-default actor) and returns it typed, or raises ``ValueErr
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, cast
+
+from ._shape import check_response, problem_of
 
 __all__ = [
     "Resolution",
@@ -75,12 +77,15 @@ class Response(_ResponseBase, total=False):
 
 def response_problem(value: object) -> str | None:
     """Why ``value`` is not a §6 Response (``"<path>: <problem>"``), or ``None`` when it is one."""
-    raise NotImplementedError
+    return problem_of(check_response, value)
 
 
 def parse_response(value: object) -> Response:
     """``value`` typed as a Response; ``ValueError`` when it breaks response.schema.json."""
-    raise NotImplementedError
+    problem = response_problem(value)
+    if problem is not None:
+        raise ValueError(f"not a §6 Response: {problem}")
+    return cast(Response, value)
 
 
 def is_human_answer(response: Response) -> bool:
