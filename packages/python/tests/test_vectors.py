@@ -315,3 +315,29 @@ def test_sv_vectors_are_found_and_those_for_checked_shapes_selected() -> None:
 @pytest.mark.parametrize("v", COVERED, ids=[v["id"] for v in COVERED])
 def test_sv_vector(v: dict[str, Any]) -> None:
     assert CHECKS[_schema_of(v["target"])](copy.deepcopy(v["input"])) is (v["expect"] == "valid")
+
+
+def test_verify_entry_routes_directives_and_refuses_malformed_items() -> None:
+    from ma2h.directive import sign_directive_delivery
+
+    opts = entry_options(RECIPIENT, dp005["signed_context"]["t"], dp005["test_key"])
+    item = {"directive": dp005["directive"], "signature": dp005["header"]}
+    got = verify_entry(item, **opts)
+    assert got.kind == "directive" and got.directive == dp005["directive"] and got.ack_key == dp005["directive"]["id"]
+    assert outcome(lambda: verify_entry({"directive": dp005["directive"]}, **entry_options(RECIPIENT, dp005["signed_context"]["t"], dp005["test_key"]))) == "missing_header"
+    both = {"directive": dp005["directive"], "receipt": dp016["entry"], "signature": dp005["header"]}
+    assert outcome(lambda: verify_entry(both, **opts)) == "invalid_shape"
+    assert outcome(lambda: verify_entry(["not", "an", "item"], **opts)) == "invalid_shape"
+    with pytest.raises(TypeError):
+        verify_entry(item, agent_id="agent:deploybot/dev-team", session="sess_1", hmac_secret="k")
+    with pytest.raises(TypeError):
+        verify_entry(item, agent_id="deploybot/dev-team", session="nope", hmac_secret="k")
+
+    # a session-qualified directive is ours only when we name that session
+    directive = {**dp005["directive"], "ma2h_version": "0.5", "to": "agent:deploybot/dev-team#sess_01J5WRK0007"}
+    now = at(dp005["signed_context"]["t"])
+    signature = sign_directive_delivery(directive, key=HmacKey(dp005["test_key"]), now=now, jti="jti_SESSDIR1")
+    entry = {"directive": directive, "signature": signature}
+    assert outcome(lambda: verify_directive(entry, **directive_options())) == "wrong_addressee"
+    assert outcome(lambda: verify_directive(entry, session="sess_01J5WRK0007", **directive_options())) == "accepted"
+    assert outcome(lambda: verify_directive(entry, session="sess_OTHER", **directive_options())) == "wrong_addressee"
