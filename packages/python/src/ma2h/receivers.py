@@ -89,8 +89,8 @@ class PushReceiver:
         except Exception as err:  # noqa: BLE001
             self._report(err)
             return 500, _error("internal_error", "the receiver failed"), {}
-        key = response_dedup_key(response)
         try:
+            key = response_dedup_key(response)
             reserved = self.dedup.reserve(key)
         except Exception as err:  # noqa: BLE001
             self._report(err)
