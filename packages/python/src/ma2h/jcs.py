@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 __all__ = ["canonicalize", "canonicalize_str", "sha256_hex", "format_number", "json_string"]
@@ -35,6 +36,7 @@ def json_string(text: str) -> str:
     ``\\u00xx`` in lowercase hex); a lone surrogate becomes ``\\udxxx`` (well-formed
     ``JSON.stringify``). Everything else is written as is, never normalized.
     """
+    text = _join_pairs(text)
     out: list[str] = ['"']
     for ch in text:
         code = ord(ch)
@@ -47,6 +49,23 @@ def json_string(text: str) -> str:
             out.append(ch)
     out.append('"')
     return "".join(out)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _join_pairs(text: str) -> str:
+    """Adjacent high+low surrogate code points as the one character they encode in UTF-16."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
+
+
+def _canonical_string(text: str) -> str:
+    joined = _join_pairs(text)
+    if _SURROGATE.search(joined) is not None:
+        raise ValueError("a lone surrogate cannot be canonicalized (RFC 8785 needs well-formed Unicode)")
+    return json_string(joined)
 
 
 def format_number(value: float | int) -> str:
@@ -101,7 +120,7 @@ def _write(value: object, out: list[str], depth: int) -> None:
     elif value is False:
         out.append("false")
     elif isinstance(value, str):
-        out.append(json_string(value))
+        out.append(_canonical_string(value))
     elif isinstance(value, (int, float)):
         out.append(format_number(value))
     elif isinstance(value, Mapping):
@@ -114,7 +133,7 @@ def _write(value: object, out: list[str], depth: int) -> None:
             if not first:
                 out.append(",")
             first = False
-            out.append(json_string(key))
+            out.append(_canonical_string(key))
             out.append(":")
             _write(value[key], out, depth + 1)
         out.append("}")
@@ -131,7 +150,8 @@ def _write(value: object, out: list[str], depth: int) -> None:
 
 def canonicalize_str(value: object) -> str:
     """The RFC 8785 canonical form of a JSON value (``dict``/``list``/``tuple``/``str``/``int``/
-    ``float``/``bool``/``None``) as text. Raises ``TypeError``/``ValueError`` for anything else."""
+    ``float``/``bool``/``None``) as text. Raises ``TypeError`` for what is not JSON and ``ValueError``
+    for NaN, the infinities and a string with a lone surrogate (as the ``canonicalize`` npm package)."""
     out: list[str] = []
     _write(value, out, 0)
     return "".join(out)

@@ -28,7 +28,7 @@ from ma2h import (
     WaitTimeoutError,
 )
 
-from conftest import Hub
+from .hubkit import Hub
 
 
 def later(seconds: float, fn, *args) -> threading.Thread:  # type: ignore[no-untyped-def]

@@ -9,10 +9,10 @@
  * Arguments: the receiver origin (`http://127.0.0.1:<port>`) and its hmac secret.
  * Requires `npm run build` (the Hub runs from its built bundles, as test/support/hub.ts starts it).
  */
-import { db } from "../../../../lib/db";
-import { createTestDatabase } from "../../../../test/support/database";
-import { approveOrigin, provisionAccount, releaseDatabase, useDatabase } from "../../../../test/support/provision";
-import { startPair } from "../../../../test/support/push-kit";
+import { db } from "../../../../../lib/db";
+import { createTestDatabase } from "../../../../../test/support/database";
+import { approveOrigin, provisionAccount, releaseDatabase, useDatabase } from "../../../../../test/support/provision";
+import { startPair } from "../../../../../test/support/push-kit";
 
 const [receiverOrigin, receiverSecret] = process.argv.slice(2);
 if (!receiverOrigin || !receiverSecret) {

@@ -15,7 +15,7 @@ import pytest
 
 from ma2h import Client, MemoryDedupStore, RetryOptions, SenderNotAcceptedError
 
-from conftest import Hub, wait_for
+from .hubkit import Hub, wait_for
 
 
 def sdk(hub: Hub, which: str) -> Client:

@@ -17,7 +17,7 @@ from typing import Any
 from ma2h import Callback, Client, MemoryDedupStore, MemoryReplayStore, asgi_push_receiver, wsgi_push_receiver
 from ma2h.push import HmacKey, sign_response_push
 
-from conftest import PUSH_SECRET, Hub, call, wait_for
+from .hubkit import PUSH_SECRET, Hub, call, wait_for
 
 
 def mount(hub: Hub, path: str, **options: Any) -> tuple[str, list[dict[str, Any]], list[str]]:

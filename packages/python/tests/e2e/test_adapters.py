@@ -21,7 +21,7 @@ import pytest
 
 from ma2h import Callback, Client, MemoryReplayStore, MemorySubmitJournal, asgi_push_receiver
 
-from conftest import HERE, PUSH_SECRET, Hub, wait_for
+from .hubkit import HERE, PUSH_SECRET, Hub, wait_for
 
 STANDINS = str(HERE / "support" / "standins")
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import HERE, Hub, call
+from .hubkit import HERE, Hub, call
 
 AGENT = str(HERE / "support" / "restart_agent.py")
 

@@ -10,7 +10,7 @@ import pytest
 
 from ma2h import AsyncClient, NotFoundError, RetryOptions, UnauthenticatedError, WaitTimeoutError
 
-from conftest import Hub
+from .hubkit import Hub
 
 
 def test_async_ask_wait(hub: Hub) -> None:
