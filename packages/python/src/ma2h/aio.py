@@ -168,4 +168,4 @@ class AsyncClient:
 
     async def act_once(self, response: Mapping[str, Any], action: Callable[[Mapping[str, Any]], T]) -> tuple[bool, Optional[T]]:
         """``Client.act_once`` (the action runs in the worker thread)."""
-        return await asyncio.to_thread(self.sync.act_once, response, action)
+        return await asyncio.to_thread(lambda: self.sync.act_once(response, action))

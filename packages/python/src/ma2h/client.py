@@ -291,13 +291,13 @@ class Messages:
                 cancelled = (err.existing or {}).get("status") == "cancelled"
             except Ma2hError:
                 cancelled = False
-        err = MisrouteError(
+        misroute = MisrouteError(
             f"misrouted: the Hub accepted addressed {kind} {ack['id']} without a destination snapshot (§8.1)"
             + ("; it was cancelled (§8.4)" if cancelled else "")
         )
-        err.ack = ack  # type: ignore[attr-defined]
-        err.cancelled = cancelled  # type: ignore[attr-defined]
-        raise err
+        setattr(misroute, "ack", ack)
+        setattr(misroute, "cancelled", cancelled)
+        raise misroute
 
     def handle(self, message_id: str, ack: Optional[Mapping[str, Any]] = None) -> MessageHandle:
         """A handle on a message id (the ack is synthesized when none is known)."""
@@ -340,9 +340,9 @@ class Messages:
         failures = 0
 
         def timed_out() -> WaitTimeoutError:
-            err = WaitTimeoutError(f"message {message_id} still {(last or {}).get('status', 'unread')} when the wait gave up")
-            err.body = last  # type: ignore[attr-defined]
-            return err
+            gave_up = WaitTimeoutError(f"message {message_id} still {(last or {}).get('status', 'unread')} when the wait gave up")
+            setattr(gave_up, "body", last)
+            return gave_up
 
         while True:
             if cancel is not None and cancel.is_set():
@@ -382,12 +382,12 @@ class Messages:
             if body.get("status") != "open":
                 answer = _response_of(body)
                 if require_human and _breaks_require_human(answer):
-                    err = NotAnsweredByHumanError(
+                    refused = NotAnsweredByHumanError(
                         f"message {message_id} was {answer.resolution} by {answer.actor or 'no attested actor'}, not by a person (require_human)"
                     )
-                    err.response = answer  # type: ignore[attr-defined]
-                    err.actor = answer.actor  # type: ignore[attr-defined]
-                    raise err
+                    setattr(refused, "response", answer)
+                    setattr(refused, "actor", answer.actor)
+                    raise refused
                 return answer
             date = reply.headers.get("date")
             if date is not None:

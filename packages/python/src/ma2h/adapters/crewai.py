@@ -13,6 +13,8 @@ Written for CrewAI 1.15 (``crewai.tools.tool``); CrewAI is imported only by ``hu
 
 from __future__ import annotations
 
+import importlib
+
 from typing import Any, Optional, Union
 
 from ..aio import AsyncClient
@@ -64,8 +66,7 @@ def ask_person(client: Union[Client, AsyncClient], question: str, *, timeout: Op
 
 def human_input_tool(client: Union[Client, AsyncClient], *, name: str = "Ask a person", timeout: Optional[float] = None, **ask_options: Any) -> Any:
     """A CrewAI tool (``crewai.tools.tool``) that asks a person through MA2H."""
-    from crewai.tools import tool
-
+    tool = importlib.import_module("crewai.tools").tool
     def ask_a_person(question: str) -> str:
         return ask_person(client, question, timeout=timeout, **ask_options)
 

@@ -20,6 +20,8 @@ one of these functions runs.
 
 from __future__ import annotations
 
+import importlib
+
 from collections.abc import Mapping
 from typing import Any, Optional, Union
 
@@ -44,9 +46,7 @@ def ask_request(title: str, *, mode: str = "confirm", **options: Any) -> dict[st
 def ask_human(title: str, *, mode: str = "confirm", **options: Any) -> dict[str, Any]:
     """Call inside a LangGraph node: pauses the graph with an MA2H ask and returns the §6 Response
     (a dict) it is resumed with."""
-    from langgraph.types import interrupt
-
-    value = interrupt(ask_request(title, mode=mode, **options))
+    value = importlib.import_module("langgraph.types").interrupt(ask_request(title, mode=mode, **options))
     return dict(value) if isinstance(value, Mapping) else value  # type: ignore[no-any-return]
 
 
@@ -130,12 +130,11 @@ class LangGraphAsks:
     def command(answers: Mapping[str, Mapping[str, Any]]) -> Any:
         """``Command(resume=…)`` carrying each answer as a plain dict (keyed by interrupt id when there
         are several)."""
-        from langgraph.types import Command
-
+        command = importlib.import_module("langgraph.types").Command
         plain = {k: dict(v) for k, v in answers.items()}
         if len(plain) == 1:
-            return Command(resume=next(iter(plain.values())))
-        return Command(resume=plain)
+            return command(resume=next(iter(plain.values())))
+        return command(resume=plain)
 
     def run(self, graph: Any, graph_input: Any, config: Mapping[str, Any], *, timeout: Optional[float] = None) -> Any:
         """Pull: invoke; while the graph waits on MA2H interrupts, ask, wait for the answers and

@@ -21,6 +21,7 @@ Written for openai-agents 0.24 (``needs_approval``, ``RunResult.interruptions``,
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 from typing import Any, Optional, Union
 
@@ -152,10 +153,9 @@ class ToolApprovals:
 
     async def run(self, agent: Any, run_input: Any, **run_options: Any) -> Any:
         """``Runner.run`` until no approval is pending, asking a person about each one."""
-        from agents import Runner
-
-        result = await Runner.run(agent, run_input, **run_options)
+        runner = importlib.import_module("agents").Runner
+        result = await runner.run(agent, run_input, **run_options)
         while result.interruptions:
             state = await self.decide(result)
-            result = await Runner.run(agent, state, **run_options)
+            result = await runner.run(agent, state, **run_options)
         return result
