@@ -1,8 +1,9 @@
 """``AsyncClient``: the same client on asyncio. It shares the synchronous core — the envelopes, the
 journal, the verifiers, the transport and its retry rules — and runs each blocking call in a worker
 thread (``asyncio.to_thread``), so the event loop is never blocked by the network or the file stores.
-A long-poll ``wait()`` holds one worker thread while it waits; cancelling the awaiting task stops the
-wait at the next poll boundary (its thread is told through an event).
+A ``wait()`` holds one worker thread while it long-polls, in holds of at most ``ASYNC_HOLD_SECONDS``:
+cancelling the awaiting task stops the wait at the end of the current hold (its thread is told
+through an event), so a cancelled wait never keeps the event loop's executor busy for longer.
 
     client = AsyncClient.from_env()
     handle = await client.ask.confirm("Deploy v2 to production?")
@@ -24,6 +25,9 @@ __all__ = ["AsyncClient", "AsyncMessageHandle"]
 
 T = TypeVar("T")
 
+#: The longest single long-poll hold of an async wait (a cancellation takes effect within it).
+ASYNC_HOLD_SECONDS = 15
+
 
 class AsyncMessageHandle:
     """The async twin of :class:`ma2h.client.MessageHandle`."""
@@ -42,7 +46,9 @@ class AsyncMessageHandle:
         """Long-polls until the §6 Response (see ``MessageHandle.wait``)."""
         stop = threading.Event()
         try:
-            return await asyncio.to_thread(self.sync.wait, timeout, require_human=require_human, cancel=stop)
+            return await asyncio.to_thread(
+                self.sync.wait, timeout, require_human=require_human, cancel=stop, hold=ASYNC_HOLD_SECONDS
+            )
         except asyncio.CancelledError:
             stop.set()
             raise

@@ -138,11 +138,13 @@ class MessageHandle:
         *,
         require_human: Optional[bool] = None,
         cancel: Optional[threading.Event] = None,
+        hold: int = MAX_WAIT_SECONDS,
     ) -> Answer:
         """Long-polls (§8.2 ``?wait=``) until the §6 Response; ``WaitTimeoutError`` after ``timeout``
-        seconds. An ask made with ``require_human`` refuses a non-person's answer here."""
+        seconds. An ask made with ``require_human`` refuses a non-person's answer here. ``cancel``
+        (an event) stops the wait at the end of the current hold of at most ``hold`` seconds."""
         rh = self.require_human if require_human is None else require_human
-        return self._messages.wait(self.id, timeout=timeout, require_human=rh, cancel=cancel)
+        return self._messages.wait(self.id, timeout=timeout, require_human=rh, cancel=cancel, hold=hold)
 
     def cancel(self) -> Json:
         """§8.4 cancels the message; a different terminal is ``AlreadyTerminalError``."""
@@ -326,10 +328,11 @@ class Messages:
         timeout: Optional[float] = None,
         require_human: bool = False,
         cancel: Optional[threading.Event] = None,
+        hold: int = MAX_WAIT_SECONDS,
     ) -> Answer:
         """Long-polls until the message is terminal and returns its §6 Response as an :class:`Answer`.
 
-        ``GET ?wait=`` (60 s, less near the deadline) with ``since``; network errors, spent 5xx and
+        ``GET ?wait=`` (``hold`` seconds, at most 60, less near the deadline) with ``since``; network errors, spent 5xx and
         long 429s are waited out with jittered backoff. ``WaitTimeoutError`` after ``timeout``
         seconds (default: never); ``NotAnsweredByHumanError`` with ``require_human`` when the ask was
         answered or declined by anything but a person (an expiry is returned as usual)."""
@@ -350,10 +353,10 @@ class Messages:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise timed_out()
-            hold = int(max(0, min(MAX_WAIT_SECONDS, remaining)))
+            hold_now = int(max(0, min(hold, MAX_WAIT_SECONDS, remaining)))
             started = time.monotonic()
             try:
-                reply = self._get(message_id, wait=hold, since=since, timeout=min(remaining + 1, hold + 30), cancel=cancel)
+                reply = self._get(message_id, wait=hold_now, since=since, timeout=min(remaining + 1, hold_now + 30), cancel=cancel)
             except Ma2hError as err:
                 if not is_transient(err):
                     raise
@@ -370,7 +373,7 @@ class Messages:
             held = time.monotonic() - started
             if reply.status == 304:
                 # Early means terminal-and-unchanged (the Hub does not hold a terminal message).
-                if held < hold - 1:
+                if held < hold_now - 1:
                     since = None
                 continue
             body = reply.body
