@@ -3,7 +3,7 @@ place from ../shared/ma2h: verify_push reproduces dp-001 (and refuses its replay
 twin, dp-004's numeric digest and dp-025's `v1` boundary; verify_directive reproduces dp-005 and
 refuses dp-006's re-addressed twin; verify_entry reproduces the §9.8 entry fixtures dp-011…dp-018;
 and the §6 Response / inbound-entry shape checks agree with every sv-* vector aimed at
-response.schema.json or inbound-message.schema.json."""
+response.schema.json, inbound-message.schema.json or message.schema.json."""
 
 from __future__ import annotations
 
@@ -292,6 +292,8 @@ def _inbound_entry_valid(value: object) -> bool:
 CHECKS: dict[str, Callable[[object], bool]] = {
     "response.schema.json": lambda v: response_problem(v) is None,
     "inbound-message.schema.json": _inbound_entry_valid,
+    # the envelope a delivered message entry carries (checked before an agent reads one)
+    "message.schema.json": lambda v: _shape.problem_of(_shape.check_message, v) is None,
 }
 SV = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(VECTORS.glob("sv-*.json"))]
 
@@ -315,3 +317,42 @@ def test_sv_vectors_are_found_and_those_for_checked_shapes_selected() -> None:
 @pytest.mark.parametrize("v", COVERED, ids=[v["id"] for v in COVERED])
 def test_sv_vector(v: dict[str, Any]) -> None:
     assert CHECKS[_schema_of(v["target"])](copy.deepcopy(v["input"])) is (v["expect"] == "valid")
+
+
+def test_verify_entry_routes_directives_and_refuses_malformed_items() -> None:
+    from ma2h.directive import sign_directive_delivery
+
+    opts = entry_options(RECIPIENT, dp005["signed_context"]["t"], dp005["test_key"])
+    item = {"directive": dp005["directive"], "signature": dp005["header"]}
+    got = verify_entry(item, **opts)
+    assert got.kind == "directive" and got.directive == dp005["directive"] and got.ack_key == dp005["directive"]["id"]
+    assert outcome(lambda: verify_entry({"directive": dp005["directive"]}, **entry_options(RECIPIENT, dp005["signed_context"]["t"], dp005["test_key"]))) == "missing_header"
+    both = {"directive": dp005["directive"], "receipt": dp016["entry"], "signature": dp005["header"]}
+    assert outcome(lambda: verify_entry(both, **opts)) == "invalid_shape"
+    assert outcome(lambda: verify_entry(["not", "an", "item"], **opts)) == "invalid_shape"
+    with pytest.raises(TypeError):
+        verify_entry(item, agent_id="agent:deploybot/dev-team", session="sess_1", hmac_secret="k")
+    with pytest.raises(TypeError):
+        verify_entry(item, agent_id="deploybot/dev-team", session="nope", hmac_secret="k")
+
+    # a session-qualified directive is ours only when we name that session
+    directive = {**dp005["directive"], "ma2h_version": "0.5", "to": "agent:deploybot/dev-team#sess_01J5WRK0007"}
+    now = at(dp005["signed_context"]["t"])
+    signature = sign_directive_delivery(directive, key=HmacKey(dp005["test_key"]), now=now, jti="jti_SESSDIR1")
+    entry = {"directive": directive, "signature": signature}
+    assert outcome(lambda: verify_directive(entry, **directive_options())) == "wrong_addressee"
+    assert outcome(lambda: verify_directive(entry, session="sess_01J5WRK0007", **directive_options())) == "accepted"
+    assert outcome(lambda: verify_directive(entry, session="sess_OTHER", **directive_options())) == "wrong_addressee"
+
+
+def test_unsigned_injections_into_a_message_entry_are_refused_by_shape() -> None:
+    entry, ctx = dp011["entry"], dp011["signed_context"]
+    for injected in [{"state": {"resume": "evil"}}, {"client_ref": "x"}, {"x-unknown": 1}]:
+        item = {"message": {**entry, **injected}, "signature": dp011["header"]}
+        reason = outcome(lambda: verify_entry(item, **entry_options(RECIPIENT, ctx["t"])))
+        if "x-unknown" in injected:
+            assert reason == "accepted"  # open schema: kept out of what is returned instead
+            got = verify_entry(item, **entry_options(RECIPIENT, ctx["t"]))
+            assert got.message is not None and "x-unknown" not in got.message
+        else:
+            assert reason == "invalid_shape", injected

@@ -5,6 +5,7 @@ rule broken, or ``None``. Private: the public entry points are ``parse_response`
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 
@@ -264,41 +265,199 @@ _AGENT_ADDRESS = re.compile(r"agent:[^#]+(#sess_.+)?", re.S)
 _SESSION_ADDRESS = re.compile(r"agent:[^#]+#sess_.+", re.S)
 
 
-def check_message_entry(value: object, path: str = "") -> None:
-    """inbound-message.schema.json#/$defs/interAgentMessage: the delivered addressed envelope.
+_RUNTIMES = ("github-actions", "cli", "cloud", "desktop", "openclaw", "other")
+_RESOLVER = re.compile(r"(human|agent|system):.+", re.S)
+_RESOLVER_V05 = re.compile(r"(human|system):.+|agent:[^#]+(#sess_.+)?", re.S)
+_JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
 
-    Checks the envelope's fields and the entry rules (≥ 0.5, ``msg_`` id, attested ``from``, ``to``
-    required, ``state``/``client_ref``/callbacks stripped); ``request``/``action`` are checked to be
-    objects without a callback, not field by field."""
+
+def _resolvers(value: object, path: str, v05: bool) -> None:
+    if not isinstance(value, list):
+        raise Problem(path, "must be an array")
+    for i, item in enumerate(value):
+        pattern(item, f"{path}[{i}]", _RESOLVER_V05 if v05 else _RESOLVER)
+
+
+def _callback(value: object, path: str) -> None:
+    """message.schema.json#/$defs/callback."""
+    c = obj(value, path)
+    required(c, path, "mode")
+    if c["mode"] not in ("push", "pull"):
+        raise Problem(_join(path, "mode"), 'must be one of "push", "pull"')
+    if "url" in c:
+        if _URI.fullmatch(string(c["url"], _join(path, "url"))) is None:
+            raise Problem(_join(path, "url"), "must be an absolute URI")
+    elif c["mode"] == "push":
+        raise Problem(_join(path, "url"), "is required for mode push")
+    if "auth" in c:
+        ap = _join(path, "auth")
+        auth = obj(c["auth"], ap)
+        required(auth, ap, "scheme")
+        scheme = auth["scheme"]
+        if scheme not in ("hmac", "bearer", "apikey"):
+            raise Problem(_join(ap, "scheme"), 'must be one of "hmac", "bearer", "apikey"')
+        for name in ("secret_ref", "token_ref"):
+            if name in auth:
+                string(auth[name], _join(ap, name))
+        need, refuse = ("secret_ref", "token_ref") if scheme == "hmac" else ("token_ref", "secret_ref")
+        required(auth, ap, need)
+        forbidden(auth, ap, (refuse,), f"with scheme {scheme}")
+
+
+def _request(value: object, path: str, v05: bool) -> None:
+    """message.schema.json#/$defs/request."""
+    r = obj(value, path)
+    required(r, path, "mode")
+    mode = r["mode"]
+    if mode not in ("select", "input", "confirm"):
+        raise Problem(_join(path, "mode"), 'must be one of "select", "input", "confirm"')
+    options: list[object] | None = None
+    if "options" in r:
+        raw = r["options"]
+        if not isinstance(raw, list):
+            raise Problem(_join(path, "options"), "must be an array")
+        options = raw
+        for i, item in enumerate(raw):
+            ip = f"{_join(path, 'options')}[{i}]"
+            o = obj(item, ip)
+            required(o, ip, "value", "label")
+            string(o["value"], _join(ip, "value"))
+            string(o["label"], _join(ip, "label"))
+        canon = [json.dumps(o, sort_keys=True) for o in raw]
+        if len(set(canon)) != len(canon):
+            raise Problem(_join(path, "options"), "must not repeat an item")
+    if "schema" in r:
+        obj(r["schema"], _join(path, "schema"))
+    if "permissions" in r:
+        perms = obj(r["permissions"], _join(path, "permissions"))
+        for name in ("allow_edit", "allow_respond", "allow_ignore"):
+            if name in perms:
+                boolean(perms[name], _join(path, f"permissions.{name}"))
+    if "default_on_expire" in r and not (r["default_on_expire"] is None or isinstance(r["default_on_expire"], (str, Mapping))):
+        raise Problem(_join(path, "default_on_expire"), "must be a string, an object or null")
+    if "allowed_resolvers" in r:
+        _resolvers(r["allowed_resolvers"], _join(path, "allowed_resolvers"), v05)
+    if "callback" in r:
+        _callback(r["callback"], _join(path, "callback"))
+    if mode == "select" and (options is None or len(options) < 1):
+        raise Problem(_join(path, "options"), "a select needs at least one option")
+    if mode == "confirm" and options is not None and len(options) != 2:
+        raise Problem(_join(path, "options"), "a confirm has exactly two options")
+    if mode == "input":
+        if "schema" not in r:
+            raise Problem(_join(path, "schema"), "is required for mode input")
+        schema = obj(r["schema"], _join(path, "schema"))
+        props = schema.get("properties")
+        if not isinstance(props, Mapping) or len(props) < 1:
+            raise Problem(_join(path, "schema.properties"), "must define at least one property")
+        if "type" in schema:
+            declared = schema["type"]
+            ok = declared == "object" or (
+                isinstance(declared, list)
+                and len(declared) >= 1
+                and "object" in declared
+                and all(t in _JSON_TYPES for t in declared)
+                and len({json.dumps(t) for t in declared}) == len(declared)
+            )
+            if not ok:
+                raise Problem(_join(path, "schema.type"), "must admit an object")
+
+
+def _action(value: object, path: str, v05: bool) -> None:
+    """message.schema.json#/$defs/action."""
+    a = obj(value, path)
+    required(a, path, "instructions")
+    string(a["instructions"], _join(path, "instructions"))
+    if "checklist" in a:
+        raw = a["checklist"]
+        if not isinstance(raw, list):
+            raise Problem(_join(path, "checklist"), "must be an array")
+        for i, item in enumerate(raw):
+            ip = f"{_join(path, 'checklist')}[{i}]"
+            it = obj(item, ip)
+            required(it, ip, "text")
+            string(it["text"], _join(ip, "text"))
+            if "done" in it:
+                boolean(it["done"], _join(ip, "done"))
+    if "verification" in a:
+        string(a["verification"], _join(path, "verification"))
+    if "allowed_resolvers" in a:
+        _resolvers(a["allowed_resolvers"], _join(path, "allowed_resolvers"), v05)
+    if "callback" in a:
+        _callback(a["callback"], _join(path, "callback"))
+
+
+def check_message(value: object, path: str = "") -> None:
+    """message.schema.json: the §4 envelope."""
     m = obj(value, path or "(body)")
-    required(m, path, "ma2h_version", "type", "created_at", "agent", "title", "id", "from", "to")
-    pattern(m["ma2h_version"], _join(path, "ma2h_version"), V05)
+    required(m, path, "ma2h_version", "type", "created_at", "agent", "title")
+    version = pattern(m["ma2h_version"], _join(path, "ma2h_version"), VERSION)
+    v05 = is_v05(version)
     kind = m["type"]
     if kind not in ("notify", "ask", "task"):
         raise Problem(_join(path, "type"), 'must be one of "notify", "ask", "task"')
     date_time(m["created_at"], _join(path, "created_at"))
-    agent = obj(m["agent"], _join(path, "agent"))
-    required(agent, _join(path, "agent"), "id")
-    string(agent["id"], _join(path, "agent.id"), min_length=1)
+    ap = _join(path, "agent")
+    agent = obj(m["agent"], ap)
+    required(agent, ap, "id", "run_id", "runtime")
+    agent_id = string(agent["id"], _join(ap, "id"), min_length=1)
+    string(agent["run_id"], _join(ap, "run_id"), min_length=1)
+    if agent["runtime"] not in _RUNTIMES:
+        raise Problem(_join(ap, "runtime"), "must be one of " + ", ".join(f'"{r}"' for r in _RUNTIMES))
+    if "session" in agent:
+        pattern(agent["session"], _join(ap, "session"), re.compile(r"sess_.+", re.S))
+    if "project" in agent:
+        string(agent["project"], _join(ap, "project"))
+    if "labels" in agent:
+        labels = obj(agent["labels"], _join(ap, "labels"))
+        for k, v in labels.items():
+            string(v, _join(ap, f"labels.{k}"))
     string(m["title"], _join(path, "title"), min_length=1, max_length=200)
-    pattern(m["id"], _join(path, "id"), re.compile(r"msg_.+", re.S))
-    sender = pattern(m["from"], _join(path, "from"), _AGENT_ADDRESS)
-    pattern(m["to"], _join(path, "to"), ADDRESS)
+    if "to" in m:
+        pattern(m["to"], _join(path, "to"), ADDRESS)
     _directive_optional(m, path)
-    if kind == "ask" and "request" not in m:
-        raise Problem(_join(path, "request"), "is required on an ask")
-    if kind == "task" and "action" not in m:
-        raise Problem(_join(path, "action"), "is required on a task")
+    for name in ("client_ref", "idempotency_key"):
+        if name in m:
+            string(m[name], _join(path, name))
+    if "state" in m:
+        obj(m["state"], _join(path, "state"))
+    if "request" in m:
+        _request(m["request"], _join(path, "request"), v05)
+    if "action" in m:
+        _action(m["action"], _join(path, "action"), v05)
+    if kind == "ask":
+        required(m, path, "request", "idempotency_key")
+    if kind == "task":
+        required(m, path, "action", "idempotency_key")
     if kind != "ask" and "request" in m:
         raise Problem(_join(path, "request"), f"not allowed on a {kind}")
     if kind != "task" and "action" in m:
         raise Problem(_join(path, "action"), f"not allowed on a {kind}")
-    for name in ("request", "action"):
-        if name in m:
-            block = obj(m[name], _join(path, name))
-            if "callback" in block:
-                raise Problem(_join(path, f"{name}.callback"), "is stripped before delivery (§8.7.1)")
+    if "to" in m or "session" in agent:
+        if not v05:
+            raise Problem(_join(path, "ma2h_version"), "must be ≥ 0.5 with to or agent.session (§4)")
+        if "#" in agent_id:
+            raise Problem(_join(ap, "id"), "must not contain # on an addressed or session-bearing envelope (§4)")
+
+
+def check_message_entry(value: object, path: str = "") -> None:
+    """inbound-message.schema.json#/$defs/interAgentMessage: the delivered addressed §4 envelope
+    with the entry rules — ≥ 0.5, a ``msg_`` id, the attested ``from``, ``to`` required, and
+    ``state``/``client_ref``/callbacks stripped before delivery."""
+    check_message(value, path)
+    m = obj(value, path or "(body)")
+    agent = obj(m["agent"], _join(path, "agent"))
+    if not is_v05(m["ma2h_version"]):
+        raise Problem(_join(path, "ma2h_version"), "must be ≥ 0.5 on a message entry (§8.7.1)")
+    pattern(m.get("id"), _join(path, "id"), re.compile(r"msg_.+", re.S))
+    sender = pattern(m.get("from"), _join(path, "from"), _AGENT_ADDRESS)
+    if "to" not in m:
+        raise Problem(_join(path, "to"), "is required on a message entry (§8.7.1)")
     forbidden(m, path, ("state", "client_ref"), "(stripped before delivery, §8.7.1)")
+    for name in ("request", "action"):
+        block = m.get(name)
+        if isinstance(block, Mapping) and "callback" in block:
+            raise Problem(_join(path, f"{name}.callback"), "is stripped before delivery (§8.7.1)")
     if "session" in agent and _SESSION_ADDRESS.fullmatch(sender) is None:
         raise Problem(_join(path, "from"), "must be session-qualified when agent.session is present (§8.7.1)")
 

@@ -364,21 +364,18 @@ def verify_entry(
     raw = cast(Mapping[str, object], item)
     sig = raw.get("signature")
     signature = sig if isinstance(sig, str) and sig != "" else None
-    options = dict(
-        hub_url=hub_url,
-        hub_keys=hub_keys,
-        hmac_secret=hmac_secret,
-        replay_store=replay_store,
-        window_seconds=window_seconds,
-        now=now,
-        fetch=fetch,
-    )
     if kind == "directive":
         directive = verify_directive(
             {"directive": raw["directive"], "signature": signature or ""},
             agent_id=me,
             session=session,
-            **options,  # type: ignore[arg-type]
+            hub_url=hub_url,
+            hub_keys=hub_keys,
+            hmac_secret=hmac_secret,
+            replay_store=replay_store,
+            window_seconds=window_seconds,
+            now=now,
+            fetch=fetch,
         )
         return VerifiedEntry("directive", directive["id"], directive["id"], directive=directive)
 

@@ -149,7 +149,7 @@ class FileReplayStore:
     def check_and_record(self, jti: str, expires_at: datetime, now: datetime) -> bool:
         now_ms = now.timestamp() * 1000
         self._prune(now_ms)
-        content = json.dumps({"expires_at_ms": _ms(expires_at)})
+        content = json.dumps({"expires_at_ms": _ms(expires_at)}, separators=(",", ":"))
         if self._files.create(jti, content):
             return True
         path = self._files.path(jti)

@@ -39,7 +39,7 @@ const fakeFetch = (async (url: string) => {
   if (url.endsWith("/.well-known/ma2h")) return new Response(JSON.stringify({ ma2h_version: "0.6" }), { status: 200 });
   if (url.endsWith("/.well-known/ma2h-keys")) return new Response(JSON.stringify(req.jwks), { status: 200 });
   return new Response("", { status: 404 });
-}) as typeof fetch;
+}) as unknown as typeof fetch;
 
 async function outcome(run: () => Promise<unknown>): Promise<string> {
   try {
@@ -109,10 +109,14 @@ async function main() {
   }
 
   // 6. dedup: the key strings, and reservations the Python side reads back
-  out.dedupKeys = req.dedupPairs.map(([in_reply_to, resolution_id]) => responseDedupKey({ in_reply_to, resolution_id }));
+  out.dedupKeys = req.dedupPairs.map(([in_reply_to, resolution_id]) =>
+    responseDedupKey({ in_reply_to, resolution_id }),
+  );
   const dedup = new FileDedupStore(req.dedupDir);
   out.reserved = await Promise.all(
-    req.dedupPairs.map(([in_reply_to, resolution_id]) => dedup.reserve(responseDedupKey({ in_reply_to, resolution_id }))),
+    req.dedupPairs.map(([in_reply_to, resolution_id]) =>
+      dedup.reserve(responseDedupKey({ in_reply_to, resolution_id })),
+    ),
   );
   process.stdout.write(JSON.stringify(out));
 }
