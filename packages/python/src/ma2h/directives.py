@@ -144,7 +144,8 @@ class Directives:
         wait: int = DRAIN_WAIT_SECONDS,
     ) -> None:
         """The §13.4 loop until ``stop`` is set: drain (``?wait=``), verify, hand each directive to
-        ``handler`` at most once, ack it with the string ``handler`` returns as the note."""
+        ``handler`` at most once, ack it with the string ``handler`` returns as the note. ``stop``
+        takes effect when the current drain returns (within ``wait`` seconds)."""
         senders = check_directive_senders(directives_from)
         replay = replay_store or self._replay
         dedup = dedup_store or self._dedup

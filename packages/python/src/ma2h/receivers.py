@@ -13,7 +13,8 @@ The answers steer the Hub's at-least-once delivery (§8.3: it retries 5xx and ne
 
 Error bodies are the §8.5 envelope ``{"error": {"code", "message"}}`` and never echo the input.
 ``on_response`` may be a plain function or (ASGI) a coroutine function. The ASGI app verifies in a
-worker thread (a key fetch may block).
+worker thread (a key fetch may block) and runs a plain ``on_response`` there too, so a blocking
+handler never stalls the event loop.
 """
 
 from __future__ import annotations
@@ -127,9 +128,13 @@ class PushReceiver:
             return checked  # type: ignore[return-value]
         response, key = checked  # type: ignore[misc]
         try:
-            result = self.on_response(response)
-            if inspect.isawaitable(result):
-                await result
+            if inspect.iscoroutinefunction(self.on_response):
+                await self.on_response(response)
+            else:
+                # A plain function may block (a LangGraph resume, a file write): off the event loop.
+                result = await asyncio.to_thread(self.on_response, response)
+                if inspect.isawaitable(result):
+                    await result
         except Exception as err:  # noqa: BLE001
             return self.failed(key, err)
         return 200, {"ok": True}, {}
