@@ -1,0 +1,1 @@
+"""End-to-end tests against a real Hub (a package, so its conftest never shadows the parent one)."""

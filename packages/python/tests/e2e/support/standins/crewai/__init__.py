@@ -1,0 +1,1 @@
+"""Stand-in of CrewAI (tests only): see ../README.md."""

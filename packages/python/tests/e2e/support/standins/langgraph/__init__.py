@@ -1,0 +1,1 @@
+"""Stand-in of LangGraph (tests only): see ../README.md."""
