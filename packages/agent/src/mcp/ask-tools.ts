@@ -11,8 +11,8 @@ import { type HubResponse, responseSchema } from "@ma2h/protocol/response";
 import type { Ma2hClient, MessageHandle } from "../client";
 import { localError, WaitTimeoutError } from "../errors";
 import { type AskShape, askShape } from "../off-menu";
-import { pendingResult, responseResult, result } from "./outcome";
-import type { AskHumanInput } from "./schemas";
+import { pendingResult, responseResult, result } from "@ma2h/protocol/mcp-outcome";
+import type { AskHumanInput } from "@ma2h/protocol/mcp-tools";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

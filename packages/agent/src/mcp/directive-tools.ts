@@ -14,7 +14,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Directive } from "@ma2h/protocol/directive";
 import type { Ma2hClient } from "../client";
 import type { Extra } from "./ask-tools";
-import { result } from "./outcome";
+import { result } from "@ma2h/protocol/mcp-outcome";
 
 const DEFAULT_MAX = 10;
 const ACK_NOTE = "Handed to the agent's model (MA2H MCP server).";

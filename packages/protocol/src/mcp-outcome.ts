@@ -7,12 +7,18 @@
  * the default, with the system actor — not as a person's choice (§6, §7) — and an answer a Hub gave
  * by a person's standing rule (actor `system:rule/<id>`, §9.1) as that rule's, naming who set it,
  * never as a choice someone made just now. `by_human` is true exactly for a `human:` actor.
+ * Shared by both MCP servers (`ma2h mcp` and the Hub's `/mcp`): one wording of every outcome.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_ON_EXPIRE_ACTOR, type HubResponse } from "@ma2h/protocol/response";
-import { isHumanAnswer } from "../answers";
-import { type AskShape, isOffMenu } from "../off-menu";
-import type { AnswerOutput } from "./schemas";
+import type { AnswerOutput, McpToolResult } from "./mcp-tools";
+import { type AskShape, isOffMenu } from "./off-menu";
+import { DEFAULT_ON_EXPIRE_ACTOR, type HubResponse } from "./response";
+
+type CallToolResult = McpToolResult;
+
+/** True exactly when the Response's Hub-attested actor is a person (`human:…`). */
+function isHumanAnswer(response: HubResponse): boolean {
+  return response.response?.actor?.startsWith("human:") === true;
+}
 
 export function result(text: string, structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text }], structuredContent: structured };
@@ -135,4 +141,32 @@ export function responseResult(r: HubResponse, shape: AskShape): CallToolResult 
   if (d?.comment !== undefined) lines.push(`Their comment (untrusted human text): ${quoted(d.comment)}`);
   lines.push(`Message id: ${r.in_reply_to}.`);
   return result(lines.join("\n"), out);
+}
+
+/** What the model (or the person running the server) can do about a code. */
+const HINTS: Record<string, string> = {
+  unauthenticated: "The MA2H API key (MA2H_API_KEY) was refused; the person running this server must fix it.",
+  agent_id_mismatch: "MA2H_AGENT_ID does not match the agent the API key belongs to.",
+  not_found: "No such message for this agent: check the id.",
+  already_terminal: "The message is already resolved; call check_answer to read the outcome.",
+  session_closed_by_operator: "A person stopped this agent. Stop and do not retry; only a person can lift it.",
+  rate_limited: "Too many requests; wait before trying again.",
+  validation_error: "The request was refused as malformed; fix the arguments.",
+  invalid_field: "A field's value was refused; fix the arguments.",
+  keys_unavailable:
+    "The Hub's signing keys could not be fetched, so nothing signed can be verified. The person running this server must check MA2H_URL: it must be the Hub's public URL (its MA2H_PUBLIC_URL).",
+  verification_failed:
+    "A signature did not verify. If every one fails, MA2H_URL is likely not the Hub's public URL (its MA2H_PUBLIC_URL).",
+};
+
+/**
+ * A tool error (`isError: true`) whose text starts `MA2H error <code> (<where>)`, with a hint for
+ * the model where the code has one — the one wording of both MCP servers.
+ */
+export function toolErrorResult(code: string, where: string, message: string): McpToolResult {
+  const hint = HINTS[code];
+  return {
+    isError: true,
+    content: [{ type: "text", text: `MA2H error ${code} (${where}): ${message}${hint ? `\n${hint}` : ""}` }],
+  };
 }
