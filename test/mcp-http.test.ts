@@ -193,12 +193,12 @@ describe("/mcp: ask_human as a task", () => {
     // Another client, another process, no shared memory: the task is found in the database.
     const other = await connect(A, { alternate: true });
     expect(await other.experimental.tasks.getTask(created.task.taskId)).toMatchObject({ status: "working" });
+    // tasks/result asked while the question is open holds until a person resolves it.
+    const held = other.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    await new Promise((r) => setTimeout(r, 500));
     expect((await resolveAs(created.task.taskId, { resolution: "declined", comment: "not now" })).status).toBe(200);
+    const result = (await held) as ToolResult;
     expect(await other.experimental.tasks.getTask(created.task.taskId)).toMatchObject({ status: "completed" });
-    const result = (await other.experimental.tasks.getTaskResult(
-      created.task.taskId,
-      CallToolResultSchema,
-    )) as ToolResult;
     expect(result.structuredContent).toMatchObject({ resolution: "declined", answered: false });
     expect(text(result)).toContain("declined");
   });

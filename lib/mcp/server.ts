@@ -120,6 +120,7 @@ export function createHubMcpServer(principal: AgentPrincipal, signal: AbortSigna
     if ((await taskOfMessage(ctx, taskId)) === null)
       throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
     for (;;) {
+      const started = Date.now();
       let outcome: McpToolResult;
       try {
         outcome = await readOutcome(ctx, taskId, maxWait);
@@ -128,9 +129,14 @@ export function createHubMcpServer(principal: AgentPrincipal, signal: AbortSigna
         throw err;
       }
       const open = outcome.structuredContent?.answered === false && outcome.structuredContent?.status === "open";
-      if (!open || signal.aborted) {
-        return { ...outcome, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
-      }
+      if (!open || signal.aborted) return { ...outcome, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
+      // A hold that ended early with the question still open (the process is shutting down) ends
+      // the call rather than spinning: the client polls tasks/get and asks again.
+      if (Date.now() - started < (maxWait * 1000) / 2)
+        throw new McpError(
+          ErrorCode.InternalError,
+          "MA2H error unavailable: the Hub could not hold this request; retry",
+        );
     }
   });
   return server;
