@@ -126,6 +126,19 @@ export const askHumanInput = ({ defaultWait, maxWait }: McpWaitLimits) =>
     });
 export type AskHumanInput = z.output<ReturnType<typeof askHumanInput>>;
 
+/** A flat JSON Schema of the answer object from ask_human's `fields` shorthand (§5.2). */
+export function fieldsAnswerSchema(fields: NonNullable<AskHumanInput["fields"]>): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const f of fields) {
+    const p: Record<string, unknown> = { type: f.type, title: f.name };
+    if (f.description !== undefined) p.description = f.description;
+    if (f.enum !== undefined) p.enum = f.enum;
+    properties[f.name] = p;
+  }
+  const required = fields.filter((f) => f.required === true).map((f) => f.name);
+  return { type: "object", properties, ...(required.length > 0 ? { required } : {}) };
+}
+
 export const checkAnswerInput = ({ maxWait }: McpWaitLimits) =>
   z.strictObject({
     id: messageId,
