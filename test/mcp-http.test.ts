@@ -2,7 +2,8 @@
  * The Hub's MCP endpoint (`/mcp`, Streamable HTTP, stateless) against two real web processes, with
  * the MCP SDK's own client: initialize and tools/list (the five tools of `ma2h mcp`, ask_human
  * task-capable); ask_human as a durable task that a person resolves with a PAT — the task is
- * `working`, then `completed` with the verified answer, and its id is the message id; a client
+ * `working`, then `completed` with the verified answer, and its id is the message id; it outlives
+ * the web process that created it; a client
  * without tasks gets the wait-then-id outcome within `max_wait_seconds` and check_answer later;
  * tasks/cancel is a §8.4 cancel; read_directives verifies, labels and acks in one call; a bad key
  * is `401`; one client's calls alternate between the two processes; the parked-request cap answers
@@ -14,17 +15,18 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { client } from "./support/hub";
+import { client, startHub } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
 import { waitFor } from "./support/wait";
 
 const A = "remotebot/dev";
 const B = "capbot/dev";
 const MAX_WAIT_S = 3;
+const ENV = { MA2H_MAX_WAIT_SECONDS: String(MAX_WAIT_S), MA2H_MAX_PARKED_PER_AGENT: "1" };
 const hub = useHubFixture({
   accounts: { acme: { agents: [A, B], humans: [{ handle: "alice", role: "owner" }] } },
   count: 2,
-  env: { MA2H_MAX_WAIT_SECONDS: String(MAX_WAIT_S), MA2H_MAX_PARKED_PER_AGENT: "1" },
+  env: ENV,
 });
 const acme = hub.account("acme");
 const alice = () => client(hub.url, acme.tokens.alice);
@@ -49,11 +51,11 @@ afterAll(async () => {
  * An SDK client over Streamable HTTP with the agent's key as a bearer token. `alternate` sends each
  * request to the next web process in turn (a load balancer's round robin).
  */
-async function connect(agent = A, opts: { alternate?: boolean; key?: string } = {}): Promise<Client> {
+async function connect(agent = A, opts: { alternate?: boolean; key?: string; via?: string } = {}): Promise<Client> {
   let turn = 0;
   const fetchVia: typeof fetch = async (input, init) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
-    const web = opts.alternate ? hub.webs[turn++ % hub.webs.length] : hub.webs[0];
+    const web = opts.via ? { url: opts.via } : opts.alternate ? hub.webs[turn++ % hub.webs.length] : hub.webs[0];
     const target = new URL(url.pathname + url.search, web?.url);
     const res = await fetch(target, init);
     if ((init?.method ?? "GET") === "POST") servedBy.push(String(web?.url));
@@ -201,6 +203,29 @@ describe("/mcp: ask_human as a task", () => {
     expect(await other.experimental.tasks.getTask(created.task.taskId)).toMatchObject({ status: "completed" });
     expect(result.structuredContent).toMatchObject({ resolution: "declined", answered: false });
     expect(text(result)).toContain("declined");
+  });
+
+  it("outlives the web process that created it: asked through one that then stops, answered through another", async () => {
+    const third = await startHub({ databaseUrl: hub.databaseUrl, env: ENV });
+    let taskId: string;
+    try {
+      const mcp = await connect(A, { via: third.url });
+      await mcp.listTools();
+      const stream = mcp.experimental.tasks.callToolStream({
+        name: "ask_human",
+        arguments: { mode: "confirm", title: "Promote the canary?" },
+      });
+      taskId = ((await stream.next()).value as { task: { taskId: string } }).task.taskId;
+      await stream.return(undefined);
+      await mcp.close();
+    } finally {
+      await third.stop();
+    }
+    const other = await connect(A);
+    expect(await other.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: "working" });
+    expect((await resolveAs(taskId, { resolution: "answered", value: "approve" })).status).toBe(200);
+    const result = (await other.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as ToolResult;
+    expect(result.structuredContent).toMatchObject({ id: taskId, answered: true, value: "approve" });
   });
 
   it("tasks/cancel is a §8.4 cancel of the ask; another agent's message is no task of this one", async () => {
