@@ -267,6 +267,16 @@ describe("/mcp: clients without tasks", () => {
     expect((await resolveAs(id, { resolution: "answered", value: "eu" })).status).toBe(200);
     const later = (await mcp.callTool({ name: "check_answer", arguments: { id } })) as ToolResult;
     expect(later.structuredContent).toMatchObject({ id, answered: true, value: "eu", actor: "human:alice" });
+    // A question the Hub refuses is a tool error with its §8.5 code, with or without a task.
+    const bad = { mode: "confirm", title: "Bad default", expires_in_seconds: 60, default_on_expire: "maybe" };
+    const refused = (await mcp.callTool({ name: "ask_human", arguments: bad })) as ToolResult;
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^MA2H error invalid_field \(HTTP 422\)/);
+    // As a task request no task is created: a JSON-RPC error naming the code.
+    await expect(mcp.callTool({ name: "ask_human", arguments: bad, task: { ttl: 60_000 } })).rejects.toThrow(
+      /-32602.*MA2H error invalid_field \(HTTP 422\)/s,
+    );
+    expect(await db().message.count({ where: { title: "Bad default" } })).toBe(0);
     // A wait past the Hub's maximum is refused by the schema, before anything is asked.
     const tooLong = (await mcp.callTool({
       name: "ask_human",

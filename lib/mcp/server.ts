@@ -37,6 +37,7 @@ import {
   cancelAsk,
   checkAnswer,
   guarded,
+  hubToolError,
   notifyHuman,
   readDirectives,
   readOutcome,
@@ -51,6 +52,7 @@ function sdkToolError(message: string): McpToolResult {
 }
 
 type ToolEntry = { handler: unknown };
+type RawHandler = (request: { params?: { task?: unknown } }, extra: unknown) => Promise<unknown>;
 type Internals = {
   createToolError(message: string): McpToolResult;
   validateToolInput(tool: ToolEntry, args: unknown, name: string): Promise<unknown>;
@@ -76,7 +78,12 @@ export function createHubMcpServer(principal: AgentPrincipal, signal: AbortSigna
   const internals = server as unknown as Internals;
   // As in `ma2h mcp`: the SDK's own refusals read `MA2H error <code>` (TypeScript-private, so set
   // on the instance).
-  internals.createToolError = sdkToolError;
+  // A server answers one request (stateless), so the last tool error is this request's.
+  let lastToolError: McpToolResult | null = null;
+  internals.createToolError = (message) => {
+    lastToolError = sdkToolError(message);
+    return lastToolError;
+  };
   // A call of ask_human without a task: the SDK would poll the task until it ends, however long
   // that takes; ours holds at most the call's wait (≤ max_wait_seconds), then returns the id.
   internals.handleAutomaticTaskPolling = async (tool, request) => {
@@ -93,7 +100,17 @@ export function createHubMcpServer(principal: AgentPrincipal, signal: AbortSigna
     { ...tools.ask_human, execution: { taskSupport: "optional" } },
     {
       createTask: async (args: unknown) => {
-        const id = await submitAsk(ctx, args as AskHumanInput);
+        let id: string;
+        try {
+          id = await submitAsk(ctx, args as AskHumanInput);
+        } catch (err) {
+          // The SDK answers a throw here with a tool error of the message: ours, with its §8.5 code.
+          throw new Error(
+            hubToolError(err)
+              .content.map((c) => c.text)
+              .join("\n"),
+          );
+        }
         const task = await taskOfMessage(ctx, id);
         if (task === null) throw new McpError(ErrorCode.InternalError, "the ask just submitted is not readable");
         return { task };
@@ -111,6 +128,25 @@ export function createHubMcpServer(principal: AgentPrincipal, signal: AbortSigna
   server.registerTool("cancel_ask", tools.cancel_ask, (args) => guarded(() => cancelAsk(ctx, args)));
   server.registerTool("notify_human", tools.notify_human, (args) => guarded(() => notifyHuman(ctx, args)));
   server.registerTool("read_directives", tools.read_directives, (args) => guarded(() => readDirectives(ctx, args)));
+
+  // A task-augmented call that creates no task (the Hub refused the question, or the SDK refused its
+  // arguments) is a JSON-RPC error naming the code: a task request's answer is a task or an error.
+  // The SDK turns the refusal into a tool error, which its own check then refuses as no task: the
+  // error keeps the tool error's text.
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RawHandler> })._requestHandlers;
+  const callTool = handlers.get("tools/call");
+  if (callTool)
+    handlers.set("tools/call", async (request, extra) => {
+      try {
+        return await callTool(request, extra);
+      } catch (err) {
+        const refused = lastToolError as McpToolResult | null;
+        if (request.params?.task === undefined || refused === null) throw err;
+        const message = refused.content.map((c) => c.text).join("\n");
+        const invalid = /^MA2H error (validation_error|invalid_field)\b/u.test(message);
+        throw new McpError(invalid ? ErrorCode.InvalidParams : ErrorCode.InternalError, message);
+      }
+    });
 
   // `tasks/result` blocks until the task is terminal: here one long-poll of max_wait_seconds after
   // another (each a slot of the parked cap while parked), never a poll loop in memory; the client
