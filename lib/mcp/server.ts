@@ -77,8 +77,8 @@ export function createHubMcpServer(principal: AgentPrincipal, signal: AbortSigna
   );
   const internals = server as unknown as Internals;
   // As in `ma2h mcp`: the SDK's own refusals read `MA2H error <code>` (TypeScript-private, so set
-  // on the instance).
-  // A server answers one request (stateless), so the last tool error is this request's.
+  // on the instance; these internals are those of the pinned SDK, 1.32.2). A server answers one
+  // request (stateless), so the last tool error is this request's.
   let lastToolError: McpToolResult | null = null;
   internals.createToolError = (message) => {
     lastToolError = sdkToolError(message);
