@@ -2,14 +2,23 @@
  * The `/v1` route manifest (lib/http/routes/) is the one table of protocol routes: every
  * `app/v1/…/route.ts` exports exactly the handlers its entries give it (the rest the §8.5 `404`),
  * every entry has its route file and its OpenAPI operation with the entry's credential, and every
- * `/v1` operation of the document is an entry. `OPTIONS` answers the `Allow` of the table.
+ * `/v1` operation of the document is an entry. `OPTIONS` answers the `Allow` of the table. The
+ * manifest also mounts `/mcp` (POST only), outside the table and the document.
  */
-// covers: lib/http/routes/index.ts, packages/protocol/src/routes.ts, app/v1/
+// covers: lib/http/routes/index.ts, packages/protocol/src/routes.ts, app/v1/, app/mcp/route.ts
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { noSuchEndpoint } from "../lib/http/handler";
-import { type Dispatch, ROUTE_FILE_METHODS, V1_HANDLERS, V1_MANIFEST, type V1RouteModule } from "../lib/http/routes";
+import {
+  type Dispatch,
+  MCP_PATH,
+  ROUTE_FILE_METHODS,
+  V1_HANDLERS,
+  V1_MANIFEST,
+  type V1RouteModule,
+} from "../lib/http/routes";
+import { mcpRoute } from "../lib/http/routes/mcp";
 import { appFolderOf, templatePattern } from "@ma2h/protocol/routes";
 import { openApiDocument } from "../lib/openapi/document";
 import { hubEnv, repoRoot } from "./support/hub";
@@ -135,5 +144,24 @@ describe("the /v1 route manifest", () => {
       expect(res.status, path).toBe(404);
       expect(JSON.parse(res.body)).toEqual({ error: { code: "not_found", message: "no such endpoint" } });
     }
+  });
+
+  it("/mcp is mounted from the manifest: POST is the MCP handler, GET and DELETE are 405 with Allow", async () => {
+    const mod = (await import(join(repoRoot, "app/mcp/route.ts"))) as V1RouteModule & Obj;
+    expect(Object.keys(mod).sort()).toEqual([...ROUTE_FILE_METHODS, "dynamic"].sort());
+    expect(mod.dynamic).toBe("force-dynamic");
+    expect(mod.POST).toBe(mcpRoute);
+    const args = { params: Promise.resolve({}) };
+    for (const method of ["GET", "DELETE", "PUT", "PATCH"] as const) {
+      const res = await mod[method](new Request(`http://hub.test${MCP_PATH}`, { method }), args);
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get("allow"), method).toBe("OPTIONS, POST");
+    }
+    const options = await mod.OPTIONS(new Request(`http://hub.test${MCP_PATH}`, { method: "OPTIONS" }), args);
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("OPTIONS, POST");
+    // Not a /v1 route: neither in the table nor in the OpenAPI document.
+    expect(V1_MANIFEST.some((e) => e.path === MCP_PATH)).toBe(false);
+    expect(Object.keys(openApiDocument().paths as Obj)).not.toContain(MCP_PATH);
   });
 });

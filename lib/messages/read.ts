@@ -34,8 +34,12 @@ function changedSince(row: MessageWithResolution, since: Date | undefined): bool
   return since === undefined || row.statusChangedAt.getTime() > since.getTime();
 }
 
-/** The row as it is now. A long-poll (`shared`) joins this process's in-flight read of the same id. */
-async function current(principal: AgentPrincipal, id: string, shared = false): Promise<MessageWithResolution> {
+/**
+ * The row as it is now (an overdue one expired first). A long-poll (`shared`) joins this process's
+ * in-flight read of the same id. Exported for the MCP task view (lib/mcp/task-store.ts), which reads
+ * a status without delivering the answer.
+ */
+export async function current(principal: AgentPrincipal, id: string, shared = false): Promise<MessageWithResolution> {
   const load = shared ? (mid: string) => terminalWaiters().shared(mid, () => loadMessage(mid)) : loadMessage;
   const row = await loadForSubmitter(principal, id, load);
   const overdue = row.status === "open" && row.expiresAt && row.expiresAt.getTime() < clock.now().getTime();

@@ -21,6 +21,7 @@ describe("routeTemplate: labels never carry an id, a token or a raw unknown path
     ["/.well-known/ma2h", "/.well-known/ma2h"],
     ["/.well-known/anything-else", "/.well-known/*"],
     ["/inbox/events", "/inbox/events"],
+    ["/mcp", "/mcp"],
     ["/inbox/msg_01J0ABCDEF", "/inbox/*"],
     ["/e/tok_secret_value", "/e/:token"],
     ["/admin/acme/audit/export?format=jsonl", "/admin/:account/audit/export"],

@@ -35,6 +35,7 @@ const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/\.well-known(\/|$)/, "/.well-known/*"],
   [/^\/inbox\/events$/, "/inbox/events"],
   [/^\/_next\//, "/_next/*"],
+  [/^\/mcp$/, "/mcp"],
   [/^\/healthz$/, "/healthz"],
   [/^\/readyz$/, "/readyz"],
   [/^\/metrics$/, "/metrics"],

@@ -16,6 +16,7 @@ import { agentSelfRoute, presenceRoute, resumeAgentRoute, stopAgentRoute } from 
 import { authorDirectiveRoute, readDirectiveRoute } from "./directives";
 import { drainRoute, inboxAckRoute, streamRoute } from "./inbox";
 import { ackResponseRoute, cancelRoute } from "./message-verbs";
+import { mcpRoute } from "./mcp";
 import { openApiRoute } from "./openapi";
 import { pollRoute } from "./poll";
 import { resolveRoute } from "./resolve";
@@ -122,5 +123,32 @@ export function v1RouteModule(folder: string): V1RouteModule {
     PUT: noSuchEndpoint,
     PATCH: noSuchEndpoint,
     OPTIONS: entries.length === 0 ? noSuchEndpoint : options,
+  };
+}
+
+/**
+ * Beside `/v1`, the manifest serves the Hub's MCP endpoint (docs/mcp.md "Remote"): Streamable HTTP
+ * in stateless mode, so `POST` only. `GET` (a server-sent event stream) and `DELETE` (ending a
+ * session) are `405` with `Allow`, as the transport says for a server that offers neither; `OPTIONS`
+ * is `204` with the same `Allow`. It is no `/v1` route: not in the route table nor the OpenAPI
+ * document (MCP describes itself, in `tools/list`).
+ */
+export const MCP_PATH = "/mcp";
+const MCP_ALLOW = "OPTIONS, POST";
+
+const mcpNotAllowed: RouteHandler = async () =>
+  new Response(null, { status: 405, headers: { allow: MCP_ALLOW, "cache-control": "no-store" } });
+
+const mcpOptions: RouteHandler = async () => new Response(null, { status: 204, headers: { allow: MCP_ALLOW } });
+
+/** What `app/mcp/route.ts` exports. */
+export function mcpRouteModule(): V1RouteModule {
+  return {
+    POST: mcpRoute,
+    GET: mcpNotAllowed,
+    DELETE: mcpNotAllowed,
+    PUT: mcpNotAllowed,
+    PATCH: mcpNotAllowed,
+    OPTIONS: mcpOptions,
   };
 }

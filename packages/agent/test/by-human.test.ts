@@ -4,7 +4,7 @@
  * expiry, its default applied or not, is never refused), the CLI's exit code and stderr line for it,
  * and the MCP result text of an answer a standing rule gave (`system:rule/…`).
  */
-// covers: packages/agent/src/answers.ts, packages/agent/src/wait.ts, packages/agent/src/cli/outcome.ts, packages/agent/src/mcp/outcome.ts, packages/agent/src/envelopes.ts
+// covers: packages/agent/src/answers.ts, packages/agent/src/wait.ts, packages/agent/src/cli/outcome.ts, packages/protocol/src/mcp-outcome.ts, packages/agent/src/envelopes.ts
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { HubResponse } from "@ma2h/protocol/response";
 import { answerOf, assertAnsweredByHuman, HUMAN_ONLY_FIELD } from "../src/answers";
@@ -12,7 +12,7 @@ import { EXIT, EXIT_DESCRIPTIONS } from "../src/cli/exit-codes";
 import { exitFor, report } from "../src/cli/outcome";
 import { confirmEnvelope, inputEnvelope, selectEnvelope, validateEnvelope } from "../src/envelopes";
 import { isHumanAnswer, Ma2hError, NotAnsweredByHumanError } from "../src";
-import { responseResult, ruleSetter } from "../src/mcp/outcome";
+import { responseResult, ruleSetter } from "@ma2h/protocol/mcp-outcome";
 import type { Transport } from "../src/transport";
 import { waitForResponse } from "../src/wait";
 

@@ -11,26 +11,13 @@ import { type HubResponse, responseSchema } from "@ma2h/protocol/response";
 import type { Ma2hClient, MessageHandle } from "../client";
 import { localError, WaitTimeoutError } from "../errors";
 import { type AskShape, askShape } from "../off-menu";
-import { pendingResult, responseResult, result } from "./outcome";
-import type { AskHumanInput } from "./schemas";
+import { pendingResult, responseResult, result } from "@ma2h/protocol/mcp-outcome";
+import { type AskHumanInput, fieldsAnswerSchema } from "@ma2h/protocol/mcp-tools";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** How often a long wait tells a client that asked for progress that we are still waiting. */
 const PROGRESS_EVERY_MS = 15_000;
-
-/** A flat JSON Schema of the answer object from the `fields` shorthand (§5.2). */
-function fieldsSchema(fields: NonNullable<AskHumanInput["fields"]>): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
-  for (const f of fields) {
-    const p: Record<string, unknown> = { type: f.type, title: f.name };
-    if (f.description !== undefined) p.description = f.description;
-    if (f.enum !== undefined) p.enum = f.enum;
-    properties[f.name] = p;
-  }
-  const required = fields.filter((f) => f.required === true).map((f) => f.name);
-  return { type: "object", properties, ...(required.length > 0 ? { required } : {}) };
-}
 
 async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle: MessageHandle; shape: AskShape }> {
   const common = {
@@ -64,7 +51,7 @@ async function submitAsk(client: Ma2hClient, a: AskHumanInput): Promise<{ handle
   }
   if (typeof a.default_on_expire === "string")
     throw localError("invalid_field", "default_on_expire for input must be an object");
-  const schema = a.schema ?? fieldsSchema(a.fields ?? []);
+  const schema = a.schema ?? fieldsAnswerSchema(a.fields ?? []);
   const handle = await client.messages.ask.input({ ...common, schema, defaultOnExpire: a.default_on_expire });
   return { handle, shape: { mode: "input" } };
 }

@@ -7,32 +7,12 @@
  * `rate_limited`…).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { toolErrorResult } from "@ma2h/protocol/mcp-outcome";
 import { Ma2hError } from "../errors";
 import { HubKeysError } from "../keys";
 import { VerificationError } from "../verification";
 
-const HINTS: Record<string, string> = {
-  unauthenticated: "The MA2H API key (MA2H_API_KEY) was refused; the person running this server must fix it.",
-  agent_id_mismatch: "MA2H_AGENT_ID does not match the agent the API key belongs to.",
-  not_found: "No such message for this agent: check the id.",
-  already_terminal: "The message is already resolved; call check_answer to read the outcome.",
-  session_closed_by_operator: "A person stopped this agent. Stop and do not retry; only a person can lift it.",
-  rate_limited: "Too many requests; wait before trying again.",
-  validation_error: "The request was refused as malformed; fix the arguments.",
-  invalid_field: "A field's value was refused; fix the arguments.",
-  keys_unavailable:
-    "The Hub's signing keys could not be fetched, so nothing signed can be verified. The person running this server must check MA2H_URL: it must be the Hub's public URL (its MA2H_PUBLIC_URL).",
-  verification_failed:
-    "A signature did not verify. If every one fails, MA2H_URL is likely not the Hub's public URL (its MA2H_PUBLIC_URL).",
-};
-
-function text(code: string, where: string, message: string): CallToolResult {
-  const hint = HINTS[code];
-  return {
-    isError: true,
-    content: [{ type: "text", text: `MA2H error ${code} (${where}): ${message}${hint ? `\n${hint}` : ""}` }],
-  };
-}
+const text = toolErrorResult;
 
 /** The SDK's messages start with their code; the text carries it once. */
 function strip(code: string, message: string): string {

@@ -1,0 +1,14 @@
+/**
+ * The handler of `POST /mcp`, the Hub's MCP endpoint (docs/mcp.md "Remote"; lib/mcp/server.ts):
+ * the agent's API key as a bearer token (or `X-API-Key`), `401` otherwise — the §8.5 envelope, and
+ * no OAuth discovery: no protected-resource metadata is published (docs/mcp.md). The body is read
+ * as any `/v1` body is (`max_body_bytes`); the JSON-RPC itself is the MCP SDK's.
+ */
+import { agentCaller } from "../callers";
+import { route } from "../handler";
+import { serveMcp } from "../../mcp/server";
+
+export const mcpRoute = route(async ({ req, body }) => {
+  const principal = await agentCaller(req);
+  return serveMcp(principal, req, await body());
+});
