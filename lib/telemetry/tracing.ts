@@ -130,14 +130,8 @@ export interface SpanOptions {
   links?: Link[];
 }
 
-/**
- * Runs `fn` in a span named `name` (`ma2h.*`) and ends it; an error marks it (its §8.5 code, never
- * its message) and is thrown on. Off, `fn` runs with null and nothing else happens.
- */
-export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span | null) => Promise<T>): Promise<T> {
-  const t = tracer();
-  if (!t) return fn(null);
-  const span = t.startSpan(
+function start(t: Tracer, name: string, opts: SpanOptions): Span {
+  return t.startSpan(
     name,
     {
       kind: opts.kind ?? SpanKind.INTERNAL,
@@ -147,6 +141,16 @@ export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span
     },
     opts.parent ?? ROOT_CONTEXT,
   );
+}
+
+/**
+ * Runs `fn` in a span named `name` (`ma2h.*`) and ends it; an error marks it (its §8.5 code, never
+ * its message) and is thrown on. Off, `fn` runs with null and nothing else happens.
+ */
+export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span | null) => Promise<T>): Promise<T> {
+  const t = tracer();
+  if (!t) return fn(null);
+  const span = start(t, name, opts);
   try {
     return await fn(span);
   } catch (err) {
@@ -163,16 +167,7 @@ export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span
 export function recordSpan(name: string, opts: SpanOptions & { startTime: Date; endTime: Date }): void {
   const t = tracer();
   if (!t) return;
-  const span = t.startSpan(
-    name,
-    {
-      kind: opts.kind ?? SpanKind.INTERNAL,
-      attributes: opts.attributes as Attributes | undefined,
-      startTime: opts.startTime,
-      links: opts.links,
-    },
-    opts.parent ?? ROOT_CONTEXT,
-  );
+  const span = start(t, name, opts);
   span.end(opts.endTime);
 }
 
