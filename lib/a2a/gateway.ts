@@ -46,9 +46,9 @@ import type { AgentPrincipal } from "../principals/types";
 import { consumeSubmitBudget } from "../rate-limit";
 import { answerByStandingRule } from "../standing-rules/apply";
 import { hubAgentCard } from "./card";
-import { envelopeForMessage, isFinal, MappingError, stateOf, taskOf } from "./mapping";
+import { envelopeForMessage, idempotencyKeyOf, isFinal, MappingError, stateOf, taskOf } from "./mapping";
 import { deletePushConfig, getPushConfig, listPushConfigs, savePushConfig } from "./push";
-import { MessageTaskStore, principalOf, readTask, readTaskBody, responseSigner, signalOf } from "./tasks";
+import { MessageTaskStore, principalOf, priorSubmit, readTask, readTaskBody, responseSigner, signalOf } from "./tasks";
 
 /** A Hub error as the JSON-RPC error an A2A client reads: not found is TaskNotFound, the rest keep their code. */
 export function a2aErrorOf(err: unknown): unknown {
@@ -98,10 +98,13 @@ export class HubRequestHandler implements A2ARequestHandler {
     if (!message || !message.messageId) throw new RequestMalformedError("message.messageId is required");
     if (message.taskId)
       throw new UnsupportedOperationError("a task of the Hub takes no further messages: send a new message");
-    const contextId = message.contextId || randomUUID();
+    // A resend of the same message id is a §8.1 replay of the same envelope: its original
+    // `created_at` (and context, when the client names none), so an identical message is the same task.
+    const prior = await priorSubmit(principal, idempotencyKeyOf(message));
+    const contextId = message.contextId || prior?.runId || randomUUID();
     let envelope: Record<string, unknown>;
     try {
-      envelope = envelopeForMessage(principal.agentId, message, contextId, clock.now());
+      envelope = envelopeForMessage(principal.agentId, message, contextId, prior?.createdAt ?? clock.now());
     } catch (err) {
       if (err instanceof MappingError)
         throw new JsonRpcTransportError({
@@ -139,6 +142,8 @@ export class HubRequestHandler implements A2ARequestHandler {
   /** §8.4: only an open ask can be cancelled; a terminal task or a notify is not cancelable. */
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     const principal = principalOf(context);
+    const before = await mapped(() => readTaskBody(principal, params.id, { signal: signalOf(context) }));
+    if (isFinal(stateOf(before))) throw new TaskNotCancelableError(`task ${params.id} is already final`);
     try {
       await cancelMessage(principal, params.id);
     } catch (err) {

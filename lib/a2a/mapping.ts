@@ -71,6 +71,11 @@ function titleOf(text: string): string {
   return trimmed.length <= 200 ? trimmed : `${trimmed.slice(0, 199)}…`;
 }
 
+/** The idempotency key of the MA2H submit for an A2A message: its message id. */
+export function idempotencyKeyOf(message: Message): string {
+  return `a2a:${message.messageId}`;
+}
+
 /**
  * The MA2H envelope for an incoming A2A message, sent by agent `agentId` at `now`. The message id
  * is the idempotency key (a retried send is the same task); the context id is `agent.run_id`.
@@ -93,7 +98,7 @@ export function envelopeForMessage(agentId: string, message: Message, contextId:
     created_at: now.toISOString(),
     agent: { id: agentId, run_id: contextId, runtime: "other" },
     title,
-    idempotency_key: `a2a:${message.messageId}`,
+    idempotency_key: idempotencyKeyOf(message),
   };
   if (text !== "" && text.trim() !== title) envelope.body = text;
   if (context.length > 0) envelope.context = context;

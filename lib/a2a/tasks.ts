@@ -10,6 +10,7 @@ import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { HubError, isHubError } from "@ma2h/protocol/errors";
 import { type ResponseSigningBody, signResponsePush } from "@ma2h/protocol/signing";
 import { clock } from "../clock";
+import { db } from "../db";
 import { accountSigningKey } from "../keys/signing-keys";
 import { readMessage, type ReadOptions } from "../messages/read";
 import type { AgentPrincipal } from "../principals/types";
@@ -47,6 +48,29 @@ export async function responseSigner(accountId: string): Promise<(response: Reco
     });
     return { signature: header, signedFor };
   };
+}
+
+/**
+ * The envelope an earlier submit with this idempotency key stored (its `created_at` and
+ * `agent.run_id`), or null: a resent A2A message replays it instead of asking twice.
+ */
+export async function priorSubmit(
+  principal: AgentPrincipal,
+  idempotencyKey: string,
+): Promise<{ createdAt: Date; runId: string | undefined } | null> {
+  const record = await db().idempotencyRecord.findUnique({
+    where: { agentRowId_idempotencyKey: { agentRowId: principal.agentRowId, idempotencyKey } },
+    select: { messageId: true },
+  });
+  const message = record
+    ? await db().message.findUnique({ where: { id: record.messageId }, select: { envelope: true } })
+    : null;
+  if (!message) return null;
+  const envelope = JSON.parse(message.envelope) as { created_at?: unknown; agent?: { run_id?: unknown } };
+  const createdAt = typeof envelope.created_at === "string" ? new Date(envelope.created_at) : null;
+  if (!createdAt || Number.isNaN(createdAt.getTime())) return null;
+  const runId = typeof envelope.agent?.run_id === "string" ? envelope.agent.run_id : undefined;
+  return { createdAt, runId };
 }
 
 /** The §8.2 body of a task, as its submitter reads it; unknown, foreign or purged → TaskNotFound. */
