@@ -4,12 +4,19 @@
  * every entry has its route file and its OpenAPI operation with the entry's credential, and every
  * `/v1` operation of the document is an entry. `OPTIONS` answers the `Allow` of the table.
  */
-// covers: lib/http/routes/index.ts, packages/protocol/src/routes.ts, app/v1/
+// covers: lib/http/routes/index.ts, packages/protocol/src/routes.ts, app/v1/, app/a2a/route.ts
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { noSuchEndpoint } from "../lib/http/handler";
-import { type Dispatch, ROUTE_FILE_METHODS, V1_HANDLERS, V1_MANIFEST, type V1RouteModule } from "../lib/http/routes";
+import {
+  A2A_MANIFEST,
+  type Dispatch,
+  ROUTE_FILE_METHODS,
+  V1_HANDLERS,
+  V1_MANIFEST,
+  type V1RouteModule,
+} from "../lib/http/routes";
 import { appFolderOf, templatePattern } from "@ma2h/protocol/routes";
 import { openApiDocument } from "../lib/openapi/document";
 import { hubEnv, repoRoot } from "./support/hub";
@@ -134,6 +141,33 @@ describe("the /v1 route manifest", () => {
       const res = await options(folder, path);
       expect(res.status, path).toBe(404);
       expect(JSON.parse(res.body)).toEqual({ error: { code: "not_found", message: "no such endpoint" } });
+    }
+  });
+});
+
+describe("the A2A routes of the manifest", () => {
+  const files: Record<string, string> = {
+    "/a2a": "app/a2a/route.ts",
+    "/.well-known/agent-card.json": "app/well-known/agent-card.json/route.ts",
+  };
+
+  it("each route file exports its entries' handlers, the 404 envelope for every other verb, and OPTIONS", async () => {
+    expect(A2A_MANIFEST.map((e) => `${e.method} ${e.path}`)).toEqual(["POST /a2a", "GET /.well-known/agent-card.json"]);
+    // Outside /v1 and its OpenAPI document: the A2A binding is described by the Agent Card.
+    expect(Object.keys(openApiDocument().paths as object)).not.toContain("/a2a");
+    for (const [path, file] of Object.entries(files)) {
+      const mod = (await import(join(repoRoot, file))) as V1RouteModule & Obj;
+      expect(Object.keys(mod).sort(), file).toEqual([...ROUTE_FILE_METHODS, "dynamic"].sort());
+      expect(mod.dynamic).toBe("force-dynamic");
+      for (const method of ["GET", "POST", "DELETE", "PUT", "PATCH"] as const) {
+        const entry = A2A_MANIFEST.find((e) => e.path === path && e.method === method);
+        expect(mod[method], `${file} ${method}`).toBe(entry ? entry.handler : noSuchEndpoint);
+      }
+      const res = await mod.OPTIONS(new Request(`http://hub.test${path}`, { method: "OPTIONS" }), {
+        params: Promise.resolve({}),
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get("allow")).toBe(path === "/a2a" ? "OPTIONS, POST" : "GET, HEAD, OPTIONS");
     }
   });
 });
