@@ -41,7 +41,11 @@ const hub = useHubFixture({
     await approveOrigin(A, "acme", rx.origin);
   },
   server: "pair",
-  env: (h) => ({ MA2H_DEV_CALLBACK_ALLOWLIST: h.receiver.origin, MA2H_DELIVERY_SWEEP_MS: "300" }),
+  env: (h) => ({
+    MA2H_DEV_CALLBACK_ALLOWLIST: h.receiver.origin,
+    MA2H_DELIVERY_SWEEP_MS: "300",
+    MA2H_PUSH_BASE_DELAY_MS: "300",
+  }),
 });
 const acme = hub.account("acme");
 const other = hub.account("other");
@@ -49,7 +53,10 @@ const other = hub.account("other");
 /** An SDK client of the Hub's card, its requests carrying `key` as the bearer token. */
 async function a2a(key: string): Promise<Client> {
   const authed: typeof fetch = (input, init) =>
-    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${key}` } });
+    fetch(input, {
+      ...init,
+      headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${key}` },
+    });
   const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
     transports: [new JsonRpcTransportFactory({ fetchImpl: authed })],
   });
@@ -146,9 +153,17 @@ describe("the Agent Card and the gate", () => {
 
     const rpc = { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "msg_x" } };
     const headers = { "content-type": "application/json", "a2a-version": "1.0" };
-    const auths: Record<string, string>[] = [{}, { authorization: `Bearer ${acme.tokens.alice}` }, { authorization: "Bearer nope" }];
+    const auths: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${acme.tokens.alice}` },
+      { authorization: "Bearer nope" },
+    ];
     for (const auth of auths) {
-      const res = await fetch(`${hub.url}/a2a`, { method: "POST", headers: { ...headers, ...auth }, body: JSON.stringify(rpc) });
+      const res = await fetch(`${hub.url}/a2a`, {
+        method: "POST",
+        headers: { ...headers, ...auth },
+        body: JSON.stringify(rpc),
+      });
       expect(res.status).toBe(401);
       expect((await res.json()).error.code).toBe("unauthenticated");
     }
@@ -180,10 +195,19 @@ describe("a message becomes an ask; the task follows it", () => {
     await resolve(task.id, { resolution: "answered", value: "approve" });
     const done = await c.getTask({ tenant: "", id: task.id });
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(outcome(done)).toMatchObject({ resolution: "answered", value: "approve", actor: "human:alice", defaulted: false });
+    expect(outcome(done)).toMatchObject({
+      resolution: "answered",
+      value: "approve",
+      actor: "human:alice",
+      defaulted: false,
+    });
 
     const art = artifactBody(done);
-    expect(art.response).toMatchObject({ in_reply_to: task.id, resolution: "answered", response: { value: "approve" } });
+    expect(art.response).toMatchObject({
+      in_reply_to: task.id,
+      resolution: "answered",
+      response: { value: "approve" },
+    });
     expect(art.signed_for).toBe(`${hub.url}/a2a`);
     const verifier = new AgentVerifier({ callbackUrl: art.signed_for, jwksUrl: `${hub.url}/.well-known/ma2h-keys` });
     const verdict = await verifier.verify({ "ma2h-signature": art.ma2h_signature }, JSON.stringify(art.response));
@@ -202,13 +226,25 @@ describe("a message becomes an ask; the task follows it", () => {
     const firstTry = await c.sendMessage(retry);
     const secondTry = await c.sendMessage(retry);
     expect((firstTry as Task).id).toBe((secondTry as Task).id);
+    const changed = { ...retry, message: { ...(retry.message as Message), parts: [text("Restart all the workers?")] } };
+    const conflict = await failure(c.sendMessage(changed));
+    expect(conflict.code).toBe(-32602);
+    expect(conflict.message).toMatch(/^idempotency_conflict: /);
   });
 
   it("select and input asks from the ma2h data part; decline → rejected; a notify completes at once", async () => {
     const c = await a2a(acme.keys[A] as string);
     const select = await send(c, [
       text("Which region?"),
-      data({ ma2h: { mode: "select", options: [{ value: "eu", label: "EU" }, { value: "us", label: "US" }] } }),
+      data({
+        ma2h: {
+          mode: "select",
+          options: [
+            { value: "eu", label: "EU" },
+            { value: "us", label: "US" },
+          ],
+        },
+      }),
       data({ build: 4812 }),
     ]);
     const sel = await client(hub.url, acme.keys[A]).get(`/v1/messages/${select.id}`);
@@ -223,7 +259,12 @@ describe("a message becomes an ask; the task follows it", () => {
 
     const input = await send(c, [
       text("Why roll back?"),
-      data({ ma2h: { mode: "input", schema: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] } } }),
+      data({
+        ma2h: {
+          mode: "input",
+          schema: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] },
+        },
+      }),
     ]);
     await resolve(input.id, { resolution: "answered", value: { reason: "latency" } });
     const answered = await c.getTask({ tenant: "", id: input.id });
@@ -257,7 +298,17 @@ describe("a message becomes an ask; the task follows it", () => {
     const soon = () => new Date(Date.now() + 2500).toISOString();
     const withDefault = await send(c, [
       text("Ship it?"),
-      data({ ma2h: { mode: "select", options: [{ value: "ship", label: "Ship" }, { value: "hold", label: "Hold" }], default_on_expire: "hold", expires_at: soon() } }),
+      data({
+        ma2h: {
+          mode: "select",
+          options: [
+            { value: "ship", label: "Ship" },
+            { value: "hold", label: "Hold" },
+          ],
+          default_on_expire: "hold",
+          expires_at: soon(),
+        },
+      }),
     ]);
     const without = await send(c, [text("Ship it too?"), data({ ma2h: { mode: "confirm", expires_at: soon() } })]);
     const defaulted = await finalTask(c, withDefault.id);
@@ -328,7 +379,9 @@ describe("streams and pushes", () => {
       authentication: undefined,
     });
     expect(saved).toMatchObject({ id: "cfg-1", taskId: task.id, url });
-    expect((await c.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs).toHaveLength(1);
+    expect(
+      (await c.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs,
+    ).toHaveLength(1);
 
     const [working] = await rx.waitFor("/a2a-push/1", 1, 15_000);
     await resolve(task.id, { resolution: "answered", value: "approve" });
@@ -350,6 +403,24 @@ describe("streams and pushes", () => {
     expect(states).toEqual(["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);
     const final = JSON.parse(pushes[1]?.body as string).task;
     expect(final.artifacts[0].artifactId).toBe("ma2h-response");
+
+    // A 503 is retried on the push schedule.
+    rx.script("/a2a-push/2", [503]);
+    const second = await send(c, [text("Restart the queue?")]);
+    await c.createTaskPushNotificationConfig({
+      tenant: "",
+      id: "",
+      taskId: second.id,
+      url: `${rx.origin}/a2a-push/2`,
+      token: "",
+      authentication: undefined,
+    });
+    const retried = await rx.waitFor("/a2a-push/2", 2, 15_000);
+    expect(retried.map((p) => JSON.parse(p.body).task.status.state)).toEqual([
+      "TASK_STATE_WORKING",
+      "TASK_STATE_WORKING",
+    ]);
+    expect(retried[1]?.headers["x-a2a-notification-token"]).toBeUndefined();
 
     // A URL outside the agent's approved callback bindings is refused, like a §8.3 callback.
     const refused = await failure(

@@ -52,8 +52,8 @@ export function hubAgentCard(): AgentCard {
         name: "Ask a person",
         description:
           "A decision for a person: approve or deny (the default), pick one of your options, or fill in a " +
-          "form. Put a data part {\"ma2h\": {\"mode\": \"select\", \"options\": [...]}} in the message to choose; " +
-          "{\"ma2h\": {\"type\": \"notify\"}} only informs.",
+          'form. Put a data part {"ma2h": {"mode": "select", "options": [...]}} in the message to choose; ' +
+          '{"ma2h": {"type": "notify"}} only informs.',
         tags: ["human-in-the-loop", "approval"],
         examples: ["Deploy build 4812 to production?"],
         inputModes: ["text/plain", "application/json"],

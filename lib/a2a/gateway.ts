@@ -7,23 +7,23 @@
  * any long-poll. Push configs: ./push.ts.
  */
 import { randomUUID } from "node:crypto";
-import {
-  type AgentCard,
-  type CancelTaskRequest,
-  type DeleteTaskPushNotificationConfigRequest,
-  type GetExtendedAgentCardRequest,
-  type GetTaskPushNotificationConfigRequest,
-  type GetTaskRequest,
-  type ListTaskPushNotificationConfigsRequest,
-  type ListTaskPushNotificationConfigsResponse,
-  type ListTasksRequest,
-  type ListTasksResponse,
-  type Message,
-  type SendMessageRequest,
-  type StreamResponse,
-  type SubscribeToTaskRequest,
-  type Task,
-  type TaskPushNotificationConfig,
+import type {
+  AgentCard,
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetExtendedAgentCardRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
 import {
   A2AError,
@@ -95,7 +95,7 @@ export class HubRequestHandler implements A2ARequestHandler {
   private async submit(params: SendMessageRequest, context: ServerCallContext): Promise<Task> {
     const principal = principalOf(context);
     const message = params.message;
-    if (!message || !message.messageId) throw new RequestMalformedError("message.messageId is required");
+    if (!message?.messageId) throw new RequestMalformedError("message.messageId is required");
     if (message.taskId)
       throw new UnsupportedOperationError("a task of the Hub takes no further messages: send a new message");
     // A resend of the same message id is a §8.1 replay of the same envelope: its original
@@ -186,7 +186,14 @@ export class HubRequestHandler implements A2ARequestHandler {
         yield {
           payload: {
             $case: "artifactUpdate",
-            value: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true, metadata: undefined },
+            value: {
+              taskId: task.id,
+              contextId: task.contextId,
+              artifact,
+              append: false,
+              lastChunk: true,
+              metadata: undefined,
+            },
           },
         };
       yield {

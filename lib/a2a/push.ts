@@ -36,7 +36,14 @@ const MAX_CONFIGS_PER_TASK = 10;
 type ConfigRow = { configId: string; url: string; token: string; messageId: string };
 
 function toConfig(row: ConfigRow): TaskPushNotificationConfig {
-  return { tenant: "", id: row.configId, taskId: row.messageId, url: row.url, token: row.token, authentication: undefined };
+  return {
+    tenant: "",
+    id: row.configId,
+    taskId: row.messageId,
+    url: row.url,
+    token: row.token,
+    authentication: undefined,
+  };
 }
 
 /**
@@ -92,7 +99,10 @@ export async function getPushConfig(
   return toConfig(found);
 }
 
-export async function listPushConfigs(principal: AgentPrincipal, taskId: string): Promise<TaskPushNotificationConfig[]> {
+export async function listPushConfigs(
+  principal: AgentPrincipal,
+  taskId: string,
+): Promise<TaskPushNotificationConfig[]> {
   const row = await loadForSubmitter(principal, taskId);
   const rows = await db().a2aPushConfig.findMany({ where: { messageId: row.id }, orderBy: { createdAt: "asc" } });
   return rows.map(toConfig);
@@ -171,7 +181,14 @@ async function attempt(configRowId: string): Promise<void> {
     const task = taskOf(messageBody(message), await responseSigner(message.accountId));
     const body = JSON.stringify(StreamResponse.toJSON({ payload: { $case: "task", value: task } }));
     const key = await accountSigningKey(message.accountId);
-    const jwt = pushJwt({ kid: key.kid, privateKey: key.privateKey, url: cfg.url, taskId: message.id, body, now: clock.now() });
+    const jwt = pushJwt({
+      kid: key.kid,
+      privateKey: key.privateKey,
+      url: cfg.url,
+      taskId: message.id,
+      body,
+      now: clock.now(),
+    });
     const headers: Record<string, string> = { authorization: `Bearer ${jwt}` };
     if (cfg.token) headers["x-a2a-notification-token"] = cfg.token;
     const result = await postBytes(cfg.url, Buffer.from(body, "utf8"), A2A_CONTENT_TYPE, {

@@ -36,7 +36,9 @@ export function signalOf(context: ServerCallContext): AbortSignal | undefined {
  * A signer of the §6 Response for the task's artifact: a §9.2 `MA2H-Signature` under the account's
  * ed25519 push key, bound to the gateway's URL as its `callback_url`, made when the task is served.
  */
-export async function responseSigner(accountId: string): Promise<(response: Record<string, unknown>) => SignedResponse> {
+export async function responseSigner(
+  accountId: string,
+): Promise<(response: Record<string, unknown>) => SignedResponse> {
   const { privateKey } = await accountSigningKey(accountId);
   const signedFor = a2aEndpoint();
   return (response) => {

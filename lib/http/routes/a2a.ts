@@ -33,7 +33,12 @@ const rpcError = (id: RpcResponse["id"], err: unknown): RpcResponse => ({
 });
 
 /** An SSE body from the stream of JSON-RPC responses; an error mid-stream is an `error` event. */
-function sse(first: RpcResponse, rest: AsyncIterator<RpcResponse>, id: RpcResponse["id"], signal: AbortSignal): Response {
+function sse(
+  first: RpcResponse,
+  rest: AsyncIterator<RpcResponse>,
+  id: RpcResponse["id"],
+  signal: AbortSignal,
+): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -77,7 +82,9 @@ function sse(first: RpcResponse, rest: AsyncIterator<RpcResponse>, id: RpcRespon
 export const a2aRoute = route(async ({ req, body }) => {
   const principal = await agentCaller(req);
   const payload = await body();
-  const id = (typeof payload.id === "string" || typeof payload.id === "number" ? payload.id : null) as RpcResponse["id"];
+  const id = (
+    typeof payload.id === "string" || typeof payload.id === "number" ? payload.id : null
+  ) as RpcResponse["id"];
   const context = new ServerCallContext({
     user: { isAuthenticated: true, userName: principal.agentRowId },
     requestedVersion: req.headers.get(A2A_VERSION_HEADER) ?? undefined,
