@@ -148,7 +148,7 @@ describe("the /v1 route manifest", () => {
 describe("the A2A routes of the manifest", () => {
   const files: Record<string, string> = {
     "/a2a": "app/a2a/route.ts",
-    "/.well-known/agent-card.json": "app/well-known/agent-card.json/route.ts",
+    "/.well-known/agent-card.json": "app/a2a/agent-card/route.ts",
   };
 
   it("each route file exports its entries' handlers, the 404 envelope for every other verb, and OPTIONS", async () => {

@@ -129,7 +129,7 @@ export function v1RouteModule(folder: string): V1RouteModule {
 /**
  * The A2A gateway's routes (docs/a2a.md): outside `/v1` and its OpenAPI document, the JSON-RPC
  * binding and the Hub's one Agent Card. `app/a2a/route.ts` and
- * `app/well-known/agent-card.json/route.ts` export `a2aRouteModule(path)`; every other verb there is
+ * `app/a2a/agent-card/route.ts` (where next.config.ts rewrites the card's path) export `a2aRouteModule(path)`; every other verb there is
  * the §8.5 `404` envelope, as under `/v1`.
  */
 export interface A2AEntry {
