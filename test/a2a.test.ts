@@ -20,6 +20,7 @@ import { type Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFacto
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { db } from "../lib/db";
 import { AgentVerifier } from "./support/agent-verify";
 import { client } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
@@ -421,6 +422,24 @@ describe("streams and pushes", () => {
       "TASK_STATE_WORKING",
     ]);
     expect(retried[1]?.headers["x-a2a-notification-token"]).toBeUndefined();
+
+    // A config given with the message: pushed like any other; refused before anything is submitted.
+    const withConfig = (url: string): SendMessageRequest => ({
+      ...request([text("Scale the web tier?")]),
+      configuration: {
+        acceptedOutputModes: [],
+        taskPushNotificationConfig: { tenant: "", id: "", taskId: "", url, token: "", authentication: undefined },
+        historyLength: undefined,
+        returnImmediately: true,
+      },
+    });
+    const sentWith = (await c.sendMessage(withConfig(`${rx.origin}/a2a-push/3`))) as Task;
+    const [third] = await rx.waitFor("/a2a-push/3", 1, 15_000);
+    expect(JSON.parse(third?.body as string).task.id).toBe(sentWith.id);
+    const messages = await db().message.count();
+    const refusedSend = await failure(c.sendMessage(withConfig("https://elsewhere.example/hook")));
+    expect(refusedSend.code).toBe(-32602);
+    expect(await db().message.count()).toBe(messages);
 
     // A URL outside the agent's approved callback bindings is refused, like a §8.3 callback.
     const refused = await failure(

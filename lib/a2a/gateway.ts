@@ -47,7 +47,7 @@ import { consumeSubmitBudget } from "../rate-limit";
 import { answerByStandingRule } from "../standing-rules/apply";
 import { hubAgentCard } from "./card";
 import { envelopeForMessage, idempotencyKeyOf, isFinal, MappingError, stateOf, taskOf } from "./mapping";
-import { deletePushConfig, getPushConfig, listPushConfigs, savePushConfig } from "./push";
+import { checkPushConfig, deletePushConfig, getPushConfig, listPushConfigs, savePushConfig } from "./push";
 import { MessageTaskStore, principalOf, priorSubmit, readTask, readTaskBody, responseSigner, signalOf } from "./tasks";
 
 /** A Hub error as the JSON-RPC error an A2A client reads: not found is TaskNotFound, the rest keep their code. */
@@ -114,8 +114,10 @@ export class HubRequestHandler implements A2ARequestHandler {
         });
       throw err;
     }
-    const id = await mapped(() => submitAsV1(principal, envelope));
+    // A push config given with the message is checked first: a refused one submits nothing.
     const push = params.configuration?.taskPushNotificationConfig;
+    if (push) await mapped(() => checkPushConfig(principal, push));
+    const id = await mapped(() => submitAsV1(principal, envelope));
     if (push) await mapped(() => savePushConfig(principal, id, { ...push, taskId: id }));
     return mapped(() => readTask(principal, id, { signal: signalOf(context) }));
   }

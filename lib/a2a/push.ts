@@ -47,6 +47,21 @@ function toConfig(row: ConfigRow): TaskPushNotificationConfig {
 }
 
 /**
+ * What a push config must be, checked before anything is stored (and before the submit of a
+ * message that carries one): a URL within one of the agent's approved callback bindings, and no
+ * credential of the client's in `authentication`.
+ */
+export async function checkPushConfig(principal: AgentPrincipal, config: TaskPushNotificationConfig): Promise<void> {
+  if (config.authentication && (config.authentication.scheme || config.authentication.credentials))
+    throw new HubError(
+      "invalid_field",
+      "authentication: not accepted; the Hub signs each push with a JWT of the account's push key (docs/a2a.md)",
+    );
+  if (typeof config.url !== "string" || config.url === "") throw new HubError("invalid_field", "url: required");
+  await assertCallbackAllowed(principal.agentRowId, { mode: "push", url: config.url });
+}
+
+/**
  * Registers (or replaces) a push config of the caller's own task. The URL must lie within one of
  * the agent's approved callback bindings (`422`-style refusal otherwise); a credential in
  * `authentication` is refused — the Hub authenticates its pushes with its own signed JWT.
@@ -57,13 +72,7 @@ export async function savePushConfig(
   config: TaskPushNotificationConfig,
 ): Promise<TaskPushNotificationConfig> {
   const row = await loadForSubmitter(principal, taskId);
-  if (config.authentication && (config.authentication.scheme || config.authentication.credentials))
-    throw new HubError(
-      "invalid_field",
-      "authentication: not accepted; the Hub signs each push with a JWT of the account's push key (docs/a2a.md)",
-    );
-  if (typeof config.url !== "string" || config.url === "") throw new HubError("invalid_field", "url: required");
-  await assertCallbackAllowed(principal.agentRowId, { mode: "push", url: config.url });
+  await checkPushConfig(principal, config);
   const configId = config.id || randomUUID();
   const now = clock.now();
   const count = await db().a2aPushConfig.count({ where: { messageId: row.id, NOT: { configId } } });
