@@ -32,6 +32,9 @@ const rpcError = (id: RpcResponse["id"], err: unknown): RpcResponse => ({
   error: JsonRpcTransportHandler.mapToJSONRPCError(a2aErrorOf(err)),
 });
 
+/** Between events of a working task's stream: a comment line this often. */
+const KEEP_ALIVE_MS = 20_000;
+
 /** An SSE body from the stream of JSON-RPC responses; an error mid-stream is an `error` event. */
 function sse(
   first: RpcResponse,
@@ -50,16 +53,35 @@ function sse(
         }
       };
       send(formatSSEEvent(first));
+      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
+        // Awaited below; a rejection after the client left (nothing awaits it then) is not unhandled.
+        const nextEvent = () => {
+          const p = rest.next();
+          p.catch(() => {});
+          return p;
+        };
+        let pending = nextEvent();
         for (;;) {
           if (signal.aborted) break;
-          const next = await rest.next();
+          // A comment line every KEEP_ALIVE_MS keeps proxies from closing a quiet stream; clients skip it.
+          const tick = new Promise<"tick">((ok) => {
+            timer = setTimeout(() => ok("tick"), KEEP_ALIVE_MS);
+          });
+          const next = await Promise.race([pending, tick]);
+          clearTimeout(timer);
+          if (next === "tick") {
+            send(": keep-alive\n\n");
+            continue;
+          }
           if (next.done) break;
           send(formatSSEEvent(next.value));
+          pending = nextEvent();
         }
       } catch (err) {
         send(formatSSEErrorEvent(rpcError(id, err)));
       } finally {
+        clearTimeout(timer);
         try {
           controller.close();
         } catch {
