@@ -26,6 +26,8 @@ const config: NextConfig = {
       { source: "/.well-known/ma2h-capability", destination: "/well-known/ma2h" },
       { source: "/.well-known/ma2h-keys", destination: "/well-known/ma2h-keys" },
       { source: "/.well-known/ma2h-audit-keys", destination: "/well-known/ma2h-audit-keys" },
+      // The A2A gateway's Agent Card (docs/a2a.md), served by app/a2a/agent-card.
+      { source: "/.well-known/agent-card.json", destination: "/a2a/agent-card" },
       // Any other /.well-known path: the §8.5 `404` envelope of app/well-known/[[...path]] (#19).
       { source: "/.well-known/:path*", destination: "/well-known/:path*" },
     ];

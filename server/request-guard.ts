@@ -59,7 +59,7 @@ export function targetProblem(target: string): string | null {
  * a path with no route handler is Next's not-found *page*, which takes Server Actions like any
  * page, so `/api` is screened too (found by the fuzzer).
  */
-const NOT_A_PAGE = /^\/(v1|\.well-known)(\/|$)/;
+const NOT_A_PAGE = /^\/(v1|a2a|\.well-known)(\/|$)/;
 
 /** Next's Server Action ids: 42 hex digits (next/dist/shared/lib/server-reference-info). */
 const SERVER_ACTION_ID = /^[0-9a-f]{42}$/i;

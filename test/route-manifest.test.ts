@@ -5,12 +5,13 @@
  * `/v1` operation of the document is an entry. `OPTIONS` answers the `Allow` of the table. The
  * manifest also mounts `/mcp` (POST only), outside the table and the document.
  */
-// covers: lib/http/routes/index.ts, packages/protocol/src/routes.ts, app/v1/, app/mcp/route.ts
+// covers: lib/http/routes/index.ts, packages/protocol/src/routes.ts, app/v1/, app/mcp/route.ts, app/a2a/route.ts
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { noSuchEndpoint } from "../lib/http/handler";
 import {
+  A2A_MANIFEST,
   type Dispatch,
   MCP_PATH,
   ROUTE_FILE_METHODS,
@@ -163,5 +164,32 @@ describe("the /v1 route manifest", () => {
     // Not a /v1 route: neither in the table nor in the OpenAPI document.
     expect(V1_MANIFEST.some((e) => e.path === MCP_PATH)).toBe(false);
     expect(Object.keys(openApiDocument().paths as Obj)).not.toContain(MCP_PATH);
+  });
+});
+
+describe("the A2A routes of the manifest", () => {
+  const files: Record<string, string> = {
+    "/a2a": "app/a2a/route.ts",
+    "/.well-known/agent-card.json": "app/a2a/agent-card/route.ts",
+  };
+
+  it("each route file exports its entries' handlers, the 404 envelope for every other verb, and OPTIONS", async () => {
+    expect(A2A_MANIFEST.map((e) => `${e.method} ${e.path}`)).toEqual(["POST /a2a", "GET /.well-known/agent-card.json"]);
+    // Outside /v1 and its OpenAPI document: the A2A binding is described by the Agent Card.
+    expect(Object.keys(openApiDocument().paths as object)).not.toContain("/a2a");
+    for (const [path, file] of Object.entries(files)) {
+      const mod = (await import(join(repoRoot, file))) as V1RouteModule & Obj;
+      expect(Object.keys(mod).sort(), file).toEqual([...ROUTE_FILE_METHODS, "dynamic"].sort());
+      expect(mod.dynamic).toBe("force-dynamic");
+      for (const method of ["GET", "POST", "DELETE", "PUT", "PATCH"] as const) {
+        const entry = A2A_MANIFEST.find((e) => e.path === path && e.method === method);
+        expect(mod[method], `${file} ${method}`).toBe(entry ? entry.handler : noSuchEndpoint);
+      }
+      const res = await mod.OPTIONS(new Request(`http://hub.test${path}`, { method: "OPTIONS" }), {
+        params: Promise.resolve({}),
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get("allow")).toBe(path === "/a2a" ? "OPTIONS, POST" : "GET, HEAD, OPTIONS");
+    }
   });
 });

@@ -109,7 +109,7 @@ async function prepare(deliveryId: string): Promise<Prepared | null> {
 }
 
 /** §9.4: plaintext or loopback callbacks only in dev mode, and only to exactly allowlisted origins. */
-function transportAllowed(url: string): boolean {
+export function transportAllowed(url: string): boolean {
   const parsed = new URL(url);
   if (parsed.protocol === "https:") return true;
   return env().MA2H_DEV_MODE && devCallbackAllowlist().has(originKey(parsed));

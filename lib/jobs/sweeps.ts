@@ -17,6 +17,7 @@ import { sweepNotifications } from "../notifications/fanout";
 import { enqueuePush } from "../queue/enqueue";
 import { pruneRateCounters } from "../rate-limit";
 import { sweepSessions } from "../sessions/sweep";
+import { pushDueA2a } from "../a2a/push";
 
 /** The audit sealer's period: a row is sealed within about a second of its commit (within 5 s at the latest). */
 const AUDIT_SEAL_MS = 1000;
@@ -85,6 +86,8 @@ export function sweeps(e: Pick<Env, "MA2H_EXPIRY_SWEEP_MS" | "MA2H_DELIVERY_SWEE
   return [
     { name: "expiry", periodMs: e.MA2H_EXPIRY_SWEEP_MS, run: sweepOverdue },
     { name: "delivery", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: () => sweepDueDeliveries(e.MA2H_DELIVERY_SWEEP_MS) },
+    // A2A push configs whose task changed since their last push, and their retries (lib/a2a/push.ts).
+    { name: "a2a-push", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: () => pushDueA2a().then(() => undefined) },
     // Notifications: unprocessed outbox rows, due and interrupted sends, on the delivery period.
     { name: "notifications", periodMs: e.MA2H_DELIVERY_SWEEP_MS, run: sweepNotifications },
     { name: "housekeeping", periodMs: 60_000, run: housekeeping },

@@ -6,18 +6,23 @@
  *   poll — at most PUSH_IN_FLIGHT at a time; past that, the id goes to the queue.
  * - A fan-out is handed to the queue from here: it is not latency-bound, and the queue's concurrency
  *   is what keeps its transactions from holding every pooled connection at once.
+ * - A message turned terminal (the long-poll channel) pushes its A2A push configs' final task.
  * Nothing depends on this path: each handler claims its rows (a lease, a unique key), so a queued job
  * for the same work finds it taken, and a NOTIFY nobody heard (the worker down, its LISTEN connection
  * lost) is re-found from PostgreSQL by the delivery and notification sweeps (§3.1). Retries and
  * timers stay with the queue.
  */
+import { ID_PREFIX } from "@ma2h/protocol/ids";
 import { clock } from "../clock";
 import { log } from "../log";
-import { FANOUT_CHANNEL, PUSH_CHANNEL, UNDELIVERABLE_CHANNEL } from "../pubsub/channels";
+import { pushDueA2a } from "../a2a/push";
+import { FANOUT_CHANNEL, PUSH_CHANNEL, TERMINAL_CHANNEL, UNDELIVERABLE_CHANNEL } from "../pubsub/channels";
 import { settleUndeliverable } from "../mailbox/undeliverable";
 import { notificationListener } from "../pubsub/listener";
 import { enqueueNotify, enqueuePush } from "../queue/enqueue";
 import { pushJob } from "./handlers/push";
+
+const MESSAGE_ID_PREFIX = ID_PREFIX.message;
 
 /** First push attempts run here at once; the queue's own push concurrency comes on top. */
 const PUSH_IN_FLIGHT = 4;
@@ -58,6 +63,18 @@ export async function startJobWakes(): Promise<JobWakes> {
           .catch((err: Error) =>
             log.warn("settling an undeliverable entry failed; the sweep retries it", { error_name: err.name }),
           )
+          .finally(() => running.delete(run));
+        running.add(run);
+      },
+      lost,
+    }),
+    // A message turned terminal: its A2A push configs (lib/a2a/push.ts) push the final task now.
+    notificationListener().subscribe(TERMINAL_CHANNEL, {
+      payload(key) {
+        if (!key.startsWith(MESSAGE_ID_PREFIX)) return;
+        const run = pushDueA2a(key)
+          .then(() => undefined)
+          .catch((err: Error) => log.warn("an a2a push failed; the sweep retries it", { error_name: err.name }))
           .finally(() => running.delete(run));
         running.add(run);
       },

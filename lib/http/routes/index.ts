@@ -12,6 +12,7 @@
  */
 import { noSuchEndpoint, route } from "../handler";
 import { HubError } from "@ma2h/protocol/errors";
+import { a2aRoute, agentCardRoute } from "./a2a";
 import { agentSelfRoute, presenceRoute, resumeAgentRoute, stopAgentRoute } from "./agents";
 import { authorDirectiveRoute, readDirectiveRoute } from "./directives";
 import { drainRoute, inboxAckRoute, streamRoute } from "./inbox";
@@ -150,5 +151,39 @@ export function mcpRouteModule(): V1RouteModule {
     PUT: mcpNotAllowed,
     PATCH: mcpNotAllowed,
     OPTIONS: mcpOptions,
+  };
+}
+
+/**
+ * The A2A gateway's routes (docs/a2a.md): outside `/v1` and its OpenAPI document, the JSON-RPC
+ * binding and the Hub's one Agent Card. `app/a2a/route.ts` and
+ * `app/a2a/agent-card/route.ts` (where next.config.ts rewrites the card's path) export `a2aRouteModule(path)`; every other verb there is
+ * the §8.5 `404` envelope, as under `/v1`.
+ */
+export interface A2AEntry {
+  readonly method: V1Method;
+  readonly path: string;
+  readonly credential: "agent" | "none";
+  readonly handler: RouteHandler;
+}
+
+export const A2A_MANIFEST: readonly A2AEntry[] = [
+  { method: "POST", path: "/a2a", credential: "agent", handler: a2aRoute },
+  { method: "GET", path: "/.well-known/agent-card.json", credential: "none", handler: agentCardRoute },
+];
+
+/** What the route file of an A2A path exports: its entries' handlers, `OPTIONS` with their `Allow`. */
+export function a2aRouteModule(path: string): V1RouteModule {
+  const entries = A2A_MANIFEST.filter((e) => e.path === path);
+  if (entries.length === 0) throw new Error(`no A2A route at ${path}`);
+  const handler = (method: V1Method) => entries.find((e) => e.method === method)?.handler ?? noSuchEndpoint;
+  const allow = allowOf(entries.map((e) => e.method));
+  return {
+    GET: handler("GET"),
+    POST: handler("POST"),
+    DELETE: handler("DELETE"),
+    PUT: noSuchEndpoint,
+    PATCH: noSuchEndpoint,
+    OPTIONS: route(async () => new Response(null, { status: 204, headers: { allow } })),
   };
 }
