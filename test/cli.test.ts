@@ -374,6 +374,7 @@ describe("callback bindings", () => {
       origin: "https://hooks.example.com",
       path_prefix: "/ma2h",
       secret_refs: ["hmac-main"],
+      standard_webhooks: false,
     };
     expect(added.json).toEqual({ binding });
     const fromStdin = await adminCli(
