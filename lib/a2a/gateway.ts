@@ -41,10 +41,8 @@ import { clock } from "../clock";
 import { limits } from "../env";
 import { log } from "../log";
 import { cancelMessage } from "../messages/cancel";
-import { submitMessage } from "../messages/submit";
+import { acceptSubmit } from "../intake/submit";
 import type { AgentPrincipal } from "../principals/types";
-import { consumeSubmitBudget } from "../rate-limit";
-import { answerByStandingRule } from "../standing-rules/apply";
 import { hubAgentCard } from "./card";
 import { envelopeForMessage, idempotencyKeyOf, isFinal, MappingError, stateOf, taskOf } from "./mapping";
 import { checkPushConfig, deletePushConfig, getPushConfig, listPushConfigs, savePushConfig } from "./push";
@@ -242,8 +240,5 @@ export class HubRequestHandler implements A2ARequestHandler {
  * budget, `submitMessage`, then a standing rule's answer for a new open ask. Returns the message id.
  */
 async function submitAsV1(principal: AgentPrincipal, envelope: Record<string, unknown>): Promise<string> {
-  await consumeSubmitBudget(principal.agentRowId);
-  const result = await submitMessage(principal, envelope);
-  if (!result.replayed && result.ack.status === "open") await answerByStandingRule(principal, result.ack.id);
-  return result.ack.id;
+  return (await acceptSubmit(principal, envelope)).ack.id;
 }

@@ -23,10 +23,8 @@ import { ackMailbox } from "../mailbox/ack";
 import { drainMailbox } from "../mailbox/drain";
 import { cancelMessage } from "../messages/cancel";
 import { readMessage } from "../messages/read";
-import { submitMessage } from "../messages/submit";
+import { acceptSubmit } from "../intake/submit";
 import type { AgentPrincipal } from "../principals/types";
-import { consumeSubmitBudget } from "../rate-limit";
-import { answerByStandingRule } from "../standing-rules/apply";
 
 /** The call's principal and the HTTP request's signal (the client hanging up ends a hold). */
 export interface ToolContext {
@@ -91,9 +89,7 @@ async function submit(
   principal: AgentPrincipal,
   payload: Record<string, unknown>,
 ): Promise<{ id: string; status: string }> {
-  await consumeSubmitBudget(principal.agentRowId);
-  const { ack, replayed } = await submitMessage(principal, payload);
-  if (!replayed && ack.status === "open") await answerByStandingRule(principal, ack.id);
+  const { ack } = await acceptSubmit(principal, payload);
   return { id: ack.id, status: ack.status };
 }
 

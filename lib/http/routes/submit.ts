@@ -4,10 +4,7 @@
  */
 import { agentCaller } from "../callers";
 import { json, route } from "../handler";
-import { submitMessage } from "../../messages/submit";
-import { answerByStandingRule } from "../../standing-rules/apply";
-import { interAgentSettings } from "../../env";
-import { consumeSubmitBudget } from "../../rate-limit";
+import { acceptSubmit } from "../../intake/submit";
 import { submitWarnings, warningHeaders } from "@ma2h/protocol/submit-warnings";
 import { rememberTrace, submitSpan } from "../../telemetry/spans";
 import { annotate } from "../../telemetry/tracing";
@@ -21,23 +18,10 @@ export const submitRoute = route(({ req, log, body }) =>
   submitSpan(req, async (span) => {
     const principal = await agentCaller(req);
     const payload = await body();
-    // §8.6: addressed submits (`to`) count against the separate inter-agent budget only, so agent
-    // chatter cannot spend the budget of the agent's human-facing asks.
-    if (typeof payload === "object" && payload !== null && "to" in payload) {
-      await consumeSubmitBudget(
-        `inter-agent:${principal.agentRowId}`,
-        interAgentSettings().requestsPerMinute,
-        "addressed submits",
-      );
-    } else {
-      await consumeSubmitBudget(principal.agentRowId);
-    }
-    const result = await submitMessage(principal, payload);
     // Kept before a standing rule may answer it, so the rule's resolve joins the agent's trace too.
-    if (!result.replayed) await rememberTrace(result.ack.id, span);
-    // A standing rule may answer a new confirm or select ask at once (docs/policies.md "Standing
-    // rules"); the ack still says `open` — the agent reads the rule's Response as it would a person's.
-    if (!result.replayed && result.ack.status === "open") await answerByStandingRule(principal, result.ack.id);
+    const result = await acceptSubmit(principal, payload, (r) =>
+      r.replayed ? Promise.resolve() : rememberTrace(r.ack.id, span),
+    );
     const warnings = submitWarnings(payload);
     log.info("message accepted", {
       message_id: result.ack.id,
