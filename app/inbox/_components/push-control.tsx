@@ -62,7 +62,8 @@ export function PushControl() {
     let live = true;
     (async () => {
       if (Notification.permission === "denied") return setState({ kind: "blocked" });
-      // Only a browser that turned push on has our worker: nothing is installed until it is asked for.
+      // The worker is registered on every signed-in page (components/ServiceWorker.tsx); only a browser
+      // that turned push on has a subscription.
       const reg = await navigator.serviceWorker.getRegistration("/");
       const existing = reg ? await reg.pushManager.getSubscription() : null;
       // Posted again: the device may have changed hands (another person signed in on this browser).
