@@ -312,13 +312,23 @@ async function subscribe(page: Page): Promise<(id: string) => Promise<Pushed>> {
 
 let service: { server: Server; received: Buffer[] };
 
-/** Shows the push's notification in the worker and clicks its action `n` there; resolves at once. */
+/** What the spec uses of the service worker's global scope (the DOM types have no worker scope). */
+interface HubWorkerScope {
+  registration: {
+    showNotification(title: string, options: unknown): Promise<void>;
+    getNotifications(filter?: { tag?: string }): Promise<{ title: string }[]>;
+  };
+  /** public/sw.js's own: the notification of one push's item. */
+  notificationFor(item: unknown): [string, unknown];
+  dispatchEvent(event: Event): boolean;
+}
+declare const NotificationEvent: new (type: string, init: { notification: unknown; action: string }) => Event;
+
+/** Shows the push's notification in the worker and clicks its `action` there; resolves at once. */
 async function clickAction(worker: Worker, pushed: Pushed, action: string): Promise<void> {
   await worker.evaluate(
     async ({ pushed, action }) => {
-      const sw = self as unknown as ServiceWorkerGlobalScope & {
-        notificationFor(item: unknown): [string, NotificationOptions];
-      };
+      const sw = self as unknown as HubWorkerScope;
       const [title, options] = sw.notificationFor({ ...pushed, actions: pushed.actions ?? [] });
       await sw.registration.showNotification(title, options);
       const [shown] = await sw.registration.getNotifications({ tag: pushed.id });
@@ -331,7 +341,7 @@ async function clickAction(worker: Worker, pushed: Pushed, action: string): Prom
 
 async function shownTitles(worker: Worker): Promise<string[]> {
   return worker.evaluate(async () =>
-    (await (self as unknown as ServiceWorkerGlobalScope).registration.getNotifications()).map((n) => n.title),
+    (await (self as unknown as HubWorkerScope).registration.getNotifications()).map((n) => n.title),
   );
 }
 
