@@ -65,6 +65,46 @@ async function expectNoSideScroll(page: Page): Promise<void> {
 
 const row = (page: Page, id: string) => page.locator(`[data-testid="inbox-row"][data-id="${id}"]`);
 
+// First in the file: the account's inbox holds only these two asks when it is shown.
+test("screenshots at 375 × 812 and 768 × 1024", async ({ browser }) => {
+  const t = ship();
+  await t.submit(
+    envelope("ask", t.agentId, {
+      title: "Deploy #142 to production?",
+      priority: "high",
+      body: "All checks pass on the candidate build. Approve to deploy, deny to hold.",
+    }),
+  );
+  const id = await t.submit(
+    envelope("ask", t.agentId, {
+      title: "Roll back the #141 canary?",
+      priority: "urgent",
+      body: "The canary's error rate rose to **0.4 %** in the last 10 minutes.\n\n- p95 latency +120 ms\n- 3 alerts firing",
+      context: [{ kind: "data", data: { canary: "eu-west-1", error_rate: 0.004, alerts: 3 } }],
+    }),
+  );
+  for (const [name, viewport] of [
+    ["phone", PHONE],
+    ["tablet", TABLET],
+  ] as const) {
+    const { context, page } = await phone(browser, LOGINS.rita, viewport);
+    try {
+      await page.goto("/inbox");
+      await expect(row(page, id)).toBeVisible();
+      await expectNoSideScroll(page);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: screenshotPath(`screenshot-mobile-inbox-${name}.png`) });
+      await page.goto(`/inbox/${id}`);
+      await expect(page.getByTestId("item-title")).toBeVisible();
+      await expectNoSideScroll(page);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: screenshotPath(`screenshot-mobile-item-${name}.png`), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 test("at 375 px: the inbox, an item and settings fit, and a tap answers", async ({ browser }) => {
   const t = ship();
   const title = `Phone ${marker()}`;
@@ -122,45 +162,6 @@ test("at 375 px with a keyboard: j/k move the cursor and Enter opens", async ({ 
     await expect(page).toHaveURL(new RegExp(`/inbox/${first}$`));
   } finally {
     await context.close();
-  }
-});
-
-test("screenshots at 375 × 812 and 768 × 1024", async ({ browser }) => {
-  const t = ship();
-  await t.submit(
-    envelope("ask", t.agentId, {
-      title: "Deploy #142 to production?",
-      priority: "high",
-      body: "All checks pass on the candidate build. Approve to deploy, deny to hold.",
-    }),
-  );
-  const id = await t.submit(
-    envelope("ask", t.agentId, {
-      title: "Roll back the #141 canary?",
-      priority: "urgent",
-      body: "The canary's error rate rose to **0.4 %** in the last 10 minutes.\n\n- p95 latency +120 ms\n- 3 alerts firing",
-      context: [{ kind: "data", data: { canary: "eu-west-1", error_rate: 0.004, alerts: 3 } }],
-    }),
-  );
-  for (const [name, viewport] of [
-    ["phone", PHONE],
-    ["tablet", TABLET],
-  ] as const) {
-    const { context, page } = await phone(browser, LOGINS.rita, viewport);
-    try {
-      await page.goto("/inbox");
-      await expect(row(page, id)).toBeVisible();
-      await expectNoSideScroll(page);
-      await page.waitForTimeout(300);
-      await page.screenshot({ path: screenshotPath(`screenshot-mobile-inbox-${name}.png`) });
-      await page.goto(`/inbox/${id}`);
-      await expect(page.getByTestId("item-title")).toBeVisible();
-      await expectNoSideScroll(page);
-      await page.waitForTimeout(300);
-      await page.screenshot({ path: screenshotPath(`screenshot-mobile-item-${name}.png`) });
-    } finally {
-      await context.close();
-    }
   }
 });
 

@@ -112,7 +112,7 @@ export function PushControl() {
       {state.kind === "on" ? (
         <>
           <span data-testid="push-on">On for this device</span>{" "}
-          <button type="button" data-testid="push-disable" onClick={() => turnOff(state.id)}>
+          <button type="button" className="btn" data-testid="push-disable" onClick={() => turnOff(state.id)}>
             Turn off
           </button>
         </>
@@ -120,7 +120,13 @@ export function PushControl() {
         <span className="hint">Notifications are blocked in this browser</span>
       ) : (
         <>
-          <button type="button" data-testid="push-enable" disabled={state.kind === "busy"} onClick={turnOn}>
+          <button
+            type="button"
+            className="btn"
+            data-testid="push-enable"
+            disabled={state.kind === "busy"}
+            onClick={turnOn}
+          >
             Notify me on this device
           </button>
           {state.kind === "error" && (
