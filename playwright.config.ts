@@ -4,7 +4,7 @@
  *
  * Two workers, one per project: the specs that work in the shared `acme` account (and globex, its
  * outsider) run one after another in one worker, the specs with accounts of their own (demo,
- * initech, initrode/vandelay, hooli, umbrella, cyberdyne, wayne, oscorp, tyrell, contoso: e2e/global-setup.ts) one after another in the other. The two
+ * initech, initrode/vandelay, hooli, umbrella, cyberdyne, wayne, oscorp, tyrell, contoso, soylent: e2e/global-setup.ts) one after another in the other. The two
  * share no account, so they cannot see each other's items, counts or settings — but for the sign-in
  * spec (auth.spec.ts), which signs acme's people in and out in browsers of its own and writes no
  * item, setting or account audit row: it runs in the second worker so the two take about as long.
@@ -20,6 +20,7 @@ const OWN_ACCOUNTS = [
   "identities.spec.ts",
   "invitations.spec.ts",
   "keyboard.spec.ts",
+  "mobile.spec.ts",
   "notification-settings.spec.ts",
   "policy.spec.ts",
   "quorum.spec.ts",

@@ -122,6 +122,18 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       { handle: "nora", role: "member" },
     ],
   );
+  // mobile.spec.ts's own: rita answers from her phone and from a notification's buttons; lou tries her
+  // token; the gate bot's confirm asks need two approvals of rita, lou and zoe (docs/policies.md "Quorum").
+  const soylent = await provisionAccount(
+    "soylent",
+    ["shipbot", "gatebot/prod"],
+    [
+      { handle: "rita", role: "owner" },
+      { handle: "lou", role: "member" },
+      { handle: "zoe", role: "member" },
+    ],
+  );
+  await gatePolicy("soylent");
   // entra.spec.ts: people who sign in only through that spec's own Entra-style IdP and web process.
   await provisionAccount(
     "contoso",
@@ -156,6 +168,8 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   // A loopback port that admin.spec.ts's push receiver listens on: dev mode delivers plaintext to
   // loopback only for origins on this allowlist (docs/decisions/delivery-and-push.md, "Dev allowlist").
   const receiverPort = await freePort();
+  // mobile.spec.ts's push service: the Hub's worker pushes its notifications there, in plaintext loopback.
+  const pushReceiverPort = await freePort();
   // The notification mails: a fresh directory per run, read by email-answer.spec.ts.
   const mailDir = join(outDir, "e2e-mail");
   rmSync(mailDir, { recursive: true, force: true });
@@ -163,7 +177,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   const env = {
     SMTP_URL: rt.mail.url,
     MA2H_MAIL_FROM: "MA2H Hub <hub@ma2h.test>",
-    MA2H_DEV_CALLBACK_ALLOWLIST: `http://127.0.0.1:${receiverPort}`,
+    MA2H_DEV_CALLBACK_ALLOWLIST: `http://127.0.0.1:${receiverPort},http://127.0.0.1:${pushReceiverPort}`,
     // web-push.spec.ts subscribes a made-up endpoint on this host: a push service the operator added.
     MA2H_PUSH_SERVICES: "push.example.test",
     // admin.spec.ts: account admins may approve only these callback origins in the browser.
@@ -208,6 +222,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       stark: stark.keys,
       oscorp: oscorp.keys,
       tyrell: tyrell.keys,
+      soylent: soylent.keys,
     },
     tokens: {
       acme: acme.tokens,
@@ -222,8 +237,10 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       stark: stark.tokens,
       oscorp: oscorp.tokens,
       tyrell: tyrell.tokens,
+      soylent: soylent.tokens,
     },
     receiverPort,
+    pushReceiverPort,
     mailDir,
     logFiles: [...logFiles, join(outDir, "e2e-web-startup.log")],
   };
@@ -251,6 +268,23 @@ async function quorumPolicy(slug: string, agentId: string): Promise<void> {
   await applyPolicy(account.id, PolicyFileSchema.parse(policy), owner);
   const agent = await db().agent.findFirstOrThrow({ where: { accountId: account.id, agentId }, select: { id: true } });
   await changeSponsors(account.id, agent.id, { set: ["human:sam"] }, owner);
+}
+
+/** mobile.spec.ts's policy: the gate bot's confirm asks need two approvals of rita, lou and zoe. */
+async function gatePolicy(slug: string): Promise<void> {
+  const account = await db().account.findUniqueOrThrow({ where: { slug }, select: { id: true } });
+  const policy = {
+    version: 1,
+    rules: [
+      {
+        name: "gated",
+        match: { agent: "gatebot/*", mode: "confirm" },
+        assign: ["human:rita", "human:lou", "human:zoe"],
+        approvals: 2,
+      },
+    ],
+  };
+  await applyPolicy(account.id, PolicyFileSchema.parse(policy), { actor: "human:rita", role: "owner" });
 }
 
 /** delegation.spec.ts's policy: the review bot's asks go to bob; group finance is finn. */

@@ -292,7 +292,7 @@ describe("an ask pushed to each device", () => {
     item = { id: res.body.id as string, title };
   });
 
-  it("the body decrypts with the device's keys to exactly {id, title, priority}, under a valid VAPID JWT", async () => {
+  it("the body decrypts with the device's keys to exactly {id, title, priority, actions}, under a valid VAPID JWT", async () => {
     const [arrival] = await until("the push to mia's first device", async () => {
       const got = arrivals.filter((a) => a.path === "/mia-1");
       return got.length > 0 && got;
@@ -305,10 +305,17 @@ describe("an ask pushed to each device", () => {
     expect(ttl).toBeGreaterThan(3500);
     expect(ttl).toBeLessThanOrEqual(3600); // until the item expires
     expect(a.headers.topic).toBe(item.id.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 32));
+    // A two-option select: its notification carries one button per option, each with a single-use
+    // token (docs/notifications.md "Answering from the notification").
+    const token = expect.stringMatching(/^[A-Za-z0-9_-]{43}$/);
     expect(JSON.parse(decrypt(devices["/mia-1"]!, a.body))).toStrictEqual({
       id: item.id,
       title: item.title,
       priority: "high",
+      actions: [
+        { value: "ship", label: "Ship", token },
+        { value: "hold", label: "Hold", token },
+      ],
     });
     // Another device's keys cannot read it.
     expect(() => decrypt(devices["/mia-2"]!, a.body)).toThrow();

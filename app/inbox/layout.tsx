@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { requireHuman } from "@/lib/next/current-human";
+import { ServiceWorker } from "@/components/ServiceWorker";
 import { TopBar } from "@/components/TopBar";
 import { adminAccountsOf } from "@/lib/principals/seats";
 import "./inbox.css";
@@ -13,6 +14,7 @@ export default async function InboxLayout({ children }: { children: ReactNode })
     <div className="shell">
       <TopBar human={human} administers={(await adminAccountsOf(human.userId)).length > 0} section="Inbox" />
       {children}
+      <ServiceWorker />
     </div>
   );
 }

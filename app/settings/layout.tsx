@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { currentHuman } from "@/lib/next/current-human";
+import { ServiceWorker } from "@/components/ServiceWorker";
 import { TopBar } from "@/components/TopBar";
 import { adminAccountsOf } from "@/lib/principals/seats";
 import "../inbox/inbox.css";
@@ -41,6 +42,7 @@ export default async function SettingsLayout({ children }: { children: ReactNode
         ))}
       </nav>
       {children}
+      <ServiceWorker />
     </div>
   );
 }

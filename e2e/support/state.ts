@@ -15,6 +15,8 @@ export interface E2EState {
   tokens: Record<string, Record<string, string>>;
   /** The loopback port on MA2H_DEV_CALLBACK_ALLOWLIST, for a spec's push receiver (admin.spec.ts). */
   receiverPort: number;
+  /** Another loopback port on that allowlist: mobile.spec.ts's push service, where the worker pushes. */
+  pushReceiverPort: number;
   /** Where the run's SMTP server writes each mail it accepts (`<n>.eml`; test/support/mail-capture.ts). */
   mailDir: string;
   /** The web and worker processes' combined stdout/stderr. */
@@ -79,4 +81,7 @@ export const LOGINS = {
   // tyrell: insights.spec.ts's own people.
   otto: "otto@tyrell.test", // owner of tyrell
   nora: "nora@tyrell.test", // member of tyrell
+  // soylent: mobile.spec.ts's own people.
+  rita: "rita@soylent.test", // owner of soylent
+  lou: "lou@soylent.test", // member of soylent
 } as const;

@@ -26,6 +26,7 @@ import { isHubError } from "@ma2h/protocol/errors";
 import { isPendingApproval } from "../approvals/pending";
 import { seatFor } from "../principals/seats";
 import { findAnswerToken, spendAnswerToken } from "./answer-tokens";
+import { CHANNEL_PUSH } from "./kinds";
 import { accountNotificationSettings } from "./settings";
 
 /** What the page shows of the item: no more than the mail already carried. */
@@ -69,7 +70,15 @@ export type LinkState =
    */
   | { kind: "voted"; item: LinkItem; answer: string };
 
-type Checked = { state: LinkState; tokenHash?: string; userId?: string; messageId?: string; option?: string };
+type Checked = {
+  state: LinkState;
+  tokenHash?: string;
+  userId?: string;
+  messageId?: string;
+  option?: string;
+  /** The channel whose notification carried the token: a mail's link or a push's action. */
+  channel?: "email" | "push";
+};
 
 /** Priorities whose asks an email link alone does not answer by default. */
 const SENSITIVE_PRIORITIES = new Set(["high", "urgent"]);
@@ -116,7 +125,12 @@ async function check(token: string, sessionUserId: string | null, now: Date): Pr
   // A routed ask whose rules keep one-click answers out of mail (`email_answers: false`) is answered on
   // its signed-in page only (docs/policies.md): a link minted before the policy said so is refused too.
   if (routing?.email_answers === false)
-    return { state: { kind: "refused", reason: "this item is answered on its page in the Hub, not from mail" } };
+    return {
+      state: {
+        kind: "refused",
+        reason: "this item is answered on its page in the Hub, not from mail or a notification",
+      },
+    };
   if (sessionUserId !== null && sessionUserId !== link.userId) return { state: { kind: "other_person" } };
   const labelOf = (value: string) =>
     (envelope.type === "ask" ? effectiveOptions(envelope.request).find((o) => o.value === value)?.label : undefined) ??
@@ -129,7 +143,8 @@ async function check(token: string, sessionUserId: string | null, now: Date): Pr
     optionLabel: labelOf(link.option),
     ...(routing?.quorum ? { approvalsNeeded: routing.quorum.approvals } : {}),
   };
-  const ids = { tokenHash: link.tokenHash, userId: link.userId, messageId: row.id, option: link.option };
+  const channel = link.notification.channel === CHANNEL_PUSH ? ("push" as const) : ("email" as const);
+  const ids = { tokenHash: link.tokenHash, userId: link.userId, messageId: row.id, option: link.option, channel };
   if (sessionUserId === null) {
     const why = await sessionWanted(row.accountId, row.priority, envelope);
     if (why !== null) return { state: { kind: "sign_in", item, why }, ...ids };
@@ -170,7 +185,7 @@ export async function answerByLink(token: string, sessionUserId: string | null):
       c.messageId as string,
       { resolution: "answered", value: c.option },
       {
-        channel: "email",
+        channel: c.channel ?? "email",
         withResolution: async (tx, now) => {
           if (!(await spendAnswerToken(tx, tokenHash, now))) throw new LinkSpent();
         },
@@ -192,9 +207,9 @@ export async function answerByLink(token: string, sessionUserId: string | null):
     throw err;
   }
   if (isPendingApproval(result)) {
-    log.info("approval recorded by email", { message_id: item.id });
+    log.info(`approval recorded by ${c.channel}`, { message_id: item.id });
     return { kind: "recorded", item, approvals: result.approvals };
   }
-  log.info("item answered by email", { message_id: item.id });
+  log.info(`item answered by ${c.channel}`, { message_id: item.id });
   return { kind: "answered", item };
 }

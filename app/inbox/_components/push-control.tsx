@@ -62,7 +62,8 @@ export function PushControl() {
     let live = true;
     (async () => {
       if (Notification.permission === "denied") return setState({ kind: "blocked" });
-      // Only a browser that turned push on has our worker: nothing is installed until it is asked for.
+      // The worker is registered on every signed-in page (components/ServiceWorker.tsx); only a browser
+      // that turned push on has a subscription.
       const reg = await navigator.serviceWorker.getRegistration("/");
       const existing = reg ? await reg.pushManager.getSubscription() : null;
       // Posted again: the device may have changed hands (another person signed in on this browser).
@@ -111,7 +112,7 @@ export function PushControl() {
       {state.kind === "on" ? (
         <>
           <span data-testid="push-on">On for this device</span>{" "}
-          <button type="button" data-testid="push-disable" onClick={() => turnOff(state.id)}>
+          <button type="button" className="btn" data-testid="push-disable" onClick={() => turnOff(state.id)}>
             Turn off
           </button>
         </>
@@ -119,7 +120,13 @@ export function PushControl() {
         <span className="hint">Notifications are blocked in this browser</span>
       ) : (
         <>
-          <button type="button" data-testid="push-enable" disabled={state.kind === "busy"} onClick={turnOn}>
+          <button
+            type="button"
+            className="btn"
+            data-testid="push-enable"
+            disabled={state.kind === "busy"}
+            onClick={turnOn}
+          >
             Notify me on this device
           </button>
           {state.kind === "error" && (

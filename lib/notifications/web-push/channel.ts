@@ -4,8 +4,10 @@
  * (device-send.ts); the row is `sent` when at least one device's push service accepted it. A device
  * whose push service answers `404`/`410` is forgotten; that is not the row's failure if another
  * device got the push. With no device accepting, a retryable answer from any of them (`429`, 5xx,
- * a timeout) retries the row with backoff (claims.ts), and otherwise the row fails.
+ * a timeout) retries the row with backoff (claims.ts), and otherwise the row fails. A `confirm` ask or
+ * a two-option `select` gets action buttons: single-use tokens minted per attempt (answer-tokens.ts).
  */
+import { mintPushActions } from "../answer-tokens";
 import { clock } from "../../clock";
 import { db } from "../../db";
 import type { ChannelSender } from "../sender";
@@ -43,14 +45,18 @@ export const pushSender: ChannelSender = {
     });
     return new Set(rows.map((r) => r.userId));
   },
-  async send({ row, message, now }) {
+  async send({ row, message, envelope, mayResolve, routing, now }) {
     const devices = await db().pushSubscription.findMany({
       where: { userId: row.userId },
       select: { id: true, endpoint: true, p256dh: true, authSealed: true },
     });
     if (devices.length === 0) return rowResult([]);
     const keys = await vapidKeys();
-    const payload = pushPayload(message);
+    // Action buttons only for a person who may resolve the item, and only when its approval routing
+    // allows one-click answers outside the Hub (`email_answers`, docs/policies.md) — as the mail's links.
+    const actions =
+      mayResolve && routing?.email_answers !== false ? await mintPushActions(row, message, envelope, now) : [];
+    const payload = pushPayload(message, actions);
     const outcomes = await Promise.all(
       devices.map(async (d) => {
         const outcome = await pushToDevice(d, payload, keys, message, now);

@@ -1,6 +1,6 @@
 /**
  * What one push carries and how the push service is asked to treat it. The payload is only
- * `{id, title, priority}` — the service worker (public/sw.js) builds the notification and the
+ * `{id, title, priority}` and, for an ask answered with a button, its `actions` — the service worker (public/sw.js) builds the notification and the
  * `/inbox/<id>` it opens from them. A `sensitive` item (§9.6) keeps its title: the title is what the
  * inbox list and the mail subject show too, the body and context never leave the Hub this way, and
  * the payload is end-to-end encrypted to the browser (RFC 8291), so the push service reads nothing
@@ -12,10 +12,29 @@ export interface PushPayload {
   id: string;
   title: string;
   priority: string;
+  /**
+   * The notification's action buttons (docs/notifications.md "Answering from the notification"): one
+   * per option of a `confirm` ask or a two-option `select`, each with its single-use token
+   * (answer-tokens.ts). Absent for everything else: that notification only opens the item.
+   */
+  actions?: { value: string; label: string; token: string }[];
 }
 
-export function pushPayload(message: { id: string; title: string; priority: string }): PushPayload {
-  return { id: message.id, title: message.title, priority: message.priority };
+/** A button's label is short on every platform: a long option label is cut. */
+const ACTION_LABEL_MAX = 40;
+
+export function pushPayload(
+  message: { id: string; title: string; priority: string },
+  actions: readonly { value: string; label: string; token: string }[] = [],
+): PushPayload {
+  const payload: PushPayload = { id: message.id, title: message.title, priority: message.priority };
+  if (actions.length > 0)
+    payload.actions = actions.map((a) => ({
+      value: a.value,
+      label: a.label.length > ACTION_LABEL_MAX ? `${a.label.slice(0, ACTION_LABEL_MAX - 1)}…` : a.label,
+      token: a.token,
+    }));
+  return payload;
 }
 
 /** RFC 8030 §5.3 Urgency from the item's priority: urgent wakes the device, low may wait. */
