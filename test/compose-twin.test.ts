@@ -29,7 +29,10 @@ const services = compose().services as Record<string, any>;
 const df = dockerfile();
 const runtime = df.stages.at(-1)!;
 const healthcheck = runtime.instructions.filter((i) => i.op === "HEALTHCHECK").at(-1)!.args;
-const ENTRYPOINT = join(repoRoot, execForm(runtime.instructions.find((i) => i.op === "ENTRYPOINT")!.args)[0]!.replace(/^\/app\//, ""));
+const ENTRYPOINT = join(
+  repoRoot,
+  execForm(runtime.instructions.find((i) => i.op === "ENTRYPOINT")!.args)[0]!.replace(/^\/app\//, ""),
+);
 
 /** depends_on as compose orders it: every service after what it depends on (names sorted within a rank). */
 function startOrder(): string[] {
@@ -48,7 +51,7 @@ function startOrder(): string[] {
 
 function run(cmd: string, args: string[], env: Env): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: repoRoot, env, timeout: 60_000 }, (err, stdout, stderr) =>
+    execFile(cmd, args, { cwd: repoRoot, env: env as NodeJS.ProcessEnv, timeout: 60_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -61,7 +64,12 @@ interface Started {
 }
 
 function start(env: Env, command: string): Started {
-  const child = spawn(ENTRYPOINT, [command], { cwd: repoRoot, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(ENTRYPOINT, [command], {
+    cwd: repoRoot,
+    env: env as NodeJS.ProcessEnv,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
@@ -92,7 +100,8 @@ function serviceEnv(name: string): Env {
   const image = Object.assign({}, ...runtime.instructions.filter((i) => i.op === "ENV").map((i) => envPairs(i.args)));
   for (const k of Object.keys(image)) image[k] = interpolate(image[k], {}); // build args: none given
   const fromFile: Env = {};
-  for (const f of services[name].env_file as string[]) Object.assign(fromFile, envFile(readFileSync(join(dir, f), "utf8")));
+  for (const f of services[name].env_file as string[])
+    Object.assign(fromFile, envFile(readFileSync(join(dir, f), "utf8")));
   const own = Object.fromEntries(
     Object.entries(services[name].environment as Env).map(([k, v]) => [k, interpolate(String(v), vars)]),
   );
@@ -130,7 +139,12 @@ beforeAll(async () => {
     POSTGRES_PASSWORD: "twin-pg-password",
     MA2H_PUBLIC_URL: `http://127.0.0.1:${port}`,
   };
-  writeFileSync(join(dir, ".env"), `${example}\n${Object.entries(filled).map(([k, v]) => `${k}=${v}`).join("\n")}\n`);
+  writeFileSync(
+    join(dir, ".env"),
+    `${example}\n${Object.entries(filled)
+      .map(([k, v]) => `${k}=${v}`)
+      .join("\n")}\n`,
+  );
   vars = envFile(readFileSync(join(dir, ".env"), "utf8"));
 });
 
@@ -160,7 +174,9 @@ describe("compose.yaml as local processes", () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const applied = await client.query("SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL");
+      const applied = await client.query(
+        "SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL",
+      );
       expect(applied.rows[0].n).toBeGreaterThan(30);
     } finally {
       await client.end();
@@ -219,11 +235,13 @@ describe("compose.yaml as local processes", () => {
     );
     expect(expiring.status).toBe(202);
     const expiringId = ((await expiring.json()) as { id: string }).id;
-    expect((await post(`/v1/messages/${answeredId}/resolve`, token, { resolution: "answered", value: "ship" })).status).toBe(
-      200,
-    );
+    expect(
+      (await post(`/v1/messages/${answeredId}/resolve`, token, { resolution: "answered", value: "ship" })).status,
+    ).toBe(200);
     const read = async (id: string) =>
-      (await (await fetch(`${base()}/v1/messages/${id}`, { headers: { ...https, authorization: `Bearer ${key}` } })).json()) as {
+      (await (
+        await fetch(`${base()}/v1/messages/${id}`, { headers: { ...https, authorization: `Bearer ${key}` } })
+      ).json()) as {
         status: string;
       };
     expect((await read(answeredId)).status).toBe("answered");
@@ -233,7 +251,8 @@ describe("compose.yaml as local processes", () => {
     await db.connect();
     try {
       await waitFor(
-        async () => (await db.query("SELECT status FROM messages WHERE id = $1", [expiringId])).rows[0]?.status === "expired",
+        async () =>
+          (await db.query("SELECT status FROM messages WHERE id = $1", [expiringId])).rows[0]?.status === "expired",
         { timeout: 20_000, what: `expiry by the worker\n${worker.output()}` },
       );
     } finally {

@@ -30,7 +30,10 @@ const runtime = df.stages.at(-1)!;
 const build = df.stages.find((s) => s.name === "build")!;
 const runs = (s: typeof build) => s.instructions.filter((i) => i.op === "RUN").map((i) => i.args);
 const last = (op: string) => runtime.instructions.filter((i) => i.op === op).at(-1)?.args;
-const runtimeEnv = Object.assign({}, ...runtime.instructions.filter((i) => i.op === "ENV").map((i) => envPairs(i.args)));
+const runtimeEnv = Object.assign(
+  {},
+  ...runtime.instructions.filter((i) => i.op === "ENV").map((i) => envPairs(i.args)),
+);
 const file = compose();
 const HUB_SERVICES = ["migrate", "web", "worker"];
 /** Names a secret would go by: none may be given a value in the image or in compose.yaml itself. */
@@ -42,11 +45,11 @@ describe("the Dockerfile", () => {
   it("builds in a Node 20 slim stage with npm ci and npm run build, then prunes to production dependencies", () => {
     expect(df.args.NODE_IMAGE).toBe("node:20-slim");
     expect(df.stages.length).toBeGreaterThanOrEqual(2);
-    for (const s of df.stages) expect(s.from).toBe("${NODE_IMAGE}");
+    for (const s of df.stages) expect(s.from).toBe(`$${"{NODE_IMAGE}"}`);
     expect(build).toBeDefined();
     const steps = runs(build);
     const ci = steps.findIndex((r) => /^npm ci\b/.test(r));
-    const built = steps.findIndex((r) => r === "npm run build");
+    const built = steps.indexOf("npm run build");
     const pruned = steps.findIndex((r) => /^npm prune --omit=dev\b/.test(r));
     expect(ci).toBeGreaterThanOrEqual(0);
     expect(built).toBeGreaterThan(ci);
@@ -115,7 +118,7 @@ describe("the Dockerfile", () => {
 
   it("the scan sees a secret and a root user when there is one", () => {
     const bad = dockerfile(
-      'ARG NODE_IMAGE=node:20-slim\nFROM ${NODE_IMAGE}\n# comment\nENV AUTH_SECRET=abc \\\n    PORT=3000\nUSER root\n',
+      `ARG NODE_IMAGE=node:20-slim\nFROM $${"{NODE_IMAGE}"}\n# comment\nENV AUTH_SECRET=abc \\\n    PORT=3000\nUSER root\n`,
     );
     const env = envPairs(bad.stages[0]!.instructions[0]!.args);
     expect(env).toEqual({ AUTH_SECRET: "abc", PORT: "3000" });

@@ -126,7 +126,9 @@ beforeAll(async () => {
   // The previous release's schema: its own migrations. When they are this checkout's (no migration
   // since), the migrated template the other test files clone is that very schema.
   const sameMigrations =
-    JSON.stringify(prev.migrations.map((m) => readFileSync(join(prev.dir, "prisma/migrations", m, "migration.sql"), "utf8"))) ===
+    JSON.stringify(
+      prev.migrations.map((m) => readFileSync(join(prev.dir, "prisma/migrations", m, "migration.sql"), "utf8")),
+    ) ===
     JSON.stringify(
       readdirSync(join(repoRoot, "prisma/migrations"))
         .filter((m) => /^\d/.test(m))
@@ -208,12 +210,39 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
     await cli(prev.dir, source.url, "account", "create", "acme");
     const [bot] = await Promise.all([
       cli(prev.dir, source.url, "agent", "create", "bot", "--account", "acme"),
-      cli(prev.dir, source.url, "user", "add", "alice@acme.test", "--account", "acme", "--handle", "alice", "--role", "owner"),
+      cli(
+        prev.dir,
+        source.url,
+        "user",
+        "add",
+        "alice@acme.test",
+        "--account",
+        "acme",
+        "--handle",
+        "alice",
+        "--role",
+        "owner",
+      ),
     ]);
     key = bot.api_key;
     const [tok] = await Promise.all([
       cli(prev.dir, source.url, "token", "create", "--user", "alice@acme.test"),
-      cli(prev.dir, source.url, "binding", "add", "--agent", "bot", "--account", "acme", "--origin", receiver.origin, "--secret-ref", "cb", "--secret", "drill-callback-secret"),
+      cli(
+        prev.dir,
+        source.url,
+        "binding",
+        "add",
+        "--agent",
+        "bot",
+        "--account",
+        "acme",
+        "--origin",
+        receiver.origin,
+        "--secret-ref",
+        "cb",
+        "--secret",
+        "drill-callback-secret",
+      ),
     ]);
     token = tok.token;
 
@@ -232,17 +261,33 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
     await submit("open ask", "ask");
     await submit("open task", "task");
     const answered = await submit("answered ask", "ask");
-    expect((await request(url, "POST", `/v1/messages/${answered}/resolve`, token, { resolution: "answered", value: "ship" })).status).toBe(200);
+    expect(
+      (await request(url, "POST", `/v1/messages/${answered}/resolve`, token, { resolution: "answered", value: "ship" }))
+        .status,
+    ).toBe(200);
     for (const n of [1, 2]) {
       const base = envelope("ask", "bot");
-      base.request = { ...(base.request as Json), callback: { mode: "push", url: `${receiver.origin}/hook/${n}`, auth: { scheme: "hmac", secret_ref: "cb" } } };
+      base.request = {
+        ...(base.request as Json),
+        callback: { mode: "push", url: `${receiver.origin}/hook/${n}`, auth: { scheme: "hmac", secret_ref: "cb" } },
+      };
       const r = await request(url, "POST", "/v1/messages", key, base);
       expect(r.status, JSON.stringify(r.body)).toBe(202);
       items[`pushed ask ${n}`] = { id: r.body!.id };
       queued.push(r.body!.id);
-      expect((await request(url, "POST", `/v1/messages/${r.body!.id}/resolve`, token, { resolution: "answered", value: "hold" })).status).toBe(200);
+      expect(
+        (
+          await request(url, "POST", `/v1/messages/${r.body!.id}/resolve`, token, {
+            resolution: "answered",
+            value: "hold",
+          })
+        ).status,
+      ).toBe(200);
     }
-    const directive = await request(url, "POST", "/v1/directives", token, { to: "agent:bot", title: "Rotate the keys" });
+    const directive = await request(url, "POST", "/v1/directives", token, {
+      to: "agent:bot",
+      title: "Rotate the keys",
+    });
     expect(directive.status, JSON.stringify(directive.body)).toBe(201);
     const session = await request(url, "POST", "/v1/sessions", key, {});
     expect(session.status, JSON.stringify(session.body)).toBe(201);
@@ -285,9 +330,18 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
     let migrating = true;
     const load = (async () => {
       while (migrating) {
-        const sent = await request(url, "POST", "/v1/messages", key, envelope("ask", "bot")).catch(() => ({ status: 0, body: null }));
+        const sent = await request(url, "POST", "/v1/messages", key, envelope("ask", "bot")).catch(() => ({
+          status: 0,
+          body: null,
+        }));
         replies.push(sent);
-        if (sent.status === 202) replies.push(await request(url, "GET", `/v1/messages/${(sent.body as Json).id}`, key).catch(() => ({ status: 0, body: null })));
+        if (sent.status === 202)
+          replies.push(
+            await request(url, "GET", `/v1/messages/${(sent.body as Json).id}`, key).catch(() => ({
+              status: 0,
+              body: null,
+            })),
+          );
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -303,7 +357,14 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
     // After it: the old web still submits, polls and resolves.
     const after = await request(url, "POST", "/v1/messages", key, envelope("ask", "bot"));
     expect(after.status).toBe(202);
-    expect((await request(url, "POST", `/v1/messages/${after.body!.id}/resolve`, token, { resolution: "answered", value: "ship" })).status).toBe(200);
+    expect(
+      (
+        await request(url, "POST", `/v1/messages/${after.body!.id}/resolve`, token, {
+          resolution: "answered",
+          value: "ship",
+        })
+      ).status,
+    ).toBe(200);
     expect((await request(url, "GET", `/v1/messages/${after.body!.id}`, key)).body!.status).toBe("answered");
     for (const item of Object.values(items)) {
       const r = await request(url, "GET", `/v1/messages/${item.id}`, key);
@@ -319,13 +380,39 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
             source.url,
             `SELECT count(*)::int AS n FROM drill_before."${t}" b WHERE NOT EXISTS (SELECT 1 FROM public."${t}" p WHERE ${k.map((c) => `p."${c}" IS NOT DISTINCT FROM b."${c}"`).join(" AND ")})`,
           )
-        : [{ n: Math.max(0, before[t]!.rows - (await query<{ n: number }>(source.url, `SELECT count(*)::int AS n FROM public."${t}"`))[0]!.n) }];
+        : [
+            {
+              n: Math.max(
+                0,
+                before[t]!.rows -
+                  (await query<{ n: number }>(source.url, `SELECT count(*)::int AS n FROM public."${t}"`))[0]!.n,
+              ),
+            },
+          ];
       expect(missing[0]!.n, `${t}: rows lost`).toBe(0);
     }
     // (agents and sessions carry presence stamps each request renews: found by key above.)
-    for (const t of ["messages", "resolutions", "push_deliveries", "mailbox_entries", "memberships", "callback_bindings"]) {
-      const cols = (await query<{ c: string }>(source.url, "SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'drill_before' AND table_name = $1", [t])).map((r) => `"${r.c}"`).join(", ");
-      const changed = await query<{ n: number }>(source.url, `SELECT count(*)::int AS n FROM (SELECT ${cols} FROM drill_before."${t}" EXCEPT ALL SELECT ${cols} FROM public."${t}") d`);
+    for (const t of [
+      "messages",
+      "resolutions",
+      "push_deliveries",
+      "mailbox_entries",
+      "memberships",
+      "callback_bindings",
+    ]) {
+      const cols = (
+        await query<{ c: string }>(
+          source.url,
+          "SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'drill_before' AND table_name = $1",
+          [t],
+        )
+      )
+        .map((r) => `"${r.c}"`)
+        .join(", ");
+      const changed = await query<{ n: number }>(
+        source.url,
+        `SELECT count(*)::int AS n FROM (SELECT ${cols} FROM drill_before."${t}" EXCEPT ALL SELECT ${cols} FROM public."${t}") d`,
+      );
       expect(changed[0]!.n, `${t}: rows changed`).toBe(0);
     }
     await query(source.url, "DROP SCHEMA drill_before CASCADE");
@@ -343,7 +430,12 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
     expect(backup.backup).toMatchObject({ file, format: "custom" });
     expect(backup.backup.bytes).toBeGreaterThan(10_000);
     // A restore never lands on a database that has tables.
-    const refused = await run(process.execPath, ["bin/ma2h-hub.js", "restore", file, "--json"], repoRoot, cliEnv(source.url));
+    const refused = await run(
+      process.execPath,
+      ["bin/ma2h-hub.js", "restore", file, "--json"],
+      repoRoot,
+      cliEnv(source.url),
+    );
     expect(refused.code).toBe(2);
     expect(JSON.parse(refused.stdout).error.message).toMatch(/empty database/);
 
@@ -352,33 +444,57 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
     const [a, b] = await Promise.all([fingerprint(source.url), fingerprint(restored.url)]);
     expect(Object.keys(b).filter((t) => JSON.stringify(a[t]) !== JSON.stringify(b[t]))).toEqual([]);
     expect(Object.keys(b)).toEqual(Object.keys(a));
-    const migrations = (url: string) => query(url, "SELECT migration_name, checksum FROM _prisma_migrations ORDER BY 1");
+    const migrations = (url: string) =>
+      query(url, "SELECT migration_name, checksum FROM _prisma_migrations ORDER BY 1");
     expect(await migrations(restored.url)).toEqual(await migrations(source.url));
     // The queue schema is left out: the worker rebuilds its jobs from the rows.
     expect(await query(restored.url, "SELECT 1 FROM pg_namespace WHERE nspname = 'bullmq'")).toHaveLength(0);
     const migrated = await run("npm", ["run", "db:migrate"], repoRoot, { ...cliEnv(restored.url), LOG_LEVEL: "info" });
     expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
 
-    const env = { MA2H_DEV_CALLBACK_ALLOWLIST: receiver.origin, MA2H_DELIVERY_SWEEP_MS: "300", MA2H_PUSH_BASE_DELAY_MS: "200" };
-    const [web, worker] = await Promise.all([startHub({ databaseUrl: restored.url, env }), startWorker(restored.url, env)]);
-    stops.push(() => web.stop(), () => worker.stop());
+    const env = {
+      MA2H_DEV_CALLBACK_ALLOWLIST: receiver.origin,
+      MA2H_DELIVERY_SWEEP_MS: "300",
+      MA2H_PUSH_BASE_DELAY_MS: "200",
+    };
+    const [web, worker] = await Promise.all([
+      startHub({ databaseUrl: restored.url, env }),
+      startWorker(restored.url, env),
+    ]);
+    stops.push(
+      () => web.stop(),
+      () => worker.stop(),
+    );
     for (const item of Object.values(items)) {
       const r = await request(web.url, "GET", `/v1/messages/${item.id}`, key);
       expect(r.status).toBe(200);
       expect([r.body!.status, JSON.stringify(r.body!.response ?? null)]).toEqual([item.status, item.resolution]);
     }
     // Each queued push arrives once, and no second time over several sweep periods.
-    await waitFor(() => receiver.requests.length >= queued.length, { timeout: 20_000, what: `the queued pushes\n${worker.output()}` });
+    await waitFor(() => receiver.requests.length >= queued.length, {
+      timeout: 20_000,
+      what: `the queued pushes\n${worker.output()}`,
+    });
     await waitFor(
       async () =>
-        (await query<{ n: number }>(restored.url, "SELECT count(*)::int AS n FROM push_deliveries WHERE delivered_at IS NULL"))[0]!.n === 0,
+        (
+          await query<{ n: number }>(
+            restored.url,
+            "SELECT count(*)::int AS n FROM push_deliveries WHERE delivered_at IS NULL",
+          )
+        )[0]!.n === 0,
       { timeout: 10_000 },
     );
     await new Promise((r) => setTimeout(r, 1500));
     const pushed = receiver.requests.map((r) => (JSON.parse(r.body) as Json).in_reply_to as string).sort();
     expect(pushed).toEqual([...queued].sort());
 
-    const verify = await run(process.execPath, ["bin/ma2h-hub.js", "audit", "verify", "--json"], repoRoot, cliEnv(restored.url));
+    const verify = await run(
+      process.execPath,
+      ["bin/ma2h-hub.js", "audit", "verify", "--json"],
+      repoRoot,
+      cliEnv(restored.url),
+    );
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     expect(JSON.parse(verify.stdout)).toMatchObject({ first_broken: null });
     expect(JSON.parse(verify.stdout).verified).toBeGreaterThan(5);

@@ -28,9 +28,16 @@ import { repoRoot } from "./support/hub";
 
 const CHART = join(repoRoot, "deploy/helm/ma2h-hub");
 const files: Record<string, string> = Object.fromEntries(
-  readdirSync(join(CHART, "templates")).map((f) => [`templates/${f}`, readFileSync(join(CHART, "templates", f), "utf8")]),
+  readdirSync(join(CHART, "templates")).map((f) => [
+    `templates/${f}`,
+    readFileSync(join(CHART, "templates", f), "utf8"),
+  ]),
 );
-const chart = parse(readFileSync(join(CHART, "Chart.yaml"), "utf8")) as { name: string; version: string; appVersion: string };
+const chart = parse(readFileSync(join(CHART, "Chart.yaml"), "utf8")) as {
+  name: string;
+  version: string;
+  appVersion: string;
+};
 const defaults = () => parse(readFileSync(join(CHART, "values.yaml"), "utf8")) as Record<string, any>;
 const schema = JSON.parse(readFileSync(join(CHART, "values.schema.json"), "utf8")) as object;
 
@@ -195,7 +202,9 @@ describe("what the chart says", () => {
     }
     for (const value of Object.values(config.data)) expect(typeof value).toBe("string");
     // No PostgreSQL or Redis of the chart's own.
-    expect(ms.some((m) => /postgres|redis/i.test(JSON.stringify(m.spec?.template?.spec?.containers ?? [])))).toBe(false);
+    expect(ms.some((m) => /postgres|redis/i.test(JSON.stringify(m.spec?.template?.spec?.containers ?? [])))).toBe(
+      false,
+    );
   });
 });
 
@@ -233,7 +242,9 @@ describe("the template subset (test/support/helm-subset.ts)", () => {
     expect(render("a: {{ .Values.x }}", { x: 1 })).toBe("a: 1");
     expect(render("{{ .Release.Name }}-{{ .Chart.Name }}@{{ .Chart.AppVersion }}")).toBe("hub-ma2h-hub@0.1.0");
     expect(render("x\n  {{- if .Values.on }} on{{ else }} off{{ end }}", { on: [] })).toBe("x off");
-    expect(render("{{ range $k, $v := .Values.m }}{{ $k }}={{ $v }};{{ end }}", { m: { b: 2, a: 1 } })).toBe("a=1;b=2;");
+    expect(render("{{ range $k, $v := .Values.m }}{{ $k }}={{ $v }};{{ end }}", { m: { b: 2, a: 1 } })).toBe(
+      "a=1;b=2;",
+    );
     expect(render("{{ range .Values.l }}[{{ . }}]{{ end }}", { l: ["x", "y"] })).toBe("[x][y]");
     expect(render("{{ with .Values.w }}{{ .n }}{{ else }}none{{ end }}", { w: { n: 5 } })).toBe("5");
     expect(render("{{ with .Values.w }}{{ .n }}{{ else }}none{{ end }}", { w: {} })).toBe("none");
@@ -249,7 +260,7 @@ describe("the template subset (test/support/helm-subset.ts)", () => {
   it("fails on every construct outside it", () => {
     const outside = [
       "{{ .Capabilities.KubeVersion.Version }}",
-      "{{ .Files.Get \"x\" }}",
+      '{{ .Files.Get "x" }}',
       '{{ printf "%s" .Values.x }}',
       '{{ required "x" .Values.x }}',
       "{{ tpl .Values.x . }}",

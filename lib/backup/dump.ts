@@ -97,7 +97,15 @@ export async function restoreDatabase(databaseUrl: string, file: string): Promis
     );
   await run(
     "pg_restore",
-    ["--no-owner", "--no-privileges", "--single-transaction", "--exit-on-error", "--dbname", libpqEnv(databaseUrl).PGDATABASE!, file],
+    [
+      "--no-owner",
+      "--no-privileges",
+      "--single-transaction",
+      "--exit-on-error",
+      "--dbname",
+      libpqEnv(databaseUrl).PGDATABASE!,
+      file,
+    ],
     databaseUrl,
   );
   return { file, tables: await countHubTables() };

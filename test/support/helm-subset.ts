@@ -27,8 +27,8 @@ type Pipeline = Command[];
 type Node =
   | { t: "text"; s: string }
   | { t: "out"; pipe: Pipeline }
-  | { t: "if"; cond: Pipeline; then: Node[]; else: Node[] }
-  | { t: "with"; pipe: Pipeline; then: Node[]; else: Node[] }
+  | { t: "if"; cond: Pipeline; yes: Node[]; no: Node[] }
+  | { t: "with"; pipe: Pipeline; yes: Node[]; no: Node[] }
   | { t: "range"; vars: string[]; pipe: Pipeline; body: Node[]; else: Node[] };
 
 const FUNCTIONS = new Set(["include", "default", "quote", "toYaml", "nindent"]);
@@ -122,7 +122,8 @@ function parsePipeline(tokens: string[], file: string): Pipeline {
     if (tok === "|") flush();
     else if (tok === "(" || tok.startsWith("(") || tok.endsWith(")"))
       throw new SubsetError(`${file}: parentheses are outside the subset`);
-    else if (tok === ":=" || tok === ",") throw new SubsetError(`${file}: a variable declaration here is outside the subset`);
+    else if (tok === ":=" || tok === ",")
+      throw new SubsetError(`${file}: a variable declaration here is outside the subset`);
     else current.push(tok);
   }
   flush();
@@ -184,8 +185,8 @@ function parse(src: string, file: string): Parsed {
           if (second.stop !== "end") throw new SubsetError(`${file}: "${head}" without its end`);
           otherwise = second.nodes;
         } else if (first.stop !== "end") throw new SubsetError(`${file}: "${head}" without its end`);
-        if (head === "if") nodes.push({ t: "if", cond: pipe, then: first.nodes, else: otherwise });
-        else if (head === "with") nodes.push({ t: "with", pipe, then: first.nodes, else: otherwise });
+        if (head === "if") nodes.push({ t: "if", cond: pipe, yes: first.nodes, no: otherwise });
+        else if (head === "with") nodes.push({ t: "with", pipe, yes: first.nodes, no: otherwise });
         else nodes.push({ t: "range", vars, pipe, body: first.nodes, else: otherwise });
         continue;
       }
@@ -299,7 +300,9 @@ export function renderChart(
       case "quote":
         return quoteGo(args[0]);
       case "toYaml":
-        return args[0] === undefined || args[0] === null ? "null" : stringify(args[0], { version: "1.1" }).replace(/\n$/, "");
+        return args[0] === undefined || args[0] === null
+          ? "null"
+          : stringify(args[0], { version: "1.1" }).replace(/\n$/, "");
       case "nindent": {
         if (typeof args[0] !== "number") throw new SubsetError(`${file}: nindent needs a number first`);
         const pad = " ".repeat(args[0]);
@@ -333,11 +336,11 @@ export function renderChart(
           out += printGo(evaluate(node.pipe, scope, file), file);
           break;
         case "if":
-          out += renderNodes(truthy(evaluate(node.cond, scope, file)) ? node.then : node.else, scope, file);
+          out += renderNodes(truthy(evaluate(node.cond, scope, file)) ? node.yes : node.no, scope, file);
           break;
         case "with": {
           const v = evaluate(node.pipe, scope, file);
-          out += truthy(v) ? renderNodes(node.then, { ...scope, dot: v }, file) : renderNodes(node.else, scope, file);
+          out += truthy(v) ? renderNodes(node.yes, { ...scope, dot: v }, file) : renderNodes(node.no, scope, file);
           break;
         }
         case "range": {

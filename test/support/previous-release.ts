@@ -61,7 +61,8 @@ export async function previousTree(commit = PREVIOUS_RELEASE): Promise<PreviousT
   }
   for (const pkg of readdirSync(join(dir, "packages"))) {
     try {
-      const name = (JSON.parse(readFileSync(join(dir, "packages", pkg, "package.json"), "utf8")) as { name: string }).name;
+      const name = (JSON.parse(readFileSync(join(dir, "packages", pkg, "package.json"), "utf8")) as { name: string })
+        .name;
       if (name.startsWith("@ma2h/")) symlinkSync(join(dir, "packages", pkg), join(modules, name));
     } catch {
       /* a package without package.json (packages/python) */
