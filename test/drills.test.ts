@@ -206,7 +206,17 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
   let token = "";
 
   it("the previous release fills a database with every kind of work", async () => {
-    // Provisioned by the previous release's own CLI.
+    // Provisioned by the previous release's own CLI, while its web starts.
+    const starting = freePort().then((port) =>
+      startOldWeb(source.url, port, {
+        MA2H_DEV_CALLBACK_ALLOWLIST: receiver.origin,
+        MA2H_RATE_LIMIT_PER_MINUTE: "100000",
+      }),
+    );
+    void starting.then(
+      (web) => (oldWeb = web),
+      () => {},
+    ); // stopped by afterAll even if provisioning fails
     await cli(prev.dir, source.url, "account", "create", "acme");
     const [bot] = await Promise.all([
       cli(prev.dir, source.url, "agent", "create", "bot", "--account", "acme"),
@@ -245,11 +255,7 @@ describe("the upgrade drill, then the backup and restore drill, on one fill", ()
       ),
     ]);
     token = tok.token;
-
-    oldWeb = await startOldWeb(source.url, await freePort(), {
-      MA2H_DEV_CALLBACK_ALLOWLIST: receiver.origin,
-      MA2H_RATE_LIMIT_PER_MINUTE: "100000",
-    });
+    oldWeb = await starting;
     const url = oldWeb.url;
     const submit = async (name: string, type: "notify" | "ask" | "task", over: Json = {}) => {
       const r = await request(url, "POST", "/v1/messages", key, envelope(type, "bot", over));
