@@ -58,14 +58,16 @@ async function cli(root: string, databaseUrl: string, ...args: string[]): Promis
   return JSON.parse(r.stdout) as Json;
 }
 
+/** One connection per database for the whole file (opened on first use, closed by afterAll). */
+const connections = new Map<string, Promise<pg.Client>>();
 async function query<T = Json>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
+  let client = connections.get(url);
+  if (!client) {
+    const c = new pg.Client({ connectionString: url });
+    client = c.connect().then(() => c);
+    connections.set(url, client);
   }
+  return (await (await client).query(sql, params)).rows as T[];
 }
 
 const tablesOf = async (url: string) =>
@@ -143,6 +145,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const c of connections.values()) await (await c).end().catch(() => {});
   for (const stop of stops.reverse()) await stop().catch(() => {});
   await oldWeb?.stop();
   await receiver?.close();
