@@ -89,8 +89,12 @@ async function run(argv: string[], io: CommandIo): Promise<Output | "help"> {
   const { values, positionals } = parsed;
   if (values.help) return "help";
   if (values.version) return versionOutput();
-  const [group, verb, ...args] = positionals;
-  const command = COMMANDS[`${group ?? ""} ${verb ?? ""}`];
+  const [group, verb, ...rest] = positionals;
+  // Two command words (`audit verify`), or one (`backup <file>`): its arguments start after it.
+  const twoWords = COMMANDS[`${group ?? ""} ${verb ?? ""}`];
+  const oneWord = twoWords || group === undefined || group.includes(" ") ? undefined : COMMANDS[group];
+  const command = twoWords ?? oneWord;
+  const args = oneWord ? positionals.slice(1) : rest;
   if (!command) throw usageError(group ? `unknown command: ${positionals.slice(0, 2).join(" ")}` : "no command given");
   if (command.variadic ? args.length < command.args : args.length !== command.args)
     throw usageError(`usage: ma2h-hub ${command.usage}`);

@@ -10,6 +10,7 @@ import { usageError, type Command, type Flags } from "./command";
 import { DELIVERY_COMMANDS } from "./delivery-commands";
 import { SECRETS_COMMANDS } from "./secrets-commands";
 import { AUDIT_COMMANDS } from "./audit-commands";
+import { BACKUP_COMMANDS } from "./backup-commands";
 import { checkedSponsors, GROUP_COMMANDS, SPONSOR_COMMANDS } from "./group-commands";
 import { POLICY_COMMANDS } from "./policy-commands";
 import { DELEGATION_COMMANDS } from "./delegation-commands";
@@ -376,6 +377,7 @@ export const COMMANDS: Record<string, Command> = {
   ...DELIVERY_COMMANDS,
   ...SECRETS_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...BACKUP_COMMANDS,
   ...POLICY_COMMANDS,
 };
 

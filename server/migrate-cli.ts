@@ -30,7 +30,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+// Exit once done: the schema engine (WebAssembly) leaves a 10 s timer behind it, which would keep the
+// process alive that long after the work is over (every `npm run db:migrate`, every deploy step).
+main().then(
+  () => process.exit(),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -255,7 +255,10 @@ describe("notifications of a routed ask", () => {
     const item = await db().message.findUniqueOrThrow({ where: { id } });
     const [forged] = await mintAnswerLinks(row, item, envelopeOf(item), "https://hub.test", clock.now());
     const token = (forged?.url ?? "").split("/e/")[1] as string;
-    const refused = { kind: "refused", reason: "this item is answered on its page in the Hub, not from mail or a notification" };
+    const refused = {
+      kind: "refused",
+      reason: "this item is answered on its page in the Hub, not from mail or a notification",
+    };
     expect(await inspectAnswerLink(token, row.userId)).toEqual(refused);
     expect(await answerByLink(token, row.userId)).toEqual(refused);
     expect((await db().message.findUniqueOrThrow({ where: { id } })).status).toBe("open");

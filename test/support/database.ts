@@ -67,3 +67,17 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
     drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
+
+/**
+ * A new, empty database (no migrations applied): for what must migrate or restore it itself (the
+ * compose twin's migration service, a restore target, an older release's migrations).
+ */
+export async function createEmptyDatabase(): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = `ma2h_t_${randomBytes(6).toString("hex")}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  return {
+    url: withDatabase(ADMIN_URL, name),
+    name,
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
