@@ -2,7 +2,7 @@
  * The previous release of the Hub as a runnable tree, for the upgrade drill (test/drills.test.ts):
  * its commit's files (`git archive`, so the repository's worktrees and index are left alone) in a
  * temporary directory, run from their TypeScript sources through tsx (no build: no second `next
- * build`). Its package-lock must equal this checkout's, so it reuses this checkout's node_modules entry
+ * build`). Every package its lock names must be locked here at the same version, so it reuses this checkout's node_modules entry
  * by entry, except its own workspace packages (@ma2h/*), which point at its own packages/; its Prisma
  * client is generated from its own schema (or this checkout's is reused when the schema is the same).
  * Its web process serves the /v1 protocol lane (submit, poll, resolve: server/protocol-lane.ts) and
@@ -49,9 +49,21 @@ export async function previousTree(commit = PREVIOUS_RELEASE): Promise<PreviousT
     git.stdout.pipe(tar.stdin);
     tar.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`git archive ${commit}: ${err}`))));
   });
-  const lock = (root: string) => readFileSync(join(root, "package-lock.json"), "utf8");
-  if (lock(dir) !== lock(repoRoot))
-    throw new Error(`${commit}'s package-lock.json differs from this checkout's: install its dependencies instead`);
+  // Every package it locks must be installed here at the same version (HEAD may lock more).
+  const lock = (root: string) =>
+    (
+      JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+        packages: Record<string, { version?: string }>;
+      }
+    ).packages;
+  const ours = lock(repoRoot);
+  const differs = Object.entries(lock(dir)).filter(
+    ([path, p]) => path.startsWith("node_modules/") && ours[path]?.version !== p.version,
+  );
+  if (differs.length > 0)
+    throw new Error(
+      `${commit} locks ${differs.length} package(s) at other versions than this checkout (${differs[0]?.[0]}): install its dependencies instead`,
+    );
   // node_modules: this checkout's entries, its own workspace packages.
   const modules = join(dir, "node_modules");
   mkdirSync(join(modules, "@ma2h"), { recursive: true });
