@@ -24,6 +24,7 @@ import { PolicyFileSchema } from "../lib/policies/model";
 import { applyPolicy } from "../lib/policies/store";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
 import { seatFor } from "../lib/principals/seats";
+import { createWebSession } from "../lib/principals/web-sessions";
 import type { AgentPrincipal } from "../lib/principals/types";
 import { useHubFixture } from "./support/hub-fixture";
 import { envelope } from "./support/provision";
@@ -48,7 +49,7 @@ const userId = async (handle: string) =>
   (await db().user.findUniqueOrThrow({ where: { email: `${handle}@acme.test` }, select: { id: true } })).id;
 
 const hub = useHubFixture({
-  server: "none",
+  server: "web",
   accounts: {
     acme: {
       agents: [A, DEPLOY],
@@ -86,6 +87,11 @@ const hub = useHubFixture({
       { actor: "human:olga", role: "owner" },
     );
   },
+  env: () => ({
+    TEAMS_OPENID_METADATA_URL: teams.metadataUrl,
+    TEAMS_TOKEN_URL: teams.tokenUrl,
+    MA2H_DEV_CALLBACK_ALLOWLIST: teams.url,
+  }),
 });
 
 beforeAll(async () => {
@@ -138,8 +144,8 @@ interface InvokeOptions {
   data?: Record<string, unknown>;
 }
 
-/** The Bot Framework's side of a click on the card's first answer action, handled in-process. */
-async function invoke(messageId: string, o: InvokeOptions = {}) {
+/** The Bot Framework's side of a click: its bearer token and the invoke activity. */
+async function signedInvoke(messageId: string, o: InvokeOptions = {}) {
   const token = await teams.signToken({
     audience: o.audience ?? BOT.appId,
     serviceUrl: o.tokenServiceUrl ?? teams.serviceUrl,
@@ -160,7 +166,29 @@ async function invoke(messageId: string, o: InvokeOptions = {}) {
       },
     },
   };
-  return handleTeamsActivity("acme", { authorization: `Bearer ${token}`, rawBody: JSON.stringify(activity) });
+  return { authorization: `Bearer ${token}`, rawBody: JSON.stringify(activity) };
+}
+
+/** A click handled in-process. */
+async function invoke(messageId: string, o: InvokeOptions = {}) {
+  return handleTeamsActivity("acme", await signedInvoke(messageId, o));
+}
+
+/** A click POSTed to the Hub's messaging endpoint. */
+async function post(messageId: string, o: InvokeOptions = {}) {
+  const { authorization, rawBody } = await signedInvoke(messageId, o);
+  const res = await fetch(`${hub.url}/api/teams/messages/acme`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json" },
+    body: rawBody,
+  });
+  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
+}
+
+async function session(handle: string): Promise<string> {
+  const token = `teams-session-${handle}-${Date.now()}`;
+  await createWebSession(await userId(handle), token, new Date(Date.now() + 3600_000));
+  return `next-auth.session-token=${token}`;
 }
 
 const state = (id: string) => db().message.findUniqueOrThrow({ where: { id }, include: { resolution: true } });
@@ -298,6 +326,43 @@ describe("posting and clicking", () => {
     expect(second.outcome).toBe("answered");
     expect((await state(id)).status).toBe("answered");
     expect(cardText(posted?.card ?? {})).toContain("answered");
+  });
+});
+
+describe("over HTTP", () => {
+  it("the messaging endpoint refuses a forged token with 401 and answers a signed click with the card", async () => {
+    const { id } = await submit();
+    const forged = await post(id, { handle: "mia", stranger: true });
+    expect(forged.status).toBe(401);
+    expect(forged.body).toMatchObject({ error: { code: "unauthenticated" } });
+    expect((await state(id)).status).toBe("open");
+    const ok = await post(id, { handle: "mia" });
+    expect(ok.status).toBe(200);
+    expect(ok.body?.type).toBe("application/vnd.microsoft.card.adaptive");
+    expect((await state(id)).resolution?.actor).toBe("human:mia");
+  });
+
+  it("the admin page shows the bot and never the secret; the bind page asks the signed-in person to confirm", async () => {
+    const res = await fetch(`${hub.url}/admin/acme/teams`, { headers: { cookie: await session("olga") } });
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(html).toContain(BOT.appId);
+    expect(html).toContain(`${hub.url}/api/teams/messages/acme`);
+    expect(html).not.toContain(BOT.secret);
+    const { id } = await submit();
+    const unbound = await invoke(id, { handle: "ben2" });
+    const path = /\/teams\/bind\/\S+/.exec(String(unbound.body?.value))?.[0] as string;
+    const page = await fetch(`${hub.url}${path}`, { headers: { cookie: await session("ben") } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(aad("ben2"));
+    const confirm = await fetch(`${hub.url}${path}`, {
+      method: "POST",
+      headers: { cookie: await session("ben"), origin: hub.url },
+    });
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain("now answer as you");
+    const bound = await db().teamsIdentity.findFirstOrThrow({ where: { accountId, teamsUserId: aad("ben2") } });
+    expect(bound.userId).toBe(await userId("ben"));
   });
 });
 
