@@ -296,6 +296,37 @@ describe("posting and clicking", () => {
     expect((await state(id)).resolution?.actor).toBe("human:mia");
   });
 
+  it("a small input ask's card is a form; its submit answers with the typed object", async () => {
+    const title = `teams input ${++n}`;
+    const request = {
+      mode: "input",
+      schema: {
+        type: "object",
+        properties: { reason: { type: "string", title: "Reason" }, count: { type: "integer" } },
+        required: ["reason"],
+      },
+    };
+    const { ack } = await submitMessage(bot, envelope("ask", A, { title, request }));
+    await processNotifications(ack.id);
+    const posted = teams.activities.find((a) => cardText(a.card).includes(title));
+    const inputs = (posted?.card.body as Array<Record<string, unknown>>).filter((b) =>
+      String(b.type).startsWith("Input."),
+    );
+    expect(inputs.map((i) => [i.type, i.id])).toEqual([
+      ["Input.Text", "ma2h_in_reason"],
+      ["Input.Number", "ma2h_in_count"],
+    ]);
+    expect(answerActions(posted?.card ?? {}).map((a) => a.data)).toEqual([{ ma2h: "input", m: ack.id }]);
+    const reply = await invoke(ack.id, {
+      handle: "mia",
+      data: { ma2h: "input", m: ack.id, ma2h_in_reason: "disk full", ma2h_in_count: "3" },
+    });
+    expect(reply.outcome).toBe("answered");
+    const row = await state(ack.id);
+    expect(JSON.parse(row.resolution?.response ?? "{}").value).toEqual({ reason: "disk full", count: 3 });
+    expect(row.resolution?.actor).toBe("human:mia");
+  });
+
   it("an answer elsewhere updates the card through the notification job", async () => {
     const { id, posted } = await submit();
     await resolveMessage(
@@ -378,7 +409,7 @@ describe("reconnecting", () => {
     });
     expect(await db().teamsIdentity.count({ where: { accountId } })).toBe(0);
     const removed = await db().auditEvent.count({ where: { accountId, event: "teams.user_unbound" } });
-    expect(removed).toBe(5);
+    expect(removed).toBe(6); // five by the reconnect, and ben's first Teams user replaced by his second
     const { id } = await submit();
     expect((await invoke(id, { handle: "mia" })).outcome).toBe("unbound");
   });

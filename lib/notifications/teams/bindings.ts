@@ -34,7 +34,25 @@ export async function bindTeamsUser(
   });
   if (holder && holder.userId !== b.userId) return { ok: false, reason: "teams_user_bound_to_someone_else" };
   if (holder) return { ok: true, identityId: holder.id };
-  await tx.teamsIdentity.deleteMany({ where: { accountId: b.accountId, userId: b.userId } });
+  const previous = await tx.teamsIdentity.findUnique({
+    where: { accountId_userId: { accountId: b.accountId, userId: b.userId } },
+  });
+  if (previous) {
+    await tx.teamsIdentity.delete({ where: { id: previous.id } });
+    await auditTeamsBinding(
+      tx,
+      AUDIT_EVENT.teamsUserUnbound,
+      {
+        ...b,
+        identityId: previous.id,
+        tenantId: previous.tenantId,
+        teamsUserId: previous.teamsUserId,
+        personActor: `user:${b.userId}`,
+        reason: "replaced",
+      },
+      now,
+    );
+  }
   const identityId = mintId("teamsIdentity");
   await tx.teamsIdentity.create({
     data: {

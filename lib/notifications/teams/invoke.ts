@@ -30,11 +30,11 @@ import { SLUG_PATTERN } from "../../principals/accounts";
 import { seatFor } from "../../principals/seats";
 import { HubError, isHubError } from "@ma2h/protocol/errors";
 import { itemUrl } from "../compose";
-import { postStateOf } from "../slack/item-view";
+import { postItemOf, postStateOf } from "../slack/item-view";
 import { verifyBotToken } from "./auth";
 import { mintTeamsBindLink } from "./bind-links";
 import { teamsPersonFor } from "./bindings";
-import { ANSWER_VERB, itemCard, parseAnswerData } from "./cards";
+import { ANSWER_VERB, inputAnswer, itemCard, parseAnswerData, parseInputData } from "./cards";
 import { type OpenTeamsConnection, openTeamsConnection } from "./connection";
 import { refreshTeamsPosts } from "./posts";
 
@@ -109,11 +109,15 @@ export async function handleTeamsActivity(
 }
 
 async function click(conn: OpenTeamsConnection, activity: Activity, data: unknown): Promise<InvokeReply> {
-  const answer = parseAnswerData(data);
-  const row = answer ? await db().message.findUnique({ where: { id: answer.messageId } }) : null;
+  const button = parseAnswerData(data);
+  const messageId = button?.messageId ?? parseInputData(data);
+  const row = messageId ? await db().message.findUnique({ where: { id: messageId } }) : null;
   // Another account's item is indistinguishable from no item (§9.1).
-  if (!answer || !row || row.accountId !== conn.accountId)
+  if (!row || row.accountId !== conn.accountId)
     return { outcome: "unknown_item", body: say("This item is not known to the Hub.") };
+  // A button carries its option's value; a small input ask's form, the answer object.
+  const value = button ? button.value : inputAnswer(postItemOf(row, routingOf(row)), data);
+  if (value === null) return { outcome: "unknown_item", body: say("This item is not known to the Hub.") };
   const teamsUserId = activity.from.aadObjectId?.toLowerCase();
   const userId = teamsUserId ? await teamsPersonFor(conn.accountId, conn.tenantId, teamsUserId) : null;
   if (!teamsUserId || !userId) {
@@ -145,7 +149,7 @@ async function click(conn: OpenTeamsConnection, activity: Activity, data: unknow
     result = await resolveMessage(
       { kind: "human", userId },
       row.id,
-      { resolution: "answered", value: answer.value },
+      { resolution: "answered", value },
       { channel: "teams" },
     );
   } catch (err) {
