@@ -309,7 +309,7 @@ describe("posting and clicking", () => {
     const { ack } = await submitMessage(bot, envelope("ask", A, { title, request }));
     await processNotifications(ack.id);
     const posted = teams.activities.find((a) => cardText(a.card).includes(title));
-    const inputs = (posted?.card.body as Array<Record<string, unknown>>).filter((b) =>
+    const inputs = ((posted?.card.body ?? []) as Array<Record<string, unknown>>).filter((b) =>
       String(b.type).startsWith("Input."),
     );
     expect(inputs.map((i) => [i.type, i.id])).toEqual([
