@@ -116,6 +116,7 @@ async function bind(handle: string) {
         accountId,
         tenantId: BOT.tenantId,
         teamsUserId: aad(handle),
+        chatUserId: `29:${handle}`,
         userId: uid,
         actor: `human:${handle}`,
         slug: "acme",
@@ -130,7 +131,7 @@ async function submit(agent: AgentPrincipal = bot, agentId = A) {
   const title = `teams ask ${++n}`;
   const { ack } = await submitMessage(agent, envelope("ask", agentId, { title, request: { mode: "confirm" } }));
   await processNotifications(ack.id);
-  const posted = teams.activities.find((a) => cardText(a.card).includes(title));
+  const posted = teams.activities.find((a) => a.conversationId === CHANNEL && cardText(a.card).includes(title));
   return { id: ack.id, title, posted };
 }
 
@@ -221,6 +222,7 @@ describe("connecting", () => {
       appSecret: BOT.secret,
       channelId: CHANNEL,
       serviceUrl: teams.serviceUrl,
+      personalMessages: true,
     });
     const row = await db().teamsConnection.findUniqueOrThrow({ where: { accountId } });
     expect(row).toMatchObject({
@@ -248,6 +250,26 @@ describe("posting and clicking", () => {
     ]);
     expect(JSON.stringify(posted?.card)).toContain(`/inbox/${id}`);
     expect((await db().teamsPost.findFirstOrThrow({ where: { messageId: id } })).status).toBe("posted");
+  });
+
+  it("personal cards go to each bound person who may answer, not to a viewer, and settle with the item", async () => {
+    const { id, title } = await submit();
+    const personal = () =>
+      teams.activities.filter((a) => a.conversationId.startsWith("a:chat-") && cardText(a.card).includes(title));
+    expect(
+      personal()
+        .map((a) => a.conversationId)
+        .sort(),
+    ).toEqual(["a:chat-29:ben", "a:chat-29:mia", "a:chat-29:pat"]);
+    for (const a of personal()) expect(answerActions(a.card)).toHaveLength(2);
+    // Another run of the job sends nothing twice.
+    await processNotifications(id);
+    expect(personal()).toHaveLength(3);
+    expect((await invoke(id, { handle: "ben" })).outcome).toBe("answered");
+    for (const a of personal()) {
+      expect(a.updates).toBe(1);
+      expect(cardText(a.card)).toContain("answered: Approve — by human:ben via teams");
+    }
   });
 
   it("forged, foreign-audience, expired, mismatched-serviceurl, unbound and other-tenant clicks change nothing", async () => {
@@ -308,7 +330,7 @@ describe("posting and clicking", () => {
     };
     const { ack } = await submitMessage(bot, envelope("ask", A, { title, request }));
     await processNotifications(ack.id);
-    const posted = teams.activities.find((a) => cardText(a.card).includes(title));
+    const posted = teams.activities.find((a) => a.conversationId === CHANNEL && cardText(a.card).includes(title));
     const inputs = ((posted?.card.body ?? []) as Array<Record<string, unknown>>).filter((b) =>
       String(b.type).startsWith("Input."),
     );

@@ -3,7 +3,8 @@
  * - the OpenID metadata (`GET /openid`) naming its key set (`GET /keys`, one RSA key, kid "k1");
  * - the token endpoint (`POST /{tenant}/oauth2/v2.0/token`): client credentials for the bots it
  *   knows, answering a bearer token the connector then requires;
- * - the Bot Connector (`POST /v3/conversations/{id}/activities`, `PUT …/activities/{activityId}`):
+ * - the Bot Connector (`POST /v3/conversations` opens a personal chat `a:chat-<member id>`,
+ *   `POST /v3/conversations/{id}/activities`, `PUT …/activities/{activityId}`):
  *   every call recorded, each posted activity kept with its current card (updates applied).
  * `signToken` plays the Bot Framework's side of an incoming activity: a JWT signed with the fake's
  * key (or with a stranger's, for a forged one), with the issuer, audience, expiry and `serviceurl`
@@ -113,6 +114,13 @@ export async function startTeamsFake(bots: Bot[]): Promise<TeamsFake> {
       const token = `tok-${++n}-${bot.appId}`;
       issued.add(token);
       return send(200, { access_token: token, token_type: "Bearer", expires_in: 3600 });
+    }
+    if (req.method === "POST" && url.pathname === "/svc/v3/conversations") {
+      const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      if (!auth || !issued.has(auth)) return send(401, { error: { code: "Unauthorized" } });
+      const members = (JSON.parse(body || "{}") as { members?: Array<{ id: string }> }).members ?? [];
+      calls.push({ method: "POST", path: url.pathname, body: JSON.parse(body || "{}") });
+      return send(201, { id: `a:chat-${members[0]?.id ?? "?"}` });
     }
     const conv = /^\/svc\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(url.pathname);
     if (conv?.[1]) {

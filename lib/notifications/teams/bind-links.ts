@@ -19,12 +19,20 @@ export interface TeamsBindLink {
   accountId: string;
   tenantId: string;
   teamsUserId: string;
+  /** The clicker's `29:` id, kept for personal cards. */
+  chatUserId: string | null;
   expiresAt: Date;
 }
 
 export function mintTeamsBindLink(link: Omit<TeamsBindLink, "expiresAt">, publicUrl: string, now: Date): string {
   const payload = Buffer.from(
-    JSON.stringify({ a: link.accountId, t: link.tenantId, u: link.teamsUserId, e: now.getTime() + TEAMS_BIND_TTL_MS }),
+    JSON.stringify({
+      a: link.accountId,
+      t: link.tenantId,
+      u: link.teamsUserId,
+      c: link.chatUserId,
+      e: now.getTime() + TEAMS_BIND_TTL_MS,
+    }),
   ).toString("base64url");
   return `${publicUrl}/teams/bind/${payload}.${hubMac(MAC_PURPOSE, payload)}`;
 }
@@ -41,7 +49,8 @@ export function checkTeamsBindLink(token: string, now: Date): TeamsBindLink | nu
     if (typeof v.a !== "string" || typeof v.t !== "string" || typeof v.u !== "string" || typeof v.e !== "number")
       return null;
     if (v.e <= now.getTime()) return null;
-    return { accountId: v.a, tenantId: v.t, teamsUserId: v.u, expiresAt: new Date(v.e) };
+    const chatUserId = typeof v.c === "string" && v.c.length <= 200 ? v.c : null;
+    return { accountId: v.a, tenantId: v.t, teamsUserId: v.u, chatUserId, expiresAt: new Date(v.e) };
   } catch {
     return null;
   }
@@ -78,6 +87,7 @@ export async function redeemTeamsBindLink(token: string, userId: string, now: Da
           accountId: link.accountId,
           tenantId: link.tenantId,
           teamsUserId: link.teamsUserId,
+          chatUserId: link.chatUserId,
           userId,
           actor: `human:${seat.handle}`,
           slug: seat.account.slug,

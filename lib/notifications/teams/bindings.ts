@@ -25,7 +25,16 @@ export async function teamsPersonFor(accountId: string, tenantId: string, teamsU
  */
 export async function bindTeamsUser(
   tx: Tx,
-  b: { accountId: string; tenantId: string; teamsUserId: string; userId: string; actor: string; slug: string },
+  b: {
+    accountId: string;
+    tenantId: string;
+    teamsUserId: string;
+    /** The Teams user's `29:` id, for personal cards (null: none known). */
+    chatUserId?: string | null;
+    userId: string;
+    actor: string;
+    slug: string;
+  },
   now: Date,
 ): Promise<{ ok: true; identityId: string } | { ok: false; reason: "teams_user_bound_to_someone_else" }> {
   const holder = await tx.teamsIdentity.findUnique({
@@ -33,7 +42,10 @@ export async function bindTeamsUser(
     select: { id: true, userId: true },
   });
   if (holder && holder.userId !== b.userId) return { ok: false, reason: "teams_user_bound_to_someone_else" };
-  if (holder) return { ok: true, identityId: holder.id };
+  if (holder) {
+    if (b.chatUserId) await tx.teamsIdentity.update({ where: { id: holder.id }, data: { chatUserId: b.chatUserId } });
+    return { ok: true, identityId: holder.id };
+  }
   const previous = await tx.teamsIdentity.findUnique({
     where: { accountId_userId: { accountId: b.accountId, userId: b.userId } },
   });
@@ -60,6 +72,7 @@ export async function bindTeamsUser(
       accountId: b.accountId,
       tenantId: b.tenantId,
       teamsUserId: b.teamsUserId,
+      chatUserId: b.chatUserId ?? null,
       userId: b.userId,
       createdAt: now,
     },

@@ -32,6 +32,7 @@ export interface TeamsConnectionView {
   tenantId: string;
   channelId: string | null;
   serviceUrl: string | null;
+  personalMessages: boolean;
   connectedBy: string;
   connectedAt: Date;
 }
@@ -56,6 +57,7 @@ function viewOf(row: TeamsConnection): TeamsConnectionView {
     tenantId: row.tenantId,
     channelId: row.channelId,
     serviceUrl: row.serviceUrl,
+    personalMessages: row.personalMessages,
     connectedBy: row.connectedBy,
     connectedAt: row.createdAt,
   };
@@ -86,7 +88,14 @@ function text(v: unknown): string {
  */
 export async function connectTeams(
   who: TeamsAdmin,
-  input: { appId: unknown; tenantId: unknown; appSecret: unknown; channelId?: unknown; serviceUrl?: unknown },
+  input: {
+    appId: unknown;
+    tenantId: unknown;
+    appSecret: unknown;
+    channelId?: unknown;
+    serviceUrl?: unknown;
+    personalMessages?: unknown;
+  },
 ): Promise<TeamsConnectionView> {
   requireOwner(who);
   const appId = text(input.appId).toLowerCase();
@@ -98,11 +107,11 @@ export async function connectTeams(
     throw new HubError("validation_error", "app secret: the app's client secret value");
   const channelId = text(input.channelId) || null;
   const serviceUrl = text(input.serviceUrl) || null;
-  if ((channelId === null) !== (serviceUrl === null))
-    throw new HubError(
-      "validation_error",
-      "channel: give both the channel's conversation id and its service URL, or neither",
-    );
+  const personalMessages = input.personalMessages === true;
+  if (channelId !== null && serviceUrl === null)
+    throw new HubError("validation_error", "service URL: needed with a channel");
+  if (personalMessages && serviceUrl === null)
+    throw new HubError("validation_error", "service URL: needed for personal messages");
   if (channelId !== null && !CHANNEL_ID.test(channelId))
     throw new HubError("validation_error", "channel: a Teams channel conversation id (19:…@thread.tacv2)");
   if (serviceUrl !== null && !serviceUrlAllowed(serviceUrl))
@@ -122,6 +131,7 @@ export async function connectTeams(
       appSecretSealed: sealed,
       channelId,
       serviceUrl,
+      personalMessages,
       connectedBy: who.actor,
       updatedAt: now,
     };

@@ -123,3 +123,40 @@ export async function connectorCall(
   const id = jsonOf(res.body)?.id;
   return { ok: true, id: typeof id === "string" ? id : null };
 }
+
+/**
+ * Opens (or finds) the bot's personal chat with a Teams user (`POST /v3/conversations`), as the Bot
+ * Connector does for proactive messages; the conversation's id, or the failure.
+ */
+export async function openPersonalChat(
+  bot: { appId: string; tenantId: string; appSecret: string },
+  serviceUrl: string,
+  chatUserId: string,
+): Promise<{ ok: true; id: string } | Failure> {
+  if (!serviceUrlAllowed(serviceUrl))
+    return { ok: false, transient: false, errorClass: "teams_service_url_refused", responseCode: null };
+  const token = await appToken(bot);
+  if (!token.ok) return token;
+  const base = serviceUrl.endsWith("/") ? serviceUrl : `${serviceUrl}/`;
+  const res = await exchange(
+    new URL("v3/conversations", base).toString(),
+    {
+      method: "POST",
+      body: JSON.stringify({
+        bot: { id: `28:${bot.appId}` },
+        members: [{ id: chatUserId }],
+        isGroup: false,
+        tenantId: bot.tenantId,
+        channelData: { tenant: { id: bot.tenantId } },
+      }),
+      contentType: "application/json",
+    },
+    options({ Authorization: `Bearer ${token.token}` }),
+  );
+  if (!res.ok) return failureOf(null, "network");
+  if (res.status < 200 || res.status >= 300) return failureOf(res.status, "http");
+  const id = jsonOf(res.body)?.id;
+  return typeof id === "string"
+    ? { ok: true, id }
+    : { ok: false, transient: false, errorClass: "teams_bad_reply", responseCode: res.status };
+}

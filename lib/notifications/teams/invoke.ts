@@ -123,7 +123,7 @@ async function click(conn: OpenTeamsConnection, activity: Activity, data: unknow
   if (!teamsUserId || !userId) {
     const link = teamsUserId
       ? mintTeamsBindLink(
-          { accountId: conn.accountId, tenantId: conn.tenantId, teamsUserId },
+          { accountId: conn.accountId, tenantId: conn.tenantId, teamsUserId, chatUserId: activity.from.id },
           env().publicUrl,
           clock.now(),
         )

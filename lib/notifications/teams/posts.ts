@@ -17,7 +17,11 @@ import { enqueueNotify } from "../../queue/enqueue";
 import { itemUrl } from "../compose";
 import { postStateOf } from "../slack/item-view";
 import { cardActivity, itemCard } from "./cards";
-import { connectorCall } from "./connector";
+import { envelopeOf } from "../../messages/record";
+import { routingOf } from "../../policies/routing";
+import { seatFor } from "../../principals/seats";
+import { answerRefusal } from "../recipients";
+import { connectorCall, openPersonalChat } from "./connector";
 import { openTeamsConnection } from "./connection";
 
 export const TEAMS_CHANNEL_SLOT = "channel";
@@ -69,11 +73,9 @@ const approvalsOf = (view: View) =>
   view.state.status === "open" ? ((view.state as { approvals?: string }).approvals ?? null) : null;
 
 /** The channel card of the item, if due (or interrupted): claimed, posted, recorded. */
-export async function sendTeamsChannelPost(messageId: string): Promise<void> {
+export async function sendTeamsPost(messageId: string, slot: string): Promise<void> {
   const now = clock.now();
-  const post = await db().teamsPost.findUnique({
-    where: { messageId_slot: { messageId, slot: TEAMS_CHANNEL_SLOT } },
-  });
+  const post = await db().teamsPost.findUnique({ where: { messageId_slot: { messageId, slot } } });
   if (!post) return;
   const claimed = await db().teamsPost.updateMany({
     where: {
@@ -107,17 +109,27 @@ export async function sendTeamsChannelPost(messageId: string): Promise<void> {
     });
     return;
   }
-  const result = await connectorCall(conn, {
-    serviceUrl: post.serviceUrl,
-    conversationId: post.conversationId,
-    activity: activityOf(view),
-  });
+  // A personal card's chat is opened on its first send (the Bot Connector finds an existing one).
+  let conversationId = post.conversationId;
+  let result: Awaited<ReturnType<typeof connectorCall>>;
+  if (conversationId === null) {
+    const chatUserId = await chatUserOf(post.accountId, post.slot);
+    const chat = chatUserId
+      ? await openPersonalChat(conn, post.serviceUrl, chatUserId)
+      : ({ ok: false, transient: false, errorClass: "teams_unbound", responseCode: null } as const);
+    if (chat.ok) conversationId = chat.id;
+    result = chat.ok ? { ok: true, id: null } : chat;
+  }
+  if (conversationId !== null)
+    result = await connectorCall(conn, { serviceUrl: post.serviceUrl, conversationId, activity: activityOf(view) });
+  else result ??= { ok: false, transient: false, errorClass: "teams_no_chat", responseCode: null };
   const after = clock.now();
   if (result.ok && result.id) {
     await db().teamsPost.updateMany({
       where: held,
       data: {
         status: "posted",
+        conversationId,
         activityId: result.id,
         shownApprovals: approvalsOf(view),
         leaseUntil: null,
@@ -125,14 +137,19 @@ export async function sendTeamsChannelPost(messageId: string): Promise<void> {
         updatedAt: after,
       },
     });
-    log.info("teams channel card sent", { message_id: messageId, attempt: attempts });
+    log.info("teams card sent", { message_id: messageId, slot: slotKind(slot), attempt: attempts });
     await refreshTeamsPosts(messageId);
     return;
   }
   const failure = result.ok
     ? { transient: false, errorClass: "teams_bad_reply" }
     : { transient: result.transient, errorClass: result.errorClass };
-  log.warn("teams channel card failed", { message_id: messageId, attempt: attempts, error_class: failure.errorClass });
+  log.warn("teams card failed", {
+    message_id: messageId,
+    slot: slotKind(slot),
+    attempt: attempts,
+    error_class: failure.errorClass,
+  });
   const policy = notifyRetryPolicy();
   if (failure.transient && attempts < policy.maxAttempts) {
     const nextAt = new Date(after.getTime() + policy.baseMs * 2 ** (attempts - 1));
@@ -176,7 +193,7 @@ export async function refreshTeamsPosts(messageId: string): Promise<void> {
     const res = conn
       ? await connectorCall(conn, {
           serviceUrl: post.serviceUrl,
-          conversationId: post.conversationId,
+          conversationId: post.conversationId as string,
           activityId: post.activityId as string,
           activity: activityOf(view),
         })
@@ -201,8 +218,71 @@ export async function refreshTeamsPosts(messageId: string): Promise<void> {
 
 /** The notification job's Teams part for one item: its channel card if due, then any refresh. */
 export async function teamsWork(messageId: string): Promise<void> {
-  await sendTeamsChannelPost(messageId);
+  await planPersonalPosts(messageId);
+  const due = await db().teamsPost.findMany({
+    where: { messageId, status: { in: ["pending", "sending"] } },
+    select: { slot: true },
+  });
+  for (const p of due) await sendTeamsPost(messageId, p.slot);
   await refreshTeamsPosts(messageId);
+}
+
+const PERSON_SLOT = "person:";
+const slotKind = (slot: string) => (slot.startsWith(PERSON_SLOT) ? "person" : slot);
+
+/** The `29:` id of the person a personal slot names, from their binding. */
+async function chatUserOf(accountId: string, slot: string): Promise<string | null> {
+  if (!slot.startsWith(PERSON_SLOT)) return null;
+  const row = await db().teamsIdentity.findUnique({
+    where: { accountId_userId: { accountId, userId: slot.slice(PERSON_SLOT.length) } },
+    select: { chatUserId: true },
+  });
+  return row?.chatUserId ?? null;
+}
+
+/**
+ * While a new ask or task is open and the bot sends personal cards: one pending row per bound person
+ * (with a known `29:` id) who may answer it — a seat, the resolver right, and the approval policy's
+ * eligibility (recipients.ts `answerRefusal`, as Slack's DMs decide their buttons). Once per person
+ * (the unique slot); a person bound later gets no card for an item already out.
+ */
+async function planPersonalPosts(messageId: string): Promise<void> {
+  const row = await db().message.findUnique({
+    where: { id: messageId },
+    select: { accountId: true, agentRowId: true, envelope: true, routing: true, status: true, type: true },
+  });
+  if (!row || row.status !== "open" || !CHANNEL_TYPES.has(row.type)) return;
+  const conn = await db().teamsConnection.findUnique({
+    where: { accountId: row.accountId },
+    select: { personalMessages: true, serviceUrl: true },
+  });
+  if (!conn?.personalMessages || !conn.serviceUrl) return;
+  const [people, planned] = await Promise.all([
+    db().teamsIdentity.findMany({
+      where: { accountId: row.accountId, chatUserId: { not: null } },
+      select: { userId: true },
+    }),
+    db().teamsPost.findMany({ where: { messageId }, select: { slot: true } }),
+  ]);
+  const have = new Set(planned.map((p) => p.slot));
+  const now = clock.now();
+  const data = [];
+  for (const { userId } of people) {
+    if (have.has(`${PERSON_SLOT}${userId}`)) continue;
+    const refusal = await answerRefusal(await seatFor(userId, row.accountId), row, envelopeOf(row), routingOf(row));
+    if (refusal !== null) continue;
+    data.push({
+      id: mintId("teamsPost"),
+      accountId: row.accountId,
+      messageId,
+      slot: `${PERSON_SLOT}${userId}`,
+      serviceUrl: conn.serviceUrl,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+  if (data.length > 0) await db().teamsPost.createMany({ data, skipDuplicates: true });
 }
 
 /** For the sweep: items with a due or interrupted channel card, or a card that shows a stale status. */

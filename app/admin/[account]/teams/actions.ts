@@ -7,7 +7,7 @@
 import { revalidatePath } from "next/cache";
 import { adminAction } from "@/lib/next/action";
 import type { ActionState } from "@/lib/next/action-state";
-import { field } from "@/lib/next/form";
+import { field, present } from "@/lib/next/form";
 import { connectTeams, disconnectTeams } from "@/lib/notifications/teams/connection";
 
 export async function connectTeamsAction(_prev: ActionState, form: FormData): Promise<ActionState> {
@@ -18,6 +18,7 @@ export async function connectTeamsAction(_prev: ActionState, form: FormData): Pr
       appSecret: field(form, "app_secret"),
       channelId: field(form, "channel_id"),
       serviceUrl: field(form, "service_url"),
+      personalMessages: present(form, "personal_messages"),
     });
     revalidatePath(`/admin/${seat.slug}/teams`);
     return { ok: true, message: `Connected Teams bot ${conn.appId}.` };

@@ -32,7 +32,8 @@ export default async function AccountTeamsPage({ params }: { params: Promise<{ a
               </>
             ) : (
               "No channel is set: nothing is posted."
-            )}
+            )}{" "}
+            {conn.personalMessages ? "Personal messages are on." : "Personal messages are off."}
           </p>
         ) : (
           <p data-testid="teams-disconnected">Not connected.</p>
@@ -80,6 +81,10 @@ export default async function AccountTeamsPage({ params }: { params: Promise<{ a
             <label>
               Service URL of the channel (e.g. https://smba.trafficmanager.net/emea/; with the channel){" "}
               <input name="service_url" autoComplete="off" />
+            </label>
+            <label>
+              <input type="checkbox" name="personal_messages" /> Personal messages to each person who linked their Teams
+              user and may answer the item
             </label>
           </ActionForm>
         </section>
