@@ -9,7 +9,7 @@
  * with nothing changed; an answer elsewhere updates the card; under a quorum a click records one
  * approval and the card shows "1 of 2"; a reconnect with a new secret drops every binding.
  */
-// covers: lib/notifications/teams/, lib/delivery/egress.ts, lib/notifications/fanout.ts
+// covers: lib/notifications/teams/, lib/notifications/chat-answer.ts, lib/delivery/egress.ts, lib/notifications/fanout.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { resetEnvCache } from "../lib/env";

@@ -17,18 +17,14 @@
  * the refreshed card on an answer, else a short message.
  */
 import { z } from "zod";
-import { isPendingApproval } from "../../approvals/pending";
 import { clock } from "../../clock";
 import { db } from "../../db";
 import { env } from "../../env";
 import { log } from "../../log";
-import { humanResolveRefusal } from "../../messages/access";
-import { envelopeOf } from "../../messages/record";
-import { resolveMessage } from "../../messages/resolve";
 import { routingOf } from "../../policies/routing";
 import { SLUG_PATTERN } from "../../principals/accounts";
-import { seatFor } from "../../principals/seats";
-import { HubError, isHubError } from "@ma2h/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
+import { answerAsPerson } from "../chat-answer";
 import { itemUrl } from "../compose";
 import { postItemOf, postStateOf } from "../slack/item-view";
 import { verifyBotToken } from "./auth";
@@ -137,51 +133,25 @@ async function click(conn: OpenTeamsConnection, activity: Activity, data: unknow
       ),
     };
   }
-  const seat = await seatFor(userId, conn.accountId);
-  const refusal = seat
-    ? humanResolveRefusal(seat, envelopeOf(row), routingOf(row))
-    : "you have no seat in this account";
-  if (refusal !== null)
-    return { outcome: "refused", body: say(`You may not answer this item (${refusal}). Nothing was changed.`) };
-  if (row.status !== "open") return alreadyDecided(row.id, row.status);
-  let result: Awaited<ReturnType<typeof resolveMessage>>;
-  try {
-    result = await resolveMessage(
-      { kind: "human", userId },
-      row.id,
-      { resolution: "answered", value },
-      { channel: "teams" },
-    );
-  } catch (err) {
-    if (isHubError(err) && err.code === "already_terminal") {
-      const now = await db().message.findUnique({ where: { id: row.id }, select: { status: true } });
-      return alreadyDecided(row.id, now?.status ?? "settled");
-    }
-    if (isHubError(err) && ["not_found", "not_authorized", "invalid_field"].includes(err.code))
+  const answer = await answerAsPerson(userId, row, value, "teams");
+  switch (answer.outcome) {
+    case "refused":
+      return { outcome: "refused", body: say(answer.text) };
+    case "already_decided":
+      await refreshTeamsPosts(row.id);
+      return { outcome: "already_decided", body: say(answer.text) };
+    case "recorded":
+      await refreshTeamsPosts(row.id);
       return {
-        outcome: "refused",
+        outcome: "recorded",
         body: say(
-          `You may not answer this item${err.code === "not_found" ? "" : ` (${err.message})`}. Nothing was changed.`,
+          `Your approval is recorded (${answer.have} of ${answer.need}). The item stays open until it has ${answer.need}; change or withdraw your answer on its page: ${itemUrl(env().publicUrl, row.id)}`,
         ),
       };
-    throw err;
+    case "answered":
+      await refreshTeamsPosts(row.id);
+      return { outcome: "answered", body: await cardReply(row.id) };
   }
-  await refreshTeamsPosts(row.id);
-  if (isPendingApproval(result)) {
-    const { have, need } = result.approvals;
-    return {
-      outcome: "recorded",
-      body: say(
-        `Your approval is recorded (${have} of ${need}). The item stays open until it has ${need}; change or withdraw your answer on its page: ${itemUrl(env().publicUrl, row.id)}`,
-      ),
-    };
-  }
-  return { outcome: "answered", body: await cardReply(row.id) };
-}
-
-async function alreadyDecided(id: string, status: string): Promise<InvokeReply> {
-  await refreshTeamsPosts(id);
-  return { outcome: "already_decided", body: say(`This item was already decided (${status}). Nothing was changed.`) };
 }
 
 /** The item's card as it is now, for the clicker's view (Universal Actions' card refresh). */

@@ -251,7 +251,7 @@ async function planPersonalPosts(messageId: string): Promise<void> {
     where: { id: messageId },
     select: { accountId: true, agentRowId: true, envelope: true, routing: true, status: true, type: true },
   });
-  if (!row || row.status !== "open" || !CHANNEL_TYPES.has(row.type)) return;
+  if (row?.status !== "open" || !CHANNEL_TYPES.has(row.type)) return;
   const conn = await db().teamsConnection.findUnique({
     where: { accountId: row.accountId },
     select: { personalMessages: true, serviceUrl: true },
