@@ -9,7 +9,7 @@
  * with nothing changed; an answer elsewhere updates the card; under a quorum a click records one
  * approval and the card shows "1 of 2"; a reconnect with a new secret drops every binding.
  */
-// covers: lib/notifications/teams/, lib/notifications/chat-answer.ts, lib/delivery/egress.ts, lib/notifications/fanout.ts
+// covers: lib/notifications/teams/, lib/notifications/chat-answer.ts, lib/principals/members.ts, lib/delivery/egress.ts, lib/notifications/fanout.ts
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { resetEnvCache } from "../lib/env";
@@ -23,6 +23,7 @@ import { handleTeamsActivity } from "../lib/notifications/teams/invoke";
 import { PolicyFileSchema } from "../lib/policies/model";
 import { applyPolicy } from "../lib/policies/store";
 import { authenticate, requireAgent } from "../lib/principals/authenticate";
+import { removeMember } from "../lib/principals/members";
 import { seatFor } from "../lib/principals/seats";
 import { createWebSession } from "../lib/principals/web-sessions";
 import type { AgentPrincipal } from "../lib/principals/types";
@@ -434,5 +435,19 @@ describe("reconnecting", () => {
     expect(removed).toBe(6); // five by the reconnect, and ben's first Teams user replaced by his second
     const { id } = await submit();
     expect((await invoke(id, { handle: "mia" })).outcome).toBe("unbound");
+  });
+});
+
+describe("seats", () => {
+  it("removing a person's seat removes their Teams link in that account, audited", async () => {
+    await bind("pat");
+    const m = await db().membership.findFirstOrThrow({ where: { accountId, handle: "pat" } });
+    await removeMember(accountId, m.id, { actor: "human:olga", role: "owner" });
+    expect(await db().teamsIdentity.count({ where: { accountId, userId: await userId("pat") } })).toBe(0);
+    const audit = await db().auditEvent.findFirstOrThrow({
+      where: { accountId, event: "teams.user_unbound" },
+      orderBy: { at: "desc" },
+    });
+    expect(audit.detail).toMatchObject({ reason: "seat_removed", teams_user_id: aad("pat") });
   });
 });
