@@ -217,6 +217,24 @@ const schema = z.object({
   // fake) and the bound on each call — kept well under a notification claim's lease.
   SLACK_API_URL: z.string().url().default("https://slack.com/api/"),
   MA2H_SLACK_TIMEOUT_MS: int(10_000, 100),
+  // Microsoft Teams (docs/notifications.md "Microsoft Teams"): where the Bot Framework's signing keys
+  // are published (OpenID metadata) and where the bot's app token is obtained (`{tenant}` is the
+  // connection's tenant); tests point both at local stand-ins. MA2H_TEAMS_SERVICE_HOSTS adds Bot
+  // Connector hosts, in MA2H_CALLBACK_ORIGIN_POLICY's notation, to the known Microsoft ones.
+  TEAMS_OPENID_METADATA_URL: z
+    .string()
+    .url()
+    .default("https://login.botframework.com/v1/.well-known/openidconfiguration"),
+  TEAMS_TOKEN_URL: z.string().url().default("https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token"),
+  MA2H_TEAMS_SERVICE_HOSTS: optionalText.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    try {
+      parseHostPolicy(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+    }
+  }),
+  MA2H_TEAMS_TIMEOUT_MS: int(10_000, 100),
   // Browser push (docs/notifications.md "Browser push"): the VAPID `sub` (RFC 8292 §2.1), a
   // mailto: or https: URL; unset → derived (webPushSettings below).
   MA2H_VAPID_SUBJECT: optionalText,

@@ -142,6 +142,11 @@ beforeAll(async () => {
       sealSecret("signing0secret0value", sealContext("slackSigningSecret", row)),
     ],
   );
+  await sql(
+    `INSERT INTO teams_connections (account_id, app_id, tenant_id, app_secret_sealed, connected_by, created_at,
+       updated_at) VALUES ($1, 'app', 'tenant', $2, 'human:test', now(), now())`,
+    [accountId, sealSecret("teams-app-secret", sealContext("teamsAppSecret", row))],
+  );
   await sql("INSERT INTO users (id, email) VALUES ('usr_test', 'mia@example.com')");
   subscriptionId = "psub_test";
   await sql(
@@ -396,14 +401,14 @@ describe("ma2h-hub secrets rotate --from-env", () => {
 
   it("re-seals every value from the old secret to the new one; the old no longer opens any; a re-run is a no-op", async () => {
     const before = await snapshot();
-    expect(Object.keys(before)).toHaveLength(9); // 2 binding secrets, 1 Standard Webhooks, 2 signing keys, 2 Slack, VAPID, 1 push
+    expect(Object.keys(before)).toHaveLength(10); // 2 binding secrets, 1 Standard Webhooks, 2 signing keys, 2 Slack, 1 Teams, VAPID, 1 push
     expect(await unopenableUnder(OLD)).toEqual([]);
 
     const r = await rotate(env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toEqual({
       secrets: {
-        rotated: 9,
+        rotated: 10,
         already_current: 0,
         by_purpose: {
           auditSigningKey: 0, // no worker has run here: no audit key yet
@@ -412,6 +417,7 @@ describe("ma2h-hub secrets rotate --from-env", () => {
           signingKey: 2,
           slackBotToken: 1,
           slackSigningSecret: 1,
+          teamsAppSecret: 1,
           vapidPrivateKey: 1,
           pushSubscriptionAuth: 1,
         },
@@ -420,7 +426,7 @@ describe("ma2h-hub secrets rotate --from-env", () => {
     const after = await snapshot();
     for (const k of Object.keys(before)) expect(after[k]).not.toBe(before[k]);
     expect(await unopenableUnder(NEW)).toEqual([]);
-    expect(await unopenableUnder(OLD)).toHaveLength(9);
+    expect(await unopenableUnder(OLD)).toHaveLength(10);
 
     useSecret(NEW);
     expect(await resolveCallbackSecret(bindingA, "hooks")).toBe("secret-of-a");
@@ -433,7 +439,7 @@ describe("ma2h-hub secrets rotate --from-env", () => {
 
     const again = await rotate(env);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.json.secrets).toMatchObject({ rotated: 0, already_current: 9 });
+    expect(again.json.secrets).toMatchObject({ rotated: 0, already_current: 10 });
     expect(await snapshot()).toEqual(after);
   }, 120_000);
 });

@@ -96,6 +96,12 @@ export const AUDIT_EVENT = {
   slackConnected: "slack.connected",
   slackSettingsChanged: "slack.settings_changed",
   slackDisconnected: "slack.disconnected",
+  // Microsoft Teams (lib/notifications/teams/): a bot connected or disconnected, a Teams user bound
+  // to a person and removed (the binding rows written to both trails, as for Slack).
+  teamsConnected: "teams.connected",
+  teamsDisconnected: "teams.disconnected",
+  teamsUserBound: "teams.user_bound",
+  teamsUserUnbound: "teams.user_unbound",
   // Sessions (§16) and the operator's hard stop (§16.4.1).
   sessionRegistered: "session.registered",
   sessionClosed: "session.closed",

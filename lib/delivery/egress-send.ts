@@ -16,8 +16,8 @@ export interface SendOptions {
   contentType?: string;
   maxResponseBytes: number;
   ca?: string | Buffer;
-  /** Default POST. A GET sends no body (the origin-proof fetch). */
-  method?: "POST" | "GET";
+  /** Default POST. A GET sends no body (the origin-proof fetch); PUT updates (a Teams card). */
+  method?: "POST" | "GET" | "PUT";
   /** Keep the response body (up to maxResponseBytes) instead of discarding it. */
   keepBody?: boolean;
 }

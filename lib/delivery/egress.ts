@@ -60,12 +60,25 @@ export function getSmall(url: string, options: PostJsonOptions): Promise<EgressR
   return post(url, "", "text/plain", options, { method: "GET", keepBody: true });
 }
 
+/**
+ * A request whose answer matters (a Bot Connector call, a token request): POST or PUT `body` of
+ * media type `contentType` and keep the response body (at most `maxResponseBytes`), under every
+ * guard a push has. Never throws for anything the network does.
+ */
+export function exchange(
+  url: string,
+  request: { method: "POST" | "PUT"; body: string; contentType: string },
+  options: PostJsonOptions,
+): Promise<EgressResult> {
+  return post(url, request.body, request.contentType, options, { method: request.method, keepBody: true });
+}
+
 async function post(
   url: string,
   body: string | Buffer,
   contentType: string,
   options: PostJsonOptions,
-  mode: { method: "GET" | "POST"; keepBody: boolean } = { method: "POST", keepBody: false },
+  mode: { method: "GET" | "POST" | "PUT"; keepBody: boolean } = { method: "POST", keepBody: false },
 ): Promise<EgressResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;

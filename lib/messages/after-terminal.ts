@@ -13,8 +13,8 @@ import type { CommitResult } from "./lifecycle";
 
 export async function afterTerminal(result: CommitResult): Promise<void> {
   if (result.won && result.resolution) metrics().resolutions.inc({ outcome: result.resolution });
-  // The item's Slack posts now show a stale status; the notification job updates them (the
-  // notification sweep is the backstop). Only for an item that was posted to Slack, which the §7
+  // The item's Slack posts and Teams cards now show a stale status; the notification job updates them
+  // (the notification sweep is the backstop). Only for an item that was posted, which the §7
   // statement reports (lifecycle.ts).
   if (result.won && result.messageId && result.slackPosted) await enqueueNotify(result.messageId, "terminal");
   // The agent's trace shows how long a person took (a no-op while tracing is off).
@@ -30,11 +30,13 @@ export async function afterTerminal(result: CommitResult): Promise<void> {
 
 /**
  * After a quorum's vote that left the ask open, or a withdrawal (lib/messages/approvals.ts): the
- * item's Slack posts show a stale approvals line, so the notification job is woken to update them
- * (lib/notifications/slack/posts.ts `refreshApprovals`) — only for an item posted to Slack. Best
+ * item's Slack posts and Teams cards show a stale approvals line, so the notification job is woken to
+ * update them (slack/posts.ts `refreshApprovals`, teams/posts.ts) — only for an item posted. Best
  * effort: a lost wake-up leaves the count stale until the next vote or the settle.
  */
 export async function afterVote(messageId: string, handle: string, at: Date): Promise<void> {
-  const posted = await db().slackPost.count({ where: { messageId, status: "posted" } });
+  const posted =
+    (await db().slackPost.count({ where: { messageId, status: "posted" } })) +
+    (await db().teamsPost.count({ where: { messageId, status: "posted" } }));
   if (posted > 0) await enqueueNotify(messageId, `vote-${handle}-${at.getTime()}`);
 }

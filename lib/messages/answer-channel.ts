@@ -2,7 +2,7 @@
 import type { Tx } from "../db";
 
 /** Where a person's or agent's answer came from, written into the resolution's audit event. */
-export type AnswerChannel = "api" | "inbox" | "email" | "slack" | "push";
+export type AnswerChannel = "api" | "inbox" | "email" | "slack" | "push" | "teams";
 
 /**
  * How the answer came: the channel for the audit event, and `withResolution`, which runs in the

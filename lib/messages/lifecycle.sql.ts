@@ -128,7 +128,8 @@ export const commitTransition = statement(
        WHERE message_id IN (SELECT id FROM cas) AND status = 'pending'
     )
     SELECT (SELECT id FROM delivery) AS delivery_id,
-           EXISTS (SELECT 1 FROM slack_posts WHERE slack_posts.message_id = cas.id) AS slack_posted,
+           (EXISTS (SELECT 1 FROM slack_posts WHERE slack_posts.message_id = cas.id)
+             OR EXISTS (SELECT 1 FROM teams_posts WHERE teams_posts.message_id = cas.id)) AS slack_posted,
            pg_notify(${TERMINAL_CHANNEL}, cas.id)::text AS woke,
            (SELECT pg_notify(${PUSH_CHANNEL}, id) FROM delivery)::text AS pushed,
            (SELECT pg_notify(${TERMINAL_CHANNEL}, ${mailboxWakeKey("")} || agent_row_id) FROM response_entry)::text AS entry,

@@ -32,7 +32,7 @@ export interface CommitResult {
   deliveryId?: string;
   /** The message that went terminal (when won), for what follows the commit (after-terminal.ts). */
   messageId?: string;
-  /** Whether the item was posted to Slack, whose posts then need an update (after-terminal.ts). */
+  /** Whether the item was posted to Slack or Teams, whose posts then need an update (after-terminal.ts). */
   slackPosted?: boolean;
   /** The resolution it committed (when won), counted after the commit (after-terminal.ts). */
   resolution?: Resolution;

@@ -46,6 +46,8 @@ const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/api\/slack\/interactions\/[^/]+$/, "/api/slack/interactions/:account"],
   [/^\/e\/[^/]+$/, "/e/:token"],
   [/^\/slack\/bind\/[^/]+$/, "/slack/bind/:token"],
+  [/^\/api\/teams\/messages\/[^/]+$/, "/api/teams/messages/:account"],
+  [/^\/teams\/bind\/[^/]+$/, "/teams/bind/:token"],
   [/^\/admin\/[^/]+\/audit\/export$/, "/admin/:account/audit/export"],
   [/^\/inbox(\/|$)/, "/inbox/*"],
   [/^\/admin(\/|$)/, "/admin/*"],

@@ -22,6 +22,7 @@ import { followUpRows } from "./reminders";
 import { sendOne } from "./send";
 import { sendDueDigests, sendNotifyRows } from "./digest";
 import { planChannelPost, slackDueMessages, slackWork } from "./slack/posts";
+import { planTeamsChannelPost, teamsDueMessages, teamsWork } from "./teams/posts";
 
 const SEND_PARALLELISM = 8;
 
@@ -71,6 +72,8 @@ export async function fanOut(messageId: string): Promise<void> {
       await tx.notification.createMany({ data: newRows, skipDuplicates: true });
       // The account's Slack channel post of the item, an obligation of its own (slack/posts.ts).
       await planChannelPost(tx, { id: messageId, accountId: message.accountId, type: message.type }, now);
+      // And its Microsoft Teams channel card (teams/posts.ts).
+      await planTeamsChannelPost(tx, { id: messageId, accountId: message.accountId, type: message.type }, now);
       // Only while it is open: settled since the plan, nobody needs reminding.
       await tx.notification.createMany({ data: followUps, skipDuplicates: true });
       // The approval policy's escalation, when its rules have one (lib/policies/escalation.ts).
@@ -94,6 +97,8 @@ export async function processNotifications(messageId: string): Promise<void> {
   await sendItemRows(messageId, notifyMail);
   // The item's Slack channel post if due, and every Slack post that must show it settled.
   await slackWork(messageId);
+  // The same for the item's Teams card (teams/posts.ts).
+  await teamsWork(messageId);
   await wakeForNextDue(messageId);
 }
 
@@ -160,6 +165,7 @@ export async function sweepNotifications(): Promise<void> {
     ...due.map((d) => d.messageId),
     // Due or interrupted Slack channel posts, and posts still showing a settled item as open.
     ...(await slackDueMessages(now)),
+    ...(await teamsDueMessages(now)),
   ]);
   for (const id of ids) await enqueueNotify(id, "sweep");
   // Digests (digest.ts): due ones are sent from here, each person's in one mail.

@@ -155,6 +155,7 @@ export async function removeMember(
       detail: { membership_id: m.id, user_id: m.userId, handle: m.handle, role: m.role },
     });
     await dropSlackBinding(tx, accountId, m.userId, actorOf(opts));
+    await dropTeamsBinding(tx, accountId, m.userId, actorOf(opts));
     const lastSeat = (await tx.membership.count({ where: { userId: m.userId } })) === 0;
     const ended = lastSeat ? await endPerson(tx, m.userId) : NOTHING_ENDED;
     await publishSeatChange(tx, m.userId);
@@ -189,6 +190,31 @@ async function dropSlackBinding(tx: Tx, accountId: string, userId: string, actor
     userId,
     actor: "system:seat_removed",
     event: AUDIT_EVENT.slackUserUnbound,
+    detail: { ...detail, account_id: accountId },
+  });
+}
+
+/** The same for a Teams user bound in this account (docs/notifications.md "Microsoft Teams"). */
+async function dropTeamsBinding(tx: Tx, accountId: string, userId: string, actor: string): Promise<void> {
+  const row = await tx.teamsIdentity.findUnique({ where: { accountId_userId: { accountId, userId } } });
+  if (!row) return;
+  await tx.teamsIdentity.delete({ where: { id: row.id } });
+  const detail = {
+    teams_identity_id: row.id,
+    tenant_id: row.tenantId,
+    teams_user_id: row.teamsUserId,
+    reason: "seat_removed",
+  };
+  await writeAudit(tx, {
+    accountId,
+    actor,
+    event: AUDIT_EVENT.teamsUserUnbound,
+    detail: { ...detail, user_id: userId },
+  });
+  await writePersonAudit(tx, {
+    userId,
+    actor: "system:seat_removed",
+    event: AUDIT_EVENT.teamsUserUnbound,
     detail: { ...detail, account_id: accountId },
   });
 }

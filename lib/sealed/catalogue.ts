@@ -47,6 +47,8 @@ export const SEALED = {
   /** An account's Slack bot token and signing secret: one purpose each, same row. */
   slackBotToken: { table: "slack_connections", column: "bot_token_sealed", rowKey: ["account_id"] },
   slackSigningSecret: { table: "slack_connections", column: "signing_secret_sealed", rowKey: ["account_id"] },
+  /** An account's Microsoft Teams bot client secret. */
+  teamsAppSecret: { table: "teams_connections", column: "app_secret_sealed", rowKey: ["account_id"] },
   /** The Hub's VAPID private key, the singleton row. */
   vapidPrivateKey: { table: "hub_vapid_keys", column: "private_key_sealed", rowKey: ["id"] },
   /** A browser push subscription's RFC 8291 auth secret, by subscription id. */

@@ -12,6 +12,7 @@ const TABS = [
   ["rules", "Standing rules"],
   ["notifications", "Notifications"],
   ["slack", "Slack"],
+  ["teams", "Teams"],
   ["settings", "Settings"],
   ["audit", "Audit log"],
   ["insights", "Insights"],

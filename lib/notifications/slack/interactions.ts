@@ -18,19 +18,14 @@
  * reason ("sponsor of this agent", "not in group sre"). Slack gets `200` with an empty body; the work
  * is done inline (it is a few queries and one or two Slack calls).
  */
-import { routingOf } from "../../policies/routing";
 import { z } from "zod";
 import { clock } from "../../clock";
 import { db } from "../../db";
 import { env } from "../../env";
 import { log } from "../../log";
-import { humanResolveRefusal } from "../../messages/access";
-import { envelopeOf } from "../../messages/record";
-import { isPendingApproval } from "../../approvals/pending";
-import { resolveMessage } from "../../messages/resolve";
+import { answerAsPerson } from "../chat-answer";
 import { SLUG_PATTERN } from "../../principals/accounts";
-import { seatFor } from "../../principals/seats";
-import { HubError, isHubError } from "@ma2h/protocol/errors";
+import { HubError } from "@ma2h/protocol/errors";
 import { failureOf, slackClient } from "./api";
 import { mintBindLink } from "./bind-links";
 import { slackPersonFor } from "./bindings";
@@ -136,56 +131,25 @@ async function click(conn: OpenConnection, payload: Payload, rawValue: string): 
     await say(`Your Slack user is not linked to a Hub account yet. Link it here, then click again: ${link}`);
     return "unbound";
   }
-  const seat = await seatFor(userId, conn.accountId);
-  const refusal = seat
-    ? humanResolveRefusal(seat, envelopeOf(row), routingOf(row))
-    : "you have no seat in this account";
-  if (refusal !== null) {
-    await say(`You may not answer this item (${refusal}). Nothing was changed.`);
-    return "refused";
-  }
-  if (row.status !== "open") return alreadyDecided(row.id, row.status, say);
-  let result: Awaited<ReturnType<typeof resolveMessage>>;
-  try {
-    result = await resolveMessage(
-      { kind: "human", userId },
-      row.id,
-      { resolution: "answered", value: button.value },
-      { channel: "slack" },
-    );
-  } catch (err) {
-    if (isHubError(err) && err.code === "already_terminal") {
-      const now = await db().message.findUnique({ where: { id: row.id }, select: { status: true } });
-      return alreadyDecided(row.id, now?.status ?? "settled", say);
-    }
-    if (isHubError(err) && err.code === "not_found") {
-      await say("You may not answer this item. Nothing was changed.");
+  const answer = await answerAsPerson(userId, row, button.value, "slack");
+  switch (answer.outcome) {
+    case "refused":
+      await say(answer.text);
       return "refused";
-    }
-    // The vote's own refusals name the rule and the reason (eligibility lost since submit, or an
-    // approval that could change nothing: "not in group sre").
-    if (isHubError(err) && ["not_authorized", "invalid_field"].includes(err.code)) {
-      await say(`You may not answer this item (${err.message}). Nothing was changed.`);
-      return "refused";
-    }
-    throw err;
+    case "already_decided":
+      await say(answer.text);
+      await refreshPosts(row.id);
+      return "already_decided";
+    case "recorded":
+      await say(
+        `Your approval is recorded (${answer.have} of ${answer.need}). The item stays open until it has ${answer.need}; change or withdraw your answer on its page: ${itemUrl(env().publicUrl, row.id)}`,
+      );
+      await refreshApprovals(row.id);
+      return "recorded";
+    case "answered":
+      await refreshPosts(row.id);
+      return "answered";
   }
-  if (isPendingApproval(result)) {
-    const { have, need } = result.approvals;
-    await say(
-      `Your approval is recorded (${have} of ${need}). The item stays open until it has ${need}; change or withdraw your answer on its page: ${itemUrl(env().publicUrl, row.id)}`,
-    );
-    await refreshApprovals(row.id);
-    return "recorded";
-  }
-  await refreshPosts(row.id);
-  return "answered";
-}
-
-async function alreadyDecided(id: string, status: string, say: (t: string) => Promise<void>): Promise<ClickOutcome> {
-  await say(`This item was already decided (${status}). Nothing was changed.`);
-  await refreshPosts(id);
-  return "already_decided";
 }
 
 /** A message only the clicker sees, in the conversation they clicked in; best effort. */

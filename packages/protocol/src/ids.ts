@@ -24,6 +24,8 @@ export const ID_PREFIX = {
   invitation: "inv_",
   slackIdentity: "sli_",
   slackPost: "slp_",
+  teamsIdentity: "tmi_",
+  teamsPost: "tmp_",
   pushSubscription: "psub_",
   group: "grp_",
   groupClaimMapping: "gcm_",
