@@ -18,11 +18,11 @@
  */
 import { clock } from "../../clock";
 import { db, type Tx } from "../../db";
-import { env, notifyRetryPolicy } from "../../env";
+import { env } from "../../env";
 import { log } from "../../log";
 import { itemUrl } from "../compose";
 import { mintId } from "@ma2h/protocol/ids";
-import { enqueueNotify } from "../../queue/enqueue";
+import { retryOrGiveUp } from "../post-retry";
 import { failureOf, slackClient } from "./api";
 import { envelopeOf } from "../../messages/record";
 import { routingOf } from "../../policies/routing";
@@ -196,26 +196,14 @@ export async function sendChannelPost(messageId: string): Promise<void> {
     return;
   }
   log.warn("slack channel post failed", { message_id: messageId, attempt: attempts, error_class: result.errorClass });
-  const policy = notifyRetryPolicy();
-  if (result.transient && attempts < policy.maxAttempts) {
-    const nextAt = new Date(after.getTime() + policy.baseMs * 2 ** (attempts - 1));
-    await db().slackPost.updateMany({
-      where: held,
-      data: {
-        status: "pending",
-        nextAttemptAt: nextAt,
-        leaseUntil: null,
-        lastErrorClass: result.errorClass,
-        updatedAt: after,
-      },
-    });
-    await enqueueNotify(messageId, `slack-retry-${attempts + 1}`, nextAt);
-  } else {
-    await db().slackPost.updateMany({
-      where: held,
-      data: { status: "failed", leaseUntil: null, lastErrorClass: result.errorClass, updatedAt: after },
-    });
-  }
+  await retryOrGiveUp({
+    messageId,
+    attempts,
+    failure: result,
+    at: after,
+    retryKey: "slack-retry",
+    update: (data) => db().slackPost.updateMany({ where: held, data }),
+  });
 }
 
 /** The settled form of every post of the item that still shows it open. */

@@ -10,10 +10,10 @@
  */
 import { clock } from "../../clock";
 import { db, type Tx } from "../../db";
-import { env, notifyRetryPolicy } from "../../env";
+import { env } from "../../env";
 import { log } from "../../log";
 import { mintId } from "@ma2h/protocol/ids";
-import { enqueueNotify } from "../../queue/enqueue";
+import { retryOrGiveUp } from "../post-retry";
 import { itemUrl } from "../compose";
 import { postStateOf } from "../slack/item-view";
 import { cardActivity, itemCard } from "./cards";
@@ -150,26 +150,14 @@ export async function sendTeamsPost(messageId: string, slot: string): Promise<vo
     attempt: attempts,
     error_class: failure.errorClass,
   });
-  const policy = notifyRetryPolicy();
-  if (failure.transient && attempts < policy.maxAttempts) {
-    const nextAt = new Date(after.getTime() + policy.baseMs * 2 ** (attempts - 1));
-    await db().teamsPost.updateMany({
-      where: held,
-      data: {
-        status: "pending",
-        nextAttemptAt: nextAt,
-        leaseUntil: null,
-        lastErrorClass: failure.errorClass,
-        updatedAt: after,
-      },
-    });
-    await enqueueNotify(messageId, `teams-retry-${attempts + 1}`, nextAt);
-  } else {
-    await db().teamsPost.updateMany({
-      where: held,
-      data: { status: "failed", leaseUntil: null, lastErrorClass: failure.errorClass, updatedAt: after },
-    });
-  }
+  await retryOrGiveUp({
+    messageId,
+    attempts,
+    failure: failure,
+    at: after,
+    retryKey: "teams-retry",
+    update: (data) => db().teamsPost.updateMany({ where: held, data }),
+  });
 }
 
 /**
