@@ -24,7 +24,16 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmptyDatabase, createTestDatabase } from "./support/database";
 import { envelope } from "./support/envelope";
-import { freePort, hubEnv, repoRoot, startHub, TEST_AUTH_SECRET, waitForReady, type HubProcess } from "./support/hub";
+import {
+  freePort,
+  hubEnv,
+  repoRoot,
+  startHub,
+  TEST_AUTH_SECRET,
+  waitForReady,
+  watchHub,
+  type HubProcess,
+} from "./support/hub";
 import { startWorker } from "./support/push-kit";
 import { type Receiver, startReceiver } from "./support/receiver";
 import { type PreviousTree, previousTree } from "./support/previous-release";
@@ -156,38 +165,13 @@ afterAll(async () => {
 
 /** The previous release's web, from its sources, on `port`. */
 async function startOldWeb(databaseUrl: string, port: number, env: Record<string, string>): Promise<HubProcess> {
-  let out = "";
   const child = spawn(process.execPath, ["--liftoff-only", "--import", "tsx", join(prev.dir, "server/web.ts")], {
     cwd: prev.dir,
     env: { ...hubEnv(databaseUrl, port, env), TSX_TSCONFIG_PATH: join(prev.dir, "tsconfig.json") },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((ok) => child.on("close", (code) => ok(code)));
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const hub: HubProcess = {
-    mode: "web",
-    url: `http://127.0.0.1:${port}`,
-    port,
-    child,
-    exited,
-    output: () => out,
-    async stop(signal = "SIGTERM") {
-      const t0 = Date.now();
-      if (!gone) {
-        try {
-          process.kill(-(child.pid as number), signal);
-        } catch {
-          /* gone */
-        }
-        await exited;
-      }
-      return Date.now() - t0;
-    },
-  };
+  const hub = watchHub(child, "web", port);
   await waitForReady(hub);
   return hub;
 }

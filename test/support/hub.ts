@@ -83,8 +83,6 @@ const TEST_HUB_V8_FLAGS = ["--liftoff-only"];
 export async function startHub(options: HubOptions): Promise<HubProcess> {
   const mode = options.mode ?? "web";
   const port = options.port ?? (await freePort());
-  const url = `http://127.0.0.1:${port}`;
-  let buffer = "";
   // As `npm run <mode>` starts it: the ahead-of-time bundle while fresh, else the source via tsx.
   const child = spawn(process.execPath, [...TEST_HUB_V8_FLAGS, ...nodeArgs(mode)], {
     cwd: repoRoot,
@@ -92,6 +90,17 @@ export async function startHub(options: HubOptions): Promise<HubProcess> {
     detached: true, // its own process group, so a test can signal all of it
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const hub = watchHub(child, mode, port);
+  if (options.waitReady !== false && mode !== "worker") await waitForReady(hub);
+  return hub;
+}
+
+/**
+ * A Hub process the test spawned (detached, stdout and stderr piped) as a `HubProcess`: what it
+ * printed, its exit, and a stop that signals its whole process group.
+ */
+export function watchHub(child: ChildProcess, mode: HubMode, port: number): HubProcess {
+  let buffer = "";
   child.stdout?.on("data", (d: Buffer) => (buffer += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (buffer += d.toString()));
   // On `close`, not `exit`: `exit` can come before the last of stdout/stderr is read, and a test that
@@ -99,10 +108,9 @@ export async function startHub(options: HubOptions): Promise<HubProcess> {
   const exited = new Promise<number | null>((ok) => child.on("close", (code) => ok(code)));
   let gone = false;
   void exited.then(() => (gone = true));
-
-  const hub: HubProcess = {
+  return {
     mode,
-    url,
+    url: `http://127.0.0.1:${port}`,
     port,
     child,
     exited,
@@ -120,8 +128,6 @@ export async function startHub(options: HubOptions): Promise<HubProcess> {
       return Date.now() - t0;
     },
   };
-  if (options.waitReady !== false && mode !== "worker") await waitForReady(hub);
-  return hub;
 }
 
 export async function waitForReady(hub: HubProcess, timeoutMs = 60_000): Promise<void> {
