@@ -7,9 +7,10 @@
  *   `if:` conditions the workflow uses honoured (success(), failure()). Its "Install the ma2h command"
  *   step runs as written: `npm install -g` of the tarball the test packs from the BUILT package (what
  *   `npm run pack:agent` makes) into a global prefix of the test's own (NPM_CONFIG_PREFIX), whose bin/
- *   is on PATH; npm takes the dependencies from the machine's cache where it has them. One
- *   substitution, stated here: the workflow's ./scripts/deploy.sh is a stub in the temporary
- *   workspace that records the deploy. A person approves with a PAT → the deploy step runs; denies →
+ *   is on PATH. Two substitutions, stated here: the runner's npm resolves the package's dependencies
+ *   through a local registry serving the versions the repository installed
+ *   (test/support/local-registry.ts: no network), and the workflow's ./scripts/deploy.sh is a stub
+ *   in the temporary workspace that records the deploy. A person approves with a PAT → the deploy step runs; denies →
  *   it does not, the failure step reports, the job fails.
  * - examples/resume-agent: ask.ts (run #1) exits with the id; receiver.ts runs as a process behind a
  *   recording reverse proxy (the public callback URL); a person answers, the Hub pushes, the receiver
@@ -39,6 +40,7 @@ import { signResponsePush } from "@ma2h/protocol/signing";
 import { CLI, tempDir } from "../packages/agent/test/cli-kit";
 import { freePort, repoRoot } from "./support/hub";
 import { useHubFixture } from "./support/hub-fixture";
+import { type LocalRegistry, registryEnv, startLocalRegistry } from "./support/local-registry";
 import { waitFor } from "./support/wait";
 import { type WatchedProcess, watchProcess } from "./support/watched-process";
 
@@ -187,6 +189,8 @@ function condition(expr: string | undefined, failed: boolean): boolean {
 
 /** The packed @ma2h/agent (as `npm run pack:agent` makes it, from the built package), packed once. */
 let tarball: string | undefined;
+let registry: LocalRegistry | undefined;
+afterAll(() => registry?.close());
 function agentTarball(): string {
   if (tarball) return tarball;
   const out = execFileSync("npm", ["pack", "./packages/agent", "--pack-destination", dir, "--json"], {
@@ -216,6 +220,8 @@ function runJob(
   const envOf = (e: Record<string, unknown> | undefined) =>
     Object.fromEntries(Object.entries(e ?? {}).map(([k, v]) => [k, substitute(String(v), o.contexts)]));
   const done = (async () => {
+    registry ??= await startLocalRegistry();
+    const npm = registryEnv(registry, dir);
     const steps: StepResult[] = [];
     let failed = false;
     for (const [i, step] of spec.steps.entries()) {
@@ -238,8 +244,8 @@ function runJob(
           PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}`,
           HOME: join(o.workspace, ".."),
           NPM_CONFIG_PREFIX: prefix,
-          NPM_CONFIG_CACHE: join(process.env.HOME ?? "/root", ".npm"),
-          NPM_CONFIG_PREFER_OFFLINE: "true",
+          NPM_CONFIG_REGISTRY: npm.NPM_CONFIG_REGISTRY as string,
+          NPM_CONFIG_CACHE: npm.NPM_CONFIG_CACHE as string,
           ...o.githubEnv,
           ...envOf(workflow.env),
           ...envOf(spec.env),

@@ -1,7 +1,7 @@
 /**
  * The package is standalone: `npm pack` of packages/agent (built), installed into an empty folder
- * outside the repository with nothing of the Hub around it (its dependencies come from the npm
- * cache), runs `ma2h --version`, sends a notify to the test Hub, imports as an ES module with its
+ * outside the repository with nothing of the Hub around it (its dependencies through a local npm
+ * registry serving the versions the repository installed: test/support/local-registry.ts), runs `ma2h --version`, sends a notify to the test Hub, imports as an ES module with its
  * type declarations and no MCP code, and serves MCP (`ma2h mcp`) once the optional MCP SDK is
  * installed beside it (without it, the command says what to install). The install is `--engine-strict` on the Node running the
  * tests (CI's), and every installed package's own Node floor is at or below the one the package
@@ -14,10 +14,11 @@ import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../lib/db";
 import { repoRoot } from "../../../test/support/hub";
 import { useHubFixture } from "../../../test/support/hub-fixture";
+import { type LocalRegistry, registryEnv, startLocalRegistry } from "../../../test/support/local-registry";
 import { waitFor } from "../../../test/support/wait";
 import { tempDir } from "./cli-kit";
 
@@ -29,6 +30,9 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, "packages/agent/package.json"
 const packDir = tempDir("pack");
 const installDir = tempDir("install"); // under the OS temp dir: no node_modules of ours above it
 let tarball = "";
+let registry: LocalRegistry;
+/** npm's environment here: the local registry and a cache of the test's own. */
+const npmEnv = () => registryEnv(registry, packDir);
 /** The environment of a program run in the install folder as agent A of the test Hub. */
 const agentEnv = () => ({
   PATH: process.env.PATH,
@@ -41,6 +45,7 @@ const agentEnv = () => ({
 let packed: string[] = [];
 
 beforeAll(async () => {
+  registry = await startLocalRegistry();
   const { stdout } = await run(
     "npm",
     ["pack", join(repoRoot, "packages/agent"), "--pack-destination", packDir, "--json"],
@@ -54,11 +59,12 @@ beforeAll(async () => {
   // A bare project of its own, so npm installs here and nowhere above.
   writeFileSync(join(installDir, "package.json"), JSON.stringify({ name: "pack-probe", private: true }));
   // --engine-strict: an install on a Node the package promises must not meet a dependency refusing it.
-  await run("npm", ["install", tarball, "--engine-strict", "--prefer-offline", "--no-audit", "--no-fund"], {
-    cwd: installDir,
-    timeout: 120_000,
-  });
+  await run("npm", ["install", tarball, "--engine-strict"], { cwd: installDir, env: npmEnv(), timeout: 120_000 });
+  // Its dependencies came through the registry, not from anywhere else.
+  expect(registry.requested).toEqual(expect.arrayContaining(Object.keys(pkg.dependencies)));
 }, 180_000);
+
+afterAll(() => registry?.close());
 
 describe("the package's metadata", () => {
   it("is Apache-2.0 licensed with its repository, homepage, bugs, keywords and files, as is the Hub's", () => {
@@ -169,14 +175,11 @@ describe("npm pack → install in an empty folder", () => {
 
   it("`ma2h mcp` answers an MCP client's tools/list once the MCP SDK is installed beside the package", async () => {
     const wanted = pkg.devDependencies["@modelcontextprotocol/sdk"] as string;
-    await run(
-      "npm",
-      ["install", `@modelcontextprotocol/sdk@${wanted}`, "--prefer-offline", "--no-audit", "--no-fund"],
-      {
-        cwd: installDir,
-        timeout: 120_000,
-      },
-    );
+    await run("npm", ["install", `@modelcontextprotocol/sdk@${wanted}`], {
+      cwd: installDir,
+      env: npmEnv(),
+      timeout: 120_000,
+    });
     const transport = new StdioClientTransport({
       command: join(installDir, "node_modules/.bin/ma2h"),
       args: ["mcp"],
