@@ -141,13 +141,13 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
  * npm_config_registry would compete with ours).
  */
 export function registryEnv(registry: LocalRegistry, dir: string): NodeJS.ProcessEnv {
-  const inherited = Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k));
-  return {
-    ...Object.fromEntries(inherited),
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (/^npm_config_/i.test(name)) delete env[name];
+  return Object.assign(env, {
     NPM_CONFIG_REGISTRY: registry.url,
     NPM_CONFIG_CACHE: join(dir, ".npm-cache"),
     NPM_CONFIG_AUDIT: "false",
     NPM_CONFIG_FUND: "false",
     NPM_CONFIG_UPDATE_NOTIFIER: "false",
-  };
+  });
 }
