@@ -108,6 +108,14 @@ const schema = z.object({
     .string()
     .optional()
     .transform((v) => v !== "0" && v !== "false"),
+  /**
+   * Every route's code loaded right after the web starts listening (server/route-preload.ts), so no
+   * first request waits for it; "0" leaves each route to load on its first request.
+   */
+  MA2H_ROUTE_PRELOAD: z
+    .string()
+    .optional()
+    .transform((v) => v !== "0" && v !== "false"),
   TLS_CERT_FILE: z
     .string()
     .optional()

@@ -23,7 +23,9 @@ export function preloadRoutes(app: ReturnType<typeof next>): void {
   void routePreloader(app)
     .then((preload) => {
       if (preload === null) log.warn("this Next.js has no route preload; routes load on first use");
-      return preload?.();
+      if (preload === null) return;
+      const started = performance.now();
+      return preload().then(() => log.info("routes preloaded", { ms: Math.round(performance.now() - started) }));
     })
     .catch((err: Error) => log.warn("route preload failed; routes load on first use", { error_name: err.name }));
 }

@@ -13,6 +13,7 @@ import { env, metricsSettings, servesHttpsOnly, trustedProxies } from "../lib/en
 import { log } from "../lib/log";
 import { hubRelease } from "../lib/release";
 import { terminalWaiters } from "../lib/messages/waiters";
+import { startTracing } from "../lib/telemetry/tracing";
 import { refreshWebGauges } from "../lib/gauges/refresh";
 import { answerScrape, isMetricsRequest } from "../lib/metrics/endpoint";
 import { observeRequest } from "../lib/metrics/http";
@@ -45,7 +46,8 @@ async function main(): Promise<void> {
     });
   }
   const app = next({ dev: false, dir: root, hostname: e.HOST, port: e.PORT });
-  await app.prepare();
+  // Tracing's SDK loads only when an OTLP endpoint is set (lib/telemetry/tracing.ts).
+  await Promise.all([app.prepare(), startTracing()]);
   const handle = app.getRequestHandler();
 
   // X-Forwarded-* is believed only from a trusted proxy (server/forwarded.ts); the page headers
@@ -117,7 +119,7 @@ async function main(): Promise<void> {
     public_url: e.publicUrl,
     ...hubRelease(),
   });
-  preloadRoutes(app);
+  if (e.MA2H_ROUTE_PRELOAD) preloadRoutes(app);
   // Choice A22: the liveness stamp that lets the worker's session sweep run (lib/sessions/liveness.ts).
   void import("../lib/sessions/liveness").then(({ startLiveness }) => startLiveness());
   // Not needed to answer, so after listen: loading the Prisma client and its query compiler

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, freePort, repoRoot, startHub, type HubOptions, type HubProcess } from "./support/hub";
 import { envelope, provisionAccount, type Provisioned } from "./support/provision";
 import { useTestDatabase } from "./support/test-database";
+import { staysFalse, waitFor } from "./support/wait";
 
 const A = "deploybot/dev-team";
 const ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -72,7 +73,7 @@ async function timed<T>(p: Promise<T>): Promise<T & { ms: number }> {
 beforeAll(async () => {
   acme = await provisionAccount("acme", [A]);
   const t0 = Date.now();
-  hub = await spawn({ databaseUrl: database.url, mode: "hub" });
+  hub = await spawn({ databaseUrl: database.url, mode: "hub", env: { MA2H_ROUTE_PRELOAD: undefined } });
   startMs = Date.now() - t0;
   const agent = client(hub.url, acme.keys[A]);
   const ask = await agent.post("/v1/messages", envelope("ask", A));
@@ -92,6 +93,22 @@ describe("npm run hub", () => {
     const res = await fetch(`http://127.0.0.1:${hub.port}/.well-known/ma2h`);
     expect(res.status).toBe(200);
     expect(hub.output()).toContain(`"url":"http://127.0.0.1:${hub.port}"`);
+  });
+
+  it("loads every route after listen by default; MA2H_ROUTE_PRELOAD=0 leaves them to their first request", async () => {
+    await waitFor(() => hub.output().includes('"msg":"routes preloaded"'), {
+      timeout: 60_000,
+      what: "the default Hub's routes preloaded",
+    });
+    const lazy = await spawn({ databaseUrl: database.url, mode: "web", env: { MA2H_ROUTE_PRELOAD: "0" } });
+    // The discovery route answers (loaded on its first request), and nothing else was loaded for it.
+    expect((await fetch(`${lazy.url}/.well-known/ma2h`)).status).toBe(200);
+    await staysFalse(
+      () => lazy.output().includes("routes preloaded"),
+      3000,
+      "a preload with MA2H_ROUTE_PRELOAD=0",
+      250,
+    );
   });
 
   it("/healthz and /readyz answer 200 without credentials", async () => {

@@ -65,6 +65,11 @@ export function hubEnv(
     MA2H_PUBLIC_URL: `http://127.0.0.1:${port}`,
     AUTH_SECRET: TEST_AUTH_SECRET,
     LOG_LEVEL: "info",
+    // A test's web serves a handful of routes for seconds: loading all of them after listen (what a
+    // Hub does by default) was a sixth of each web start's CPU, over a hundred starts a run. Routes
+    // load on first use instead, as Next does without the preload; test/hub-contract.test.ts runs
+    // the default.
+    MA2H_ROUTE_PRELOAD: "0",
     ...extra,
   };
 }
