@@ -14,7 +14,13 @@ const config: NextConfig = {
   serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg", "prom-client"],
   // Next would load every route's code from its constructor on, competing with the web's start for
   // the one thread; server/web.ts starts that preload once it listens instead (#20).
-  experimental: { preloadEntriesOnStart: false },
+  experimental: {
+    preloadEntriesOnStart: false,
+    // Turbopack's on-disk cache for `next build` (on by default since 16.3) is written at the end of
+    // every build — about 15 s on the 2-core CI box — and read only by a later build in the same
+    // checkout. CI and the container image build from a clean tree, so nothing ever reads it.
+    turbopackFileSystemCacheForBuild: false,
+  },
   // The page headers — the Content-Security-Policy with a per-request script nonce, frame-ancestors
   // 'none', Referrer-Policy, nosniff and HSTS — are set on every HTML page by the Node server layer
   // (server/page-headers.ts, #19), not here: a nonce is per request, and a header listed here would

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       await measure(off, "off", run);
       await measure(on, "on", run);
       // The off path alone, in this process: submitSpan with no tracer, around an empty function.
-      useSpanExporter(null);
+      await useSpanExporter(null);
       const req = new Request("http://hub.test/v1/messages", { method: "POST", headers: { traceparent } });
       const calls = 200_000;
       const loop = async (wrapped: boolean) => {

@@ -289,7 +289,7 @@ describe("in real time, with nobody watching", () => {
     );
     // "Nothing scheduled": this process's submit queued the message's expiry job on the queue store
     // the worker below reads — take it off, or it races the start sweep for the message.
-    await (await producer(EXPIRE_JOB.queue).getJob(`expire-${ack.id}`))?.remove();
+    await (await (await producer(EXPIRE_JOB.queue)).getJob(`expire-${ack.id}`))?.remove();
     await new Promise((ok) => setTimeout(ok, 1000));
     expect((await row(ack.id)).status).toBe("open"); // no worker, no job, no read: still open in the DB
     const t0 = Date.now();

@@ -71,7 +71,7 @@ const exported = (spans: ReadableSpan[]) =>
 
 describe("traces", () => {
   it("a submit continues the agent's trace; the answer's resolve and the human wait join it, without content", async () => {
-    useSpanExporter(exporter);
+    await useSpanExporter(exporter);
     const submitted = await agent().post("/v1/messages", canaryAsk(), {
       traceparent: `00-${TRACE_ID}-${AGENT_SPAN}-01`,
     });
@@ -124,7 +124,7 @@ describe("traces", () => {
   });
 
   it("a cancel and a refused submit are in their traces too; a submit without traceparent starts one", async () => {
-    useSpanExporter(exporter);
+    await useSpanExporter(exporter);
     const mine = "0af7651916cd43dd8448eb211c80319c";
     const ask = await agent().post("/v1/messages", canaryAsk(), { traceparent: `00-${mine}-b7ad6b7169203331-01` });
     expect((await agent().post(`/v1/messages/${ask.body.id}/cancel`)).status).toBe(200);
@@ -156,7 +156,7 @@ describe("traces", () => {
   });
 
   it("off: no spans, no trace rows", async () => {
-    useSpanExporter(null);
+    await useSpanExporter(null);
     exporter.reset();
     const res = await agent().post("/v1/messages", canaryAsk(), { traceparent: `00-${TRACE_ID}-${AGENT_SPAN}-01` });
     expect(res.status).toBe(202);

@@ -9,6 +9,7 @@ import https from "node:https";
 import { env, workerMetricsSettings } from "../lib/env";
 import { log } from "../lib/log";
 import { hubRelease } from "../lib/release";
+import { startTracing } from "../lib/telemetry/tracing";
 import { closeDb } from "../lib/db";
 import { closeRedis } from "../lib/redis";
 import { closeProducers } from "../lib/queue/producer";
@@ -65,6 +66,7 @@ async function serveMetrics(): Promise<http.Server | null> {
 async function main(): Promise<void> {
   logRunningCode("worker");
   const e = env();
+  await startTracing(); // its SDK only when an OTLP endpoint is set (lib/telemetry/tracing.ts)
   await ensureSigningKey();
   await ensureAuditKey();
   if (await runsAsAuditOwner())

@@ -16,7 +16,7 @@ import { env } from "../env";
 import { log } from "../log";
 import { processWide } from "../process-wide";
 import { HubError } from "@ma2h/protocol/errors";
-import { queuePrefix } from "../queue/queues";
+import { queuePrefix } from "../queue/names";
 import { countInWindow } from "../rate-limit";
 
 /** Addresses one process remembers as blocked; past it, expired entries go first, then the oldest. */

@@ -17,7 +17,7 @@ import type { Routing } from "../policies/evaluate";
 import { quorumNeeds } from "../approvals/tally";
 import type { AnswerLink } from "./answer-tokens";
 import { KIND_ASSIGNED, KIND_ESCALATION, KIND_NEW, KIND_REMINDER, KIND_RULE_STOPPED, type Kind } from "./kinds";
-import { escapeHtml, oneLine } from "./text";
+import { escapeHtml, itemUrl, oneLine } from "./text";
 
 export interface MailItem {
   id: string;
@@ -54,11 +54,6 @@ export function routingLine(routing: Routing): string {
   const inHub = routing.email_answers ? "" : " It is answered in the Hub, not from mail.";
   const needs = routing.quorum ? quorumNeeds(routing.quorum) : null;
   return `The account's approval policy (${rules}) asks: ${shown}${more}.${needs ? ` ${needs}` : ""}${inHub}`;
-}
-
-/** The item's page in the Hub's inbox (the same `review_url` the submit ack returns). */
-export function itemUrl(publicUrl: string, id: string): string {
-  return `${publicUrl}/inbox/${id}`;
 }
 
 /** A part of the mail: plain lines (escaped in HTML), agent Markdown (sanitized in HTML), or links. */

@@ -8,7 +8,6 @@
 import { env, mailSettings } from "../env";
 import { mintAnswerLinks } from "./answer-tokens";
 import type { ChannelSender } from "./sender";
-import { composeMail } from "./compose";
 import { messageIdFor, sendMail } from "./smtp";
 
 export const emailSender: ChannelSender = {
@@ -19,6 +18,8 @@ export const emailSender: ChannelSender = {
     // `email_answers: false`: no link is minted at all (email-answer.ts would refuse one anyway).
     const oneClick = mayResolve && routing?.email_answers !== false;
     const answerLinks = oneClick ? await mintAnswerLinks(row, message, envelope, env().publicUrl, now) : [];
+    // The composer (and the Markdown pipeline it renders with) loads with the first mail.
+    const { composeMail } = await import("./compose");
     const mail = composeMail(message, envelope, env().publicUrl, { kind, answerLinks, routing });
     // The row's own id, not the batch's: a resend after an interruption is claimed under a new batch.
     return sendMail(user.email, mail, messageIdFor(row.id));

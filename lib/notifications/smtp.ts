@@ -2,8 +2,9 @@
  * The email channel's transport: one SMTP send through nodemailer, classified. A 4xx reply, a
  * timeout or a connection failure is transient (retried with backoff); a 5xx reply is permanent.
  * Nothing of the mail or the SMTP URL (it may hold a password) is ever logged or returned.
+ * nodemailer loads with the first send, not with every process that can compose a mail.
  */
-import nodemailer from "nodemailer";
+import type nodemailer from "nodemailer";
 import { env, mailSettings } from "../env";
 import { processWide } from "../process-wide";
 import type { ComposedMail } from "./compose";
@@ -11,11 +12,12 @@ import type { SendResult } from "./send-result";
 
 type Transport = ReturnType<typeof nodemailer.createTransport>;
 
-function transport(smtpUrl: string, timeoutMs: number): Transport {
+async function transport(smtpUrl: string, timeoutMs: number): Promise<Transport> {
   const cache = processWide("ma2h.smtp", () => new Map<string, Transport>());
   const key = `${smtpUrl}|${timeoutMs}`;
   let t = cache.get(key);
   if (!t) {
+    const { default: nodemailer } = await import("nodemailer");
     // `url` inside the options (not as the first argument, where a second argument would be message
     // defaults): the timeouts bound every exchange, so a stalled server cannot hold a send forever.
     t = nodemailer.createTransport({
@@ -61,7 +63,7 @@ export async function sendMail(to: string, mail: ComposedMail, messageIdHeader: 
   const settings = mailSettings();
   if (!settings) return { ok: false, transient: false, errorClass: "email_off", responseCode: null };
   try {
-    const info = await transport(settings.smtpUrl, settings.timeoutMs).sendMail({
+    const info = await (await transport(settings.smtpUrl, settings.timeoutMs)).sendMail({
       from: settings.from,
       to,
       subject: mail.subject,

@@ -14,14 +14,18 @@ export async function scheduleExpiry(messageId: string, expiresAt: Date): Promis
   // +1 ms: expiry wins only strictly after expires_at (§7).
   const delay = Math.max(0, expiresAt.getTime() + 1 - clock.now().getTime());
   try {
-    await producer(EXPIRE_JOB.queue).add(EXPIRE_JOB.name, { messageId } satisfies JobPayload<typeof EXPIRE_JOB>, {
-      jobId: `expire-${messageId}`,
-      delay,
-      removeOnComplete: true,
-      removeOnFail: 1000,
-      attempts: 5,
-      backoff: { type: "exponential", delay: 1000 },
-    });
+    await (await producer(EXPIRE_JOB.queue)).add(
+      EXPIRE_JOB.name,
+      { messageId } satisfies JobPayload<typeof EXPIRE_JOB>,
+      {
+        jobId: `expire-${messageId}`,
+        delay,
+        removeOnComplete: true,
+        removeOnFail: 1000,
+        attempts: 5,
+        backoff: { type: "exponential", delay: 1000 },
+      },
+    );
   } catch (err) {
     log.warn("could not schedule expiry job; the sweep will expire it", {
       message_id: messageId,
@@ -38,7 +42,7 @@ export async function scheduleExpiry(messageId: string, expiresAt: Date): Promis
  */
 export async function enqueuePush(deliveryId: string, at: Date, attemptNo: number): Promise<void> {
   try {
-    await producer(PUSH_JOB.queue).add(PUSH_JOB.name, { deliveryId } satisfies JobPayload<typeof PUSH_JOB>, {
+    await (await producer(PUSH_JOB.queue)).add(PUSH_JOB.name, { deliveryId } satisfies JobPayload<typeof PUSH_JOB>, {
       jobId: `push-${deliveryId}-${attemptNo}`,
       delay: Math.max(0, at.getTime() - clock.now().getTime()),
       removeOnComplete: true,
@@ -57,12 +61,16 @@ export async function enqueuePush(deliveryId: string, at: Date, attemptNo: numbe
  */
 export async function enqueueNotify(messageId: string, wake: string, at?: Date): Promise<void> {
   try {
-    await producer(NOTIFY_JOB.queue).add(NOTIFY_JOB.name, { messageId } satisfies JobPayload<typeof NOTIFY_JOB>, {
-      jobId: `notify-${messageId}-${wake}`,
-      delay: at ? Math.max(0, at.getTime() - clock.now().getTime()) : 0,
-      removeOnComplete: true,
-      removeOnFail: true,
-    });
+    await (await producer(NOTIFY_JOB.queue)).add(
+      NOTIFY_JOB.name,
+      { messageId } satisfies JobPayload<typeof NOTIFY_JOB>,
+      {
+        jobId: `notify-${messageId}-${wake}`,
+        delay: at ? Math.max(0, at.getTime() - clock.now().getTime()) : 0,
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    );
   } catch (err) {
     log.warn("could not enqueue notifications; the sweep will", {
       message_id: messageId,

@@ -5,7 +5,7 @@
  * (§3.1).
  */
 import { z } from "zod";
-import { QUEUE, type QueueName } from "./queues";
+import { QUEUE, type QueueName } from "./names";
 
 export interface JobContract<S extends z.ZodType> {
   queue: QueueName;

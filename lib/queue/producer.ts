@@ -1,24 +1,31 @@
-/** Process-wide queue producers, one per queue name, kept on globalThis (Next bundles share it). */
+/**
+ * Process-wide queue producers, one per queue name, kept on globalThis (Next bundles share it).
+ * BullMQ and its store client load with the first producer, not with the module: a web process
+ * that never enqueues (a read-only replica of the API, a test's Hub) starts without them.
+ */
 import { processWide } from "../process-wide";
-import { makeQueue, type QueueName } from "./queues";
+import type { QueueName } from "./names";
+import type { makeQueue } from "./queues";
 
-function registry(): Map<QueueName, ReturnType<typeof makeQueue>> {
-  return processWide("ma2h.queues", () => new Map<QueueName, ReturnType<typeof makeQueue>>());
+type Made = ReturnType<typeof makeQueue>;
+
+function registry(): Map<QueueName, Promise<Made>> {
+  return processWide("ma2h.queues", () => new Map<QueueName, Promise<Made>>());
 }
 
-export function producer(name: QueueName) {
+export async function producer(name: QueueName): Promise<Made["queue"]> {
   const map = registry();
   let q = map.get(name);
   if (!q) {
-    q = makeQueue(name);
+    q = import("./queues").then(({ makeQueue }) => makeQueue(name));
     map.set(name, q);
   }
-  return q.queue;
+  return (await q).queue;
 }
 
 export async function closeProducers(): Promise<void> {
   const map = registry();
   const all = [...map.values()];
   map.clear();
-  await Promise.allSettled(all.map((q) => q.close()));
+  await Promise.allSettled(all.map(async (q) => (await q).close()));
 }

@@ -4,19 +4,11 @@
  * jobs carry row ids only and PostgreSQL rows stay the source of truth (§3.1): sweeps rebuild any
  * job a store forgot.
  */
-import { createHash } from "node:crypto";
 import { Queue, Worker, createPostgresBackend, type Processor } from "bullmq";
 import { Redis } from "ioredis";
 import { env } from "../env";
 import { log } from "../log";
-
-export const QUEUE = {
-  expire: "message-expire",
-  push: "delivery-push",
-  notify: "notifications",
-} as const;
-
-export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
+import { type QueueName, queuePrefix } from "./names";
 
 /**
  * Without an `error` listener BullMQ prints store errors raw with console.error (not JSON, and a
@@ -36,15 +28,6 @@ function logErrors<E extends { on(event: "error", fn: (err: Error) => void): unk
     }),
   );
   return emitter;
-}
-
-/**
- * Redis key prefix per Hub database: two Hubs (or test runs) sharing one Redis never take each
- * other's jobs. Override with MA2H_QUEUE_PREFIX.
- */
-export function queuePrefix(): string {
-  const e = env();
-  return e.MA2H_QUEUE_PREFIX ?? `ma2h-${createHash("sha256").update(e.DATABASE_URL).digest("hex").slice(0, 10)}`;
 }
 
 function redisConnection(url: string): Redis {

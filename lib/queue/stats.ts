@@ -4,7 +4,7 @@
  * fell due, a delayed one past its due time, which means no worker promoted it).
  */
 import { producer } from "./producer";
-import { QUEUE, type QueueName } from "./queues";
+import { QUEUE, type QueueName } from "./names";
 
 export const QUEUE_STATES = ["wait", "prioritized", "active", "delayed", "failed"] as const;
 
@@ -21,7 +21,11 @@ export interface QueueStats {
  * the oldest of three or more is missed and the second oldest stands in — within a job of the truth
  * for a backlog, and exact for one or two jobs. Reading the whole list would cost a backlog's worth.
  */
-async function oldestDue(queue: ReturnType<typeof producer>, state: "wait" | "prioritized" | "delayed", now: number) {
+async function oldestDue(
+  queue: Awaited<ReturnType<typeof producer>>,
+  state: "wait" | "prioritized" | "delayed",
+  now: number,
+) {
   const ends = await Promise.all([queue.getJobs(state, 0, 1, true), queue.getJobs(state, 0, 1, false)]);
   let lag = 0;
   for (const job of ends.flat()) if (job) lag = Math.max(lag, (now - (job.timestamp + (job.delay ?? 0))) / 1000);
@@ -32,7 +36,7 @@ export async function queueStats(now: Date): Promise<QueueStats[]> {
   const t = now.getTime();
   return Promise.all(
     Object.values(QUEUE).map(async (name) => {
-      const queue = producer(name);
+      const queue = await producer(name);
       const counts = await queue.getJobCounts(...QUEUE_STATES);
       const lags = await Promise.all([
         oldestDue(queue, "wait", t),

@@ -7,6 +7,9 @@
  * stay out of the export, and only what lib/telemetry/spans.ts names — with attributes from its
  * fixed list, never content — leaves the process. Contexts travel explicitly (W3C `traceparent`),
  * so no context manager is needed.
+ *
+ * The SDK (provider, processors, the OTLP exporter) loads in `startTracing()`, which the web and the
+ * worker await before they serve: a Hub without an endpoint never loads it.
  */
 import {
   type Attributes,
@@ -21,9 +24,7 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
+import type { SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
 import { env } from "../env";
 import { log } from "../log";
 import { processWide } from "../process-wide";
@@ -50,9 +51,13 @@ interface Tracing {
   provider: TracerProvider;
 }
 
-const slot = () => processWide("ma2h.telemetry.tracing", () => ({ made: false, tracing: null as Tracing | null }));
+const slot = () => processWide("ma2h.telemetry.tracing", () => ({ tracing: null as Tracing | null }));
 
-function make(exporter: SpanExporter, batch: boolean): Tracing {
+async function make(exporter: SpanExporter, batch: boolean): Promise<Tracing> {
+  const [{ resourceFromAttributes }, { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider }] = await Promise.all([
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-trace"),
+  ]);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
       "service.name": env().OTEL_SERVICE_NAME ?? "ma2h-hub",
@@ -67,25 +72,26 @@ function make(exporter: SpanExporter, batch: boolean): Tracing {
   return { provider, tracer: provider.getTracer("ma2h-hub", hubRelease().version) };
 }
 
-/** The Hub's tracer, or null when tracing is off (no OTLP endpoint configured). */
-export function tracer(): Tracer | null {
+/**
+ * Turns tracing on when an OTLP endpoint is configured (once per process; a second call does
+ * nothing). The web and the worker await it before they serve, so every span of their work is made.
+ */
+export async function startTracing(): Promise<void> {
   const s = slot();
-  if (!s.made) {
-    s.made = true;
-    if (env().OTEL_EXPORTER_OTLP_ENDPOINT) {
-      // The exporter reads the OTEL_EXPORTER_OTLP_* variables itself (endpoint, headers, timeout).
-      s.tracing = make(new OTLPTraceExporter(), true);
-      log.info("tracing on: spans exported over OTLP/HTTP");
-    }
-  }
-  return s.tracing?.tracer ?? null;
+  if (s.tracing || !env().OTEL_EXPORTER_OTLP_ENDPOINT) return;
+  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+  s.tracing ??= await make(new OTLPTraceExporter(), true);
+  log.info("tracing on: spans exported over OTLP/HTTP");
+}
+
+/** The Hub's tracer, or null when tracing is off (no OTLP endpoint, or `startTracing` not run). */
+export function tracer(): Tracer | null {
+  return slot().tracing?.tracer ?? null;
 }
 
 /** Sends spans to `exporter` as they end (tests); null turns tracing off again. */
-export function useSpanExporter(exporter: SpanExporter | null): void {
-  const s = slot();
-  s.made = true;
-  s.tracing = exporter ? make(exporter, false) : null;
+export async function useSpanExporter(exporter: SpanExporter | null): Promise<void> {
+  slot().tracing = exporter ? await make(exporter, false) : null;
 }
 
 /** Exports what is buffered (a process that ends, a test that reads). */

@@ -12,7 +12,6 @@
  */
 import { noSuchEndpoint, route } from "../handler";
 import { HubError } from "@ma2h/protocol/errors";
-import { a2aRoute, agentCardRoute } from "./a2a";
 import { agentSelfRoute, presenceRoute, resumeAgentRoute, stopAgentRoute } from "./agents";
 import { authorDirectiveRoute, readDirectiveRoute } from "./directives";
 import { drainRoute, inboxAckRoute, streamRoute } from "./inbox";
@@ -33,6 +32,13 @@ import {
 } from "@ma2h/protocol/routes";
 
 export type RouteHandler = typeof noSuchEndpoint;
+
+/**
+ * The A2A gateway's handlers (./a2a.ts), loaded with `@a2a-js/sdk` on the gateway's first request:
+ * most Hubs never serve A2A, and every web process would otherwise load the SDK at start.
+ */
+const a2aRoute: RouteHandler = async (req, args) => (await import("./a2a")).a2aRoute(req, args);
+const agentCardRoute: RouteHandler = async (req, args) => (await import("./a2a")).agentCardRoute(req, args);
 
 /** A route file's handler that picks among several entries by path; `serves` names them. */
 export type Dispatch = RouteHandler & { readonly serves: readonly V1Entry[] };

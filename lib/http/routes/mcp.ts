@@ -6,9 +6,10 @@
  */
 import { agentCaller } from "../callers";
 import { route } from "../handler";
-import { serveMcp } from "../../mcp/server";
 
 export const mcpRoute = route(async ({ req, body }) => {
   const principal = await agentCaller(req);
+  // The MCP SDK loads on the first MCP request, not with every web process at its start.
+  const { serveMcp } = await import("../../mcp/server");
   return serveMcp(principal, req, await body());
 });

@@ -4,12 +4,23 @@
  * `MA2H_SLACK_TIMEOUT_MS`, and NO retries inside the client — a failed post is retried by our own
  * durable machinery (claims.ts for direct messages, posts.ts for channel posts), with backoff.
  * Errors become a `SendResult` with a short class (`slack_<error>`); never a token or any content.
+ *
+ * `@slack/web-api` loads with the first client, not with every process that could post to Slack;
+ * an error to classify (`failureOf`) comes from a client, so the module is loaded by then.
  */
-import { ErrorCode, LogLevel, WebClient } from "@slack/web-api";
+import type { WebClient } from "@slack/web-api";
 import { env } from "../../env";
+import { processWide } from "../../process-wide";
 import type { SendResult } from "../send-result";
 
-export function slackClient(token: string): WebClient {
+type SlackModule = typeof import("@slack/web-api");
+
+const loaded = () => processWide("ma2h.slack-web-api", () => ({ module: null as SlackModule | null }));
+
+export async function slackClient(token: string): Promise<WebClient> {
+  const slot = loaded();
+  slot.module ??= await import("@slack/web-api");
+  const { LogLevel, WebClient } = slot.module;
   const e = env();
   return new WebClient(token, {
     slackApiUrl: e.SLACK_API_URL,
@@ -40,6 +51,8 @@ function errorClass(code: string): string {
 /** What a failed call comes to: transient (network, timeout, 429, 5xx) or permanent (Slack said no). */
 export function failureOf(err: unknown): Extract<SendResult, { ok: false }> {
   const e = err as { code?: string; data?: { error?: unknown }; statusCode?: number };
+  const ErrorCode = loaded().module?.ErrorCode;
+  if (!ErrorCode) return { ok: false, transient: true, errorClass: "slack_network", responseCode: null };
   switch (e?.code) {
     case ErrorCode.PlatformError: {
       const code = typeof e.data?.error === "string" ? e.data.error : "error";

@@ -11,7 +11,7 @@ import { clock } from "../../clock";
 import { db } from "../../db";
 import { env } from "../../env";
 import type { ChannelSender } from "../sender";
-import { itemUrl } from "../compose";
+import { itemUrl } from "../text";
 import { itemMessage, KIND_NOTES } from "./blocks";
 import { openConnection } from "./connection";
 import { slackUsersOf } from "./bindings";

@@ -128,7 +128,7 @@ export async function connectSlack(
 
   let team: { teamId: string; teamName: string; botUserId: string | null };
   try {
-    const res = await slackClient(botToken).auth.test();
+    const res = await (await slackClient(botToken)).auth.test();
     if (typeof res.team_id !== "string") throw new Error("auth.test: no team_id");
     team = {
       teamId: res.team_id,

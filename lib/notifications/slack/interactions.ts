@@ -32,7 +32,7 @@ import { slackPersonFor } from "./bindings";
 import { ANSWER_ACTION_PREFIX, parseButtonValue } from "./blocks";
 import { type OpenConnection, openConnection } from "./connection";
 import { refreshApprovals, refreshPosts } from "./posts";
-import { itemUrl } from "../compose";
+import { itemUrl } from "../text";
 import { verifySlackSignature } from "./signature";
 
 const payloadSchema = z.looseObject({
@@ -157,7 +157,7 @@ async function ephemeral(conn: OpenConnection, payload: Payload, text: string): 
   const channel = payload.channel?.id ?? payload.container?.channel_id;
   if (!channel) return;
   try {
-    await slackClient(conn.botToken).chat.postEphemeral({ channel, user: payload.user.id, text });
+    await (await slackClient(conn.botToken)).chat.postEphemeral({ channel, user: payload.user.id, text });
   } catch (err) {
     log.warn("slack ephemeral message failed", { error_class: failureOf(err).errorClass });
   }

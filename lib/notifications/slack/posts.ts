@@ -20,7 +20,7 @@ import { clock } from "../../clock";
 import { db, type Tx } from "../../db";
 import { env } from "../../env";
 import { log } from "../../log";
-import { itemUrl } from "../compose";
+import { itemUrl } from "../text";
 import { mintId } from "@ma2h/protocol/ids";
 import { retryOrGiveUp } from "../post-retry";
 import { failureOf, slackClient } from "./api";
@@ -78,7 +78,7 @@ export async function postMessage(
   message: { text: string; blocks: Record<string, unknown>[] },
 ): Promise<{ ok: true; channel: string; ts: string } | ReturnType<typeof failureOf>> {
   try {
-    const res = await slackClient(botToken).chat.postMessage({
+    const res = await (await slackClient(botToken)).chat.postMessage({
       channel,
       text: message.text,
       blocks: message.blocks as never,
@@ -300,7 +300,12 @@ async function updateMessage(
     note: open.note,
   });
   try {
-    await slackClient(botToken).chat.update({ channel, ts, text: message.text, blocks: message.blocks as never });
+    await (await slackClient(botToken)).chat.update({
+      channel,
+      ts,
+      text: message.text,
+      blocks: message.blocks as never,
+    });
     return { ok: true };
   } catch (err) {
     return failureOf(err);

@@ -25,7 +25,7 @@ import { routingOf } from "../../policies/routing";
 import { SLUG_PATTERN } from "../../principals/accounts";
 import { HubError } from "@ma2h/protocol/errors";
 import { answerAsPerson } from "../chat-answer";
-import { itemUrl } from "../compose";
+import { itemUrl } from "../text";
 import { postItemOf, postStateOf } from "../slack/item-view";
 import { verifyBotToken } from "./auth";
 import { mintTeamsBindLink } from "./bind-links";

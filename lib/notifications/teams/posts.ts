@@ -14,7 +14,7 @@ import { env } from "../../env";
 import { log } from "../../log";
 import { mintId } from "@ma2h/protocol/ids";
 import { retryOrGiveUp } from "../post-retry";
-import { itemUrl } from "../compose";
+import { itemUrl } from "../text";
 import { postStateOf } from "../slack/item-view";
 import { cardActivity, itemCard } from "./cards";
 import { envelopeOf } from "../../messages/record";

@@ -5,7 +5,7 @@
  * which has no address guard. The outcome is classified by RFC 8030's answers: 2xx accepted,
  * `404`/`410` the subscription is gone, `429`/5xx and network trouble worth retrying, the rest not.
  */
-import webpush from "web-push";
+import type webpush from "web-push";
 import { postBytes } from "../../delivery/egress";
 import { webPushSettings } from "../../env";
 import { openSecret } from "../../secrets";
@@ -44,8 +44,10 @@ export async function pushToDevice(
 ): Promise<DeviceOutcome> {
   if (!endpointAllowed(device.endpoint)) return { kind: "permanent", errorClass: "push_refused_url", status: null };
   let details: webpush.RequestDetails;
+  // web-push loads with the first push to a device, not with every process that could send one.
+  const { default: webPush } = await import("web-push");
   try {
-    details = webpush.generateRequestDetails(
+    details = webPush.generateRequestDetails(
       {
         endpoint: device.endpoint,
         keys: {

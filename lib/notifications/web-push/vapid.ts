@@ -5,7 +5,6 @@
  * ON CONFLICT DO NOTHING and both read back the one row that won, so the Hub never has two pairs —
  * a second pair would silently orphan every browser subscribed under the first.
  */
-import webpush from "web-push";
 import { clock } from "../../clock";
 import { db } from "../../db";
 import { processWide } from "../../process-wide";
@@ -33,6 +32,7 @@ export async function vapidKeys(): Promise<VapidKeys> {
   if (slot.cached) return slot.cached;
   let row = await db().hubVapidKeys.findUnique({ where: { id: SINGLETON } });
   if (!row) {
+    const { default: webpush } = await import("web-push"); // loaded only to make the keys, once per Hub
     const fresh = webpush.generateVAPIDKeys();
     await runInsertVapidKeys(SINGLETON, fresh.publicKey, sealSecret(fresh.privateKey, SEALED_FOR), clock.now());
     row = await db().hubVapidKeys.findUniqueOrThrow({ where: { id: SINGLETON } });
