@@ -15,32 +15,14 @@
  * rewrites it. The checks run on a made-up graph first, so a broken scan cannot pass.
  */
 // covers: docs/architecture.json, docs/ARCHITECTURE.md
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "./support/hub";
+import { type Edge, type Graph, importGraph } from "./support/import-graph";
 
-const ROOTS = [
-  "lib",
-  "app",
-  "components",
-  "cli",
-  "workers",
-  "server",
-  "scripts",
-  "packages/protocol/src",
-  "packages/agent/src",
-  "test/support",
-];
-const SKIP = /(^|\/)(generated|node_modules)\//;
 /** Where an import of ours may point: a repo path under one of these is "ours", anything else a package. */
 const OURS = /^(lib|app|components|cli|workers|server|scripts|packages|test)\//;
-
-interface Edge {
-  to: string; // a repo file (relative path) or a bare package specifier
-  typeOnly: boolean;
-}
-type Graph = Map<string, Edge[]>;
 
 interface Part {
   files: string[];
@@ -60,68 +42,9 @@ interface Architecture {
   nevers: Never[];
 }
 
-/**
- * The workspace packages imported by name whose `exports` map `./*` to TypeScript sources, as
- * [`<name>/`, `packages/<folder>/<sources>/`]: `@ma2h/protocol/errors` is packages/protocol/src/errors.ts.
- */
-const WORKSPACE_SOURCES: [string, string][] = readdirSync(join(repoRoot, "packages")).flatMap((folder) => {
-  const manifest = join(repoRoot, "packages", folder, "package.json");
-  if (!existsSync(manifest)) return [];
-  const { name, exports } = JSON.parse(readFileSync(manifest, "utf8")) as { name: string; exports?: unknown };
-  const target = (exports as Record<string, unknown> | undefined)?.["./*"];
-  if (typeof target !== "string" || !/^\.\/(.+\/)?\*\.ts$/.test(target)) return [];
-  return [[`${name}/`, `packages/${folder}/${target.slice(2, -"*.ts".length)}`] as [string, string]];
-});
-
 const ARCHITECTURE_JSON = "docs/architecture.json";
 const ARCHITECTURE_MD = "docs/ARCHITECTURE.md";
 const architecture = JSON.parse(readFileSync(join(repoRoot, ARCHITECTURE_JSON), "utf8")) as Architecture;
-
-// ---------------------------------------------------------------------------------------------------
-// Reading the graph
-
-function sourceFiles(dir: string): string[] {
-  const abs = join(repoRoot, dir);
-  if (!existsSync(abs)) return [];
-  return readdirSync(abs).flatMap((name) => {
-    const rel = `${dir}/${name}`;
-    if (SKIP.test(`${rel}/`)) return [];
-    if (statSync(join(repoRoot, rel)).isDirectory()) return sourceFiles(rel);
-    return /\.(ts|tsx)$/.test(name) && !/\.d\.ts$/.test(name) && !/\.test\.tsx?$/.test(name) ? [rel] : [];
-  });
-}
-
-const IMPORT =
-  /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
-
-/** A specifier as a repo file, or null for a package. */
-function resolveSpecifier(from: string, spec: string): string | null {
-  let base: string;
-  const workspace = WORKSPACE_SOURCES.find(([name]) => spec.startsWith(name));
-  if (spec.startsWith("@/")) base = spec.slice(2);
-  else if (spec.startsWith(".")) base = relative(repoRoot, resolve(repoRoot, dirname(from), spec));
-  else if (workspace) base = `${workspace[1]}${spec.slice(workspace[0].length)}`;
-  else return null;
-  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`]) {
-    const abs = join(repoRoot, candidate);
-    if (existsSync(abs) && statSync(abs).isFile()) return candidate;
-  }
-  return base.replace(/\.js$/, ".ts");
-}
-
-function importGraph(): Graph {
-  const graph: Graph = new Map();
-  for (const file of ROOTS.flatMap(sourceFiles)) {
-    const text = readFileSync(join(repoRoot, file), "utf8");
-    const edges: Edge[] = [];
-    for (const m of text.matchAll(IMPORT)) {
-      const spec = (m[3] ?? m[4]) as string;
-      edges.push({ to: resolveSpecifier(file, spec) ?? spec, typeOnly: m[2] !== undefined });
-    }
-    graph.set(file, edges);
-  }
-  return graph;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // The checker: a graph and an architecture in, violations out
@@ -386,7 +309,7 @@ function regenerateTable(markdown: string, g: Graph, arch: Architecture): string
 // ---------------------------------------------------------------------------------------------------
 
 describe("the checker catches what it looks for (a made-up bad graph)", () => {
-  const edge = (to: string, typeOnly = false): Edge => ({ to, typeOnly });
+  const edge = (to: string, typeOnly = false): Edge => ({ to, typeOnly, dynamic: false });
   const bad: Graph = new Map([
     // the chain that once passed: a component's run-time import reaches the database
     ["components/PreferenceFields.tsx", [edge("lib/notifications/preferences.ts"), edge("lib/audit/log.ts", true)]],
