@@ -19,6 +19,8 @@ export async function producer(name: QueueName): Promise<Made["queue"]> {
   if (!q) {
     q = import("./queues").then(({ makeQueue }) => makeQueue(name));
     map.set(name, q);
+    // A producer that failed to start is not kept: the next enqueue tries again.
+    q.catch(() => map.get(name) === q && map.delete(name));
   }
   return (await q).queue;
 }
