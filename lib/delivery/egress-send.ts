@@ -1,8 +1,10 @@
 /**
  * §9.4 step 3: one POST to the pinned IP. The socket is opened to the vetted address itself (no
  * lookup happens); `Host` and TLS SNI carry the URL hostname and the certificate is verified against
- * it. node:http(s) directly with a one-off agent: no proxy variables, no pooled sockets, and
- * redirects are never followed. The response body is counted and discarded.
+ * it. node:http(s) directly: no proxy variables, and redirects are never followed. By default a
+ * one-off connection, closed after the answer; with a kept-alive agent (egress-agents.ts) the socket
+ * goes back to that agent's pool for the same pinned address once the answer has been read in full.
+ * The response body is counted and discarded (or kept, when asked).
  */
 import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
@@ -20,6 +22,8 @@ export interface SendOptions {
   method?: "POST" | "GET" | "PUT";
   /** Keep the response body (up to maxResponseBytes) instead of discarding it. */
   keepBody?: boolean;
+  /** A kept-alive agent whose pool the socket returns to; default none (one connection, closed). */
+  agent?: http.Agent;
 }
 
 /** Set by us only: a caller cannot retarget, reframe or mislabel the request. */
@@ -43,6 +47,7 @@ function requestHeaders(
   body: string | Buffer,
   extra: Record<string, string>,
   contentType: string,
+  keepAlive: boolean,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(extra)) if (!OWN_HEADERS.has(k.toLowerCase())) out[k] = v;
@@ -52,7 +57,7 @@ function requestHeaders(
     "Content-Type": contentType,
     "Content-Length": String(Buffer.byteLength(body)),
     "User-Agent": "MA2H-Hub",
-    Connection: "close",
+    Connection: keepAlive ? "keep-alive" : "close",
   };
 }
 
@@ -79,10 +84,12 @@ export function sendPinned(
     let stage: Stage = "connect";
     let req: ClientRequest | undefined;
     let settled = false;
-    const settle = (outcome: EgressOutcome) => {
+    const settle = (outcome: EgressOutcome, reusable = false) => {
       if (settled) return;
       settled = true;
-      req?.destroy(); // closes the socket: nothing more is read
+      // Closes the socket — nothing more is read — unless the answer was read in full and the agent
+      // keeps the socket for its next request to the same address.
+      if (!(reusable && options.agent)) req?.destroy();
       resolve(outcome);
     };
     const common = {
@@ -90,8 +97,14 @@ export function sendPinned(
       port: target.port,
       path: target.path,
       method: options.method ?? "POST",
-      headers: requestHeaders(target, body, options.headers, options.contentType ?? "application/json"),
-      agent: false as const,
+      headers: requestHeaders(
+        target,
+        body,
+        options.headers,
+        options.contentType ?? "application/json",
+        !!options.agent,
+      ),
+      agent: options.agent ?? (false as const),
       signal,
     };
     try {
@@ -110,6 +123,8 @@ export function sendPinned(
       return;
     }
     req.on("socket", (socket) => {
+      // A kept-alive socket is already connected (and through TLS): what fails on it is HTTP.
+      if (!socket.connecting && (socket as { readyState?: string }).readyState === "open") stage = "http";
       socket.once("connect", () => {
         if (stage === "connect") stage = tls ? "tls" : "http";
       });
@@ -132,7 +147,10 @@ export function sendPinned(
         else if (options.keepBody) kept.push(chunk);
       });
       res.on("end", () =>
-        settle({ ok: true, status: res.statusCode ?? 0, ...(options.keepBody ? { body: Buffer.concat(kept) } : {}) }),
+        settle(
+          { ok: true, status: res.statusCode ?? 0, ...(options.keepBody ? { body: Buffer.concat(kept) } : {}) },
+          true,
+        ),
       );
       res.on("error", (e) => settle(classify(e, "http", signal)));
       res.on("close", () =>

@@ -4,11 +4,13 @@
  *   2. resolves the name now and vets every answer, pinning the first            — egress-resolve.ts
  *   3. POSTs to the pinned IP with Host/SNI = the URL hostname, no redirects,
  *      no proxy, bounded time and response size                                 — egress-send.ts
+ *      (on a socket kept alive for that same pinned address, when asked          — egress-agents.ts)
  * Nothing here logs: the caller records the result, and bodies and headers carry credentials.
  */
 import { failure, describeError, type EgressOutcome, type EgressResult } from "./egress-result";
 import { resolvePinned, systemLookup, type Lookup } from "./egress-resolve";
 import { sendPinned } from "./egress-send";
+import type { KeptAliveAgents } from "./egress-agents";
 import { isAllowlisted, parseEgressTarget } from "./egress-target";
 
 export type { EgressErrorClass, EgressResult } from "./egress-result";
@@ -29,6 +31,11 @@ export interface PostJsonOptions {
   allowLoopback?: ReadonlySet<string>;
   /** Trust anchors replacing the system roots (tests, private CAs). */
   ca?: string | Buffer;
+  /**
+   * Reuse connections through these agents (pushes): sockets are pooled per pinned address, after
+   * the same resolution and vetting as always (egress-agents.ts). Default: a fresh connection, closed.
+   */
+  keepAlive?: KeptAliveAgents;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -101,7 +108,14 @@ async function post(
       target,
       pinned,
       body,
-      { headers: options.headers, contentType, maxResponseBytes, ca: options.ca, ...mode },
+      {
+        headers: options.headers,
+        contentType,
+        maxResponseBytes,
+        ca: options.ca,
+        agent: options.keepAlive?.agentFor(target.origin, target.scheme === "https:"),
+        ...mode,
+      },
       deadline.signal,
     );
     return stamp(sent);

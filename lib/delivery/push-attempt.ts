@@ -6,46 +6,47 @@
  * only in a queue (§3.1).
  */
 import { clock } from "../clock";
-import { db } from "../db";
+import { statementRows } from "../db";
 import { env } from "../env";
 import { log } from "../log";
 import { metrics } from "../metrics/registry";
 import { callbackOf, type Callback } from "@ma2h/protocol/message";
 import { signResponsePush, type SigningKey } from "@ma2h/protocol/signing";
-import { findCallbackBinding, resolveCallbackSecret } from "../principals/bindings";
+import { matchCallbackBinding, openBindingSecret } from "../principals/callback-bindings";
 import { standardWebhooksSecretOf } from "./binding-webhooks";
 import { accountSigningKey } from "../keys/signing-keys";
-import { stampDeliveredQuery } from "../messages/delivery-track.sql";
 import { envelopeOf } from "../messages/record";
+import { messageAndResolutionOf } from "../messages/row-read";
 import { hubResponse } from "../messages/serialize";
 import { postJson, type EgressResult } from "./egress";
+import { keptAliveAgents } from "./egress-agents";
 import { standardWebhooksHeaders } from "./standard-webhooks";
 import { recordDelivery, recordPushAttempt } from "../telemetry/spans";
 import { deliveryPolicy, devCallbackAllowlist, originKey } from "./policy";
 import { nextAttemptAt, verdictForStatus } from "./schedule";
-
-const LEASE_MS = 60_000;
+import { type ClaimedBinding, type ClaimedPush, claimPushAttempt, recordPushOutcome } from "./push-attempt.sql";
 
 export type AttemptOutcome = "delivered" | "retry" | "failed" | "exhausted" | "refused" | "binding_revoked" | "skipped";
 
-/** Claims the row for one attempt; false when it is not due, not pending, or leased elsewhere. */
-async function claim(id: string, now: Date): Promise<boolean> {
-  const res = await db().pushDelivery.updateMany({
-    where: {
-      id,
-      status: "pending",
-      nextAttemptAt: { lte: new Date(now.getTime() + 250) },
-      OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
-    },
-    data: { leaseUntil: new Date(now.getTime() + LEASE_MS) },
-  });
-  return res.count === 1;
+/**
+ * Claims the row for one attempt — a lease, so two workers never send the same attempt — and loads
+ * the message, its resolution and the agent's active bindings in the same statement; null when the
+ * row is not due, not pending, or leased elsewhere.
+ */
+async function claim(id: string, now: Date): Promise<ClaimedPush | null> {
+  return (await statementRows<ClaimedPush>(claimPushAttempt.sql(id, now)))[0] ?? null;
 }
 
 interface Prepared {
   url: string;
   body: string;
   headers: Record<string, string>;
+}
+
+/** A named secret of the matched binding, opened; null when the binding does not hold it. */
+function secretOf(binding: ClaimedBinding, ref: string): string | null {
+  const held = binding.secrets.find((s) => s.ref === ref);
+  return held ? openBindingSecret(binding, ref, held.sealed) : null;
 }
 
 /**
@@ -56,16 +57,16 @@ interface Prepared {
  */
 async function credentials(
   accountId: string,
-  bindingId: string,
+  binding: ClaimedBinding,
   auth: Callback["auth"],
 ): Promise<{ key: SigningKey; headers: Record<string, string> } | null> {
   if (auth?.scheme === "hmac") {
-    const secret = await resolveCallbackSecret(bindingId, auth.secret_ref as string);
+    const secret = secretOf(binding, auth.secret_ref as string);
     return secret === null ? null : { key: { alg: "hmac-sha256", secret }, headers: {} };
   }
   const headers: Record<string, string> = {};
   if (auth?.token_ref) {
-    const token = await resolveCallbackSecret(bindingId, auth.token_ref);
+    const token = secretOf(binding, auth.token_ref);
     if (token === null) return null;
     if (auth.scheme === "bearer") headers.authorization = `Bearer ${token}`;
     else headers["x-api-key"] = token;
@@ -75,35 +76,35 @@ async function credentials(
 }
 
 /** Body, signature and credential for one attempt; null when the binding no longer allows it. */
-async function prepare(deliveryId: string): Promise<Prepared | null> {
-  const d = await db().pushDelivery.findUniqueOrThrow({
-    where: { id: deliveryId },
-    include: { message: { include: { resolution: true } } },
-  });
-  const { message } = d;
-  if (!message.resolution) throw new Error("push obligation without a resolution");
+async function prepare(claimed: ClaimedPush): Promise<Prepared | null> {
+  const { message, resolution } = messageAndResolutionOf(claimed);
+  if (!resolution) throw new Error("push obligation without a resolution");
+  const callbackUrl = claimed.d_callbackUrl;
   const auth = callbackOf(envelopeOf(message))?.auth;
   const ref = auth?.scheme === "hmac" ? auth.secret_ref : auth?.token_ref;
-  const binding = await findCallbackBinding(message.agentRowId, d.callbackUrl, ref);
-  if (!binding) return null; // revoked since submit (§9.4: credentials only to a bound host)
-  const creds = await credentials(message.accountId, binding.bindingId, auth);
+  // §9.4: the same match as at submit, on the bindings as they are now — revoked since: nothing sent.
+  const binding = matchCallbackBinding(claimed.bindings, callbackUrl, ref);
+  if (!binding) return null;
+  const creds = await credentials(message.accountId, binding.candidate, auth);
   if (!creds) return null;
   const webhooks = standardWebhooksSecretOf(binding.row);
   if (webhooks.on && webhooks.secret === null) return null; // sealed for another destination: withheld
 
-  const response = hubResponse(message, message.resolution);
+  const response = hubResponse(message, resolution);
   const now = clock.now();
   // §9.2: a fresh `t` and `jti` per attempt; same body and `resolution_id`.
-  const { header } = signResponsePush({ response, callbackUrl: d.callbackUrl, key: creds.key, now });
+  const { header } = signResponsePush({ response, callbackUrl, key: creds.key, now });
   const body = JSON.stringify(response);
   return {
-    url: d.callbackUrl,
+    url: callbackUrl,
     body,
     headers: {
       ...creds.headers,
       "ma2h-signature": header,
       // Beside §9.2's signature, never instead; the obligation's id is stable across retries.
-      ...(webhooks.on && webhooks.secret ? standardWebhooksHeaders(webhooks.secret, { id: d.id, at: now, body }) : {}),
+      ...(webhooks.on && webhooks.secret
+        ? standardWebhooksHeaders(webhooks.secret, { id: claimed.d_id, at: now, body })
+        : {}),
     },
   };
 }
@@ -128,6 +129,7 @@ async function send(p: Prepared): Promise<EgressResult> {
     headers: p.headers,
     timeoutMs: deliveryPolicy().timeoutMs,
     allowLoopback: env().MA2H_DEV_MODE ? devCallbackAllowlist() : new Set(),
+    keepAlive: keptAliveAgents(),
   });
 }
 
@@ -144,74 +146,74 @@ function countAttempt(outcome: AttemptOutcome, result: EgressResult | null): voi
   if (result && result.latencyMs > 0) m.pushDuration.observe({ outcome }, result.latencyMs / 1000);
 }
 
-/** One attempt at one obligation. Returns what happened and, for a retry, when it is due. */
-export async function attemptPush(deliveryId: string): Promise<{ outcome: AttemptOutcome; nextAt?: Date }> {
+/**
+ * One attempt at one obligation. Returns what happened, the obligation's attempt count after it, and,
+ * for a retry, when the next is due. Two statements: the claim (with everything the attempt sends)
+ * and the outcome (with the delivery stamp on a 2xx).
+ */
+export async function attemptPush(
+  deliveryId: string,
+): Promise<{ outcome: AttemptOutcome; attempts?: number; nextAt?: Date }> {
   const startedAt = clock.now();
-  if (!(await claim(deliveryId, startedAt))) return { outcome: "skipped" };
-  const row = await db().pushDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
-  const attempt = row.cycleAttempts + 1;
-  const prepared = await prepare(deliveryId);
+  const claimed = await claim(deliveryId, startedAt);
+  if (!claimed) return { outcome: "skipped" };
+  const attempt = claimed.d_cycleAttempts + 1;
+  const prepared = await prepare(claimed);
   const result: EgressResult | null = prepared ? await send(prepared) : null;
   const now = clock.now();
 
   let outcome: AttemptOutcome = result ? outcomeOf(result) : "binding_revoked";
   let nextAt: Date | null = null;
   if (outcome === "retry") {
-    nextAt = nextAttemptAt(deliveryPolicy().retry, row.cycleStartedAt, now, attempt);
+    nextAt = nextAttemptAt(deliveryPolicy().retry, claimed.d_cycleStartedAt, now, attempt);
     if (!nextAt) outcome = "exhausted";
   }
-  await db().$transaction([
-    db().pushAttempt.create({
-      data: {
-        deliveryId,
-        attempt: row.attempts + 1,
-        at: startedAt,
-        statusCode: result?.ok ? result.status : null,
-        latencyMs: result?.latencyMs ?? 0,
-        errorClass: result && !result.ok ? result.errorClass : outcome === "binding_revoked" ? "binding_revoked" : null,
-        outcome,
-      },
+  const errorClass =
+    result && !result.ok ? result.errorClass : outcome === "binding_revoked" ? "binding_revoked" : null;
+  const [recorded] = await statementRows<{ attempts: number }>(
+    recordPushOutcome.sql({
+      deliveryId,
+      attempt: claimed.d_attempts + 1,
+      cycleAttempts: attempt,
+      startedAt,
+      now,
+      statusCode: result?.ok ? result.status : null,
+      latencyMs: result?.latencyMs ?? 0,
+      errorClass,
+      outcome,
+      status: outcome === "retry" ? "pending" : outcome,
+      nextAttemptAt: nextAt ?? claimed.d_nextAttemptAt,
+      lastError:
+        result && !result.ok
+          ? result.errorClass
+          : result?.ok && outcome !== "delivered"
+            ? `http_${result.status}`
+            : null,
+      // §14.2: a 2xx push delivers the answer — the response track's first stamp wins (pull or push).
+      delivered:
+        outcome === "delivered" ? { resolutionId: claimed.d_resolutionId, via: "push", actor: "system:push" } : null,
     }),
-    db().pushDelivery.update({
-      where: { id: deliveryId },
-      data: {
-        attempts: { increment: 1 },
-        cycleAttempts: attempt,
-        status: outcome === "retry" ? "pending" : outcome,
-        nextAttemptAt: nextAt ?? row.nextAttemptAt,
-        leaseUntil: null,
-        deliveredAt: outcome === "delivered" ? now : null,
-        lastError:
-          result && !result.ok
-            ? result.errorClass
-            : result?.ok && outcome !== "delivered"
-              ? `http_${result.status}`
-              : null,
-        updatedAt: now,
-      },
-    }),
-    // §14.2: a 2xx push delivers the answer — the response track's first stamp wins (pull or push).
-    ...(outcome === "delivered" ? [stampDeliveredQuery(row.resolutionId, now)] : []),
-  ]);
+  );
   countAttempt(outcome, result);
   // The agent's trace shows each attempt and, once delivered, the time the answer took to reach it.
   await recordPushAttempt({
-    messageId: row.messageId,
-    attempt: row.attempts + 1,
+    messageId: claimed.id,
+    attempt: claimed.d_attempts + 1,
     outcome,
     status: result?.ok ? result.status : null,
     errorClass: result && !result.ok ? result.errorClass : null,
     startedAt,
     endedAt: now,
   });
-  if (outcome === "delivered") await recordDelivery(row.resolutionId, "push", now);
+  if (outcome === "delivered") await recordDelivery(claimed.d_resolutionId, "push", now);
   log.info("push attempt", {
     delivery_id: deliveryId,
-    attempt: row.attempts + 1,
+    attempt: claimed.d_attempts + 1,
     outcome,
     status: result?.ok ? result.status : null,
     error_class: result && !result.ok ? result.errorClass : null,
     latency_ms: result?.latencyMs ?? 0,
   });
-  return nextAt ? { outcome, nextAt } : { outcome };
+  const attempts = recorded?.attempts ?? claimed.d_attempts + 1;
+  return nextAt ? { outcome, attempts, nextAt } : { outcome, attempts };
 }

@@ -3,7 +3,9 @@
  * obligation's id (lib/messages/lifecycle.ts) and a submit its message's id for the notification
  * fan-out (lib/messages/submit.sql.ts), so the web pays no queue insert per request.
  * - A push's first attempt is run here at once by the push job's own handler — no queue hop, no
- *   poll — at most PUSH_IN_FLIGHT at a time; past that, the id goes to the queue.
+ *   poll — at most PUSH_IN_FLIGHT at a time; past that, the id waits in a local line (in order) for
+ *   the next free slot, and past PUSH_WAITING it goes to the queue. The line is only memory: a
+ *   worker that dies with ids in it loses nothing, the delivery sweep re-finds every due row.
  * - A fan-out is handed to the queue from here: it is not latency-bound, and the queue's concurrency
  *   is what keeps its transactions from holding every pooled connection at once.
  * - A message turned terminal (the long-poll channel) pushes its A2A push configs' final task.
@@ -24,8 +26,13 @@ import { pushJob } from "./handlers/push";
 
 const MESSAGE_ID_PREFIX = ID_PREFIX.message;
 
-/** First push attempts run here at once; the queue's own push concurrency comes on top. */
-const PUSH_IN_FLIGHT = 4;
+/**
+ * First push attempts run here at once; the queue's own push concurrency comes on top. An attempt
+ * holds a pooled connection only for its two statements, not while it waits on the receiver.
+ */
+const PUSH_IN_FLIGHT = 16;
+/** Woken ids waiting for a slot; a burst past this goes to the queue instead. */
+const PUSH_WAITING = 10_000;
 
 export interface JobWakes {
   stop(): Promise<void>;
@@ -33,21 +40,30 @@ export interface JobWakes {
 
 export async function startJobWakes(): Promise<JobWakes> {
   const running = new Set<Promise<void>>();
+  const pushing = new Set<Promise<void>>();
+  const waiting: string[] = [];
+  const startPush = (deliveryId: string) => {
+    const run = pushJob
+      .handle({ deliveryId })
+      .catch((err: Error) => log.warn("push attempt failed; the sweep retries it", { error_name: err.name }))
+      .finally(() => {
+        running.delete(run);
+        pushing.delete(run);
+        const next = waiting.shift();
+        if (next !== undefined) startPush(next);
+      });
+    running.add(run);
+    pushing.add(run);
+  };
   const lost = () => {
     // Missed ids are re-found by the sweeps; the listener reconnects by itself.
   };
   const unsubscribes = [
     notificationListener().subscribe(PUSH_CHANNEL, {
       payload(deliveryId) {
-        if (running.size >= PUSH_IN_FLIGHT) {
-          void enqueuePush(deliveryId, clock.now(), 1);
-          return;
-        }
-        const run = pushJob
-          .handle({ deliveryId })
-          .catch((err: Error) => log.warn("push attempt failed; the sweep retries it", { error_name: err.name }))
-          .finally(() => running.delete(run));
-        running.add(run);
+        if (pushing.size < PUSH_IN_FLIGHT) startPush(deliveryId);
+        else if (waiting.length < PUSH_WAITING) waiting.push(deliveryId);
+        else void enqueuePush(deliveryId, clock.now(), 1);
       },
       lost,
     }),
@@ -85,6 +101,7 @@ export async function startJobWakes(): Promise<JobWakes> {
   return {
     async stop() {
       for (const unsubscribe of unsubscribes) unsubscribe();
+      waiting.length = 0; // not started: the sweep of the next worker finds them
       await Promise.allSettled([...running]);
     },
   };

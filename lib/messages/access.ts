@@ -8,7 +8,7 @@ import { seatFor } from "../principals/seats";
 import { RESOLVING_ROLES, type AgentPrincipal, type Seat } from "../principals/types";
 import type { Message as MessageRow } from "../generated/prisma/client";
 import { allowedResolversOf, envelopeOf, type MessageWithResolution } from "./record";
-import { readMessageRow } from "./row-read";
+import { readMessageRow, readMessageRowBatched } from "./row-read";
 import type { Routing } from "../policies/evaluate";
 import { routingOf } from "../policies/routing";
 
@@ -33,6 +33,11 @@ export function notFound(): HubError {
 /** The row with its resolution: one statement on the pool (row-read.ts). */
 export function loadMessage(id: string): Promise<MessageWithResolution | null> {
   return readMessageRow(id);
+}
+
+/** The same, read in one statement with the other rows asked for this turn (woken long-polls). */
+export function loadMessageBatched(id: string): Promise<MessageWithResolution | null> {
+  return readMessageRowBatched(id);
 }
 
 /** §8.2/§8.4/§9.1: poll and cancel are bound to the submitting principal. */

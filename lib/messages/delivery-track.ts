@@ -11,7 +11,13 @@ import type { Ack } from "@ma2h/protocol/ack";
 import { HUB_VERSION, parseVersion } from "@ma2h/protocol/versions";
 import { processWide } from "../process-wide";
 import { recordDelivery } from "../telemetry/spans";
-import { type DeliveryVia, readDeliveredToAgentAt, runStampDelivered } from "./delivery-track.sql";
+import {
+  type DeliveryVia,
+  readDeliveredToAgentAt,
+  runStampDelivered,
+  runStampDeliveredMany,
+  type StampRequest,
+} from "./delivery-track.sql";
 
 /**
  * Stamps `delivered-to-agent` once (the first stamp wins, §14.2): a 2xx push (`via: "push"`) or the
@@ -40,8 +46,45 @@ export function stampDeliveredToAgent(
 /** The stamps running now, shared by both copies of this module (the lane's and Next's) in a process. */
 const inFlight = () => processWide("ma2h.delivery-stamps", () => new Map<string, Promise<Date | null>>());
 
+type Due = Array<{ stamp: StampRequest; won: (won: boolean) => void; fail: (err: unknown) => void }>;
+
+/**
+ * Whether this stamp won, written in one statement with the other stamps asked for in the same turn
+ * of the event loop: the long-polls one burst of NOTIFYs wakes are answered together, so their stamps
+ * share one statement and one commit instead of one each. A stamp alone runs the single statement.
+ */
+function stampInBatch(stamp: StampRequest): Promise<boolean> {
+  const batch = processWide("ma2h.delivery-stamp-batch", () => ({ due: null as Due | null }));
+  return new Promise((won, fail) => {
+    if (!batch.due) {
+      const due: Due = [];
+      batch.due = due;
+      setImmediate(() => {
+        batch.due = null;
+        void runBatch(due);
+      });
+    }
+    batch.due.push({ stamp, won, fail });
+  });
+}
+
+async function runBatch(due: Due): Promise<void> {
+  try {
+    if (due.length === 1) {
+      const [only] = due as [Due[number]];
+      const { resolutionId, at, via, actor } = only.stamp;
+      only.won(await runStampDelivered(resolutionId, at, via, actor));
+      return;
+    }
+    const won = await runStampDeliveredMany(due.map((d) => d.stamp));
+    for (const d of due) d.won(won.has(d.stamp.resolutionId));
+  } catch (err) {
+    for (const d of due) d.fail(err);
+  }
+}
+
 async function stampOnce(resolutionId: string, at: Date, via: DeliveryVia, actor: string): Promise<Date | null> {
-  if (await runStampDelivered(resolutionId, at, via, actor)) {
+  if (await stampInBatch({ resolutionId, at, via, actor })) {
     await recordDelivery(resolutionId, via, at);
     return at;
   }

@@ -14,7 +14,7 @@ import { acquireAgentSlot, type Release } from "../limits/parked";
 import { recordAgentSeenThrottled } from "../presence/throttle";
 import { HubError } from "@ma2h/protocol/errors";
 import type { AgentPrincipal } from "../principals/types";
-import { loadForSubmitter, loadMessage } from "./access";
+import { loadForSubmitter, loadMessage, loadMessageBatched } from "./access";
 import { applyOwedTerminal, owesUndeliverable } from "./undeliverable";
 import { stampDeliveredToAgent } from "./delivery-track";
 import { messageBody } from "./serialize";
@@ -36,11 +36,11 @@ function changedSince(row: MessageWithResolution, since: Date | undefined): bool
 
 /**
  * The row as it is now (an overdue one expired first). A long-poll (`shared`) joins this process's
- * in-flight read of the same id. Exported for the MCP task view (lib/mcp/task-store.ts), which reads
+ * in-flight read of the same id, and reads in one statement with the other long-polls woken with it. Exported for the MCP task view (lib/mcp/task-store.ts), which reads
  * a status without delivering the answer.
  */
 export async function current(principal: AgentPrincipal, id: string, shared = false): Promise<MessageWithResolution> {
-  const load = shared ? (mid: string) => terminalWaiters().shared(mid, () => loadMessage(mid)) : loadMessage;
+  const load = shared ? (mid: string) => terminalWaiters().shared(mid, () => loadMessageBatched(mid)) : loadMessage;
   const row = await loadForSubmitter(principal, id, load);
   const overdue = row.status === "open" && row.expiresAt && row.expiresAt.getTime() < clock.now().getTime();
   // Nobody reads `open` past `expires_at`, nor beside an ended addressed delivery (§7, §14.2).

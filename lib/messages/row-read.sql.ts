@@ -60,13 +60,22 @@ const TRACK_COLUMNS = {
 } as const satisfies Record<keyof MailboxTrackRow, string>;
 
 // Constants only: no input reaches the raw text.
+const MESSAGE_AND_RESOLUTION = [
+  ...Object.entries(MESSAGE_COLUMNS).map(([field, column]) => `m.${column} AS "${field}"`),
+  ...Object.entries(RESOLUTION_COLUMNS).map(([field, column]) => `r.${column} AS "r_${field}"`),
+];
 const SELECT_LIST = Prisma.raw(
   [
-    ...Object.entries(MESSAGE_COLUMNS).map(([field, column]) => `m.${column} AS "${field}"`),
-    ...Object.entries(RESOLUTION_COLUMNS).map(([field, column]) => `r.${column} AS "r_${field}"`),
+    ...MESSAGE_AND_RESOLUTION,
     ...Object.entries(TRACK_COLUMNS).map(([field, column]) => `e.${column} AS "e_${field}"`),
   ].join(", "),
 );
+
+/**
+ * The message's columns (from `m`) and its resolution's, prefixed `r_` (from `r`), for another
+ * statement that joins them — the push attempt's claim (lib/delivery/push-attempt.sql.ts).
+ */
+export const MESSAGE_RESOLUTION_LIST = Prisma.raw(MESSAGE_AND_RESOLUTION.join(", "));
 
 /** One row: the message's fields, the resolution's prefixed `r_`, the entry track's `e_` (null when absent). */
 export type JoinedMessageRow = MessageRow & { [K in keyof Resolution as `r_${K}`]: Resolution[K] | null } & {
@@ -81,10 +90,23 @@ export const messageWithResolution = statement(
   [["msg_sample"]],
 );
 
+/** The same read for several messages at once: the long-polls one burst of NOTIFYs wakes (row-read.ts). */
+export const messagesWithResolution = statement(
+  "messages with their resolutions and their message entries' tracks, by id",
+  (ids: string[]) => Prisma.sql`SELECT ${SELECT_LIST} FROM messages m LEFT JOIN resolutions r ON r.message_id = m.id
+                 LEFT JOIN mailbox_entries e ON e.id = m.id AND e.kind = 'message' WHERE m.id = ANY(${ids}::text[])`,
+  [[["msg_sample", "msg_other"]]],
+);
+
 /**
  * On the pool (lib/db.ts statementRows): the read in front of every resolve, cancel and poll — and
  * before each long-poll parks — without the client's per-query cost.
  */
 export async function selectMessageRow(id: string): Promise<JoinedMessageRow | undefined> {
   return (await statementRows<JoinedMessageRow>(messageWithResolution.sql(id)))[0];
+}
+
+/** Several messages' rows in one statement, in no particular order; ids not found are absent. */
+export async function selectMessageRows(ids: string[]): Promise<JoinedMessageRow[]> {
+  return statementRows<JoinedMessageRow>(messagesWithResolution.sql(ids));
 }

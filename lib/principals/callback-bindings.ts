@@ -37,14 +37,39 @@ export async function findCallbackBinding(
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
+  return matchCallbackBinding(candidates, callbackUrl, ref);
+}
+
+/** An active binding of the agent as the match reads it; `secrets` lists at least the refs it holds. */
+export type BindingCandidate = MatchedBinding["row"] & { secrets: Array<{ ref: string }> };
+
+/**
+ * The match itself, on bindings already read (in creation order): exact scheme, host and effective
+ * port; the path within the prefix on decoded segments; holding `ref` when given. The push attempt
+ * reads the agent's active bindings in its claim statement and matches here, so submit and delivery
+ * apply one rule.
+ */
+export function matchCallbackBinding<B extends BindingCandidate>(
+  candidates: readonly B[],
+  callbackUrl: string,
+  ref: string | undefined,
+): (MatchedBinding & { candidate: B }) | null {
+  const url = parseCallbackUrl(callbackUrl);
+  if (!url) return null;
   const match = candidates
+    .filter((b) => b.scheme === url.scheme && b.host === url.host && b.port === url.port)
     .filter((b) => pathWithin(url, b.pathPrefix))
     .filter((b) => ref === undefined || b.secrets.some((s) => s.ref === ref))
-    // The most specific prefix wins when several bindings cover the URL.
+    // The most specific prefix wins when several bindings cover the URL (stable: first created).
     .sort((a, b) => b.pathPrefix.length - a.pathPrefix.length)[0];
   if (!match) return null;
-  const { secrets: _refs, ...row } = match;
-  return { bindingId: match.id, origin: formatOrigin(url), row };
+  const { id, scheme, host, port, pathPrefix, standardWebhooksSecret } = match;
+  return {
+    bindingId: id,
+    origin: formatOrigin(url),
+    row: { id, scheme, host, port, pathPrefix, standardWebhooksSecret },
+    candidate: match,
+  };
 }
 
 /** The binding a callback URL falls under: its id, origin, and the row a push reads its options from. */
@@ -108,10 +133,22 @@ export async function resolveCallbackSecret(bindingId: string, ref: string): Pro
     where: { bindingId, ref, binding: { revokedAt: null } },
     select: { sealed: true, binding: { select: { scheme: true, host: true, port: true, pathPrefix: true } } },
   });
-  if (!row) return null;
-  // Bound to (binding, ref) and to the destination the binding names now, the one the push
-  // goes to: a value copied from another binding or ref, or a binding pointed elsewhere, does not open.
-  const { scheme, host, port, pathPrefix } = row.binding;
-  const ctx = sealContext("bindingSecret", { binding_id: bindingId, ref, scheme, host, port, path_prefix: pathPrefix });
-  return openSecret(row.sealed, ctx);
+  return row ? openBindingSecret({ id: bindingId, ...row.binding }, ref, row.sealed) : null;
+}
+
+/**
+ * Opens a binding's sealed secret. Bound to (binding, ref) and to the destination the binding names
+ * now, the one the push goes to: a value copied from another binding or ref, or a binding pointed
+ * elsewhere, does not open.
+ */
+export function openBindingSecret(
+  binding: { id: string; scheme: string; host: string; port: number; pathPrefix: string },
+  ref: string,
+  sealed: string,
+): string {
+  const { id, scheme, host, port, pathPrefix } = binding;
+  return openSecret(
+    sealed,
+    sealContext("bindingSecret", { binding_id: id, ref, scheme, host, port, path_prefix: pathPrefix }),
+  );
 }

@@ -5,7 +5,6 @@
  * delivery sweep re-derives every due obligation from PostgreSQL at worker start and every ≤ 10 s —
  * so a SIGKILL, a missed NOTIFY or a Redis that forgets its jobs loses nothing (§3.1).
  */
-import { db } from "../../db";
 import { attemptPush } from "../../delivery/push-attempt";
 import { enqueuePush } from "../../queue/enqueue";
 import { PUSH_JOB } from "../../queue/jobs";
@@ -14,7 +13,6 @@ import { defineJob } from "../define";
 export const pushJob = defineJob(PUSH_JOB, 8, async ({ deliveryId }) => {
   const result = await attemptPush(deliveryId);
   if (result.outcome === "retry" && result.nextAt) {
-    const row = await db().pushDelivery.findUnique({ where: { id: deliveryId }, select: { attempts: true } });
-    await enqueuePush(deliveryId, result.nextAt, (row?.attempts ?? 0) + 1);
+    await enqueuePush(deliveryId, result.nextAt, (result.attempts ?? 0) + 1);
   }
 });
