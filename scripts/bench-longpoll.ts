@@ -157,7 +157,15 @@ async function main(): Promise<void> {
   const { keys } = await provisionAccount("bench", agentIds);
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
-  const env = { REDIS_URL, MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "1000000000" };
+  // The held-request caps (lib/limits/parked.ts) raised past the bench's 10 agents of one account:
+  // this measures one web's waiting and waking, not the caps (test/parked-caps.test.ts does).
+  const env = {
+    REDIS_URL,
+    MA2H_RATE_LIMIT_PER_MINUTE: "1000000000",
+    MA2H_INBOX_DEPTH: "1000000000",
+    MA2H_MAX_PARKED_PER_AGENT: String(REQUESTED),
+    MA2H_MAX_PARKED_PER_ACCOUNT_PERCENT: "100",
+  };
   const webA = await startWeb(database.url, env, join(logDir(), "longpoll-web.log"));
   const A = { host: "127.0.0.1", port: webA.port };
   const sql = new pg.Client({ connectionString: database.url });

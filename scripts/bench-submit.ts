@@ -9,9 +9,12 @@
  *   MA2H_BENCH_FLOOR=1) — the framework's own cost;
  * - **Hub**: `POST /v1/messages` at 64 connections (Redis set, and PostgreSQL only) and at 8, and
  *   once more at 64 through Next's router (MA2H_PROTOCOL_LANE=0, server/protocol-lane.ts).
- * Each closed loop: half notifies and half asks (asks keyed), one agent per connection, for
- * BENCH_SECONDS (default 10) after a 3 s warm-up; only 202s count. The whole set runs BENCH_RUNS
- * times (default 3) and the table prints each figure's median. Needs `npm run build` first.
+ * Each closed loop: half notifies and half asks (asks keyed; the verb follows the load's global
+ * request counter), one agent per connection, for BENCH_SECONDS (default 10) after a 3 s warm-up;
+ * only 202s count. On the Redis web two more: **notify** (64 connections, notifies only) and
+ * **mixed** (64 agents, 64 connections, each connection alternating notify and ask 1:1, with each
+ * verb's p50/p99 beside the whole) — each with web and PostgreSQL CPU per submit. The whole set runs
+ * BENCH_RUNS times (default 3) and the table prints each figure's median. Needs `npm run build` first.
  */
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -40,16 +43,27 @@ const RAISED = { MA2H_RATE_LIMIT_PER_MINUTE: "1000000000", MA2H_INBOX_DEPTH: "10
 
 let pgDatabase = "";
 
+type Verb = "notify" | "ask";
+
 interface Phase {
   label: string;
   targets: Target[];
   path: string;
   concurrency: number;
   cpuPids: number[];
+  /**
+   * The verb of connection `w`'s `n`-th request (n counts per connection); by default the load's
+   * global request counter alternates them. A phase that sets it also reports each verb's latency.
+   */
+  verb?: (w: number, n: number) => Verb;
 }
+
+/** notify, ask, notify, … on every connection; odd connections start with the ask, so half are in flight of each. */
+const alternating = (w: number, n: number): Verb => ((w + n) % 2 ? "ask" : "notify");
 
 async function run(p: Phase, keys: string[], agents: string[]): Promise<Summary> {
   const tag = `${p.label.replace(/\W+/g, "")}${Date.now()}`;
+  const perConnection: number[] = [];
   const r = await drive({
     targets: p.targets,
     concurrency: p.concurrency,
@@ -57,15 +71,26 @@ async function run(p: Phase, keys: string[], agents: string[]): Promise<Summary>
     okStatus: 202,
     cpuPids: p.cpuPids,
     pgDatabase,
-    request: (w, seq) => ({
-      method: "POST",
-      path: p.path,
-      headers: { authorization: `Bearer ${keys[w % keys.length]}`, "content-type": "application/json" },
-      body: benchEnvelope(seq % 2 ? "ask" : "notify", agents[w % agents.length]!, seq, tag),
-    }),
+    request: (w, seq) => {
+      const n = (perConnection[w] ?? -1) + 1;
+      perConnection[w] = n;
+      const verb: Verb = p.verb ? p.verb(w, n) : seq % 2 ? "ask" : "notify";
+      return {
+        method: "POST",
+        path: p.path,
+        headers: { authorization: `Bearer ${keys[w % keys.length]}`, "content-type": "application/json" },
+        body: benchEnvelope(verb, agents[w % agents.length]!, seq, tag),
+        ...(p.verb ? { tag: verb } : {}),
+      };
+    },
   });
   const s = summarize(r);
   console.log(`${p.label.padEnd(30)} ${fmt(s)}`);
+  if (p.verb)
+    for (const [verb, t] of Object.entries(s.byTag))
+      console.log(
+        `${"".padEnd(30)}   ${verb.padEnd(6)} ${t.ok} × 202   p50 ${t.p50.toFixed(1)} ms   p99 ${t.p99.toFixed(1)} ms`,
+      );
   return s;
 }
 
@@ -132,6 +157,24 @@ async function main(): Promise<void> {
           )),
       );
       keep(
+        "notify",
+        want("notify") &&
+          (await run(
+            { label: "Hub, notify only, 64", concurrency: 64, path: "/v1/messages", verb: () => "notify", ...hub },
+            keyList,
+            agents,
+          )),
+      );
+      keep(
+        "mixed",
+        want("mixed") &&
+          (await run(
+            { label: "Hub, mixed 1:1 per conn, 64", concurrency: 64, path: "/v1/messages", verb: alternating, ...hub },
+            keyList,
+            agents,
+          )),
+      );
+      keep(
         "redis8",
         want("redis8") &&
           (await run(
@@ -191,10 +234,19 @@ async function main(): Promise<void> {
     ["pg", "Hub, PostgreSQL only, 64"],
     ["redis8", "Hub, REDIS_URL set, 8"],
     ["next", "Hub via Next's router (lane off), 64"],
+    ["notify", "Hub, notify only, 64 (Redis set)"],
+    ["mixed", "Hub, mixed notify:ask 1:1 per connection, 64 (Redis set)"],
   ] as const) {
     if (!rows[k]) continue;
     console.log(
       `| ${label} | ${m(k, (s) => s.rps).toFixed(0)} | ${m(k, (s) => s.p50).toFixed(1)} ms | ${m(k, (s) => s.p99).toFixed(1)} ms | ${m(k, (s) => s.cpuPerReq).toFixed(2)} ms | ${m(k, (s) => s.pgCpuPerReq).toFixed(2)} ms |`,
+    );
+  }
+  if (rows.mixed) {
+    const verb = (v: Verb, f: (t: { p50: number; p99: number }) => number) =>
+      m("mixed", (s) => (s.byTag[v] ? f(s.byTag[v]) : undefined)).toFixed(1);
+    console.log(
+      `\nmixed, by verb (medians): notify p50 ${verb("notify", (t) => t.p50)} ms, p99 ${verb("notify", (t) => t.p99)} ms; ask p50 ${verb("ask", (t) => t.p50)} ms, p99 ${verb("ask", (t) => t.p99)} ms`,
     );
   }
   const ratio = (k: string, base: string) =>
@@ -202,6 +254,13 @@ async function main(): Promise<void> {
   console.log(
     `\nthroughput / Next.js floor (median of per-run ratios): Redis ${ratio("redis", "floor").toFixed(2)}×, PostgreSQL only ${ratio("pg", "floor").toFixed(2)}×, via Next's router ${ratio("next", "floor").toFixed(2)}×`,
   );
+  if (rows.mixed && rows.notify) {
+    const per = (f: (s: Summary) => number | undefined) =>
+      median(rows.mixed!.map((s, i) => (f(s) ?? NaN) / (f(rows.notify![i]!) ?? NaN))).toFixed(2);
+    console.log(
+      `mixed / notify only (median of per-run ratios): throughput ${per((s) => s.rps)}×, web CPU per submit ${per((s) => s.cpuPerReq)}×, PostgreSQL CPU per submit ${per((s) => s.pgCpuPerReq)}×`,
+    );
+  }
   console.log(
     `throughput / bare node: Redis ${ratio("redis", "bare").toFixed(2)}×, PostgreSQL only ${ratio("pg", "bare").toFixed(2)}×; floor / bare ${ratio("floor", "bare").toFixed(2)}×`,
   );

@@ -84,6 +84,8 @@ export interface RequestSpec {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** Its latency is also kept under this tag (DriveResult.byTag), e.g. the verb of a mixed phase. */
+  tag?: string;
 }
 
 export interface DriveResult {
@@ -92,6 +94,8 @@ export interface DriveResult {
   statuses: Record<string, number>;
   /** Latency of each counted (ok) response, ms. */
   latencies: number[];
+  /** The same latencies by the request's `tag`, for requests that carried one. */
+  byTag: Record<string, number[]>;
   /** CPU time the `cpuPids` processes used during the measured window, ms (contention-independent). */
   cpuMs?: number;
   /** CPU time of the PostgreSQL backends serving `pgDatabase` during the window, ms. */
@@ -144,7 +148,7 @@ export async function drive(options: {
   const agents = options.targets.map(() => new http.Agent({ keepAlive: true, maxSockets: options.concurrency }));
   const warmupEnd = Date.now() + (options.warmupSeconds ?? 3) * 1000;
   const end = warmupEnd + options.seconds * 1000;
-  const result: DriveResult = { seconds: options.seconds, ok: 0, statuses: {}, latencies: [] };
+  const result: DriveResult = { seconds: options.seconds, ok: 0, statuses: {}, latencies: [], byTag: {} };
   let seq = 0;
   const meter = cpuMeter(options.cpuPids ?? [], options.pgDatabase);
   const cpuMark = setTimeout(() => meter.start(), Math.max(0, warmupEnd - Date.now()));
@@ -164,6 +168,11 @@ export async function drive(options: {
       if (res.status === options.okStatus) {
         result.ok++;
         result.latencies.push(ms);
+        if (spec.tag !== undefined) {
+          const byTag = result.byTag[spec.tag] ?? [];
+          byTag.push(ms);
+          result.byTag[spec.tag] = byTag;
+        }
       }
     }
   };
@@ -225,6 +234,8 @@ export interface Summary {
   p99: number;
   ok: number;
   statuses: Record<string, number>;
+  /** p50/p99 and count of each request tag (DriveResult.byTag), when requests carried tags. */
+  byTag: Record<string, { p50: number; p99: number; ok: number }>;
 }
 
 export function summarize(r: DriveResult): Summary {
@@ -234,6 +245,12 @@ export function summarize(r: DriveResult): Summary {
     p99: percentile(r.latencies, 99),
     ok: r.ok,
     statuses: r.statuses,
+    byTag: Object.fromEntries(
+      Object.entries(r.byTag).map(([tag, l]) => [
+        tag,
+        { p50: percentile(l, 50), p99: percentile(l, 99), ok: l.length },
+      ]),
+    ),
     ...(r.cpuMs !== undefined && r.ok > 0 ? { cpuPerReq: r.cpuMs / r.ok } : {}),
     ...(r.pgCpuMs !== undefined && r.ok > 0 ? { pgCpuPerReq: r.pgCpuMs / r.ok } : {}),
   };
