@@ -268,7 +268,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: "key list <agent.id> [--account <slug>]",
     args: 1,
     async run([agentId], f) {
-      const { listKeys } = await import("../lib/principals/api-keys");
+      // A read on owned statements on the pool: no Prisma client loads (lib/principals/key-list.ts).
+      const { listKeys } = await import("../lib/principals/key-list");
       const keys = (await listKeys(agentRef(agentId!, f))).map((k) => ({
         id: k.id,
         created_at: k.createdAt.toISOString(),
@@ -319,7 +320,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: "binding list --agent <agent.id> [--account <slug>]",
     args: 0,
     async run(_, f) {
-      const { listBindings } = await import("../lib/principals/bindings");
+      // Like key list: no Prisma client loads (lib/principals/binding-list.ts).
+      const { listBindings } = await import("../lib/principals/binding-list");
       const list = await listBindings(agentRef(need(f, "agent"), f));
       return { json: { bindings: list.map(bindingJson) }, text: list.map(bindingText).join("\n") || "no bindings" };
     },

@@ -40,10 +40,11 @@ async function main(): Promise<number> {
     return await runCommandLine(process.argv.slice(2), processIo);
   } finally {
     // A redrive enqueues its first attempt (lib/delivery/admin.ts); close that queue connection too.
-    // Only what a command opened, loaded only then: `--help` loads neither Prisma nor BullMQ.
+    // Only what a command opened, loaded only then: `--help` loads neither Prisma nor BullMQ, and
+    // closing the pool (and the Prisma client, if one was made) loads no Prisma (lib/db-pool.ts).
     await Promise.allSettled([
       hasProcessWide("ma2h.queues") ? import("../lib/queue/producer").then((m) => m.closeProducers()) : undefined,
-      hasProcessWide("ma2h.db") ? import("../lib/db").then((m) => m.closeDb()) : undefined,
+      hasProcessWide("ma2h.db") ? import("../lib/db-pool").then((m) => m.closeDb()) : undefined,
     ]);
   }
 }

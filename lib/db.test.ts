@@ -1,9 +1,11 @@
 /**
- * The pool beneath the Prisma client (lib/db.ts) against a real PostgreSQL: its size is
+ * The pool beneath the Prisma client (lib/db.ts, lib/db-pool.ts) against a real PostgreSQL: one pool
+ * that statementRows uses without making the client and the client is made on; its size is
  * MA2H_DATABASE_POOL_MAX, and a second pooled connection taken inside a transaction — the pattern
  * that deadlocks the pool under a burst — is logged as an error wherever it happens, while reads
  * through the transaction's own `tx`, and work that merely started inside it, are not.
  */
+// covers: lib/db.ts, lib/db-pool.ts
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { useTestDatabase } from "../test/support/test-database";
 import pg from "pg";
@@ -73,6 +75,24 @@ describe("the database pool", () => {
     await later;
     await db().account.count();
     expect(secondConnections()).toEqual([]);
+  });
+
+  it("runs statementRows on the pool without making the Prisma client; db() makes it on that same pool", async () => {
+    await closeDb();
+    const held = () =>
+      (globalThis as unknown as Record<symbol, { pool: pg.Pool; client?: unknown } | undefined>)[Symbol.for("ma2h.db")];
+    const [first] = await statementRows<{ pid: number }>(Prisma.sql`SELECT pg_backend_pid() AS pid`);
+    expect(held()?.client).toBeUndefined();
+    const pool = held()?.pool;
+    expect(poolStats()).toEqual({ total: 1, idle: 1, waiting: 0 });
+    // The client's adapter takes the pool's one idle connection: the same backend.
+    const [viaClient] = await db().$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+    expect(held()?.client).toBeDefined();
+    expect(held()?.pool).toBe(pool);
+    expect(viaClient?.pid).toBe(first?.pid);
+    await closeDb();
+    expect(held()).toBeUndefined();
+    expect(pool?.ended).toBe(true);
   });
 
   it("survives the server ending an idle pooled connection (a restart, a terminated backend) and reconnects", async () => {

@@ -8,8 +8,10 @@
 // covers: cli/ma2h-hub.ts, bin/ma2h-hub.js, cli/command-line.ts
 import { type CliRun, runCli } from "./support/cli-run";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { HUB_VERSION } from "@ma2h/protocol/versions";
 import { useTestDatabase } from "./support/test-database";
@@ -157,6 +159,48 @@ describe("the process", () => {
     const racing = await Promise.all([1, 2, 3].map(() => cli(["account", "create", "racy", "--json"])));
     expect(racing.filter((r) => r.code === 0)).toHaveLength(1);
     expect(racing.filter((r) => r.json.error?.code === "invalid_field")).toHaveLength(2);
+  });
+
+  it("key list and binding list load no Prisma client; a command that writes does", async () => {
+    // A preload that reports, as the process exits, the Prisma packages it loaded: the client's runtime
+    // is CommonJS, so it is in require.cache however it was imported (bundle or sources).
+    const dir = mkdtempSync(join(tmpdir(), "ma2h-cli-loads-"));
+    const preload = join(dir, "prisma-loads.mjs");
+    writeFileSync(
+      preload,
+      [
+        'import { createRequire } from "node:module";',
+        'import { writeSync } from "node:fs";',
+        "const require = createRequire(import.meta.url);",
+        'process.on("exit", () => {',
+        '  const prisma = Object.keys(require.cache).filter((file) => file.includes("/@prisma/client/"));',
+        '  writeSync(2, "prisma-loads " + JSON.stringify(prisma) + "\\n");',
+        "});",
+      ].join("\n"),
+    );
+    const env = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${pathToFileURL(preload).href}`.trim() };
+    const prismaLoads = (r: CliRun): string[] | null => {
+      const line = /^prisma-loads (.*)$/m.exec(r.stderr);
+      return line ? (JSON.parse(line[1] as string) as string[]) : null;
+    };
+    try {
+      const [keys, bindings, rotated] = await Promise.all([
+        cli(["key", "list", "deploybot/prod", "--json"], undefined, env),
+        cli(["binding", "list", "--agent", "deploybot/prod", "--json"], undefined, env),
+        cli(["key", "rotate", "deploybot/prod", "--json"], undefined, env),
+      ]);
+      expect(keys.code, keys.stderr).toBe(0);
+      expect(keys.json.keys.length).toBeGreaterThan(0);
+      expect(bindings.code, bindings.stderr).toBe(0);
+      expect(bindings.json.bindings).toHaveLength(1);
+      expect(rotated.code, rotated.stderr).toBe(0);
+      expect(prismaLoads(keys)).toEqual([]);
+      expect(prismaLoads(bindings)).toEqual([]);
+      // the probe does see the client where a command loads it
+      expect(prismaLoads(rotated)).toContainEqual(expect.stringContaining("/@prisma/client/runtime/"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("--version reports the release and the commit (MA2H_COMMIT over the checkout's HEAD) without a database", async () => {

@@ -271,6 +271,25 @@ describe("agents and keys", () => {
       { id: firstKey, created_at: expect.any(String), revoked_at: expect.any(String) },
       { id: rotated.key.id, created_at: expect.any(String), revoked_at: null },
     ]);
+    // The stored times, to the millisecond, in both outputs (the listing reads them on the pool
+    // beneath Prisma, lib/principals/key-list.sql.ts: the same Dates the client gave).
+    const stored = await sql(
+      `SELECT k.id, k.created_at, k.revoked_at FROM api_keys k JOIN agents a ON a.id = k.agent_row_id
+        WHERE a.agent_id = 'deploybot/dev-team' ORDER BY k.created_at, k.id`,
+    );
+    expect(keys).toEqual(
+      stored.map((k) => ({
+        id: k.id,
+        created_at: k.created_at.toISOString(),
+        revoked_at: k.revoked_at?.toISOString() ?? null,
+      })),
+    );
+    const text = await adminCli(["key", "list", "deploybot/dev-team", "--account", "acme"]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toBe(
+      `${firstKey}  created ${keys[0].created_at}  revoked ${keys[0].revoked_at}\n` +
+        `${rotated.key.id}  created ${keys[1].created_at}  active\n`,
+    );
     await Promise.all([
       fails("not_found", "key", "revoke", "key_unknown"),
       fails("not_found", "key", "list", "no-such-agent"),

@@ -4,6 +4,7 @@
  * outcome, which records the attempt, the obligation's new state and — on a 2xx — the §14.2
  * delivery stamp with its audit row, all in one statement, so they commit together or not at all.
  */
+import { statementRows } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { type DeliveryVia, STAMP_NOTIFY, stampDeliveredCtes } from "../messages/delivery-track.sql";
 import type { MessageResolutionRow } from "../messages/row-read";
@@ -64,6 +65,11 @@ export const claimPushAttempt = statement(
   [["pd_sample", new Date(0)]],
 );
 
+/** On the pool: the claimed obligation with everything its attempt sends, or null when not claimed. */
+export async function runClaimPushAttempt(deliveryId: string, now: Date): Promise<ClaimedPush | null> {
+  return (await statementRows<ClaimedPush>(claimPushAttempt.sql(deliveryId, now)))[0] ?? null;
+}
+
 /** What one attempt left behind: its log row and the obligation's new state. */
 export interface PushOutcomeRow {
   deliveryId: string;
@@ -112,6 +118,11 @@ export const recordPushOutcome = statement(
   },
   [[outcomeSample(null)], [outcomeSample({ resolutionId: "res_sample", via: "push", actor: "system:push" })]],
 );
+
+/** On the pool: records the outcome; the obligation's attempt count after it (undefined when the row is gone). */
+export async function runRecordPushOutcome(o: PushOutcomeRow): Promise<number | undefined> {
+  return (await statementRows<{ attempts: number }>(recordPushOutcome.sql(o)))[0]?.attempts;
+}
 
 function outcomeSample(delivered: PushOutcomeRow["delivered"]): PushOutcomeRow {
   return {

@@ -6,7 +6,6 @@
  * only in a queue (§3.1).
  */
 import { clock } from "../clock";
-import { statementRows } from "../db";
 import { env } from "../env";
 import { log } from "../log";
 import { metrics } from "../metrics/registry";
@@ -24,7 +23,7 @@ import { standardWebhooksHeaders } from "./standard-webhooks";
 import { recordDelivery, recordPushAttempt } from "../telemetry/spans";
 import { deliveryPolicy, devCallbackAllowlist, originKey } from "./policy";
 import { nextAttemptAt, verdictForStatus } from "./schedule";
-import { type ClaimedBinding, type ClaimedPush, claimPushAttempt, recordPushOutcome } from "./push-attempt.sql";
+import { type ClaimedBinding, type ClaimedPush, runClaimPushAttempt, runRecordPushOutcome } from "./push-attempt.sql";
 
 export type AttemptOutcome = "delivered" | "retry" | "failed" | "exhausted" | "refused" | "binding_revoked" | "skipped";
 
@@ -33,8 +32,8 @@ export type AttemptOutcome = "delivered" | "retry" | "failed" | "exhausted" | "r
  * the message, its resolution and the agent's active bindings in the same statement; null when the
  * row is not due, not pending, or leased elsewhere.
  */
-async function claim(id: string, now: Date): Promise<ClaimedPush | null> {
-  return (await statementRows<ClaimedPush>(claimPushAttempt.sql(id, now)))[0] ?? null;
+function claim(id: string, now: Date): Promise<ClaimedPush | null> {
+  return runClaimPushAttempt(id, now);
 }
 
 interface Prepared {
@@ -170,30 +169,24 @@ export async function attemptPush(
   }
   const errorClass =
     result && !result.ok ? result.errorClass : outcome === "binding_revoked" ? "binding_revoked" : null;
-  const [recorded] = await statementRows<{ attempts: number }>(
-    recordPushOutcome.sql({
-      deliveryId,
-      attempt: claimed.d_attempts + 1,
-      cycleAttempts: attempt,
-      startedAt,
-      now,
-      statusCode: result?.ok ? result.status : null,
-      latencyMs: result?.latencyMs ?? 0,
-      errorClass,
-      outcome,
-      status: outcome === "retry" ? "pending" : outcome,
-      nextAttemptAt: nextAt ?? claimed.d_nextAttemptAt,
-      lastError:
-        result && !result.ok
-          ? result.errorClass
-          : result?.ok && outcome !== "delivered"
-            ? `http_${result.status}`
-            : null,
-      // §14.2: a 2xx push delivers the answer — the response track's first stamp wins (pull or push).
-      delivered:
-        outcome === "delivered" ? { resolutionId: claimed.d_resolutionId, via: "push", actor: "system:push" } : null,
-    }),
-  );
+  const recorded = await runRecordPushOutcome({
+    deliveryId,
+    attempt: claimed.d_attempts + 1,
+    cycleAttempts: attempt,
+    startedAt,
+    now,
+    statusCode: result?.ok ? result.status : null,
+    latencyMs: result?.latencyMs ?? 0,
+    errorClass,
+    outcome,
+    status: outcome === "retry" ? "pending" : outcome,
+    nextAttemptAt: nextAt ?? claimed.d_nextAttemptAt,
+    lastError:
+      result && !result.ok ? result.errorClass : result?.ok && outcome !== "delivered" ? `http_${result.status}` : null,
+    // §14.2: a 2xx push delivers the answer — the response track's first stamp wins (pull or push).
+    delivered:
+      outcome === "delivered" ? { resolutionId: claimed.d_resolutionId, via: "push", actor: "system:push" } : null,
+  });
   countAttempt(outcome, result);
   // The agent's trace shows each attempt and, once delivered, the time the answer took to reach it.
   await recordPushAttempt({
@@ -214,6 +207,6 @@ export async function attemptPush(
     error_class: result && !result.ok ? result.errorClass : null,
     latency_ms: result?.latencyMs ?? 0,
   });
-  const attempts = recorded?.attempts ?? claimed.d_attempts + 1;
+  const attempts = recorded ?? claimed.d_attempts + 1;
   return nextAt ? { outcome, attempts, nextAt } : { outcome, attempts };
 }

@@ -15,20 +15,10 @@ import { actorOf, type AdminOptions } from "./admin-scope";
 import { mintApiKey } from "./credentials";
 import { hashCredential } from "../secrets";
 import { changeSponsors, sponsorCreator } from "./sponsors";
+import type { AgentRow } from "./agent-ref";
 
-export interface AgentRef {
-  agentId: string;
-  accountSlug?: string;
-}
-
-export interface AgentRow {
-  /** Internal row id. */
-  id: string;
-  /** The wire `agent.id`. */
-  agentId: string;
-  accountId: string;
-  accountSlug: string;
-}
+// Naming and resolving an agent live in ./agent-ref.ts (no Prisma client: the CLI's listings use it).
+export { resolveAgent, type AgentRef, type AgentRow } from "./agent-ref";
 
 // The message schema only asks for a non-empty string; we also refuse whitespace and control characters.
 const AGENT_ID_PATTERN = /^[^\s\p{Cc}]{1,200}$/u;
@@ -86,32 +76,6 @@ export async function createAgent(
       };
     }),
   );
-}
-
-/** Finds the agent `ref` names: `404` when unknown, `422` when the id is ambiguous across accounts. */
-export async function resolveAgent(ref: AgentRef): Promise<AgentRow> {
-  const where = ref.accountSlug
-    ? { agentId: ref.agentId, account: { slug: ref.accountSlug } }
-    : { agentId: ref.agentId };
-  const rows = await db().agent.findMany({
-    where,
-    select: { id: true, agentId: true, accountId: true, account: { select: { slug: true } } },
-    take: 10,
-  });
-  const scope = ref.accountSlug ? ` in account ${ref.accountSlug}` : "";
-  const [first] = rows;
-  if (!first) throw new HubError("not_found", `agent ${ref.agentId} not found${scope}`);
-  if (rows.length > 1) {
-    const slugs = rows
-      .map((r) => r.account.slug)
-      .sort()
-      .join(", ");
-    throw new HubError(
-      "invalid_field",
-      `agent ${ref.agentId} exists in several accounts (${slugs}); pass --account <slug>`,
-    );
-  }
-  return { id: first.id, agentId: first.agentId, accountId: first.accountId, accountSlug: first.account.slug };
 }
 
 export interface AgentSummary {

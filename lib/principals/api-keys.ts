@@ -11,23 +11,8 @@ import { actorOf, inScope, type AdminOptions } from "./admin-scope";
 import { issueKey, resolveAgent, type AgentRef } from "./agents";
 import { announceCredentialChange, credentialTransaction } from "./credential-cache";
 
-export interface KeyInfo {
-  id: string;
-  createdAt: Date;
-  revokedAt: Date | null;
-  /** Last authenticated use, recorded at most once a minute (authenticate.ts). */
-  lastUsedAt: Date | null;
-}
-
-/** Every key of the agent, oldest first, revoked ones included. */
-export async function listKeys(ref: AgentRef): Promise<KeyInfo[]> {
-  const agent = await resolveAgent(ref);
-  return db().apiKey.findMany({
-    where: { agentRowId: agent.id },
-    select: { id: true, createdAt: true, revokedAt: true, lastUsedAt: true },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
-}
+// Listing them is ./key-list.ts: a read on the pool that loads no Prisma client (`ma2h-hub key list`).
+export { type KeyInfo, listKeys } from "./key-list";
 
 /** Adds a key to the agent; existing keys stay valid until revoked. */
 export async function rotateKey(ref: AgentRef, opts?: AdminOptions): Promise<{ key: { id: string }; api_key: string }> {

@@ -20,20 +20,12 @@ import { requireMatch } from "./field-format";
 import { resolveAgent, type AgentRef } from "./agents";
 import { lockBindingRow } from "./bindings.sql";
 import { formatOrigin, type Origin, parseOrigin, parsePathPrefix } from "./origins";
+import type { BindingInfo } from "./binding-list";
 
 export { assertCallbackAllowed, findCallbackBinding, resolveCallbackSecret } from "./callback-bindings";
 
-export interface BindingInfo {
-  id: string;
-  /** The wire `agent.id`. */
-  agentId: string;
-  accountSlug: string;
-  origin: string;
-  pathPrefix: string;
-  secretRefs: string[];
-  /** Whether pushes to it carry Standard Webhooks headers (lib/delivery/binding-webhooks.ts). */
-  standardWebhooks: boolean;
-}
+// Listing them is ./binding-list.ts: a read on the pool that loads no Prisma client (`ma2h-hub binding list`).
+export { type BindingInfo, listBindings } from "./binding-list";
 
 // `secret_ref` / `token_ref` are free strings in the schema; we keep them printable and short.
 const REF_PATTERN = /^[\x21-\x7e]{1,200}$/;
@@ -239,33 +231,6 @@ export async function removeBindingSecret(
     });
   });
   return { bindingId, ref, removed: true };
-}
-
-/** The agent's active bindings, oldest first, with their secret refs (never the secrets). */
-export async function listBindings(ref: AgentRef): Promise<BindingInfo[]> {
-  const agent = await resolveAgent(ref);
-  const rows = await db().callbackBinding.findMany({
-    where: { agentRowId: agent.id, revokedAt: null },
-    select: {
-      id: true,
-      scheme: true,
-      host: true,
-      port: true,
-      pathPrefix: true,
-      standardWebhooksSecret: true,
-      secrets: { select: { ref: true } },
-    },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
-  return rows.map((r) => ({
-    id: r.id,
-    agentId: agent.agentId,
-    accountSlug: agent.accountSlug,
-    origin: formatOrigin(r),
-    pathPrefix: r.pathPrefix,
-    secretRefs: r.secrets.map((s) => s.ref).sort(),
-    standardWebhooks: r.standardWebhooksSecret !== null,
-  }));
 }
 
 /**
