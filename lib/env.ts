@@ -219,6 +219,8 @@ const schema = z.object({
   SMTP_URL: optionalText,
   MA2H_MAIL_FROM: optionalText,
   MA2H_SMTP_TIMEOUT_MS: int(30_000, 100),
+  // Mails go over a pool of at most this many SMTP connections per worker, each reused for many mails.
+  MA2H_SMTP_CONNECTIONS: int(5, 1),
   MA2H_NOTIFY_RETRY_BASE_MS: int(30_000, 1),
   MA2H_NOTIFY_MAX_ATTEMPTS: int(8, 1),
   // Slack (docs/notifications.md "Slack"): the Web API base URL (tests point it at a local
@@ -563,7 +565,7 @@ export function exportNextAuthSettings(): void {
 }
 
 /** The email channel's settings (docs/notifications.md); null when SMTP_URL is unset: email is off. */
-export function mailSettings(): { smtpUrl: string; from: string; timeoutMs: number } | null {
+export function mailSettings(): { smtpUrl: string; from: string; timeoutMs: number; connections: number } | null {
   const e = env();
   if (!e.SMTP_URL) return null;
   const host = new URL(e.publicUrl).hostname || "localhost";
@@ -571,6 +573,7 @@ export function mailSettings(): { smtpUrl: string; from: string; timeoutMs: numb
     smtpUrl: e.SMTP_URL,
     from: e.MA2H_MAIL_FROM ?? `MA2H Hub <ma2h@${host}>`,
     timeoutMs: e.MA2H_SMTP_TIMEOUT_MS,
+    connections: e.MA2H_SMTP_CONNECTIONS,
   };
 }
 

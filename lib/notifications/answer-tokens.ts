@@ -10,6 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { db, type Tx } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
 import type { Message, ResponseOption } from "@ma2h/protocol/message";
 import { hashCredential } from "../secrets";
@@ -80,8 +81,8 @@ async function mint(
 ): Promise<{ option: ResponseOption; token: string }[]> {
   if (options.length === 0 || expiresAt <= now) return [];
   const minted = options.map((o) => ({ option: o, token: randomBytes(ANSWER_TOKEN_BYTES).toString("base64url") }));
-  await db().emailAnswerToken.createMany({
-    data: minted.map((m) => ({
+  await store(
+    minted.map((m) => ({
       tokenHash: hashCredential(m.token),
       notificationId: notification.id,
       messageId: notification.messageId,
@@ -90,8 +91,34 @@ async function mint(
       expiresAt,
       createdAt: now,
     })),
-  });
+  );
   return minted;
+}
+
+type TokenRow = Prisma.EmailAnswerTokenCreateManyInput;
+/** The rows minted in this turn of the event loop, stored together, and what each minter awaits. */
+let pending: { rows: TokenRow[]; stored: Promise<void> } | null = null;
+
+/**
+ * Stores the rows: the tokens minted by the sends one claim started together (lib/notifications/
+ * send.ts runs a chunk of rows at once) go in one INSERT, flushed once the turn's minting is done.
+ * Each minter's promise settles with that INSERT — a link is only used after its row is stored.
+ */
+function store(rows: TokenRow[]): Promise<void> {
+  if (!pending) {
+    const batch: { rows: TokenRow[]; stored: Promise<void> } = { rows: [], stored: Promise.resolve() };
+    batch.stored = new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        if (pending === batch) pending = null;
+        db()
+          .emailAnswerToken.createMany({ data: batch.rows })
+          .then(() => resolve(), reject);
+      }),
+    );
+    pending = batch;
+  }
+  pending.rows.push(...rows);
+  return pending.stored;
 }
 
 /**

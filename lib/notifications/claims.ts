@@ -19,13 +19,14 @@ import type { Prisma } from "../generated/prisma/client";
 import { log } from "../log";
 import { mintId } from "@ma2h/protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
+import { type RowOutcome, recordOutcomes } from "./claims.sql";
 import type { SendResult } from "./send-result";
 
 /**
  * How long a claim holds: longer than any one SMTP exchange can take — every step of it is bounded
  * by `MA2H_SMTP_TIMEOUT_MS` (smtp.ts) — so a live sender never loses its claim mid-send.
  */
-function leaseMs(): number {
+export function leaseMs(): number {
   return 2 * env().MA2H_SMTP_TIMEOUT_MS + 1000;
 }
 
@@ -117,37 +118,40 @@ export type Finish =
   | { status: "pending"; result: SendResult; nextAt: Date }
   | { status: "failed" | "cancelled"; result: SendResult | null; errorClass: string };
 
-/** Records each row's attempt and new state in one transaction; only the rows' claim may. */
+/** The error class a row keeps for an outcome. */
+function errorClassOf(f: Finish): string | null {
+  if (f.status === "sent") return null;
+  if (f.result && !f.result.ok) return f.result.errorClass;
+  return "errorClass" in f ? f.errorClass : null;
+}
+
+/** A row's recorded outcome, from its claim and what happened. */
+function outcomeOf(row: ClaimedRow, f: Finish): RowOutcome {
+  return {
+    id: row.id,
+    batchId: row.batchId,
+    attempts: row.attempts,
+    status: f.status,
+    errorClass: errorClassOf(f),
+    responseCode: f.result?.responseCode ?? null,
+    nextAt: f.status === "pending" ? f.nextAt : null,
+  };
+}
+
+/**
+ * Records each row's attempt and new state with one statement (claims.sql.ts); only the rows'
+ * claim may: a row no longer `sending` under its batch and attempt number is left as it is.
+ */
 export async function finish(rows: ClaimedRow[], f: Finish): Promise<void> {
-  const now = clock.now();
-  const errorClass =
-    f.status === "sent"
-      ? null
-      : f.result && !f.result.ok
-        ? f.result.errorClass
-        : "errorClass" in f
-          ? f.errorClass
-          : null;
-  await db().$transaction(async (tx) => {
-    for (const row of rows) {
-      const res = await tx.notification.updateMany({
-        where: { id: row.id, status: "sending", batchId: row.batchId, attempts: row.attempts },
-        data: {
-          status: f.status,
-          leaseUntil: null,
-          updatedAt: now,
-          lastErrorClass: errorClass,
-          ...(f.status === "sent" ? { sentAt: now } : {}),
-          ...(f.status === "pending" ? { nextAttemptAt: f.nextAt } : {}),
-        },
-      });
-      if (res.count !== 1 || f.status === "cancelled") continue; // a cancel is not an attempt: nothing was sent
-      const outcome = f.status === "pending" ? "retry" : f.status;
-      await tx.notificationAttempt.create({
-        data: attemptRow(row, outcome, errorClass, f.result?.responseCode ?? null, now),
-      });
-    }
-  });
+  await finishEach(rows.map((row) => ({ row, finish: f })));
+}
+
+/** Several rows' outcomes, each its own, recorded together (one statement). */
+export async function finishEach(entries: { row: ClaimedRow; finish: Finish }[]): Promise<void> {
+  await recordOutcomes(
+    entries.map((e) => outcomeOf(e.row, e.finish)),
+    clock.now(),
+  );
 }
 
 /**
@@ -155,13 +159,27 @@ export async function finish(rows: ClaimedRow[], f: Finish): Promise<void> {
  * `MA2H_NOTIFY_RETRY_BASE_MS` × 2^(attempt − 1) — a row sent on its own with a delayed wake-up of
  * its item's job (a digest row waits for the sweep) — else the row is `failed`.
  */
-export async function failOrRetry(rows: ClaimedRow[], result: Extract<SendResult, { ok: false }>): Promise<void> {
+export function failureFinish(row: ClaimedRow, result: Extract<SendResult, { ok: false }>): Finish {
   const policy = notifyRetryPolicy();
-  for (const row of rows) {
-    if (result.transient && row.attempts < policy.maxAttempts) {
-      const nextAt = new Date(clock.now().getTime() + policy.baseMs * 2 ** (row.attempts - 1));
-      await finish([row], { status: "pending", result, nextAt });
-      if (!row.digest) await enqueueNotify(row.messageId, `retry-${row.id}-${row.attempts + 1}`, nextAt);
-    } else await finish([row], { status: "failed", result, errorClass: result.errorClass });
-  }
+  if (result.transient && row.attempts < policy.maxAttempts)
+    return {
+      status: "pending",
+      result,
+      nextAt: new Date(clock.now().getTime() + policy.baseMs * 2 ** (row.attempts - 1)),
+    };
+  return { status: "failed", result, errorClass: result.errorClass };
+}
+
+/** After the outcomes are recorded: a delayed wake-up of the item's job for each single row due again. */
+export async function wakeForRetries(entries: { row: ClaimedRow; finish: Finish }[]): Promise<void> {
+  for (const { row, finish: f } of entries)
+    if (f.status === "pending" && !row.digest)
+      await enqueueNotify(row.messageId, `retry-${row.id}-${row.attempts + 1}`, f.nextAt);
+}
+
+/** `failureFinish` for each row, recorded, and the retries' wake-ups. */
+export async function failOrRetry(rows: ClaimedRow[], result: Extract<SendResult, { ok: false }>): Promise<void> {
+  const entries = rows.map((row) => ({ row, finish: failureFinish(row, result) }));
+  await finishEach(entries);
+  await wakeForRetries(entries);
 }

@@ -162,6 +162,27 @@ function sectionText(s: Section): string {
   return [...head, ...s.lines].join("\n");
 }
 
+/**
+ * The last few Markdown sources rendered, by source text: an item's mails to its people (and its
+ * reminder and escalation) render the same body, so the pipeline runs once per item, not per mail.
+ * Pure in its input, so a hit is exactly what a render would give.
+ */
+const rendered = new Map<string, string>();
+const RENDERED_MAX = 64;
+/** Longer sources are rendered each time: the cache stays small whatever agents send. */
+const RENDERED_SOURCE_MAX = 16_384;
+
+function mailHtmlOf(markdown: string): string {
+  if (markdown.length > RENDERED_SOURCE_MAX) return markdownToMailHtml(markdown);
+  let html = rendered.get(markdown);
+  if (html === undefined) {
+    html = markdownToMailHtml(markdown);
+    if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
+    rendered.set(markdown, html);
+  }
+  return html;
+}
+
 function sectionHtml(s: Section): string {
   const head = s.heading ? `<p><strong>${escapeHtml(s.heading)}</strong></p>` : "";
   if ("links" in s) {
@@ -172,7 +193,7 @@ function sectionHtml(s: Section): string {
     );
     return `${head}<ul>${items.join("")}</ul>`;
   }
-  if ("markdown" in s) return `${head}<div>${markdownToMailHtml(s.markdown)}</div>`;
+  if ("markdown" in s) return `${head}<div>${mailHtmlOf(s.markdown)}</div>`;
   return `${head}<p>${s.lines.map(escapeHtml).join("<br>")}</p>`;
 }
 

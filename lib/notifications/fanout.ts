@@ -3,123 +3,103 @@
  * `notifications.fanout` job only wakes this up, and the sweep re-finds whatever a lost job left:
  * - `fanOut`: a message's unprocessed outbox row becomes one `notifications` row per (recipient,
  *   channel, kind) — inserted with the unique key, so any number of runs create each row once;
- * - each due row is then sent by `sendOne` (send.ts) or digest.ts, claimed first (claims.ts), so
+ * - each due row is then sent by `sendDueRows` (send.ts) or digest.ts, claimed first (claims.ts), so
  *   none is sent twice.
  */
 import { routingOf } from "../policies/routing";
 import { scheduleEscalation } from "../policies/escalation";
 import { clock } from "../clock";
 import { db } from "../db";
-import type { Prisma } from "../generated/prisma/client";
 import { envelopeOf } from "../messages/record";
+import { mintId } from "@ma2h/protocol/ids";
 import { enqueueNotify } from "../queue/enqueue";
 import { EARLY_MS } from "./claims";
-import { CHANNEL_EMAIL, KIND_NEW } from "./kinds";
-import { plannedRows } from "./planned-rows";
+import { type FanOutWritten, type JobItem, type NewRow, readJobItem, writeFanOut } from "./fanout.sql";
+import { CHANNEL_SLACK, KIND_NEW } from "./kinds";
+import { planningContext, rowsFor } from "./planned-rows";
 import type { PlanItem } from "./preferences";
-import { audienceOf, stillTellable } from "./recipients";
-import { followUpRows } from "./reminders";
-import { sendOne } from "./send";
+import { adminsAmong, audienceAmong, stillTellable } from "./recipients";
+import { readAccountSeats } from "./recipients.sql";
+import { followUpDelays, followUpRows } from "./reminders";
+import { sendDueRows } from "./send";
 import { sendDueDigests, sendNotifyRows } from "./digest";
-import { planChannelPost, slackDueMessages, slackWork } from "./slack/posts";
-import { planTeamsChannelPost, teamsDueMessages, teamsWork } from "./teams/posts";
-
-const SEND_PARALLELISM = 8;
+import { slackDueMessages, slackWork } from "./slack/posts";
+import { teamsDueMessages, teamsWork } from "./teams/posts";
 
 /**
  * Turns the message's outbox row into notification rows; a no-op once processed. The rows are
- * planned first — the audience, each person's preferences, the account's settings, each channel's
- * reach are reads of their own — and written in one transaction that reads through its `tx` only
- * (a read through the pool while it holds a connection could wait forever for a second one).
+ * planned first from a few reads — the audience (recipients.ts), the account's admins when an
+ * escalation is due, and one planning context for all of them (planned-rows.ts: the account's
+ * defaults, every person's choices, each channel's reach) — and written by one statement
+ * (fanout.sql.ts) that processes the outbox row, and, while the item is still tellable, inserts the
+ * rows and the Slack and Teams channel posts; with the approval policy's escalation it runs in a
+ * transaction with it. Returns what was written (null: nothing was this run's to do).
  */
-export async function fanOut(messageId: string): Promise<void> {
+export async function fanOut(messageId: string, read?: JobItem): Promise<FanOutWritten | null> {
   const now = clock.now();
-  const box = await db().notificationOutbox.findUnique({ where: { messageId }, select: { processedAt: true } });
-  if (!box || box.processedAt) return;
-  const planned = await db().message.findUnique({
-    where: { id: messageId },
-    select: {
-      accountId: true,
-      envelope: true,
-      type: true,
-      status: true,
-      priority: true,
-      routing: true,
-      createdAt: true,
-    },
-  });
-  let newRows: Prisma.NotificationCreateManyInput[] = [];
-  if (planned && stillTellable(planned.type, planned.status)) {
+  const planned = read ?? (await readJobItem(messageId));
+  if (!planned?.toFanOut) return null;
+  const rows: NewRow[] = [];
+  if (stillTellable(planned.type, planned.status)) {
     // The `new` rows: the item's audience (recipients.ts — resolvers for an ask/task, every seated
     // human for a notify), on each channel that reaches them (a channel that reaches nobody — email
     // without SMTP_URL — makes no rows: nothing would ever send them), each person's plan deciding
-    // whether, when, and whether in a digest.
+    // whether, when, and whether in a digest; and the reminder and escalation rows, due later
+    // (reminders.ts), from the same reads.
     const envelope = envelopeOf(planned);
     const item = { type: envelope.type, priority: planned.priority } as PlanItem;
-    const people = (await audienceOf(planned.accountId, envelope, routingOf(planned))).map((r) => r.userId);
-    newRows = await plannedRows({ id: messageId, ...planned }, people, KIND_NEW, item, now, now);
+    const delays = followUpDelays(planned, planned.settingsReminders ?? {});
+    // One read of the account's seats: the audience, and the owners and admins an escalation goes to.
+    const seats = await readAccountSeats(planned.accountId, now);
+    const audience = audienceAmong(seats, planned.accountId, envelope, routingOf(planned));
+    const admins = delays?.escalateMinutes != null ? adminsAmong(seats) : [];
+    const people = audience.map((r) => r.userId);
+    const adminIds = admins.map((r) => r.userId);
+    const ctx = await planningContext(planned.accountId, [...people, ...adminIds], planned.settingsDefaults ?? {});
+    const planRows = [
+      ...rowsFor(ctx, messageId, people, KIND_NEW, item, now, now),
+      // An open ask/task's resolvers are its audience: the reminder goes to the same people.
+      ...followUpRows(ctx, planned, delays, { resolvers: people, admins: adminIds }, now),
+    ];
+    for (const r of planRows)
+      rows.push({
+        id: r.id as string,
+        userId: r.userId,
+        channel: r.channel,
+        kind: r.kind,
+        digest: r.digest ?? false,
+        nextAttemptAt: r.nextAttemptAt as Date,
+      });
   }
-  // Reminder and escalation rows, due later, made with the fan-out (reminders.ts).
-  const followUps = await followUpRows(messageId, now);
-  await db().$transaction(async (tx) => {
-    const box = await tx.notificationOutbox.findUnique({ where: { messageId }, select: { processedAt: true } });
-    if (!box || box.processedAt) return; // another fan-out of it committed first
-    const message = await tx.message.findUnique({
-      where: { id: messageId },
-      select: { accountId: true, type: true, status: true },
-    });
-    if (message && stillTellable(message.type, message.status)) {
-      await tx.notification.createMany({ data: newRows, skipDuplicates: true });
-      // The account's Slack channel post of the item, an obligation of its own (slack/posts.ts).
-      await planChannelPost(tx, { id: messageId, accountId: message.accountId, type: message.type }, now);
-      // And its Microsoft Teams channel card (teams/posts.ts).
-      await planTeamsChannelPost(tx, { id: messageId, accountId: message.accountId, type: message.type }, now);
-      // Only while it is open: settled since the plan, nobody needs reminding.
-      await tx.notification.createMany({ data: followUps, skipDuplicates: true });
-      // The approval policy's escalation, when its rules have one (lib/policies/escalation.ts).
-      if (planned)
-        await scheduleEscalation(tx, { id: messageId, createdAt: planned.createdAt, routing: planned.routing });
-    }
-    await tx.notificationOutbox.update({ where: { messageId }, data: { processedAt: now } });
+  const ids = { slackPost: mintId("slackPost"), teamsPost: mintId("teamsPost") };
+  // The approval policy's escalation, when its rules have one (lib/policies/escalation.ts), is made
+  // in the same transaction — only while the item is still tellable, like the rows.
+  if (!routingOf(planned)?.escalation) return writeFanOut(messageId, rows, ids, now);
+  return db().$transaction(async (tx) => {
+    const written = await writeFanOut(messageId, rows, ids, now, tx);
+    if (written.tellable) await scheduleEscalation(tx, planned);
+    return written;
   });
 }
 
 /**
  * The job: fan the message out if not yet done, then send each of its due notifications — a
  * notify's email rows through digest.ts (a one-mail-each notify is a batch of one; digest rows wait
- * for the sweep's digest run), every other row one by one (send.ts).
+ * for the sweep's digest run), every other row claimed a few at a time and sent (send.ts) — then
+ * the item's Slack and Teams posts, when it has any or the account could make one.
  */
 export async function processNotifications(messageId: string): Promise<void> {
-  await fanOut(messageId);
-  const message = await db().message.findUnique({ where: { id: messageId }, select: { type: true } });
-  const notifyMail = message?.type === "notify";
+  const item = await readJobItem(messageId);
+  const written = item ? await fanOut(messageId, item) : null;
+  const notifyMail = item?.type === "notify";
   if (notifyMail) await sendNotifyRows(messageId);
-  await sendItemRows(messageId, notifyMail);
-  // The item's Slack channel post if due, and every Slack post that must show it settled.
-  await slackWork(messageId);
-  // The same for the item's Teams card (teams/posts.ts).
-  await teamsWork(messageId);
+  const sent = await sendDueRows(messageId, notifyMail);
+  // The item's Slack channel post if due, and every Slack post that must show it settled: only an
+  // item with a post (or one just made: a channel post, a direct message) has Slack work.
+  if (!item || item.slackPosts || written?.slackPost || sent.channels.has(CHANNEL_SLACK)) await slackWork(messageId);
+  // The same for the item's Teams cards (teams/posts.ts); personal cards are planned while the bot is connected.
+  if (!item || item.teamsPosts || item.teamsConnected || written?.teamsPost) await teamsWork(messageId);
   await wakeForNextDue(messageId);
-}
-
-/** Each due (or interrupted) row sent on its own, a few sends at a time. */
-async function sendItemRows(messageId: string, skipEmail: boolean): Promise<void> {
-  const now = clock.now();
-  const due = await db().notification.findMany({
-    where: {
-      messageId,
-      ...(skipEmail ? { channel: { not: CHANNEL_EMAIL } } : {}),
-      digest: false, // a digest row is sent with the person's digest mail, not on its own
-      OR: [
-        { status: "pending", nextAttemptAt: { lte: new Date(now.getTime() + EARLY_MS) } },
-        { status: "sending", leaseUntil: { lt: now } },
-      ],
-    },
-    select: { id: true },
-  });
-  // A few sends (SMTP sessions, Slack or push requests) at a time, however many people one item tells.
-  for (let i = 0; i < due.length; i += SEND_PARALLELISM)
-    await Promise.all(due.slice(i, i + SEND_PARALLELISM).map((d) => sendOne(d.id)));
 }
 
 async function wakeForNextDue(messageId: string): Promise<void> {

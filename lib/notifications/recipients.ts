@@ -15,13 +15,13 @@
 import type { Routing } from "../policies/evaluate";
 import { votersNow } from "../approvals/eligibility";
 import { db } from "../db";
-import { activeDelegators } from "../delegation/store";
 import { answersFor, humanResolveRefusal, toldAsDelegate } from "../messages/access";
 import { clock } from "../clock";
 import type { envelopeOf } from "../messages/record";
 import { ADMIN_ROLES } from "../principals/seats";
 import { RESOLVING_ROLES, type Role, type Seat } from "../principals/types";
 import { KIND_ESCALATION } from "./kinds";
+import { type AccountSeatRow, readAccountSeats } from "./recipients.sql";
 
 export interface Recipient {
   userId: string;
@@ -29,21 +29,29 @@ export interface Recipient {
 }
 
 /** The audience of one item, by its type (see above). */
-export function audienceOf(
+export async function audienceOf(
   accountId: string,
   envelope: ReturnType<typeof envelopeOf>,
   routing: Routing | null,
 ): Promise<Recipient[]> {
-  return envelope.type === "notify" ? seatedHumans(accountId) : resolvingHumans(accountId, envelope, routing);
+  return audienceAmong(await readAccountSeats(accountId, clock.now()), accountId, envelope, routing);
+}
+
+/** The audience among the account's seats (recipients.sql.ts, handle order). */
+export function audienceAmong(
+  seats: readonly AccountSeatRow[],
+  accountId: string,
+  envelope: ReturnType<typeof envelopeOf>,
+  routing: Routing | null,
+): Recipient[] {
+  return envelope.type === "notify"
+    ? seats.map((m) => ({ userId: m.userId, handle: m.handle }))
+    : resolversAmong(seats, accountId, envelope, routing);
 }
 
 /** Every human with a seat in the account, whatever the role. */
 export async function seatedHumans(accountId: string): Promise<Recipient[]> {
-  return db().membership.findMany({
-    where: { accountId },
-    select: { userId: true, handle: true },
-    orderBy: { handle: "asc" },
-  });
+  return (await readAccountSeats(accountId, clock.now())).map((m) => ({ userId: m.userId, handle: m.handle }));
 }
 
 export async function resolvingHumans(
@@ -51,17 +59,20 @@ export async function resolvingHumans(
   envelope: ReturnType<typeof envelopeOf>,
   routing: Routing | null,
 ): Promise<Recipient[]> {
-  const [members, delegators] = await Promise.all([
-    db().membership.findMany({
-      where: { accountId, role: { in: [...RESOLVING_ROLES] } },
-      select: { userId: true, handle: true, role: true },
-      orderBy: { handle: "asc" },
-    }),
-    activeDelegators(accountId, clock.now()),
-  ]);
-  return members
+  return resolversAmong(await readAccountSeats(accountId, clock.now()), accountId, envelope, routing);
+}
+
+/** The seats that may resolve the item (§9.1, the routing), and the delegates told of it. */
+function resolversAmong(
+  seats: readonly AccountSeatRow[],
+  accountId: string,
+  envelope: ReturnType<typeof envelopeOf>,
+  routing: Routing | null,
+): Recipient[] {
+  return seats
     .filter((m) => {
-      const seat: Seat = { accountId, handle: m.handle, role: m.role as Role, delegators: delegators.get(m.handle) };
+      if (!(RESOLVING_ROLES as readonly string[]).includes(m.role)) return false;
+      const seat: Seat = { accountId, handle: m.handle, role: m.role as Role, delegators: m.delegators };
       return humanResolveRefusal(seat, envelope, routing) === null || toldAsDelegate(seat, envelope, routing);
     })
     .map((m) => ({ userId: m.userId, handle: m.handle }));
@@ -74,11 +85,14 @@ export async function resolvingHumans(
  * no answer for them (docs/decisions/approval-policies.md).
  */
 export async function accountAdmins(accountId: string): Promise<Recipient[]> {
-  return db().membership.findMany({
-    where: { accountId, role: { in: [...ADMIN_ROLES] } },
-    select: { userId: true, handle: true },
-    orderBy: { handle: "asc" },
-  });
+  return adminsAmong(await readAccountSeats(accountId, clock.now()));
+}
+
+/** The owners and admins among the account's seats. */
+export function adminsAmong(seats: readonly AccountSeatRow[]): Recipient[] {
+  return seats
+    .filter((m) => (ADMIN_ROLES as readonly string[]).includes(m.role))
+    .map((m) => ({ userId: m.userId, handle: m.handle }));
 }
 
 /**

@@ -6,7 +6,6 @@
  * delayed wake-up and the notification sweep send them when due (fanout.ts); the terminal
  * transition cancels what is still pending (lib/messages/lifecycle.ts).
  */
-import { routingOf } from "../policies/routing";
 import { z } from "zod";
 import { AUDIT_EVENT } from "../audit/events";
 import { writeAudit } from "../audit/write";
@@ -15,12 +14,10 @@ import { db } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import { log } from "../log";
 import { PRIORITIES, type Priority } from "../messages/listing";
-import { envelopeOf } from "../messages/record";
 import { HubError } from "@ma2h/protocol/errors";
 import { KIND_ESCALATION, KIND_REMINDER } from "./kinds";
-import { plannedRows } from "./planned-rows";
+import { type PlanningContext, rowsFor } from "./planned-rows";
 import type { PlanItem } from "./preferences";
-import { accountAdmins, resolvingHumans } from "./recipients";
 import { accountNotificationSettings } from "./settings";
 
 /** Minutes after the item's creation; null = never. */
@@ -79,7 +76,12 @@ export function effectivePolicy(overrides: ReminderOverrides): ReminderPolicy {
 
 /** The account's stored overrides; a row edited by hand into something invalid counts as none. */
 export async function reminderOverrides(accountId: string): Promise<ReminderOverrides> {
-  const parsed = reminderOverridesSchema.safeParse((await accountNotificationSettings(accountId)).reminders);
+  return readReminderOverrides((await accountNotificationSettings(accountId)).reminders, accountId);
+}
+
+/** The overrides a settings row stores (`reminders`), read leniently: invalid counts as none. */
+export function readReminderOverrides(stored: unknown, accountId: string): ReminderOverrides {
+  const parsed = reminderOverridesSchema.safeParse(stored);
   if (parsed.success) return parsed.data;
   log.warn("account reminder settings are invalid; the defaults apply", { account_id: accountId });
   return {};
@@ -171,39 +173,35 @@ const addMinutes = (at: Date, m: number) => new Date(at.getTime() + Math.round(m
  * person's delivery plan allows (quiet hours may move them later, or a preference drop them). Under
  * the unique key (message, person, channel, kind), so a repeated fan-out makes each row once. Only
  * for an open ask/task, and only on channels that reach the person (planned-rows.ts). The policy in
- * force at fan-out time applies; a later change of it does not move rows already made.
+ * force at fan-out time applies; a later change of it does not move rows already made. No reads:
+ * the fan-out read the delays (`followUpDelays`), the people and the planning context once.
  */
-export async function followUpRows(messageId: string, now: Date): Promise<Prisma.NotificationCreateManyInput[]> {
-  const m = await db().message.findUnique({
-    where: { id: messageId },
-    select: {
-      id: true,
-      accountId: true,
-      type: true,
-      status: true,
-      priority: true,
-      envelope: true,
-      createdAt: true,
-      routing: true,
-    },
-  });
-  if (m?.status !== "open" || (m.type !== "ask" && m.type !== "task")) return [];
-  const priority = m.priority as Priority;
-  const delays = (await reminderPolicy(m.accountId))[priority];
-  if (!delays) return [];
-  const item: PlanItem = { type: m.type, priority };
+export function followUpRows(
+  ctx: PlanningContext,
+  m: { id: string; type: string; status: string; priority: string; createdAt: Date },
+  delays: FollowUpDelays | null,
+  people: { resolvers: readonly string[]; admins: readonly string[] },
+  now: Date,
+): Prisma.NotificationCreateManyInput[] {
+  if (!delays || m.status !== "open" || (m.type !== "ask" && m.type !== "task")) return [];
+  const item: PlanItem = { type: m.type, priority: m.priority as Priority };
   const rows: Prisma.NotificationCreateManyInput[] = [];
-  if (delays.remindMinutes !== null) {
-    const people = (await resolvingHumans(m.accountId, envelopeOf(m), routingOf(m))).map((r) => r.userId);
+  if (delays.remindMinutes !== null)
     rows.push(
-      ...(await plannedRows(m, people, KIND_REMINDER, item, addMinutes(m.createdAt, delays.remindMinutes), now)),
+      ...rowsFor(ctx, m.id, people.resolvers, KIND_REMINDER, item, addMinutes(m.createdAt, delays.remindMinutes), now),
     );
-  }
-  if (delays.escalateMinutes !== null) {
-    const people = (await accountAdmins(m.accountId)).map((r) => r.userId);
+  if (delays.escalateMinutes !== null)
     rows.push(
-      ...(await plannedRows(m, people, KIND_ESCALATION, item, addMinutes(m.createdAt, delays.escalateMinutes), now)),
+      ...rowsFor(ctx, m.id, people.admins, KIND_ESCALATION, item, addMinutes(m.createdAt, delays.escalateMinutes), now),
     );
-  }
   return rows;
+}
+
+/** The follow-up delays of an open ask/task of this priority, from the account's stored overrides; null for none. */
+export function followUpDelays(
+  m: { accountId: string; type: string; status: string; priority: string },
+  storedReminders: unknown,
+): FollowUpDelays | null {
+  if (m.status !== "open" || (m.type !== "ask" && m.type !== "task")) return null;
+  return effectivePolicy(readReminderOverrides(storedReminders, m.accountId))[m.priority as Priority] ?? null;
 }

@@ -2,8 +2,8 @@
  * Slack posts of items, durable (docs/notifications.md "Slack"). PostgreSQL's `slack_posts`
  * rows are the obligation; the notification job (fanout.ts `processNotifications`) does the work
  * and its sweep re-finds whatever a lost job or a killed worker left:
- * - the channel post: `planChannelPost` makes ONE pending row per new ask/task in the fan-out
- *   transaction when the account has a channel; `sendChannelPost` claims it under a lease (one
+ * - the channel post: the fan-out's statement (fanout.sql.ts) makes ONE pending row per new ask/task
+ *   when the account has a channel; `sendChannelPost` claims it under a lease (one
  *   conditional UPDATE, as claims.ts does for notification rows), posts, and records `(channel, ts)`;
  *   a transient failure is retried with the notification backoff, a permanent one is `failed`;
  * - direct messages are notification rows (channel.ts); each post is recorded here once posted;
@@ -17,7 +17,7 @@
  *   update leaves a stale count until the next vote or the settle, never a wrong outcome.
  */
 import { clock } from "../../clock";
-import { db, type Tx } from "../../db";
+import { db } from "../../db";
 import { env } from "../../env";
 import { log } from "../../log";
 import { itemUrl } from "../text";
@@ -34,41 +34,10 @@ import { openConnection } from "./connection";
 import { postStateOf } from "./item-view";
 
 export const CHANNEL_SLOT = "channel";
-/** Item types posted to the account's channel: the ones somebody must act on (docs/decisions/notifications.md). */
-const CHANNEL_TYPES = new Set(["ask", "task"]);
 
 /** A claim outlives any one Slack call (each bounded by MA2H_SLACK_TIMEOUT_MS). */
 function leaseMs(): number {
   return 2 * env().MA2H_SLACK_TIMEOUT_MS + 1000;
-}
-
-/** In the fan-out transaction: the account's channel post of a new ask/task, once. */
-export async function planChannelPost(
-  tx: Tx,
-  message: { id: string; accountId: string; type: string },
-  now: Date,
-): Promise<void> {
-  if (!CHANNEL_TYPES.has(message.type)) return;
-  const conn = await tx.slackConnection.findUnique({
-    where: { accountId: message.accountId },
-    select: { channelId: true },
-  });
-  if (!conn?.channelId) return;
-  await tx.slackPost.createMany({
-    data: [
-      {
-        id: mintId("slackPost"),
-        accountId: message.accountId,
-        messageId: message.id,
-        slot: CHANNEL_SLOT,
-        channelId: conn.channelId,
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now,
-      },
-    ],
-    skipDuplicates: true,
-  });
 }
 
 /** Posts one item's message; `(channel, ts)` of the post, or the failure. */
@@ -129,11 +98,16 @@ export async function recordDirectMessage(
   });
 }
 
-/** The channel post of the item, if due (or interrupted): claimed, posted, recorded. */
-export async function sendChannelPost(messageId: string): Promise<void> {
+/**
+ * The channel post of the item, if due (or interrupted): claimed, posted, recorded. Returns whether
+ * it was posted now (the caller then shows it settled if the item settled meanwhile).
+ */
+async function sendChannelPost(
+  messageId: string,
+  post: { id: string; accountId: string; attempts: number; status: string },
+): Promise<boolean> {
   const now = clock.now();
-  const post = await db().slackPost.findUnique({ where: { messageId_slot: { messageId, slot: CHANNEL_SLOT } } });
-  if (!post) return;
+  if (post.status !== "pending" && post.status !== "sending") return false;
   const claimed = await db().slackPost.updateMany({
     where: {
       id: post.id,
@@ -149,7 +123,7 @@ export async function sendChannelPost(messageId: string): Promise<void> {
       updatedAt: now,
     },
   });
-  if (claimed.count !== 1) return;
+  if (claimed.count !== 1) return false;
   const attempts = post.attempts + 1;
   const held = { id: post.id, status: "sending", attempts };
   const view = await postStateOf(messageId);
@@ -165,7 +139,7 @@ export async function sendChannelPost(messageId: string): Promise<void> {
         updatedAt: now,
       },
     });
-    return;
+    return false;
   }
   // One post for the whole channel, so its buttons are offered to every reader: a click is checked
   // against the clicker's own right (interactions.ts), and a routed ask's post names who is asked.
@@ -191,9 +165,8 @@ export async function sendChannelPost(messageId: string): Promise<void> {
       },
     });
     log.info("slack channel post sent", { message_id: messageId, attempt: attempts });
-    // Settled while we posted: show it now rather than at the next sweep.
-    await refreshPosts(messageId);
-    return;
+    // Settled while we posted: slackWork shows it now rather than at the next sweep.
+    return true;
   }
   log.warn("slack channel post failed", { message_id: messageId, attempt: attempts, error_class: result.errorClass });
   await retryOrGiveUp({
@@ -204,6 +177,7 @@ export async function sendChannelPost(messageId: string): Promise<void> {
     retryKey: "slack-retry",
     update: (data) => db().slackPost.updateMany({ where: held, data }),
   });
+  return false;
 }
 
 /** The settled form of every post of the item that still shows it open. */
@@ -312,9 +286,21 @@ async function updateMessage(
   }
 }
 
-/** The notification job's Slack part for one item: its channel post if due, then any refresh (outcome, approvals). */
+/**
+ * The notification job's Slack part for one item: its channel post if due, then any refresh
+ * (outcome, approvals) — read only when a post shows the item and the item has settled or counts
+ * approvals: an open item without a quorum shows what every post of it shows.
+ */
 export async function slackWork(messageId: string): Promise<void> {
-  await sendChannelPost(messageId);
+  const posts = await db().slackPost.findMany({
+    where: { messageId },
+    select: { id: true, accountId: true, slot: true, status: true, shownStatus: true, ts: true, attempts: true },
+  });
+  const channel = posts.find((p) => p.slot === CHANNEL_SLOT);
+  const posted = channel ? await sendChannelPost(messageId, channel) : false;
+  if (!posted && !posts.some((p) => p.status === "posted" && p.shownStatus === "open" && p.ts !== null)) return;
+  const item = await db().message.findUnique({ where: { id: messageId }, select: { status: true, routing: true } });
+  if (item?.status === "open" && !routingOf(item)?.quorum) return;
   await refreshPosts(messageId);
   await refreshApprovals(messageId);
 }

@@ -1,15 +1,15 @@
 /**
  * Teams cards of items, durable (docs/notifications.md "Microsoft Teams"), through the same
  * notification job as Slack's posts (fanout.ts `processNotifications`) and the same shape of
- * obligation (slack/posts.ts): `planTeamsChannelPost` makes ONE pending `teams_posts` row per new
- * ask/task in the fan-out transaction when the account's bot has a channel; `sendTeamsChannelPost`
+ * obligation (slack/posts.ts): the fan-out's statement (fanout.sql.ts) makes ONE pending
+ * `teams_posts` row per new ask/task when the account's bot has a channel; `sendTeamsChannelPost`
  * claims it under a lease, posts the card and records the activity id (a transient failure is
  * retried with the notification backoff, a permanent one is `failed`); `refreshTeamsPosts` updates
  * every posted card whose shown status or approvals line differs from the item's — after any
  * terminal commit or vote (both wake the job), and from the sweep.
  */
 import { clock } from "../../clock";
-import { db, type Tx } from "../../db";
+import { db } from "../../db";
 import { env } from "../../env";
 import { log } from "../../log";
 import { mintId } from "@ma2h/protocol/ids";
@@ -29,36 +29,6 @@ const CHANNEL_TYPES = new Set(["ask", "task"]);
 
 function leaseMs(): number {
   return 3 * env().MA2H_TEAMS_TIMEOUT_MS + 1000;
-}
-
-/** In the fan-out transaction: the account's Teams channel card of a new ask/task, once. */
-export async function planTeamsChannelPost(
-  tx: Tx,
-  message: { id: string; accountId: string; type: string },
-  now: Date,
-): Promise<void> {
-  if (!CHANNEL_TYPES.has(message.type)) return;
-  const conn = await tx.teamsConnection.findUnique({
-    where: { accountId: message.accountId },
-    select: { channelId: true, serviceUrl: true },
-  });
-  if (!conn?.channelId || !conn.serviceUrl) return;
-  await tx.teamsPost.createMany({
-    data: [
-      {
-        id: mintId("teamsPost"),
-        accountId: message.accountId,
-        messageId: message.id,
-        slot: TEAMS_CHANNEL_SLOT,
-        conversationId: conn.channelId,
-        serviceUrl: conn.serviceUrl,
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now,
-      },
-    ],
-    skipDuplicates: true,
-  });
 }
 
 type View = NonNullable<Awaited<ReturnType<typeof postStateOf>>>;
