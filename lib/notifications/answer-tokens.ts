@@ -9,6 +9,7 @@
  * notification"), bound to the push row and living at most a day.
  */
 import { randomBytes } from "node:crypto";
+import { processWide } from "../process-wide";
 import { db, type Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
@@ -96,8 +97,9 @@ async function mint(
 }
 
 type TokenRow = Prisma.EmailAnswerTokenCreateManyInput;
+type Batch = { rows: TokenRow[]; stored: Promise<void> };
 /** The rows minted in this turn of the event loop, stored together, and what each minter awaits. */
-let pending: { rows: TokenRow[]; stored: Promise<void> } | null = null;
+const minting = () => processWide("ma2h.answer-token-batch", () => ({ pending: null as Batch | null }));
 
 /**
  * Stores the rows: the tokens minted by the sends one claim started together (lib/notifications/
@@ -105,20 +107,21 @@ let pending: { rows: TokenRow[]; stored: Promise<void> } | null = null;
  * Each minter's promise settles with that INSERT — a link is only used after its row is stored.
  */
 function store(rows: TokenRow[]): Promise<void> {
-  if (!pending) {
-    const batch: { rows: TokenRow[]; stored: Promise<void> } = { rows: [], stored: Promise.resolve() };
+  const state = minting();
+  if (!state.pending) {
+    const batch: Batch = { rows: [], stored: Promise.resolve() };
     batch.stored = new Promise<void>((resolve, reject) =>
       setImmediate(() => {
-        if (pending === batch) pending = null;
+        if (state.pending === batch) state.pending = null;
         db()
           .emailAnswerToken.createMany({ data: batch.rows })
           .then(() => resolve(), reject);
       }),
     );
-    pending = batch;
+    state.pending = batch;
   }
-  pending.rows.push(...rows);
-  return pending.stored;
+  state.pending.rows.push(...rows);
+  return state.pending.stored;
 }
 
 /**

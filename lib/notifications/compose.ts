@@ -10,6 +10,7 @@
  * no answer link and says it is answered in the Hub. A `sensitive` item (§9.6) is mailed with its
  * title and the item's link only.
  */
+import { processWide } from "../process-wide";
 import { markdownToMailHtml } from "../markdown/mail-html";
 import { effectiveOptions } from "@ma2h/protocol/ask-contract";
 import type { Message } from "@ma2h/protocol/message";
@@ -167,13 +168,14 @@ function sectionText(s: Section): string {
  * reminder and escalation) render the same body, so the pipeline runs once per item, not per mail.
  * Pure in its input, so a hit is exactly what a render would give.
  */
-const rendered = new Map<string, string>();
+const renderedBodies = () => processWide("ma2h.mail-html-cache", () => new Map<string, string>());
 const RENDERED_MAX = 64;
 /** Longer sources are rendered each time: the cache stays small whatever agents send. */
 const RENDERED_SOURCE_MAX = 16_384;
 
 function mailHtmlOf(markdown: string): string {
   if (markdown.length > RENDERED_SOURCE_MAX) return markdownToMailHtml(markdown);
+  const rendered = renderedBodies();
   let html = rendered.get(markdown);
   if (html === undefined) {
     html = markdownToMailHtml(markdown);
