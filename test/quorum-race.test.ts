@@ -22,15 +22,18 @@ import { validateOfficial } from "./support/spec";
 import { staysFalse } from "./support/wait";
 
 const A = "deploybot/prod";
+/** An agent whose asks need three approvals: votes that leave the ask open race too. */
+const B = "deploybot/stage";
 const SECRET = "quorum-race-secret";
 const PEOPLE = ["alice", "bob", "carol", "dan"];
 let worker: HubProcess | undefined;
 const fx = useHubFixture({
-  accounts: { acme: { agents: [A], humans: PEOPLE.map((handle) => ({ handle, role: "member" as const })) } },
+  accounts: { acme: { agents: [A, B], humans: PEOPLE.map((handle) => ({ handle, role: "member" as const })) } },
   count: 2,
   receivers: 1,
   setup: async (h) => {
     await approveOrigin(A, "acme", h.receiver.origin, "cb", SECRET);
+    await approveOrigin(B, "acme", h.receiver.origin, "cb", SECRET);
     const account = await db().account.findUniqueOrThrow({ where: { slug: "acme" }, select: { id: true } });
     await applyPolicy(
       account.id,
@@ -42,6 +45,12 @@ const fx = useHubFixture({
             match: { agent: A, mode: ["confirm", "select"] },
             assign: PEOPLE.map((p) => `human:${p}`),
             approvals: 2,
+          },
+          {
+            name: "three-of-four",
+            match: { agent: B, mode: ["confirm", "select"] },
+            assign: PEOPLE.map((p) => `human:${p}`),
+            approvals: 3,
           },
         ],
       }),
@@ -108,6 +117,48 @@ describe("two people completing a quorum at the same moment", () => {
       });
     }
     expect(fx.receiver.requests).toHaveLength(10); // one push per ask, never a second
+  });
+});
+
+describe("votes that leave the ask open, at the same moment", () => {
+  it("three of four: four at once make one Response, three votes and a 409 — none lost to another, 5 times", async () => {
+    for (let round = 0; round < 5; round++) {
+      const path = `/three/${round}`;
+      const sent = await submitPush(
+        fx.webs[0]?.url as string,
+        acme.keys[B] as string,
+        B,
+        `${fx.receiver.origin}${path}`,
+        { scheme: "hmac", secret_ref: "cb" },
+        { over: { request: { mode: "confirm" } }, name: path },
+      );
+      const results = await Promise.all(PEOPLE.map((h, i) => approveOn(i % 2, h, sent.id)));
+      expect(results.map((r) => r.status).sort(), JSON.stringify(results.map((r) => r.body))).toEqual([
+        200, 202, 202, 409,
+      ]);
+      // The two left open saw one and two approvals: each counted the other's.
+      expect(
+        results
+          .filter((r) => r.status === 202)
+          .map((r) => r.body.approvals.have)
+          .sort(),
+      ).toEqual([1, 2]);
+      expect(await db().resolution.count({ where: { messageId: sent.id } })).toBe(1);
+      expect(await db().approvalVote.count({ where: { messageId: sent.id } })).toBe(3);
+      const audit = await db().auditEvent.findMany({
+        where: { messageId: sent.id },
+        select: { event: true },
+        orderBy: { id: "asc" },
+      });
+      expect(audit.map((e) => e.event).filter((e) => !e.startsWith("response."))).toEqual([
+        "message.submitted",
+        "approval.recorded",
+        "approval.recorded",
+        "approval.recorded",
+        "message.answered",
+      ]);
+      await fx.receiver.waitFor(path, 1, 20_000);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Who may still approve, read now, inside the vote's transaction (docs/policies.md "Quorum"): a
+ * Who may still approve, read now, with the vote's read (docs/policies.md "Quorum"): a
  * vote counts only while its person is eligible — seated in the account with a role that answers,
  * among the people the routing asked at submit, and not a sponsor of the agent when the quorum
  * excludes sponsors (today's sponsors: one who became a sponsor since voting no longer counts). A
@@ -74,6 +74,32 @@ export async function votersNowOf(q: Tx, asks: readonly VotersOf[]): Promise<Arr
         }),
     sponsorHandlesByAgent(excluding, q),
   ]);
+  return votersOf(
+    asks,
+    seats.map((s) => ({ ...s, groups: s.groups.map((g) => g.group.name) })),
+    sponsors,
+  );
+}
+
+/** A voter's seat as it is now: its role, and the `require_from` groups (of those asked about) it is in. */
+export interface SeatNow {
+  id: string;
+  accountId: string;
+  handle: string;
+  role: string;
+  groups: readonly string[];
+}
+
+/**
+ * `votersNowOf` over rows already read — the seats, and the sponsors now by agent row id (the people
+ * `sponsorHandlesByAgent` names) — for a caller that reads them with the rest of its rows in one
+ * statement (a vote, lib/messages/approvals.sql.ts).
+ */
+export function votersOf(
+  asks: readonly VotersOf[],
+  seats: readonly SeatNow[],
+  sponsors: ReadonlyMap<string, readonly string[]>,
+): Array<Map<string, VoterNow>> {
   const byId = new Map(seats.map((s) => [s.id, s]));
   return asks.map(({ message, routing, membershipIds, onBehalfOf }) => {
     const quorum = routing.quorum;
@@ -82,7 +108,7 @@ export async function votersNowOf(q: Tx, asks: readonly VotersOf[]): Promise<Arr
     for (const id of membershipIds) {
       const s = byId.get(id);
       if (s === undefined || s.accountId !== message.accountId) continue;
-      const now = new Set(s.groups.map((g) => g.group.name));
+      const now = new Set(s.groups);
       const groups = (quorum?.require_from ?? [])
         .filter((g) => g.members.includes(s.handle) && now.has(g.group))
         .map((g) => g.group);

@@ -31,12 +31,15 @@ export async function afterTerminal(result: CommitResult): Promise<void> {
 /**
  * After a quorum's vote that left the ask open, or a withdrawal (lib/messages/approvals.ts): the
  * item's Slack posts and Teams cards show a stale approvals line, so the notification job is woken to
- * update them (slack/posts.ts `refreshApprovals`, teams/posts.ts) — only for an item posted. Best
- * effort: a lost wake-up leaves the count stale until the next vote or the settle.
+ * update them (slack/posts.ts `refreshApprovals`, teams/posts.ts) — only for an item posted, which
+ * the vote's statement reports (`posted`; read here when not given). Best effort: a lost wake-up
+ * leaves the count stale until the next vote or the settle.
  */
-export async function afterVote(messageId: string, handle: string, at: Date): Promise<void> {
-  const posted =
+export async function afterVote(messageId: string, handle: string, at: Date, posted?: boolean): Promise<void> {
+  const live =
+    posted ??
     (await db().slackPost.count({ where: { messageId, status: "posted" } })) +
-    (await db().teamsPost.count({ where: { messageId, status: "posted" } }));
-  if (posted > 0) await enqueueNotify(messageId, `vote-${handle}-${at.getTime()}`);
+      (await db().teamsPost.count({ where: { messageId, status: "posted" } })) >
+      0;
+  if (live) await enqueueNotify(messageId, `vote-${handle}-${at.getTime()}`);
 }

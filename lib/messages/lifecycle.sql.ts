@@ -37,7 +37,7 @@ function undeliverable(beforeExpiry: boolean): Prisma.Sql {
  * - the undeliverable auto-resolution wins only while open, once the delivery ended undeliverable
  *   at or before expires_at.
  */
-function guard(kind: TerminalKind, now: Date): Prisma.Sql {
+export function guard(kind: TerminalKind, now: Date): Prisma.Sql {
   if (kind === "expire")
     return Prisma.sql`status = 'open' AND expires_at < ${now}::timestamptz AND NOT ${undeliverable(true)}`;
   if (kind === "undeliverable") return Prisma.sql`status = 'open' AND ${undeliverable(true)}`;
@@ -68,17 +68,51 @@ export interface TerminalTransition {
 }
 
 /**
+ * What a quorum's completing vote writes in the transition's statement (lib/messages/approvals.sql.ts):
+ * one more condition on the row (the version its count was read at), CTEs over `cas`, and a column
+ * of the final SELECT that reads them — so they run while the statement's row is read, before the
+ * transition's own writes that nothing reads (the vote's audit row precedes `message.answered`).
+ */
+export interface TransitionRider {
+  condition: Prisma.Sql;
+  ctes: Prisma.Sql;
+  column: Prisma.Sql;
+}
+
+/**
  * One SQL statement: the conditional UPDATE, then — only when it matched — the Resolution, the
  * audit event, the push obligation, the cancellation of the item's pending notifications and the
  * NOTIFYs. One row when it won, none when it lost.
  */
 export const commitTransition = statement(
   "the §7 compare-and-set: one terminal transition with everything it writes",
-  (t: TerminalTransition) => Prisma.sql`
+  (t: TerminalTransition) => transitionSql(t),
+  // One per guard (resolve and cancel share one), with and without a push, a response and a channel.
+  (["resolve", "cancel", "expire", "undeliverable"] as const).map((kind): [TerminalTransition] => [
+    {
+      messageId: "msg_sample",
+      kind,
+      resolution: kind === "resolve" ? "answered" : kind === "expire" ? "expired" : "cancelled",
+      actor: kind === "resolve" ? "human:sample" : "system:expiry",
+      defaulted: kind === "expire",
+      response: kind === "resolve" ? { value: "yes" } : null,
+      channel: kind === "resolve" ? "email" : undefined,
+      resolutionId: "res_sample",
+      deliveryId: "dlv_sample",
+      pushes: kind !== "cancel",
+      dropAt: new Date(86_400_000),
+      now: new Date(0),
+    },
+  ]),
+);
+
+/** The §7 statement's text, with a rider's writes when a completing vote brings them. */
+export function transitionSql(t: TerminalTransition, rider?: TransitionRider): Prisma.Sql {
+  return Prisma.sql`
     WITH cas AS (
       UPDATE messages SET status = ${t.resolution}, status_changed_at = ${t.now}::timestamptz,
                           terminal_at = ${t.now}::timestamptz
-       WHERE id = ${t.messageId} AND ${guard(t.kind, t.now)}
+       WHERE id = ${t.messageId} AND ${guard(t.kind, t.now)} ${rider ? Prisma.sql`AND ${rider.condition}` : Prisma.empty}
       RETURNING id, account_id, agent_row_id, callback_url, submit_session, ma2h_version
     ), response_entry AS (
       -- §6 (v0.5): the Response also goes to the submitting session's mailbox as a response
@@ -126,7 +160,7 @@ export const commitTransition = statement(
       -- lib/notifications/send.ts's; not_open is its error class for the same case at send time.
       UPDATE notifications SET status = 'cancelled', last_error_class = 'not_open', updated_at = ${t.now}::timestamptz
        WHERE message_id IN (SELECT id FROM cas) AND status = 'pending'
-    )
+    )${rider ? Prisma.sql`, ${rider.ctes}` : Prisma.empty}
     SELECT (SELECT id FROM delivery) AS delivery_id,
            (EXISTS (SELECT 1 FROM slack_posts WHERE slack_posts.message_id = cas.id)
              OR EXISTS (SELECT 1 FROM teams_posts WHERE teams_posts.message_id = cas.id)) AS slack_posted,
@@ -134,34 +168,20 @@ export const commitTransition = statement(
            (SELECT pg_notify(${PUSH_CHANNEL}, id) FROM delivery)::text AS pushed,
            (SELECT pg_notify(${TERMINAL_CHANNEL}, ${mailboxWakeKey("")} || agent_row_id) FROM response_entry)::text AS entry,
            ${inboxNotifySql("cas.account_id", "cas.id")}::text AS notified
-      FROM cas`,
-  // One per guard (resolve and cancel share one), with and without a push, a response and a channel.
-  (["resolve", "cancel", "expire", "undeliverable"] as const).map((kind): [TerminalTransition] => [
-    {
-      messageId: "msg_sample",
-      kind,
-      resolution: kind === "resolve" ? "answered" : kind === "expire" ? "expired" : "cancelled",
-      actor: kind === "resolve" ? "human:sample" : "system:expiry",
-      defaulted: kind === "expire",
-      response: kind === "resolve" ? { value: "yes" } : null,
-      channel: kind === "resolve" ? "email" : undefined,
-      resolutionId: "res_sample",
-      deliveryId: "dlv_sample",
-      pushes: kind !== "cancel",
-      dropAt: new Date(86_400_000),
-      now: new Date(0),
-    },
-  ]),
-);
+           ${rider ? Prisma.sql`, ${rider.column}` : Prisma.empty}
+      FROM cas`;
+}
 
 /**
  * Runs the transition on the pool, prepared by name (lib/db.ts statementRows) — atomic on its own,
- * so a resolve needs no transaction — or on `tx` when the caller writes more with it.
+ * so a resolve needs no transaction — or on `tx` when the caller writes more with it. `sqlOf` is a
+ * statement that embeds it with more (a quorum's completing vote, lib/messages/approvals.sql.ts).
  */
 export async function runCommitTransition(
   t: TerminalTransition,
   tx?: Tx,
+  sqlOf: (t: TerminalTransition) => Prisma.Sql = commitTransition.sql,
 ): Promise<{ delivery_id: string | null; slack_posted: boolean } | undefined> {
-  const rows = await statementRows<{ delivery_id: string | null; slack_posted: boolean }>(commitTransition.sql(t), tx);
+  const rows = await statementRows<{ delivery_id: string | null; slack_posted: boolean }>(sqlOf(t), tx);
   return rows[0];
 }

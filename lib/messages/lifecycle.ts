@@ -11,7 +11,8 @@ import { mintId } from "@ma2h/protocol/ids";
 import type { Resolution } from "@ma2h/protocol/lifecycle";
 import { callbackOf, type Message } from "@ma2h/protocol/message";
 import { inboundLimits } from "../env";
-import { runCommitTransition, type TerminalKind } from "./lifecycle.sql";
+import type { Prisma } from "../generated/prisma/client";
+import { runCommitTransition, type TerminalKind, type TerminalTransition } from "./lifecycle.sql";
 
 export interface TerminalOutcome {
   resolution: Resolution;
@@ -56,6 +57,8 @@ export async function commitTerminal(
   kind: TerminalKind,
   outcome: TerminalOutcome,
   now: Date,
+  /** A statement that embeds the transition with more writes (a quorum's completing vote, ./approvals.ts). */
+  sqlOf?: (t: TerminalTransition) => Prisma.Sql,
 ): Promise<CommitResult> {
   const resolutionId = mintId("resolution");
   // §8.3 / §3.1: the push obligation commits with the transition it reports.
@@ -79,6 +82,7 @@ export async function commitTerminal(
       now,
     },
     tx ?? undefined,
+    sqlOf,
   );
   if (!won) return { won: false };
   return {

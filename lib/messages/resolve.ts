@@ -17,7 +17,7 @@ import { commitTerminal } from "./lifecycle";
 import { resolvedOutcome } from "./outcomes";
 import { envelopeOf } from "./record";
 import type { ResolveChannel } from "./answer-channel";
-import { castVote } from "./approvals";
+import { castVote, openVote } from "./approvals";
 import type { PendingApproval } from "../approvals/pending";
 import { routingOf } from "../policies/routing";
 import { resolveSpan } from "../telemetry/spans";
@@ -56,16 +56,20 @@ async function resolveUntraced(
     }
     throw notFound();
   }
+  // A person's answer to an ask a quorum rule routed is a vote (docs/policies.md "Quorum"): it
+  // completes the ask only with the approvals it needs, through the same §7 CAS below. Its read of
+  // the votes runs with the authorization's.
+  const routing = routingOf(row);
+  const vote =
+    resolver.kind === "human" && routing?.quorum
+      ? openVote(row, { ...routing, quorum: routing.quorum }, resolver.userId)
+      : null;
   const { actor, onBehalfOf } = await authorizeResolver(row, resolver);
   if (row.type === "notify") throw new HubError("invalid_field", "a notify has no resolution (§5.1)");
   const envelope = envelopeOf(row);
   const request = parseResolveRequest(body);
   checkResolution(envelope, request);
-  // A person's answer to an ask a quorum rule routed is a vote (docs/policies.md "Quorum"): it
-  // completes the ask only with the approvals it needs, through the same §7 CAS below.
-  const routing = routingOf(row);
-  if (resolver.kind === "human" && routing?.quorum)
-    return castVote(row, envelope, { ...routing, quorum: routing.quorum }, request, actor, via, onBehalfOf);
+  if (vote) return castVote(vote, envelope, request, actor, via, onBehalfOf);
 
   const now = clock.now();
   const outcome = { ...resolvedOutcome(envelope, request, actor, now), channel: via?.channel, onBehalfOf };
