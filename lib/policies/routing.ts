@@ -52,8 +52,9 @@ async function sponsorsOf(accountId: string, agentId: string, q: Tx): Promise<st
 }
 
 /** The evaluation of the account's policy (or of `rules`) for these facts: the tester's and the submit's. */
-export async function evaluateForAccount(accountId: string, facts: AskFacts, rules?: readonly Rule[], q: Tx = db()) {
-  const policy = rules ?? (await readPolicy(accountId, q)).rules;
+export async function evaluateForAccount(accountId: string, facts: AskFacts, rules?: readonly Rule[], tx?: Tx) {
+  const policy = rules ?? (await readPolicy(accountId, tx)).rules;
+  const q = tx ?? db();
   const [directory, sponsors] = await Promise.all([
     directoryFor(accountId, groupsNamed(policy), q),
     excludesSponsors(policy) ? sponsorsOf(accountId, facts.agentId, q) : Promise.resolve(undefined),
@@ -70,13 +71,13 @@ export async function routeAtSubmit(
   accountId: string,
   attestedAgentId: string,
   message: Message,
-  q: Tx = db(),
+  tx?: Tx,
 ): Promise<Routing | null> {
   const facts = factsOf(message, attestedAgentId);
   if (facts === null) return null;
-  const { rules } = await readPolicy(accountId, q);
+  const { rules } = await readPolicy(accountId, tx);
   if (rules.length === 0) return null;
-  const { routing, refusal } = await evaluateForAccount(accountId, facts, rules, q);
+  const { routing, refusal } = await evaluateForAccount(accountId, facts, rules, tx);
   if (routing !== null && routing.eligible.length === 0) {
     const names = routing.rules.join(", ");
     throw new HubError(

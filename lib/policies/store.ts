@@ -6,6 +6,7 @@
  * A change applies to asks submitted after it commits; open asks keep the routing recorded at their
  * submit (lib/policies/routing.ts).
  */
+import { selectAccountPolicy } from "./store.sql";
 import { Prisma } from "../generated/prisma/client";
 import { clock } from "../clock";
 import { db, type Tx } from "../db";
@@ -36,8 +37,9 @@ export interface StoredPolicy {
 }
 
 /** The account's rules, as last applied ([] — the default policy — when none was). */
-export async function readPolicy(accountId: string, q: Tx = db()): Promise<StoredPolicy> {
-  const row = await q.accountPolicy.findUnique({ where: { accountId } });
+export async function readPolicy(accountId: string, q?: Tx): Promise<StoredPolicy> {
+  // Outside a transaction (every ask's submit) one statement on the pool, not a client query.
+  const row = q ? await q.accountPolicy.findUnique({ where: { accountId } }) : await selectAccountPolicy(accountId);
   if (!row) return { revision: 0, updatedAt: null, updatedBy: null, rules: [], standingRules: null };
   // Validated on the way in; parsed again so a row edited by hand cannot reach the evaluation unchecked.
   return {
@@ -50,7 +52,7 @@ export async function readPolicy(accountId: string, q: Tx = db()): Promise<Store
 }
 
 /** The account's standing-rule settings: the policy file's, or the defaults. */
-export async function standingRulesSettings(accountId: string, q: Tx = db()): Promise<StandingRulesSettings> {
+export async function standingRulesSettings(accountId: string, q?: Tx): Promise<StandingRulesSettings> {
   return (await readPolicy(accountId, q)).standingRules ?? DEFAULT_STANDING_RULES;
 }
 

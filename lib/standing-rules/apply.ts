@@ -26,6 +26,7 @@ import type { Routing } from "../policies/evaluate";
 import type { AgentPrincipal, Role } from "../principals/types";
 import { envelopeOf } from "../messages/record";
 import { routingOf } from "../policies/routing";
+import { agentHasLiveRule } from "./apply.sql";
 import { ruleEligibility, scopeMatches } from "./scope";
 import { ruleActor, ruleComment, scopeOf } from "./store";
 
@@ -49,6 +50,8 @@ export interface NewAsk {
 export async function answerByStandingRule(principal: AgentPrincipal, messageId: string): Promise<string | null> {
   try {
     const now = clock.now();
+    // The common case — no live rule for this agent — is one indexed read on the pool.
+    if (!(await agentHasLiveRule(principal.accountId, principal.agentId, now))) return null;
     const rules = await liveRules(principal, now);
     if (rules.length === 0) return null;
     const row = await db().message.findUnique({
