@@ -8,6 +8,7 @@ import { statementRows } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { type DeliveryVia, STAMP_NOTIFY, stampDeliveredCtes } from "../messages/delivery-track.sql";
 import type { MessageResolutionRow } from "../messages/row-read";
+import type { MatchedBinding } from "../principals/callback-bindings";
 import { MESSAGE_RESOLUTION_LIST } from "../messages/row-read.sql";
 import { statement } from "../sql-statement";
 
@@ -18,15 +19,7 @@ export const PUSH_LEASE_MS = 60_000;
 const DUE_SLACK_MS = 250;
 
 /** One of the agent's active callback bindings, with its sealed secrets, as the claim returns it. */
-export interface ClaimedBinding {
-  id: string;
-  scheme: string;
-  host: string;
-  port: number;
-  pathPrefix: string;
-  standardWebhooksSecret: string | null;
-  secrets: Array<{ ref: string; sealed: string }>;
-}
+export type ClaimedBinding = MatchedBinding["row"] & { secrets: Array<{ ref: string; sealed: string }> };
 
 /** The claimed obligation (`d_`), its message and resolution, and the agent's active bindings. */
 export type ClaimedPush = MessageResolutionRow & {

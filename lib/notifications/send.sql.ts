@@ -37,20 +37,20 @@ export interface ClaimedSend {
   agentRowId: string;
 }
 
+/** Which due rows of an item a claim takes, and the lease it takes them under. */
+export interface ClaimParams {
+  dueBy: Date;
+  skipChannels: string[];
+  skipIds: string[];
+  limit: number;
+  batchId: string;
+  leaseUntil: Date;
+  now: Date;
+}
+
 export const claimDueSends = statement(
   "a few due notification rows of an item claimed for one attempt each, with address, seat and item",
-  (
-    messageId: string,
-    p: {
-      dueBy: Date;
-      skipChannels: string[];
-      skipIds: string[];
-      limit: number;
-      batchId: string;
-      leaseUntil: Date;
-      now: Date;
-    },
-  ) => Prisma.sql`WITH due AS (
+  (messageId: string, p: ClaimParams) => Prisma.sql`WITH due AS (
              SELECT id FROM notifications
               WHERE message_id = ${messageId} AND digest = false AND status = 'pending'
                 AND next_attempt_at <= ${p.dueBy}::timestamptz
@@ -94,17 +94,6 @@ export const claimDueSends = statement(
   ],
 );
 
-export async function claimSends(
-  messageId: string,
-  p: {
-    dueBy: Date;
-    skipChannels: string[];
-    skipIds: string[];
-    limit: number;
-    batchId: string;
-    leaseUntil: Date;
-    now: Date;
-  },
-): Promise<ClaimedSend[]> {
+export async function claimSends(messageId: string, p: ClaimParams): Promise<ClaimedSend[]> {
   return statementRows<ClaimedSend>(claimDueSends.sql(messageId, p));
 }
