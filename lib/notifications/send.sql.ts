@@ -9,8 +9,10 @@ import { statementRows } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { RESOLVING_ROLES } from "../principals/types";
 import { statement } from "../sql-statement";
+import type { MailItem } from "./sender";
 
-export interface ClaimedSend {
+/** A claimed row with its person's address and seat, and its item (ids: the row's `id`, the item's `messageId`). */
+export interface ClaimedSend extends Omit<MailItem, "id"> {
   id: string;
   messageId: string;
   userId: string;
@@ -24,15 +26,7 @@ export interface ClaimedSend {
   seatHandle: string | null;
   seatRole: string | null;
   seatDelegators: string[] | null;
-  // The item.
-  accountId: string;
-  title: string;
-  priority: string;
-  sensitive: boolean;
-  status: string;
-  envelope: string;
-  createdAt: Date;
-  expiresAt: Date | null;
+  // The item's, beside MailItem's.
   routing: string | null;
   agentRowId: string;
 }

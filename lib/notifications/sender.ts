@@ -7,6 +7,19 @@ import type { Routing } from "../policies/evaluate";
 import type { Kind } from "./kinds";
 import type { SendResult } from "./send-result";
 
+/** The item a notification is about, as its senders read it. */
+export interface MailItem {
+  id: string;
+  accountId: string;
+  title: string;
+  priority: string;
+  sensitive: boolean;
+  status: string;
+  envelope: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
 /** The claimed row and what send.ts loaded for it. */
 export interface SendContext {
   row: {
@@ -18,17 +31,7 @@ export interface SendContext {
     batchId: string | null;
   };
   user: { email: string };
-  message: {
-    id: string;
-    accountId: string;
-    title: string;
-    priority: string;
-    sensitive: boolean;
-    status: string;
-    envelope: string;
-    createdAt: Date;
-    expiresAt: Date | null;
-  };
+  message: MailItem;
   envelope: ReturnType<typeof envelopeOf>;
   kind: Kind;
   /** The person may resolve the item (so answer links/buttons may be offered). */
